@@ -1,0 +1,52 @@
+"""Altair charts that draw offline.
+
+Altair's default HTML output loads Vega from a CDN, which leaves charts blank in an offline book. The book
+ships one Vega bundle in its static files (`write_vega_bundle`, run by `make book`); notebooks call
+`enable_offline()` so every chart becomes a div plus a `vegaEmbed` call that uses that bundle. Chart ids
+are derived from the spec, so re-executing a chapter yields identical output and nbval can compare it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import altair as alt
+
+BUNDLE_NAME = "vega-bundle.js"
+
+_EMBED = """<div id="{id}" class="iobook-chart"></div>
+<script type="text/javascript">
+(function draw() {{
+  if (!window.vegaEmbed) {{ window.addEventListener("load", draw, {{once: true}}); return; }}
+  vegaEmbed("#{id}", {spec}, {{renderer: "svg", actions: false}});
+}})();
+</script>"""
+
+_counts: dict[str, int] = {}
+
+
+def _render(spec: dict, **_metadata) -> dict:
+    text = json.dumps(spec, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
+    chart_id = f"chart-{digest}-{_counts[digest]}"
+    html = _EMBED.format(id=chart_id, spec=text.replace("</", "<\\/"))
+    return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
+
+
+def enable_offline() -> None:
+    alt.renderers.register("iobook-offline", _render)
+    alt.renderers.enable("iobook-offline")
+
+
+def write_vega_bundle(static_dir: Path) -> Path:
+    """Write Vega, Vega-Lite and vega-embed as one script; wrapped in a function so its top-level
+    names (e.g. `_`) do not clash with Sphinx's own scripts."""
+    import vl_convert
+
+    static_dir.mkdir(parents=True, exist_ok=True)
+    target = static_dir / BUNDLE_NAME
+    bundle = vl_convert.javascript_bundle()
+    target.write_text("(function () {\n" + bundle + "\n})();\n", encoding="utf-8")
+    return target

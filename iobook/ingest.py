@@ -1,0 +1,138 @@
+"""Ingest: find files, detect their format from content, parse, and write them to the store.
+
+Re-ingesting a tree changes nothing; a file whose bytes changed has its records replaced in one
+transaction; a file that fails is recorded with its error and line while the rest still land.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from . import store
+from .parsers import DETECT_BYTES, ParseError, detect
+
+BATCH_FILES = 500  # files per write transaction: big enough to amortise commits, small enough to see progress
+
+
+@dataclass
+class Outcome:
+    row: dict
+    records: list
+    csv_loads: list
+
+
+def find_files(paths: list[Path]) -> list[Path]:
+    """Every regular file under the given files/folders, absolute, sorted so ids are reproducible."""
+    found = set()
+    for p in paths:
+        p = Path(p).resolve()
+        if p.is_dir():
+            for dirpath, _dirs, files in os.walk(p):
+                found.update(Path(dirpath, f) for f in files)
+        elif p.is_file():
+            found.add(p)
+        else:
+            raise FileNotFoundError(f"{p}: no such file or folder")
+    return sorted(f for f in found if f.is_file())
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def parse_bytes(path: str, data: bytes) -> Outcome:
+    """Decode, detect and parse one file; never raises for bad content, it records it instead."""
+    row = {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    nul = data.find(b"\0", 0, DETECT_BYTES)
+    if nul >= 0:
+        return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
+                        "error_line": _line_of(data, nul)}, [], [])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        fmt = detect(data[: e.start].decode("utf-8"))
+        return Outcome({**row, "status": "error" if fmt else "skipped",
+                        "format": fmt.name if fmt else None, "tool": fmt.tool if fmt else None,
+                        "error": f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
+                        "error_line": _line_of(data, e.start)}, [], [])
+    fmt = detect(text[:DETECT_BYTES])
+    if fmt is None:
+        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], [])
+    row.update(format=fmt.name, tool=fmt.tool)
+    try:
+        parsed = fmt.parse(text)
+    except ParseError as e:
+        return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], [])
+    row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
+    return Outcome(row, parsed.records, parsed.csv_loads)
+
+
+def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
+    files = find_files(paths)
+    counts = Counter(seen=len(files))
+    con = store.open_write(db_path)
+    try:
+        known = store.known_sources(con)
+        next_id = store.next_source_id(con)
+        pending: list[tuple[int, Outcome]] = []
+        for f in tqdm(files, desc="ingest", unit="file", disable=not progress):
+            path = str(f)
+            data = f.read_bytes()
+            prior = known.get(path)
+            if prior and prior[1] == hashlib.sha256(data).hexdigest():
+                counts["unchanged"] += 1
+                continue
+            outcome = parse_bytes(path, data)
+            counts["changed" if prior else "new"] += 1
+            counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
+            if outcome.row["status"] == "error":
+                tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
+            if prior:
+                source_id = prior[0]
+            else:
+                source_id, next_id = next_id, next_id + 1
+            pending.append((source_id, outcome))
+            if len(pending) >= BATCH_FILES:
+                _write(con, pending)
+                pending = []
+        _write(con, pending)
+        if counts["new"] or counts["changed"]:
+            con.execute("BEGIN")
+            store.rebuild_derived(con)
+            con.execute("COMMIT")
+    finally:
+        con.close()
+    return counts
+
+
+def _write(con, pending: list[tuple[int, Outcome]]) -> None:
+    """Write a batch in one transaction; if the database refuses one file (e.g. a CSV that
+    read_csv cannot load), write the batch again file by file and record that one as failed."""
+    if not pending:
+        return
+    try:
+        _transaction(con, pending)
+    except Exception:
+        for source_id, o in pending:
+            try:
+                _transaction(con, [(source_id, o)])
+            except Exception as e:
+                row = {**o.row, "status": "error", "error": f"could not load into DuckDB: {e}"}
+                _transaction(con, [(source_id, Outcome(row, [], []))])
+                tqdm.write(f"error: {o.row['path']}: {row['error']}")
+
+
+def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
+    con.execute("BEGIN")
+    try:
+        for source_id, o in pending:
+            store.replace_source(con, source_id, o.row, o.records, o.csv_loads)
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")

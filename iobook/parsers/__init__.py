@@ -1,0 +1,91 @@
+"""Log parsers: one module per tool, each a pure function from text to typed records.
+
+The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.py, ...):
+
+- It defines frozen dataclasses for its records. Each class names the raw DuckDB table its rows go to
+  in a ``TABLE: ClassVar[str]`` attribute; field annotations (int, float, str, bool, optional of
+  those) become the table's columns. The store adds a ``source_id`` column in front, so records never
+  carry file identity: a record links to its siblings from the same file through local keys
+  (e.g. ``test_index``), and the public views in ``iobook/views/<module>.sql`` turn those into ids.
+- It exports ``RECORDS`` (every record class it defines) and ``FORMATS`` (a tuple of ``Format``).
+- ``Format.detect(head)`` looks at the first ``DETECT_BYTES`` characters of a decoded file and says
+  whether this format is the one; detection is by content, never by file name.
+- ``Format.parse(text)`` returns ``Parsed`` or raises ``ParseError(reason, line)``. It never raises
+  anything else on bad input (tests fuzz this), and it does no I/O.
+- Time series that DuckDB reads faster than Python (fio's bw/iops/lat logs, per-rank CSVs) can be
+  returned as ``CsvLoad`` entries: the store runs ``read_csv`` on the file itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+DETECT_BYTES = 65536
+
+
+class ParseError(Exception):
+    """A log that cannot be read, with the 1-based line where reading stopped (None: whole file)."""
+
+    def __init__(self, reason: str, line: int | None = None, path: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+        self.path = path
+
+    def __str__(self) -> str:
+        where = self.path or "<text>"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class CsvLoad:
+    """Rows the store loads with DuckDB's read_csv from the source file itself.
+
+    ``select`` is a SQL select list over the CSV's columns (e.g. ``"column0 AS t_ms, column1 AS value"``),
+    ``constants`` are extra literal columns bound as parameters (name -> value), and
+    ``options`` are read_csv keyword options (e.g. ``{"header": False, "columns": {...}}``).
+    """
+
+    table: str
+    select: str
+    options: dict = field(default_factory=dict)
+    constants: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    format: str  # e.g. "ior-text", "fio-json", "io500-result-summary"
+    tool: str  # "ior" | "mdtest" | "fio" | "io500" | ...
+    tool_version: str | None
+    records: list = field(default_factory=list)
+    csv_loads: list[CsvLoad] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    tool: str
+    detect: Callable[[str], bool]
+    parse: Callable[[str], Parsed]
+
+
+def all_formats() -> tuple[Format, ...]:
+    """Every known format, most specific first (the first whose detect() says yes wins)."""
+    from . import fio, io500, ior, mdtest, monitor
+
+    return io500.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
+
+
+def all_records() -> tuple[type, ...]:
+    from . import fio, io500, ior, mdtest, monitor
+
+    return io500.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
+
+
+def detect(head: str) -> Format | None:
+    for fmt in all_formats():
+        if fmt.detect(head):
+            return fmt
+    return None

@@ -1,0 +1,49 @@
+"""Copy the IO500 submissions the book's chapters need from a clone of the public archive into data/raw/io500.
+
+Full submissions (every file) for the systems the chapters study in depth; only the summary files
+(result_summary.txt, result.txt, io-500-summary*) of every other submission. The folder layout
+<institution>/<system>/<file system>/<year>/submission-<id>/ is kept, since ingest reads naming from it.
+
+    python scripts/curate_io500.py ../shared/io500-submissions data/raw/io500
+"""
+import argparse
+import shutil
+from pathlib import Path
+
+FULL = [  # (institution, system) folders copied whole
+    ("IBM", None), ("IBM Cloud HPC", None), ("IBM Ehningen System", None), ("IBM Tucson", None),
+    ("IBM Tuscon", None), ("IBMDL", None),
+    ("Intel", "Wolf"), ("National Supercomputing Center in Changsha", "Tianhe-2E"),
+    ("EPCC", "NextGENIO"), ("Argonne National Laboratory", "Aurora"),
+]
+SUMMARY_NAMES = ("result_summary.txt", "result.txt")
+
+
+def is_summary(path: Path) -> bool:
+    return path.name in SUMMARY_NAMES or path.name.startswith("io-500-summary")
+
+
+def wanted(rel: Path) -> bool:
+    parts = rel.parts
+    full = any(parts[0] == inst and (system is None or parts[1] == system) for inst, system in FULL)
+    return full or is_summary(rel)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("archive", type=Path, help="clone of the IO500 submission archive")
+    ap.add_argument("dest", type=Path)
+    args = ap.parse_args()
+    copied = 0
+    for src in sorted(args.archive.rglob("*")):
+        rel = src.relative_to(args.archive)
+        if src.is_file() and wanted(rel):
+            target = args.dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target)
+            copied += 1
+    print(f"copied {copied} files into {args.dest}")
+
+
+if __name__ == "__main__":
+    main()
