@@ -1,0 +1,476 @@
+"""fio output: JSON / json+ (fio 2.x and 3.x), normal text (2.x and 3.x), terse v3-v5, bw/iops/lat logs.
+
+Every format becomes the same records: one FioJob per job, one FioIO per direction that did I/O,
+clat percentiles and (json+) clat latency bins, run-status-group lines of the normal text, and
+the bw/iops/lat logs as a CsvLoad. Units are converted here to bytes, bytes/s and nanoseconds:
+- fio 3.x JSON: bw_bytes in B/s, latencies in ns (slat_ns/clat_ns/lat_ns).
+- fio 2.x JSON: "io_bytes" is really KiB (3.0 added io_kbytes and fixed it), bw in KiB/s,
+  latencies in usec (slat/clat/lat).
+- normal text: each number carries its unit; 3.x prints KiB/MiB (1024) and kB/MB (1000),
+  2.x prints KB/MB meaning 1024 (its default kb_base); latency lines say (nsec|usec|msec)
+  and min/max may carry a K/M suffix (x1000).
+- terse: KiB, KiB/s, msec and usec (fio's documented field order, man fio "TERSE OUTPUT").
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from . import CsvLoad, Format, ParseError, Parsed
+
+DIRECTIONS = ("read", "write", "trim")
+LAT_UNIT_NS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6}
+SIZE_3X = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50,
+           "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
+SIZE_2X = {"": 1, "B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40, "PB": 2**50}
+COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+@dataclass(frozen=True)
+class FioJob:
+    TABLE: ClassVar[str] = "raw_fio_jobs"
+    job_index: int  # 0-based order of the job in its file
+    format: str
+    version: str | None
+    jobname: str
+    groupid: int | None
+    error: int | None
+    rw: str | None
+    bs: str | None
+    iodepth: int | None
+    numjobs: int | None
+    direct: int | None
+    ioengine: str | None
+    runtime_s: float | None  # longest direction run time, as measured
+    usr_cpu_pct: float | None
+    sys_cpu_pct: float | None
+    bw_log: str | None  # write_bw_log / write_iops_log / write_lat_log prefixes (JSON options)
+    iops_log: str | None
+    lat_log: str | None
+
+
+@dataclass(frozen=True)
+class FioIO:
+    TABLE: ClassVar[str] = "raw_fio_io"
+    job_index: int
+    direction: str  # read | write | trim
+    io_bytes: int
+    bw_bytes_s: float
+    iops: float
+    runtime_ms: int | None
+    slat_mean_ns: float | None
+    clat_mean_ns: float | None
+    lat_mean_ns: float | None
+    lat_min_ns: float | None
+    lat_max_ns: float | None
+
+
+@dataclass(frozen=True)
+class FioPercentile:
+    TABLE: ClassVar[str] = "raw_fio_percentiles"
+    job_index: int
+    direction: str
+    latency: str  # clat | lat: which latency fio computed the percentiles on
+    percentile: float
+    value_ns: float
+
+
+@dataclass(frozen=True)
+class FioLatencyBin:
+    TABLE: ClassVar[str] = "raw_fio_clat_bins"
+    job_index: int
+    direction: str
+    latency_ns: int
+    count: int
+
+
+@dataclass(frozen=True)
+class FioGroupStatus:
+    TABLE: ClassVar[str] = "raw_fio_group_status"
+    groupid: int
+    direction: str
+    io_bytes: int
+    bw_bytes_s: float
+    run_min_ms: int
+    run_max_ms: int
+
+
+@dataclass(frozen=True)
+class FioLogSample:
+    """Schema of fio's bw/iops/lat log lines; rows come from read_csv (CsvLoad), not Python."""
+
+    TABLE: ClassVar[str] = "raw_fio_series"
+    t_ms: int
+    value: int
+    direction_code: int  # fio's ddir: 0 read, 1 write, 2 trim
+    bs: int
+    offset_bytes: int | None
+    prio: int | None
+
+
+def _version(text: str | None) -> str | None:
+    return text.removeprefix("fio-") if text else None
+
+
+# ---------------------------------------------------------------- JSON and json+
+
+JSON_START = re.compile(r'^\{\s*\n\s*"fio version"\s*:', re.M)
+
+
+def _detect_json(head: str) -> bool:
+    return bool(JSON_START.search(head))
+
+
+def _num(value, what: str, line: int | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParseError(f"{what}: expected a number, got {value!r}", line)
+    return value
+
+
+def _opt_int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def _json_direction(job_index: int, name: str, d: dict, line: int):
+    """One direction of a JSON job -> (FioIO | None, percentiles, bins)."""
+    if not isinstance(d, dict):
+        raise ParseError(f"job {job_index} {name}: not an object", line)
+    v3 = "io_kbytes" in d  # 3.x: io_bytes in bytes and latencies in *_ns
+    io_bytes = int(_num(d.get("io_bytes", 0), "io_bytes", line)) * (1 if v3 else 1024)
+    if io_bytes == 0:
+        return None, [], []
+    bw = _num(d.get("bw_bytes"), "bw_bytes", line) if v3 else _num(d.get("bw", 0), "bw", line) * 1024
+    scale = 1.0 if v3 else 1e3
+    suffix = "_ns" if v3 else ""
+
+    def stat(kind: str, key: str) -> float | None:
+        block = d.get(kind + suffix)
+        if not isinstance(block, dict) or key not in block or block.get("N", 1) == 0:
+            return None
+        return _num(block[key], f"{kind}.{key}", line) * scale
+
+    io = FioIO(job_index, name, io_bytes, float(bw), float(_num(d.get("iops", 0), "iops", line)),
+               int(_num(d.get("runtime", 0), "runtime", line)), stat("slat", "mean"),
+               stat("clat", "mean"), stat("lat", "mean"), stat("lat", "min"), stat("lat", "max"))
+    pcts, bins = [], []
+    for kind in ("clat", "lat"):
+        block = d.get(kind + suffix)
+        if not isinstance(block, dict):
+            continue
+        for p, v in (block.get("percentile") or {}).items():
+            try:
+                pct = float(p)
+            except ValueError:
+                raise ParseError(f"job {job_index} {name}: bad percentile key {p!r}", line) from None
+            if pct > 0:  # fio 2.x pads the list with "0.00" : 0
+                pcts.append(FioPercentile(job_index, name, kind, pct, _num(v, "percentile", line) * scale))
+        if v3 and kind == "clat":
+            for ns, count in (block.get("bins") or {}).items():
+                if not ns.isdigit():
+                    raise ParseError(f"job {job_index} {name}: bad latency bin {ns!r}", line)
+                bins.append(FioLatencyBin(job_index, name, int(ns), int(_num(count, "bin", line))))
+    return io, pcts, bins
+
+
+def parse_json(text: str) -> Parsed:
+    m = JSON_START.search(text)
+    if not m:
+        raise ParseError("no fio JSON object (a line '{' then \"fio version\")")
+    first_line = text.count("\n", 0, m.start()) + 1  # lines before it are fio's notes and errors
+    try:
+        doc, _end = json.JSONDecoder().raw_decode(text, m.start())
+    except json.JSONDecodeError as e:
+        raise ParseError(f"invalid JSON: {e.msg}", e.lineno) from None
+    jobs = doc.get("jobs", doc.get("client_stats")) if isinstance(doc, dict) else None
+    if not isinstance(jobs, list):
+        raise ParseError("fio JSON without a 'jobs' list", first_line)
+    version = _version(doc.get("fio version")) if isinstance(doc.get("fio version"), str) else None
+    fmt = "fio-json+" if '"bins"' in text else "fio-json"
+    global_opts = doc.get("global options") or {}
+    try:
+        records = _json_jobs(jobs, global_opts, fmt, version, first_line)
+    except (KeyError, TypeError, AttributeError, ValueError) as e:  # a well-formed JSON of another shape
+        raise ParseError(f"unexpected fio JSON structure: {e!r}", first_line) from None
+    return Parsed(fmt, "fio", version, records)
+
+
+def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, first_line: int) -> list:
+    records: list = []
+    for i, job in enumerate(jobs):
+        if not isinstance(job, dict) or not isinstance(job.get("jobname"), str):
+            raise ParseError(f"job {i}: not a job object with a jobname", first_line)
+        opts = {**global_opts, **(job.get("job options") or {})}
+        if not all(isinstance(v, str) for v in opts.values()):
+            raise ParseError(f"job {i}: options must be strings", first_line)
+        ios = []
+        for name in DIRECTIONS:
+            if name in job:
+                io, pcts, bins = _json_direction(i, name, job[name], first_line)
+                if io:
+                    ios.append(io)
+                    records += pcts + bins
+        records.append(FioJob(
+            i, fmt, version, job["jobname"], _int_or_none(job.get("groupid")), _int_or_none(job.get("error")),
+            opts.get("rw", opts.get("readwrite")), opts.get("bs", opts.get("blocksize")),
+            _opt_int(opts.get("iodepth")), _opt_int(opts.get("numjobs")), _opt_int(opts.get("direct")),
+            opts.get("ioengine"), max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
+            _float_or_none(job.get("usr_cpu")), _float_or_none(job.get("sys_cpu")),
+            opts.get("write_bw_log"), opts.get("write_iops_log"), opts.get("write_lat_log")))
+        records += ios
+    return records
+
+
+def _int_or_none(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _float_or_none(v) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+# ---------------------------------------------------------------- normal text (2.x and 3.x)
+
+HEADER = re.compile(r"^(?P<name>\S.*?): \(g=(?P<g>\d+)\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), "
+                    r"ioengine=(?P<engine>\S+), iodepth=(?P<depth>\d+)\s*$")
+VERSION_LINE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
+JOB_START = re.compile(r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)")
+def _unit(name: str) -> str:
+    return rf"(?P<{name}>[KMGTP]?i?B|[kKMGTP]?B|)"
+
+
+DIR3 = re.compile(rf"^\s+(?P<dir>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+)(?P<isfx>[kKMG]?), "
+                  rf"BW=(?P<bw>[\d.]+){_unit('bwu')}/s .*?\((?P<io>[\d.]+){_unit('iou')}/(?P<run>\d+)msec\)")
+DIR2 = re.compile(rf"^\s+(?P<dir>read|write|trim)\s*: io=(?P<io>[\d.]+)\s?{_unit('iou')}, "
+                  rf"bw=(?P<bw>[\d.]+)\s?{_unit('bwu')}/s, iops=(?P<iops>[\d.]+)\s*, runt=\s*(?P<run>\d+)msec")
+LAT = re.compile(r"^\s+(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*:\s*"
+                 r"min=\s*(?P<min>[\d.]+)(?P<minsfx>[KMG]?)\s*,\s*max=\s*(?P<max>[\d.]+)(?P<maxsfx>[KMG]?)\s*,"
+                 r"\s*avg=\s*(?P<avg>[\d.]+)")
+PCT_HEAD = re.compile(r"^\s+(?P<kind>clat|lat) percentiles \((?P<unit>nsec|usec|msec)\):")
+PCT_ROW = re.compile(r"^\s+\|")
+PCT_ITEM = re.compile(r"([\d.]+)th=\[\s*(\d+)\]")
+CPU = re.compile(r"^\s+cpu\s*:\s*usr=([\d.]+)%, sys=([\d.]+)%")
+GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
+GROUP3 = re.compile(rf"^\s+(?P<dir>READ|WRITE|TRIM): bw=(?P<bw>[\d.]+){_unit('bwu')}/s .*?io=(?P<io>[\d.]+){_unit('iou')} "
+                    rf".*?run=(?P<rmin>\d+)-(?P<rmax>\d+)msec")
+GROUP2 = re.compile(rf"^\s+(?P<dir>READ|WRITE|TRIM): io=(?P<io>[\d.]+){_unit('iou')}, aggrb=(?P<bw>[\d.]+){_unit('bwu')}/s, "
+                    rf".*?mint=(?P<rmin>\d+)msec, maxt=(?P<rmax>\d+)msec")
+ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/")
+
+
+def _detect_normal(head: str) -> bool:
+    return bool(re.search(JOB_START.pattern, head, re.M) or
+                (re.search(HEADER.pattern, head, re.M) and re.search(VERSION_LINE.pattern, head, re.M)))
+
+
+def _size(number: str, unit: str, units: dict, line: int) -> float:
+    if unit not in units:
+        raise ParseError(f"unknown unit {unit!r}", line)
+    return float(number) * units[unit]
+
+
+class _NormalJob:
+    """A job's result block as it is read, line by line."""
+
+    def __init__(self, name: str, groupid: int, jobs: int, err: int):
+        self.name, self.groupid, self.jobs, self.err = name, groupid, jobs, err
+        self.dirs: dict[str, dict] = {}
+        self.current: dict | None = None
+        self.cpu: tuple[float, float] | None = None
+
+
+def parse_normal(text: str) -> Parsed:
+    headers: dict[str, re.Match] = {}
+    version = None
+    blocks: list[_NormalJob] = []
+    groups: list[FioGroupStatus] = []
+    first_err = None
+    job = None
+    pct_target = None  # (direction dict, kind, unit ns) while inside a percentile table
+    group = None
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            job, group, pct_target, version, first_err = _normal_line(
+                line, n, headers, blocks, groups, job, group, pct_target, version, first_err)
+        except ValueError as e:  # e.g. "1.2.3" where fio prints a number
+            raise ParseError(f"bad number: {e}", n) from None
+    return _normal_records(headers, blocks, groups, version, first_err)
+
+
+def _normal_line(line, n, headers, blocks, groups, job, group, pct_target, version, first_err):
+    """Read one line of normal output into the running state; returns the updated state."""
+    if pct_target and PCT_ROW.match(line):
+        d, kind, scale = pct_target
+        for p, v in PCT_ITEM.findall(line):
+            d["pct"].append((kind, float(p), int(v) * scale))
+        return job, group, pct_target, version, first_err
+    pct_target = None
+    if m := HEADER.match(line):
+        headers.setdefault(m["name"], m)
+    elif m := VERSION_LINE.match(line):
+        version = m[1]
+    elif m := JOB_START.match(line):
+        job = _NormalJob(m["name"], int(m["g"]), int(m["jobs"]), int(m["err"]))
+        blocks.append(job)
+        group = None
+    elif m := ERR_LINE.match(line):
+        first_err = first_err if first_err is not None else int(m[1])
+    elif m := GROUP.match(line):
+        group, job = int(m[1]), None
+    elif group is not None and (m := GROUP3.match(line) or GROUP2.match(line)):
+        units = SIZE_3X if m.re is GROUP3 else SIZE_2X
+        groups.append(FioGroupStatus(group, m["dir"].lower(), int(_size(m["io"], m["iou"], units, n)),
+                                     _size(m["bw"], m["bwu"], units, n), int(m["rmin"]), int(m["rmax"])))
+    elif job is None:
+        pass
+    elif m := DIR3.match(line):
+        iops = float(m["iops"]) * COUNT_SUFFIX[m["isfx"]]
+        job.current = job.dirs.setdefault(m["dir"], {"pct": []})
+        job.current.update(io=int(_size(m["io"], m["iou"], SIZE_3X, n)), bw=_size(m["bw"], m["bwu"], SIZE_3X, n),
+                           iops=iops, run=int(m["run"]))
+    elif m := DIR2.match(line):
+        job.current = job.dirs.setdefault(m["dir"], {"pct": []})
+        job.current.update(io=int(_size(m["io"], m["iou"], SIZE_2X, n)), bw=_size(m["bw"], m["bwu"], SIZE_2X, n),
+                           iops=float(m["iops"]), run=int(m["run"]))
+    elif (m := LAT.match(line)) and job.current is not None:
+        scale = LAT_UNIT_NS[m["unit"]]
+        job.current[m["kind"]] = (float(m["min"]) * COUNT_SUFFIX[m["minsfx"]] * scale,
+                                  float(m["max"]) * COUNT_SUFFIX[m["maxsfx"]] * scale,
+                                  float(m["avg"]) * scale)
+    elif (m := PCT_HEAD.match(line)) and job.current is not None:
+        pct_target = (job.current, m["kind"], LAT_UNIT_NS[m["unit"]])
+    elif m := CPU.match(line):
+        job.cpu = (float(m[1]), float(m[2]))
+    return job, group, pct_target, version, first_err
+
+
+def _normal_records(headers, blocks, groups, version, first_err) -> Parsed:
+    if not blocks and not headers:
+        raise ParseError("no fio job lines ('name: (groupid=...' or 'name: (g=...): rw=')")
+    records: list = list(groups)
+    fmt = "fio-normal"
+    for i, b in enumerate(blocks):
+        h = headers.get(b.name)
+        ios = []
+        for name, d in b.dirs.items():
+            slat, clat, lat = d.get("slat"), d.get("clat"), d.get("lat")
+            ios.append(FioIO(i, name, d["io"], d["bw"], d["iops"], d["run"], slat and slat[2], clat and clat[2],
+                             lat and lat[2], lat and lat[0], lat and lat[1]))
+            records += [FioPercentile(i, name, kind, p, v) for kind, p, v in d["pct"]]
+        records.append(FioJob(
+            i, fmt, version, b.name, b.groupid, b.err, h and h["rw"], h and h["bs"],
+            h and int(h["depth"]), b.jobs, None, h and h["engine"],
+            max(io.runtime_ms for io in ios) / 1000 if ios else None,
+            b.cpu and b.cpu[0], b.cpu and b.cpu[1], None, None, None))
+        records += ios
+    # Jobs that never reported (e.g. a file that could not be created) exist only as header lines.
+    reported = {b.name for b in blocks}
+    for i, (name, h) in enumerate(((k, h) for k, h in headers.items() if k not in reported), len(blocks)):
+        records.append(FioJob(i, fmt, version, name, int(h["g"]), first_err, h["rw"], h["bs"], int(h["depth"]),
+                              None, None, h["engine"], None, None, None, None, None, None))
+    return Parsed(fmt, "fio", version, records)
+
+
+# ---------------------------------------------------------------- terse v3, v4, v5
+
+TERSE_LINE = re.compile(r"^([345]);fio-[^;]*;", re.M)
+# Per direction: io KiB, bw KiB/s, iops, runtime ms; slat, clat (min max mean stdev, usec);
+# 20 clat percentiles "P%=usec"; lat (min max mean stdev); bw min max agg% mean stdev;
+# v5 adds bw samples and iops min max mean stdev samples.
+TERSE_DIR_FIELDS = {3: 41, 4: 41, 5: 47}
+TERSE_DIRS = {3: ("read", "write"), 4: DIRECTIONS, 5: DIRECTIONS}
+
+
+def _detect_terse(head: str) -> bool:
+    return bool(TERSE_LINE.search(head))
+
+
+def parse_terse(text: str) -> Parsed:
+    records: list = []
+    version = None
+    formats = set()
+    job_index = 0
+    for n, line in enumerate(text.splitlines(), 1):
+        if not TERSE_LINE.match(line):
+            continue  # fio's notes and error lines may be interleaved
+        f = line.split(";")
+        terse = int(f[0])
+        width = TERSE_DIR_FIELDS[terse]
+        dirs = TERSE_DIRS[terse]
+        needed = 5 + width * len(dirs) + 2
+        if len(f) < needed:
+            raise ParseError(f"terse v{terse} line has {len(f)} fields, needs at least {needed}", n)
+        try:
+            ios, pcts = [], []
+            for k, name in enumerate(dirs):
+                d = f[5 + k * width: 5 + (k + 1) * width]
+                io_kib = int(d[0])
+                if io_kib == 0:
+                    continue
+                ios.append(FioIO(job_index, name, io_kib * 1024, float(d[1]) * 1024, float(d[2]), int(d[3]),
+                                 float(d[6]) * 1e3, float(d[10]) * 1e3, float(d[34]) * 1e3,
+                                 float(d[32]) * 1e3, float(d[33]) * 1e3))
+                for item in d[12:32]:
+                    p, _, v = item.partition("%=")
+                    if float(p) > 0:  # unused slots read "0%=0"
+                        pcts.append(FioPercentile(job_index, name, "clat", float(p), float(v) * 1e3))
+            cpu = 5 + width * len(dirs)
+            usr, sys_ = float(f[cpu].rstrip("%")), float(f[cpu + 1].rstrip("%"))
+            groupid, error = int(f[3]), int(f[4])
+        except (ValueError, IndexError) as e:
+            raise ParseError(f"terse v{terse} line: bad field ({e})", n) from None
+        version = _version(f[1])
+        formats.add(f"fio-terse-v{terse}")
+        records.append(FioJob(job_index, f"fio-terse-v{terse}", version, f[2], groupid, error, None, None, None,
+                              None, None, None, max(io.runtime_ms for io in ios) / 1000 if ios else None,
+                              usr, sys_, None, None, None))
+        records += ios + pcts
+        job_index += 1
+    if not records:
+        raise ParseError("no terse lines ('3;fio-...;', '4;...' or '5;...')")
+    if len(formats) > 1:
+        raise ParseError(f"mixed terse versions {sorted(formats)}")
+    return Parsed(formats.pop(), "fio", version, records)
+
+
+# ---------------------------------------------------------------- bw / iops / lat logs
+
+# fio's per-job logs: "time_ms, value, ddir, bs[, offset[, prio]]", integers only (fio 2.x writes
+# four columns, 3.x five, six with log_prio). Which log (bw, iops, clat, slat, lat) a file is
+# cannot be told from its numbers; the view takes it from the file name fio gave it.
+LOG_LINE = r"\d+(?:, ?\d+){3,5}"
+LOG_COLUMNS = ("t_ms", "value", "direction_code", "bs", "offset_bytes", "prio")
+
+
+def _detect_log(head: str) -> bool:
+    lines = head.splitlines()
+    if len(head) >= 65536 and len(lines) > 1:
+        lines = lines[:-1]  # the last line of a cut head may be partial
+    return bool(lines) and all(re.fullmatch(LOG_LINE, ln) for ln in lines)
+
+
+def parse_log(text: str) -> Parsed:
+    first = text.split("\n", 1)[0]
+    ncols = first.count(",") + 1
+    if not 4 <= ncols <= 6:
+        raise ParseError(f"fio log lines have 4 to 6 integer columns, this one has {ncols}", 1)
+    line_re = re.compile(r"\d+" + r", ?\d+" * (ncols - 1))
+    # One regex over the whole text checks every line; only on failure are lines looked at one by one.
+    if not re.fullmatch(rf"(?:{line_re.pattern}\n)*{line_re.pattern}\n?", text):
+        lines = text.split("\n")
+        lines = lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
+        bad = next(n for n, line in enumerate(lines, 1) if not line_re.fullmatch(line))
+        raise ParseError(f"not a fio log line of {ncols} integers: {lines[bad - 1][:60]!r}", bad)
+    columns = dict.fromkeys(LOG_COLUMNS[:ncols], "BIGINT")
+    load = CsvLoad(FioLogSample.TABLE, ", ".join(columns), {"header": False, "delim": ",", "columns": columns})
+    return Parsed("fio-log", "fio", None, [], [load])
+
+
+FORMATS = (
+    Format("fio-json", "fio", _detect_json, parse_json),
+    Format("fio-terse", "fio", _detect_terse, parse_terse),
+    Format("fio-normal", "fio", _detect_normal, parse_normal),
+    Format("fio-log", "fio", _detect_log, parse_log),
+)
+RECORDS = (FioJob, FioIO, FioPercentile, FioLatencyBin, FioGroupStatus, FioLogSample)

@@ -1,0 +1,92 @@
+-- fio: public views over the raw_fio_* tables written by iobook/parsers/fio.py.
+-- Units are those the column names say: bytes, bytes/s, IO/s, nanoseconds, percent.
+-- job_id = source_id * 1000000 + job_index (job_index: 0-based order of the job in its file).
+
+-- One row per job (JSON/json+, normal text, terse). rw, bs, iodepth, ioengine come from the job's
+-- options (JSON) or its "name: (g=N): rw=..." line (normal text); terse output does not carry them.
+-- numjobs: the option (JSON) or "jobs=N" of the result block (normal text). runtime_s: the longest
+-- measured run time over the job's directions. error: fio's errno for the job (0 = none).
+CREATE OR REPLACE VIEW fio_jobs AS
+SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
+       groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
+       usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log
+FROM raw_fio_jobs;
+
+-- One row per job and direction that did I/O ('read' | 'write' | 'trim').
+-- lat_mean_ns is fio's total latency (lat = slat + clat); lat_p50/p99/p999_ns are percentiles of the
+-- completion latency (clat), which is what fio computes percentiles on by default; a job run with
+-- lat_percentiles=1 reports them on total latency instead, and those are used when clat has none.
+-- usr_cpu_pct / sys_cpu_pct are the job's CPU use, repeated on each of its directions.
+CREATE OR REPLACE VIEW fio_io AS
+WITH pct AS (
+    SELECT source_id, job_index, direction,
+           coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 50),
+                    max(value_ns) FILTER (latency = 'lat' AND percentile = 50)) AS p50,
+           coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 99),
+                    max(value_ns) FILTER (latency = 'lat' AND percentile = 99)) AS p99,
+           coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 99.9),
+                    max(value_ns) FILTER (latency = 'lat' AND percentile = 99.9)) AS p999
+    FROM raw_fio_percentiles
+    GROUP BY ALL
+)
+SELECT io.source_id * 1000000 + io.job_index AS job_id, io.direction, io.io_bytes, io.bw_bytes_s,
+       io.iops, io.runtime_ms, io.lat_mean_ns, pct.p50 AS lat_p50_ns, pct.p99 AS lat_p99_ns,
+       pct.p999 AS lat_p999_ns, io.clat_mean_ns, io.slat_mean_ns, io.lat_min_ns, io.lat_max_ns,
+       j.usr_cpu_pct, j.sys_cpu_pct
+FROM raw_fio_io io
+JOIN raw_fio_jobs j USING (source_id, job_index)
+LEFT JOIN pct USING (source_id, job_index, direction);
+
+-- Every percentile fio printed (clat, or lat with lat_percentiles=1), in nanoseconds.
+CREATE OR REPLACE VIEW fio_percentiles AS
+SELECT source_id * 1000000 + job_index AS job_id, direction, latency, percentile, value_ns
+FROM raw_fio_percentiles;
+
+-- json+ completion-latency histogram: how many I/Os completed in the bin starting at latency_ns.
+CREATE OR REPLACE VIEW fio_clat_bins AS
+SELECT source_id * 1000000 + job_index AS job_id, direction, latency_ns, count
+FROM raw_fio_clat_bins;
+
+-- "Run status group N" lines of the normal output (aggrb= in fio 2.x, bw= in 3.x).
+CREATE OR REPLACE VIEW fio_group_status AS
+SELECT source_id, groupid, direction, io_bytes, bw_bytes_s, run_min_ms, run_max_ms
+FROM raw_fio_group_status;
+
+-- fio's bw/iops/lat logs, one row per line. Their numbers cannot tell a bw log from a lat log, so
+-- kind comes from the name fio gives the file, <prefix>_<kind>[.<job number>].log, else 'unknown'.
+-- value is as logged: bw in KiB/s, iops in IO/s (1 per line when not averaged), latencies in ns
+-- (fio >= 3.0; fio 2.x logged usec): value_unit says which.
+-- job_id links a log to the job that wrote it: a fio JSON in the same folder whose job names the
+-- log's prefix in write_bw_log / write_iops_log / write_lat_log, and whose position in that JSON
+-- matches the log's job number (fio numbers jobs from 1). Otherwise job_id is null.
+CREATE OR REPLACE VIEW fio_series AS
+WITH logs AS (
+    SELECT r.*, s.path,
+           regexp_extract(s.path, '^(.*)/[^/]*$', 1) AS folder,
+           regexp_extract(s.path, '/([^/]*)_(?:bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1) AS prefix,
+           nullif(regexp_extract(s.path, '_(bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1), '') AS name_kind,
+           try_cast(nullif(regexp_extract(s.path, '_(?:bw|iops|clat|slat|lat)\.(\d+)\.log$', 1), '')
+                    AS INTEGER) AS job_number
+    FROM raw_fio_series r
+    JOIN sources s USING (source_id)
+),
+jobs AS (
+    SELECT j.*, regexp_extract(s.path, '^(.*)/[^/]*$', 1) AS folder
+    FROM raw_fio_jobs j
+    JOIN sources s USING (source_id)
+)
+SELECT j.source_id * 1000000 + j.job_index AS job_id, l.source_id,
+       coalesce(l.name_kind, 'unknown') AS kind, l.t_ms, l.value,
+       CASE l.direction_code WHEN 0 THEN 'read' WHEN 1 THEN 'write' WHEN 2 THEN 'trim' END AS direction,
+       l.bs, l.offset_bytes,
+       CASE WHEN l.name_kind = 'bw' THEN 'KiB/s'
+            WHEN l.name_kind = 'iops' THEN 'IO/s'
+            WHEN l.name_kind IN ('clat', 'slat', 'lat') THEN
+                 CASE WHEN j.version LIKE '2.%' THEN 'us' ELSE 'ns' END
+       END AS value_unit
+FROM logs l
+LEFT JOIN jobs j
+  ON j.folder = l.folder
+ AND l.prefix = regexp_extract(CASE l.name_kind WHEN 'bw' THEN j.bw_log WHEN 'iops' THEN j.iops_log
+                                                ELSE j.lat_log END, '([^/]*)$', 1)
+ AND coalesce(l.job_number, 1) = j.job_index + 1
