@@ -1,0 +1,516 @@
+"""IOR output: text logs of IOR 3.1 → 4.1+dev, summaryFormat=JSON and =CSV, per-rank CSVs.
+
+One file may hold several tests (an ``-f`` script) or several IOR runs one after another (an
+io500.sh log); ``test_index`` numbers the tests of the file in order, whatever run they belong to.
+Bandwidths are MiB/s, times seconds, sizes bytes. Summary rows are those IOR printed itself
+("Summary of all tests" or JSON "summary"); the view computes one from the iterations otherwise.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from . import Format, ParseError, Parsed
+
+MIB = 1 << 20
+ACCESSES = ("write", "read", "remove")
+BINARY_UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
+COMMAND_SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+
+BANNER = re.compile(r"^IOR-(\S+): MPI Coordinated Test of Parallel I/O", re.M)
+JSON_START = re.compile(r'^\{\s*"Version"\s*:', re.M)
+SUMMARY_CSV_HEADER = "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter"
+RANK_CSV_HEADER = "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput"
+
+
+@dataclass(frozen=True)
+class IorTest:
+    TABLE: ClassVar[str] = "raw_ior_tests"
+    test_index: int  # 0-based position of the test in the file
+    run_index: int  # which IOR invocation of the file it belongs to (io500.sh logs hold several)
+    layout: str  # "text" | "json" | "csv-summary" | "rank-csv"
+    version: str | None
+    ior_test_id: int | None  # IOR's own TestID
+    began: str | None
+    command: str | None
+    api: str | None
+    tasks: int | None
+    tasks_per_node: int | None
+    nodes: int | None
+    segments: int | None
+    transfer_bytes: int | None
+    block_bytes: int | None
+    sizes_from: str | None  # "summary" | "options" | "command" | "rounded": where the byte sizes come from
+    file_per_proc: bool | None
+    repetitions: int | None
+    stonewall_s: int | None  # -D deadline
+    rank_csv: str | None  # saveRankPerformanceDetailsCSV path as written on the command line
+    finished: bool  # the log reached IOR's own end ("Finished"); IO500-app phase logs stop earlier
+
+
+@dataclass(frozen=True)
+class IorIteration:
+    TABLE: ClassVar[str] = "raw_ior_iterations"
+    test_index: int
+    access: str  # write | read | remove
+    iteration: int
+    bw_mib_s: float | None
+    iops: float | None  # absent before IOR 3.3
+    latency_s: float | None
+    block_kib: float | None
+    xfer_kib: float | None
+    open_s: float | None
+    wrrd_s: float | None
+    close_s: float | None
+    total_s: float | None
+
+
+@dataclass(frozen=True)
+class IorSummary:
+    TABLE: ClassVar[str] = "raw_ior_summary"
+    test_index: int
+    access: str
+    bw_max_mib_s: float
+    bw_min_mib_s: float | None
+    bw_mean_mib_s: float | None
+    bw_std_mib_s: float | None
+    ops_max: float | None
+    ops_min: float | None
+    ops_mean: float | None
+    ops_std: float | None
+    mean_time_s: float | None
+    stonewall_time_s: float | None  # time until the stonewall hit, when IOR printed it
+    stonewall_bw_mib_s: float | None
+    iterations: int | None
+
+
+@dataclass(frozen=True)
+class IorRank:
+    TABLE: ClassVar[str] = "raw_ior_ranks"
+    test_index: int
+    access: str
+    rank: int
+    iteration: int  # not in the CSV: IOR writes one block of ranks per access and iteration, in order
+    time_with_openclose_s: float
+    time_s: float
+    bw_with_openclose_mib_s: float  # the CSV holds bytes/s
+    bw_mib_s: float
+
+
+RECORDS = (IorTest, IorIteration, IorSummary, IorRank)
+
+
+# --- sizes -------------------------------------------------------------------------------------
+
+def printed_size(text: str | None) -> tuple[int, bool] | None:
+    """'9.46 TiB' -> (bytes, exact?). IOR prints whole units exactly and others rounded to 2 decimals."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s+(bytes|[KMGTP]iB)\s*", text or "")
+    if not m:
+        return None
+    number, unit = m.groups()
+    if "." in number:
+        return round(float(number) * BINARY_UNITS[unit]), False
+    return int(number) * BINARY_UNITS[unit], True
+
+
+def command_size(command: str | None, letter: str, directive: str) -> int | None:
+    """-t/-b as typed: '-t 8m', '-t=4096', '-t8m' or '-O transferSize=1m'; suffixes are powers of 1024."""
+    words = (command or "").split()
+    value = None
+    for i, word in enumerate(words):
+        if word == f"-{letter}" and i + 1 < len(words):
+            value = words[i + 1]
+        elif word.startswith(f"-{letter}") and not word.startswith("--"):
+            value = word[2:].lstrip("=")
+        elif word.startswith(f"{directive}="):
+            value = word.split("=", 1)[1]
+    m = re.fullmatch(r"(\d+)([kmgtp]?)", (value or "").lower())
+    return int(m.group(1)) * COMMAND_SUFFIXES[m.group(2)] if m else None
+
+
+def exact_size(summary: int | None, printed: str | None, command: int | None) -> tuple[int | None, str | None]:
+    """Best byte size and where it came from: summary table, whole printed unit, command line, rounded print."""
+    if summary is not None:
+        return summary, "summary"
+    shown = printed_size(printed)
+    if shown and shown[1]:
+        return shown[0], "options"
+    # Prefer -t/-b from the command line over a rounded "9.46 TiB", but only when they agree: in an
+    # -f script the command line may not be what this test used.
+    if command is not None and (shown is None or abs(command - shown[0]) <= 0.01 * shown[0]):
+        return command, "command"
+    return (shown[0], "rounded") if shown else (None, None)
+
+
+def _number(word: str) -> float | None:
+    return None if word == "-" else float(word)
+
+
+def _int(text: str | None) -> int | None:
+    m = re.match(r"\s*(-?\d+)", text or "")
+    return int(m.group(1)) if m else None
+
+
+def _nodes(tasks: int | None, per_node: int | None) -> int | None:
+    """IOR < 3.3 prints no node count; IOR itself derives it as tasks / tasks per node."""
+    if tasks and per_node and tasks % per_node == 0:
+        return tasks // per_node
+    return None
+
+
+# --- text logs ---------------------------------------------------------------------------------
+
+RESULTS_HEADER = re.compile(r"^access\s+bw\(MiB/s\)")
+KEY_VALUE = re.compile(r"^([A-Za-z][\w /#()-]*?)\s*:(?:\s+(.*?))?\s*$")  # "tasks               : 200"
+OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 3.1: "\tclients            = 1200 (12 per node)"
+ITERATION_COLUMNS = {
+    "bw(MiB/s)": "bw_mib_s", "IOPS": "iops", "Latency(s)": "latency_s", "block(KiB)": "block_kib",
+    "xfer(KiB)": "xfer_kib", "open(s)": "open_s", "wr/rd(s)": "wrrd_s", "close(s)": "close_s",
+    "total(s)": "total_s",
+}
+SUMMARY_COLUMNS = {
+    "Max(MiB)": "bw_max_mib_s", "Min(MiB)": "bw_min_mib_s", "Mean(MiB)": "bw_mean_mib_s",
+    "Max(OPs)": "ops_max", "Min(OPs)": "ops_min", "Mean(OPs)": "ops_mean", "Mean(s)": "mean_time_s",
+    "Stonewall(s)": "stonewall_time_s", "Stonewall(MiB)": "stonewall_bw_mib_s",
+}
+
+
+class _Test:
+    """What the text log says about one test, gathered line by line."""
+
+    def __init__(self, run: dict, index: int, ior_test_id: int | None):
+        self.run, self.index, self.ior_test_id = run, index, ior_test_id
+        self.options: dict[str, str] = {}
+        self.columns: list[str] | None = None
+        self.iterations: list[IorIteration] = []
+        self.summaries: dict[str, tuple[list, int]] = {}  # access -> ((column, word) pairs, line)
+        self.abort: tuple[str, int] | None = None  # first ERROR line, for the reason when no result came
+
+    def record(self) -> IorTest:
+        o = self.options
+        summary = dict(next(iter(self.summaries.values()), ([], 0))[0])
+        clients = re.match(r"(\d+) \((\d+) per node\)", o.get("clients", ""))  # IOR 3.1
+        tasks = _int(o.get("tasks")) or (int(clients.group(1)) if clients else _int(summary.get("#Tasks")))
+        per_node = (_int(o.get("clients per node")) or (int(clients.group(2)) if clients else None)
+                    or _int(summary.get("tPN")))
+        pattern = re.search(r"\((\d+) segment", o.get("pattern", ""))  # IOR 3.1 with -v
+        segments = _int(o.get("segments")) or (int(pattern.group(1)) if pattern else _int(summary.get("segcnt")))
+        command = self.run["command"]
+        xfer, xfer_from = exact_size(_int(summary.get("xsize")), o.get("xfersize"),
+                                     command_size(command, "t", "transferSize"))
+        block, block_from = exact_size(_int(summary.get("blksiz")), o.get("blocksize"),
+                                       command_size(command, "b", "blockSize"))
+        access = o.get("access")
+        rank_csv = re.search(r"saveRankPerformanceDetailsCSV=(\S+)", command or "")
+        deadline = re.search(r"(?:^|\s)-D[ =]?(\d+)", command or "")
+        return IorTest(
+            test_index=self.index, run_index=self.run["index"], layout="text", version=self.run["version"],
+            ior_test_id=self.ior_test_id, began=self.run.get("began"), command=command,
+            api=(o.get("api") or "").split(" ")[0] or summary.get("API"), tasks=tasks,
+            tasks_per_node=per_node, nodes=_int(o.get("nodes")) or _nodes(tasks, per_node), segments=segments,
+            transfer_bytes=xfer, block_bytes=block,
+            sizes_from=xfer_from if xfer_from == block_from else f"{xfer_from}/{block_from}",
+            file_per_proc=access.startswith("file-per-process") if access else None,
+            repetitions=_int(o.get("repetitions")) or _int(summary.get("reps")),
+            stonewall_s=_int(o.get("stonewallingTime")) or (int(deadline.group(1)) if deadline else None),
+            rank_csv=rank_csv.group(1) if rank_csv else None, finished=self.run["finished"],
+        )
+
+
+def _iteration(test: _Test, words: list[str], line: int) -> IorIteration:
+    if len(words) != len(test.columns):
+        raise ParseError(f"result row has {len(words)} fields, its table header {len(test.columns)}", line)
+    try:
+        values = {ITERATION_COLUMNS[c]: _number(w) for c, w in zip(test.columns, words) if c in ITERATION_COLUMNS}
+        iteration = int(words[test.columns.index("iter")])
+    except ValueError:
+        raise ParseError("result row holds a value that is not a number", line) from None
+    return IorIteration(test_index=test.index, access=words[0], iteration=iteration, **{
+        name: values.get(name) for name in ITERATION_COLUMNS.values()})
+
+
+def _summary(test: _Test, access: str, pairs: list[tuple[str, str]], line: int) -> IorSummary:
+    row = dict(pairs)
+    try:
+        # StdDev appears twice (MiB, then OPs), so take them by position.
+        std = [float(w) for c, w in pairs if c == "StdDev"] or [None]
+        values = {name: (None if row.get(c) in (None, "NA") else float(row[c]))
+                  for c, name in SUMMARY_COLUMNS.items()}
+    except ValueError:
+        raise ParseError("summary row holds a value that is not a number", line) from None
+    if values["bw_max_mib_s"] is None:
+        raise ParseError("summary row has no Max(MiB)", line)
+    return IorSummary(test_index=test.index, access=access, bw_std_mib_s=std[0],
+                      ops_std=std[1] if len(std) > 1 else None, ops_min=values.pop("ops_min"),
+                      iterations=_int(row.get("reps")), **values)
+
+
+def parse_text(text: str) -> Parsed:
+    tests: list[_Test] = []
+    run: dict | None = None
+    test: _Test | None = None
+    state = "outside"  # outside | header | results | summary-header | summary
+    summary_header: list[str] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        banner = BANNER.match(line)
+        if banner:
+            run = {"index": 0 if run is None else run["index"] + 1, "version": banner.group(1),
+                   "command": None, "finished": False}
+            test, state = None, "header"
+            continue
+        if run is None or state == "outside":
+            continue  # noise before the banner, or another tool's output after "Finished"
+        stripped = line.strip()
+        if state in ("summary-header", "summary") and stripped.startswith("Operation"):
+            summary_header, state = stripped.split(), "summary"
+            continue
+        if stripped.startswith("Summary of all tests"):
+            state = "summary-header"
+            continue
+        if stripped.startswith("Finished"):
+            run["finished"], state = True, "outside"
+            continue
+        words = stripped.split()
+        if state == "summary" and words and words[0] in ACCESSES:
+            if len(words) != len(summary_header):
+                raise ParseError(f"summary row has {len(words)} fields, its header {len(summary_header)}", number)
+            pairs = list(zip(summary_header, words))
+            by_id = {t.ior_test_id: t for t in tests if t.run is run}
+            owner = by_id.get(_int(dict(pairs).get("Test#")), test)
+            if owner is None:
+                raise ParseError("summary row before any test", number)
+            owner.summaries[words[0]] = (pairs, number)
+            continue
+        new_test = re.match(r"^Test (\d+) started:", line) or re.match(r"^TestID\s*:\s*(\d+)\s*$", line)
+        if new_test:
+            test = _Test(run, len(tests), int(new_test.group(1)))
+            tests.append(test)
+            state = "header"
+            continue
+        key_value = KEY_VALUE.match(line)
+        if state == "header" and key_value:
+            key, value = key_value.group(1), key_value.group(2) or ""
+            if key in ("Command line", "Command line used"):
+                run["command"] = value
+            elif key == "Began":
+                run["began"] = value
+            elif test is not None:
+                test.options.setdefault(key, value)
+            continue
+        old_option = OLD_OPTION.match(line)
+        if state == "header" and old_option and test is not None:
+            test.options.setdefault(old_option.group(1), old_option.group(2))
+            continue
+        if RESULTS_HEADER.match(line):
+            if test is None:  # a run with no "TestID" line: one test
+                test = _Test(run, len(tests), None)
+                tests.append(test)
+            test.columns, state = words, "results"
+            continue
+        if state == "results" and len(words) > 1 and words[0] in ACCESSES and re.fullmatch(r"[-\d.]+", words[1]):
+            test.iterations.append(_iteration(test, words, number))
+        elif test is not None and test.abort is None and (stripped.startswith("ERROR") or "MPI_ABORT" in line):
+            test.abort = (stripped, number)
+    if run is None:
+        raise ParseError("no IOR banner ('IOR-x.y: MPI Coordinated Test of Parallel I/O')", 1)
+    if not tests:
+        raise ParseError("log ends before the first test's results table (truncated header)", len(lines))
+    records: list = []
+    for t in tests:
+        if not t.iterations and not t.summaries:
+            if t.abort:
+                raise ParseError(f"IOR stopped with an error before any result: {t.abort[0]}", t.abort[1])
+            raise ParseError(f"test {t.index} has no result row (log truncated)", len(lines))
+        records.append(t.record())
+        records.extend(t.iterations)
+        records.extend(_summary(t, access, pairs, line) for access, (pairs, line) in t.summaries.items())
+    return Parsed("ior-text", "ior", tests[0].run["version"], records)
+
+
+# --- JSON (summaryFormat=JSON) -----------------------------------------------------------------
+
+def _first_wins(pairs: list[tuple]) -> dict:
+    """IOR's JSON repeats keys (its summary prints segmentCount, blockSize, transferSize twice); keep the first."""
+    out: dict = {}
+    for key, value in pairs:
+        out.setdefault(key, value)
+    return out
+
+
+def _results(value) -> list[tuple[int | None, dict]]:
+    """Results is a flat list in IOR 4, a list per iteration in IOR 3.3: (iteration or None, row)."""
+    out = []
+    for i, item in enumerate(value if isinstance(value, list) else []):
+        if isinstance(item, list):
+            out.extend((i, row) for row in item if isinstance(row, dict))
+        elif isinstance(item, dict):
+            out.append((None, item))
+    return out
+
+
+def _float(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _json_int(value) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def parse_json(text: str) -> Parsed:
+    start = JSON_START.search(text)
+    if start is None:
+        raise ParseError("no IOR JSON object (a line starting '{ \"Version\":')", 1)
+    first_line = text.count("\n", 0, start.start()) + 1
+    try:
+        doc, _ = json.JSONDecoder(object_pairs_hook=_first_wins).raw_decode(text, start.start())
+    except json.JSONDecodeError as e:
+        raise ParseError(f"IOR JSON unreadable: {e.msg}", e.lineno) from None
+    tests = doc.get("tests")
+    if not isinstance(tests, list) or not tests:
+        raise ParseError("IOR JSON has no tests", first_line)
+    command, version = doc.get("Command line"), doc.get("Version")
+    summaries = [s for s in doc.get("summary") or [] if isinstance(s, dict)]
+    records: list = []
+    for index, test in enumerate(tests):
+        if not isinstance(test, dict):
+            raise ParseError(f"IOR JSON test {index} is not an object", first_line)
+        params = test.get("Parameters") if isinstance(test.get("Parameters"), dict) else {}
+        options = test.get("Options") if isinstance(test.get("Options"), dict) else {}
+        test_id = _json_int(test.get("TestID"))
+        tasks = _json_int(options.get("tasks"))
+        per_node = _json_int(params.get("tasksPerNode"))
+        fpp = params.get("filePerProc")
+        records.append(IorTest(
+            test_index=index, run_index=0, layout="json", version=version, ior_test_id=test_id,
+            began=doc.get("Began"), command=command, api=params.get("api") or options.get("api"), tasks=tasks,
+            tasks_per_node=per_node, nodes=_json_int(params.get("nodes")) or _nodes(tasks, per_node),
+            segments=_json_int(params.get("segmentCount")), transfer_bytes=_json_int(params.get("transferSize")),
+            block_bytes=_json_int(params.get("blockSize")), sizes_from="options",
+            file_per_proc=bool(fpp) if fpp is not None else None, repetitions=_json_int(params.get("repetitions")),
+            stonewall_s=_json_int(params.get("deadlineForStonewall")) or None,  # 0: no deadline
+            rank_csv=None, finished="Finished" in doc,
+        ))
+        seen: dict[str, int] = {}
+        for iteration, row in _results(test.get("Results")):
+            access = row.get("access")
+            if access not in ACCESSES:
+                raise ParseError(f"IOR JSON result with access {access!r}", first_line)
+            seen[access] = seen.get(access, -1) + 1
+            records.append(IorIteration(
+                test_index=index, access=access, iteration=iteration if iteration is not None else seen[access],
+                bw_mib_s=_float(row.get("bwMiB")), iops=_float(row.get("iops")), latency_s=_float(row.get("latency")),
+                block_kib=_float(row.get("blockKiB")), xfer_kib=_float(row.get("xferKiB")),
+                open_s=_float(row.get("openTime")), wrrd_s=_float(row.get("wrRdTime")),
+                close_s=_float(row.get("closeTime")), total_s=_float(row.get("totalTime")),
+            ))
+        for s in summaries:
+            if _json_int(s.get("TestID")) != test_id or _float(s.get("bwMaxMIB")) is None:
+                continue
+            records.append(IorSummary(
+                test_index=index, access=str(s.get("operation")), bw_max_mib_s=_float(s.get("bwMaxMIB")),
+                bw_min_mib_s=_float(s.get("bwMinMIB")), bw_mean_mib_s=_float(s.get("bwMeanMIB")),
+                bw_std_mib_s=_float(s.get("bwStdMIB")), ops_max=_float(s.get("OPsMax")),
+                ops_min=_float(s.get("OPsMin")), ops_mean=_float(s.get("OPsMean")), ops_std=_float(s.get("OPsSD")),
+                mean_time_s=_float(s.get("MeanTime")), stonewall_time_s=None, stonewall_bw_mib_s=None,
+                iterations=_json_int(s.get("repetitions")),
+            ))
+    return Parsed("ior-json", "ior", version, records)
+
+
+# --- CSVs --------------------------------------------------------------------------------------
+
+def _csv_rows(text: str, header: str):
+    """(line number, row) of a CSV that must start with `header`; blank lines are skipped."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != header:
+        raise ParseError(f"expected the CSV header {header!r}", 1)
+    columns = header.split(",")
+    rows = csv.reader(io.StringIO("\n".join(lines[1:])))
+    number = 1
+    try:
+        for number, row in enumerate(rows, 2):
+            if not row:
+                continue
+            if len(row) != len(columns):
+                raise ParseError(f"CSV row has {len(row)} fields, header {len(columns)}", number)
+            yield number, dict(zip(columns, row))
+    except csv.Error as e:
+        raise ParseError(f"CSV unreadable: {e}", number + 1) from None
+
+
+def parse_summary_csv(text: str) -> Parsed:
+    records: list = []
+    tasks = block = xfer = None
+    number = 1
+    try:
+        for number, row in _csv_rows(text, SUMMARY_CSV_HEADER):
+            if row["access"] not in ACCESSES:
+                raise ParseError(f"CSV row with access {row['access']!r}", number)
+            tasks, block, xfer = int(row["numTasks"]), float(row["block(KiB)"]), float(row["xfer(KiB)"])
+            records.append(IorIteration(
+                test_index=0, access=row["access"], iteration=int(row["iter"]), bw_mib_s=float(row["bw(MiB/s)"]),
+                iops=float(row["IOPS"]), latency_s=float(row["Latency"]), block_kib=block, xfer_kib=xfer,
+                open_s=float(row["open(s)"]), wrrd_s=float(row["wr/rd(s)"]), close_s=float(row["close(s)"]),
+                total_s=float(row["total(s)"]),
+            ))
+    except ValueError:
+        raise ParseError("CSV row holds a value that is not a number", number) from None
+    if not records:
+        raise ParseError("CSV has no result rows", 1)
+    # block(KiB) and xfer(KiB) are printed with 4 decimals: exact for any whole number of bytes / 1024.
+    records.insert(0, IorTest(
+        test_index=0, run_index=0, layout="csv-summary", version=None, ior_test_id=None, began=None, command=None,
+        api=None, tasks=tasks, tasks_per_node=None, nodes=None, segments=None, transfer_bytes=round(xfer * 1024),
+        block_bytes=round(block * 1024), sizes_from="rounded", file_per_proc=None,
+        repetitions=max(r.iteration for r in records) + 1, stonewall_s=None, rank_csv=None, finished=True,
+    ))
+    return Parsed("ior-csv-summary", "ior", None, records)
+
+
+def parse_rank_csv(text: str) -> Parsed:
+    # Read here rather than with DuckDB's read_csv: the iteration is only in the row order.
+    records: list = []
+    seen: dict[tuple[str, int], int] = {}
+    number = 1
+    try:
+        for number, row in _csv_rows(text, RANK_CSV_HEADER):
+            access, rank = row["access"], int(row["rank"])
+            if access not in ACCESSES:
+                raise ParseError(f"CSV row with access {access!r}", number)
+            seen[access, rank] = seen.get((access, rank), -1) + 1
+            records.append(IorRank(
+                test_index=0, access=access, rank=rank, iteration=seen[access, rank],
+                time_with_openclose_s=float(row["runtime-with-openclose"]), time_s=float(row["runtime"]),
+                bw_with_openclose_mib_s=float(row["throughput-withopenclose"]) / MIB,
+                bw_mib_s=float(row["throughput"]) / MIB,
+            ))
+    except ValueError:
+        raise ParseError("CSV row holds a value that is not a number", number) from None
+    if not records:
+        raise ParseError("per-rank CSV has no rows", 1)
+    # The CSV names no test: it gets a test of its own, which the view replaces by the log's test
+    # when a log in the same folder wrote this file (saveRankPerformanceDetailsCSV=...).
+    records.insert(0, IorTest(
+        test_index=0, run_index=0, layout="rank-csv", version=None, ior_test_id=None, began=None, command=None,
+        api=None, tasks=len({rank for _, rank in seen}), tasks_per_node=None, nodes=None, segments=None,
+        transfer_bytes=None, block_bytes=None, sizes_from=None, file_per_proc=None,
+        repetitions=max(seen.values()) + 1, stonewall_s=None, rank_csv=None, finished=True,
+    ))
+    return Parsed("ior-rank-csv", "ior", None, records)
+
+
+def _first_line(head: str) -> str:
+    return head.lstrip("\ufeff").split("\n", 1)[0].strip()
+
+
+FORMATS = (
+    Format("ior-json", "ior", lambda head: bool(JSON_START.search(head)) and '"tests"' in head, parse_json),
+    Format("ior-text", "ior", lambda head: bool(BANNER.search(head)), parse_text),
+    Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
+    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
+)

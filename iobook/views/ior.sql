@@ -1,0 +1,60 @@
+-- IOR public views. Units are in the column names: MiB/s, seconds, bytes.
+-- test_id is '<source_id>:<test_index>' (test_index numbers the tests of one file in order).
+
+-- A per-rank CSV names no test; IOR wrote it because a log's command line said
+-- saveRankPerformanceDetailsCSV=<path>. Link the CSV to that log's test when both sit in the same
+-- folder and the CSV's file name is the one on the command line.
+CREATE OR REPLACE VIEW ior_rank_csv_links AS
+SELECT csv.source_id AS csv_source_id,
+       log_test.source_id || ':' || log_test.test_index AS test_id
+FROM raw_ior_tests AS csv_test
+JOIN sources AS csv ON csv.source_id = csv_test.source_id
+JOIN raw_ior_tests AS log_test ON log_test.rank_csv IS NOT NULL
+JOIN sources AS log ON log.source_id = log_test.source_id
+WHERE csv_test.layout = 'rank-csv'
+  AND regexp_replace(csv.path, '[^/]*$', '') = regexp_replace(log.path, '[^/]*$', '')
+  AND regexp_extract(csv.path, '[^/]*$') = regexp_extract(log_test.rank_csv, '[^/]*$')
+QUALIFY row_number() OVER (PARTITION BY csv.source_id ORDER BY log_test.source_id, log_test.test_index) = 1;
+
+-- One row per test; a per-rank CSV appears as a test of its own only when no log claims it.
+CREATE OR REPLACE VIEW ior_tests AS
+SELECT t.source_id || ':' || t.test_index AS test_id,
+       t.source_id, t.test_index, t.run_index, t.layout, t.version, t.ior_test_id, t.began, t.command,
+       t.api, t.tasks, t.tasks_per_node, t.nodes, t.segments,
+       t.transfer_bytes, t.block_bytes,
+       t.sizes_from,  -- summary/options/command: exact bytes; rounded: from a rounded print such as "9.46 TiB"
+       t.file_per_proc, t.repetitions, t.stonewall_s, t.rank_csv, t.finished
+FROM raw_ior_tests AS t
+WHERE NOT (t.layout = 'rank-csv' AND t.source_id IN (SELECT csv_source_id FROM ior_rank_csv_links));
+
+CREATE OR REPLACE VIEW ior_iterations AS
+SELECT source_id || ':' || test_index AS test_id, access, iteration,
+       bw_mib_s, iops, latency_s, block_kib, xfer_kib, open_s, wrrd_s, close_s, total_s
+FROM raw_ior_iterations;
+
+-- IOR's own "Summary of all tests" (or JSON summary) when the log has one; otherwise computed here
+-- from the iterations the way IOR does it (population standard deviation).
+CREATE OR REPLACE VIEW ior_summary AS
+SELECT source_id || ':' || test_index AS test_id, access,
+       bw_max_mib_s, bw_min_mib_s, bw_mean_mib_s, bw_std_mib_s,
+       ops_max, ops_min, ops_mean, ops_std, mean_time_s, stonewall_time_s, stonewall_bw_mib_s,
+       iterations, 'log' AS summary_from
+FROM raw_ior_summary
+UNION ALL
+SELECT i.source_id || ':' || i.test_index AS test_id, i.access,
+       max(i.bw_mib_s), min(i.bw_mib_s), avg(i.bw_mib_s), stddev_pop(i.bw_mib_s),
+       max(i.iops), min(i.iops), avg(i.iops), stddev_pop(i.iops), avg(i.total_s), NULL, NULL,
+       count(*), 'iterations' AS summary_from
+FROM raw_ior_iterations AS i
+WHERE i.access IN ('write', 'read')
+  AND NOT EXISTS (SELECT 1 FROM raw_ior_summary AS s
+                  WHERE s.source_id = i.source_id AND s.test_index = i.test_index AND s.access = i.access)
+GROUP BY i.source_id, i.test_index, i.access;
+
+CREATE OR REPLACE VIEW ior_ranks AS
+SELECT coalesce(l.test_id, r.source_id || ':' || r.test_index) AS test_id,
+       r.source_id AS csv_source_id, r.access, r.rank, r.iteration,
+       r.time_with_openclose_s, r.time_s, r.bw_with_openclose_mib_s, r.bw_mib_s
+FROM raw_ior_ranks AS r
+LEFT JOIN ior_rank_csv_links AS l ON l.csv_source_id = r.source_id
+

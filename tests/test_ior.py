@@ -1,0 +1,320 @@
+"""IOR parser and views, checked against real IOR output of every layout and version we have."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from statistics import fmean, pstdev
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iobook.ingest import ingest
+from iobook.parsers import DETECT_BYTES, ParseError, ior
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ior"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+BUILT = SHARED / "fixtures" / "built-tools" / "ior"
+ARCHIVE = SHARED / "io500-submissions"
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def parse(path: Path):
+    text = read(path)
+    (fmt,) = [f for f in ior.FORMATS if f.detect(text[:DETECT_BYTES])]
+    return fmt.parse(text)
+
+
+def of(parsed, cls) -> list:
+    return [r for r in parsed.records if isinstance(r, cls)]
+
+
+# --- text logs, by version --------------------------------------------------------------------
+
+def test_io500_app_log_without_summary_v34():
+    parsed = parse(FIXTURES / "sub679" / "ior-easy-write.txt")
+    (test,) = of(parsed, ior.IorTest)
+    (it,) = of(parsed, ior.IorIteration)
+    assert parsed.format == "ior-text" and parsed.tool_version == "3.4.0+dev"
+    assert (test.api, test.tasks, test.tasks_per_node, test.nodes) == ("POSIX", 200, 20, 10)
+    assert test.transfer_bytes == 8 * 2**20  # "8 MiB"
+    assert test.block_bytes == 9920000 * 2**20  # "-b 9920000m"; the log prints a rounded "9.46 TiB"
+    assert test.sizes_from == "options/command"
+    assert (test.stonewall_s, test.finished, test.file_per_proc) == (300, False, True)
+    assert test.rank_csv.endswith("/1BB/2023.10.22-06.40.20/ior-easy-write.csv")
+    assert (it.access, it.bw_mib_s, it.iops, it.latency_s) == ("write", 109172.0, 13654.0, 0.000262)
+    assert (it.block_kib, it.xfer_kib, it.wrrd_s, it.total_s) == (10158080000.0, 8192.0, 327.45, 327.63)
+    assert of(parsed, ior.IorSummary) == []
+
+
+def test_v32_log_with_warnings_in_table():
+    parsed = parse(FIXTURES / "sub92" / "ior_easy_write.txt")
+    (test,) = of(parsed, ior.IorTest)
+    (it,) = of(parsed, ior.IorIteration)
+    (summary,) = of(parsed, ior.IorSummary)
+    assert parsed.tool_version == "3.2.0"
+    assert (test.tasks, test.tasks_per_node, test.nodes) == (160, 16, 10)  # no "nodes" line before 3.3
+    assert (test.transfer_bytes, test.block_bytes, test.sizes_from) == (16777216, 734003200000, "summary")
+    assert (it.bw_mib_s, it.iops, it.latency_s, it.open_s) == (223562.0, None, None, 0.106599)
+    assert (summary.bw_max_mib_s, summary.bw_mean_mib_s, summary.ops_max) == (223562.21, 223562.21, 13972.64)
+    assert (summary.mean_time_s, summary.stonewall_time_s, summary.iterations) == (304.44645, None, 1)
+    assert test.finished is True
+
+
+def test_v31_log_with_tab_summary_block():
+    parsed = parse(FIXTURES / "sub137" / "ior_easy_write.txt")
+    (test,) = of(parsed, ior.IorTest)
+    (summary,) = of(parsed, ior.IorSummary)
+    assert parsed.tool_version == "3.1.0"
+    assert test.command.endswith("-a MPIIO -o /home/dkrz/k202079/work/io-500/io-500-dev/datafiles//ior_easy/ior_file_easy")
+    assert (test.api, test.tasks, test.tasks_per_node, test.nodes, test.file_per_proc) == ("MPIIO", 1200, 12, 100, True)
+    assert (test.transfer_bytes, test.block_bytes) == (2097152, 21474836480)
+    assert (summary.bw_max_mib_s, summary.ops_mean, summary.mean_time_s) == (41897.31, 20948.66, 586.577)
+    assert of(parsed, ior.IorIteration)[0].bw_mib_s == 41897.0
+
+
+def test_v33alpha1_log():
+    parsed = parse(FIXTURES / "sub204" / "ior_easy_write.txt")
+    (test,) = of(parsed, ior.IorTest)
+    (summary,) = of(parsed, ior.IorSummary)
+    assert parsed.tool_version == "3.3alpha1"
+    assert (test.tasks, test.nodes, test.block_bytes) == (240, 10, 15728640000)
+    assert (summary.bw_max_mib_s, summary.ops_max) == (4417.05, 2208.52)
+
+
+def test_warning_before_banner_and_wide_value():
+    text = read(FIXTURES / "sub454" / "ior-easy-write.txt")
+    assert text.startswith("WARNING: fsync() not supported")
+    parsed = parse(FIXTURES / "sub454" / "ior-easy-write.txt")
+    (test,) = of(parsed, ior.IorTest)
+    (it,) = of(parsed, ior.IorIteration)
+    assert (test.api, test.transfer_bytes) == ("IME", 2097152)
+    assert (it.bw_mib_s, it.iops, it.block_kib, it.xfer_kib) == (957128.0, 479168.0, 10158080000.0, 2048.0)
+
+
+# --- IOR 4.1.0+dev built here -----------------------------------------------------------------
+
+def test_built_text_three_iterations():
+    parsed = parse(BUILT / "ior_posix_fpp_1m_np2_i3.log")
+    writes = [i.bw_mib_s for i in of(parsed, ior.IorIteration) if i.access == "write"]
+    write = next(s for s in of(parsed, ior.IorSummary) if s.access == "write")
+    assert writes == [207.19, 1098.75, 1196.93]
+    assert (write.bw_mean_mib_s, write.bw_std_mib_s, write.iterations) == (834.29, 445.24, 3)
+    assert of(parsed, ior.IorTest)[0].repetitions == 3
+
+
+def test_built_script_with_three_tests():
+    parsed = parse(BUILT / "ior_script_multi_test_np2.log")
+    tests = of(parsed, ior.IorTest)
+    assert [(t.ior_test_id, t.api, t.transfer_bytes, t.segments, t.file_per_proc) for t in tests] == [
+        (0, "POSIX", 1048576, 1, False), (1, "POSIX", 262144, 1, True), (2, "MPIIO", 47008, 100, False)]
+    summaries = {(s.test_index, s.access): s for s in of(parsed, ior.IorSummary)}
+    assert len(summaries) == 6
+    assert summaries[2, "read"].ops_max == 157977.55 and summaries[1, "write"].bw_min_mib_s == 5606.42
+    assert [i.bw_mib_s for i in of(parsed, ior.IorIteration) if i.test_index == 2 and i.access == "write"] == [
+        339.82, 559.47]
+
+
+def test_built_verbose_keeps_remove_rows():
+    parsed = parse(BUILT / "ior_verbose_vv_posix_shared_np2.log")
+    removes = [i for i in of(parsed, ior.IorIteration) if i.access == "remove"]
+    assert [(r.iteration, r.total_s, r.bw_mib_s) for r in removes] == [(0, 0.001137, None), (1, 0.000993, None)]
+    assert next(s for s in of(parsed, ior.IorSummary) if s.access == "read").bw_max_mib_s == 23530.46
+
+
+def test_built_stonewall_summary_columns():
+    parsed = parse(BUILT / "ior_stonewall_D2_wearout_fpp_np2.log")
+    (summary,) = of(parsed, ior.IorSummary)
+    assert (summary.stonewall_time_s, summary.stonewall_bw_mib_s) == (0.36, 180.28)
+    assert of(parsed, ior.IorTest)[0].stonewall_s == 2
+
+
+def test_built_json():
+    parsed = parse(BUILT / "ior_json_posix_fpp_1m_np2_i3.log")
+    (test,) = of(parsed, ior.IorTest)
+    assert parsed.format == "ior-json" and parsed.tool_version == "4.1.0+dev"
+    assert (test.tasks, test.nodes, test.transfer_bytes, test.block_bytes) == (2, 1, 1048576, 16777216)
+    assert [(i.access, i.iteration, i.bw_mib_s) for i in of(parsed, ior.IorIteration)][:3] == [
+        ("write", 0, 299.7209), ("read", 0, 22810.6268), ("write", 1, 960.3306)]
+    write = next(s for s in of(parsed, ior.IorSummary) if s.access == "write")
+    assert (write.bw_max_mib_s, write.bw_std_mib_s, write.ops_mean, write.iterations) == (
+        1007.0433, 322.9882, 755.6983, 3)
+
+
+def test_json_duplicate_keys_keep_the_first():
+    assert ior._first_wins([("blockSize", 16777216), ("bwMaxMIB", 1.0), ("blockSize", 0)]) == {
+        "blockSize": 16777216, "bwMaxMIB": 1.0}
+
+
+def test_built_summary_csv():
+    parsed = parse(BUILT / "ior_csv_posix_fpp_1m_np2_i3.log")
+    (test,) = of(parsed, ior.IorTest)
+    its = of(parsed, ior.IorIteration)
+    assert parsed.format == "ior-csv-summary"
+    assert (test.tasks, test.block_bytes, test.transfer_bytes, test.repetitions) == (2, 16777216, 1048576, 3)
+    assert (its[-1].access, its[-1].iteration, its[-1].bw_mib_s, its[-1].close_s) == ("read", 2, 18968.0226, 0.0002)
+
+
+def test_rank_csv_iterations_and_units():
+    parsed = parse(BUILT / "ior_rankdetails_csv_np2.rank.csv")
+    ranks = of(parsed, ior.IorRank)
+    assert parsed.format == "ior-rank-csv" and len(ranks) == 8
+    assert [(r.access, r.rank, r.iteration) for r in ranks[:5]] == [
+        ("write", 0, 0), ("write", 1, 0), ("read", 0, 0), ("read", 1, 0), ("write", 0, 1)]
+    assert ranks[0].bw_mib_s == pytest.approx(3.2830736583e08 / 2**20)  # CSV: bytes/s
+    assert ranks[0].time_s == 2.5551080704e-02
+    (test,) = of(parsed, ior.IorTest)
+    assert (test.tasks, test.repetitions) == (2, 2)
+
+
+def test_archive_rank_csv_200_ranks():
+    parsed = parse(FIXTURES / "sub679" / "ior-easy-write.csv")
+    ranks = of(parsed, ior.IorRank)
+    assert len(ranks) == 200 and {r.iteration for r in ranks} == {0}
+    assert ranks[0].time_with_openclose_s == 327.59371901
+
+
+# --- several IOR runs in one file --------------------------------------------------------------
+
+def test_concatenated_runs_in_one_file():
+    parsed = parse(ARCHIVE / "DKRZ/Mistral/lustre02/2019/submission-109/JCAHPC-17/jcahpc"
+                   / "io500-results-2048-8.227609/ior_easy")
+    assert [(t.test_index, t.run_index, t.tasks, t.nodes) for t in of(parsed, ior.IorTest)] == [
+        (0, 0, 16384, 2048), (1, 1, 16384, 2048)]
+    assert [(i.access, i.bw_mib_s) for i in of(parsed, ior.IorIteration)] == [("write", 757593.0), ("read", 454589.0)]
+
+
+def test_io500_script_output_with_mdtest_between():
+    parsed = parse(ARCHIVE / "Janelia Research Campus, HHMI/qflash/Qumulo Core/2019/submission-198/output.txt")
+    assert [t.command.split()[1:3] for t in of(parsed, ior.IorTest)] == [
+        ["-t", "1m"], ["-B", "-s"], ["-t", "1m"], ["-B", "-s"]]
+    assert [s.bw_max_mib_s for s in of(parsed, ior.IorSummary)][0] == 9976.40
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+def test_error_run_names_the_error_line():
+    with pytest.raises(ParseError) as e:
+        parse(BUILT / "ior_error_nonexistent_dir_np2.log")
+    assert e.value.line == 34 and "open64" in e.value.reason
+
+
+def test_truncated_header():
+    lines = read(FIXTURES / "sub92" / "ior_easy_write.txt").splitlines(keepends=True)
+    with pytest.raises(ParseError) as e:
+        ior.parse_text("".join(lines[:12]))  # stops in "Options:"
+    assert e.value.line == 12 and "truncated" in e.value.reason
+
+
+def test_truncated_result_row():
+    lines = read(FIXTURES / "sub92" / "ior_easy_write.txt").splitlines(keepends=True)
+    with pytest.raises(ParseError) as e:
+        ior.parse_text("".join(lines[:37]) + lines[37][:25])
+    assert e.value.line == 38 and "fields" in e.value.reason
+
+
+def test_truncated_json():
+    text = read(BUILT / "ior_json_posix_fpp_1m_np2_i3.log")
+    with pytest.raises(ParseError) as e:
+        ior.parse_json(text[:2000])
+    assert e.value.line == text[:2000].count("\n") + 1 and "JSON" in e.value.reason
+
+
+def test_rank_csv_bad_number():
+    lines = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").splitlines()
+    with pytest.raises(ParseError) as e:
+        ior.parse_rank_csv("\n".join(lines[:3] + [lines[3].replace("e-03", "x")]))
+    assert e.value.line == 4
+
+
+# --- the views ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ior")
+    for source in (BUILT, FIXTURES / "sub679"):
+        shutil.copytree(source, folder / source.name)
+    path = folder / "ior.duckdb"
+    ingest([folder / BUILT.name, folder / "sub679"], path, progress=False)
+    con = duckdb.connect(str(path), read_only=True)
+    yield con
+    con.close()
+
+
+def test_views_link_rank_csv_to_its_log(db):
+    rows = db.execute("""
+        SELECT s.path, r.test_id = t.test_id, count(*)
+        FROM ior_ranks r JOIN ior_tests t ON t.rank_csv IS NOT NULL
+        JOIN sources s ON s.source_id = t.source_id
+        WHERE regexp_extract(t.rank_csv, '[^/]*$') = regexp_extract((SELECT path FROM sources
+              WHERE source_id = r.csv_source_id), '[^/]*$')
+        GROUP BY ALL ORDER BY 1""").fetchall()
+    assert sorted((Path(p).name, linked, n) for p, linked, n in rows) == [
+        ("ior-easy-write.txt", True, 200), ("ior_rankdetails_csv_np2.log", True, 8)]
+    assert db.execute("SELECT count(*) FROM ior_tests WHERE layout = 'rank-csv'").fetchone() == (0,)
+
+
+def test_views_summary_from_log_or_iterations(db):
+    got = db.execute("""
+        SELECT t.layout, s.access, s.summary_from, round(s.bw_mean_mib_s, 4), round(s.bw_std_mib_s, 4), s.iterations
+        FROM ior_summary s JOIN ior_tests t USING (test_id) JOIN sources so ON so.source_id = t.source_id
+        WHERE so.path LIKE '%ior_csv_posix%' OR so.path LIKE '%ior_posix_fpp%' OR so.path LIKE '%sub679%'
+        ORDER BY 1, 2, 3""").fetchall()
+    # IOR's own statistics: mean and population standard deviation of the iterations' bandwidths.
+    csv_read, csv_write = [18223.7241, 18108.1662, 18968.0226], [256.8692, 1240.9298, 1149.4295]
+    assert got == [
+        ("csv-summary", "read", "iterations", round(fmean(csv_read), 4), round(pstdev(csv_read), 4), 3),
+        ("csv-summary", "write", "iterations", round(fmean(csv_write), 4), round(pstdev(csv_write), 4), 3),
+        ("text", "read", "log", 17562.73, 1309.59, 3),
+        ("text", "write", "iterations", 109172.0, 0.0, 1),
+        ("text", "write", "log", 834.29, 445.24, 3),
+    ]
+
+
+def test_views_iterations_and_tests(db):
+    row = db.execute("""
+        SELECT t.tasks, t.nodes, t.transfer_bytes, t.block_bytes, i.bw_mib_s, i.iops
+        FROM ior_tests t JOIN ior_iterations i USING (test_id) JOIN sources s ON s.source_id = t.source_id
+        WHERE s.path LIKE '%sub679/ior-easy-write.txt'""").fetchall()
+    assert row == [(200, 10, 8388608, 10401873920000, 109172.0, 13654.0)]
+
+
+# --- fuzz: damaged real files raise ParseError or parse ----------------------------------------
+
+FUZZ_FILES = [
+    FIXTURES / "sub679" / "ior-easy-write.txt", FIXTURES / "sub137" / "ior_easy_write.txt",
+    BUILT / "ior_script_multi_test_np2.log", BUILT / "ior_json_posix_fpp_1m_np2_i3.log",
+    BUILT / "ior_csv_posix_fpp_1m_np2_i3.log", BUILT / "ior_rankdetails_csv_np2.rank.csv",
+]
+PARSERS = (ior.parse_text, ior.parse_json, ior.parse_summary_csv, ior.parse_rank_csv)
+
+
+def damaged(data: bytes, draw) -> str:
+    kind = draw(st.sampled_from(["truncate", "drop", "flip"]))
+    if kind == "truncate":
+        data = data[: draw(st.integers(0, len(data)))]
+    elif kind == "drop":
+        lines = data.splitlines(keepends=True)
+        drop = set(draw(st.lists(st.integers(0, len(lines) - 1), max_size=5)))
+        data = b"".join(line for i, line in enumerate(lines) if i not in drop)
+    else:
+        buf = bytearray(data)
+        for _ in range(draw(st.integers(1, 8))):
+            buf[draw(st.integers(0, len(buf) - 1))] ^= draw(st.integers(1, 255))
+        data = bytes(buf)
+    return data.decode("utf-8", errors="replace")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FUZZ_FILES), st.data())
+def test_damaged_files_raise_only_parse_error(path, data):
+    text = damaged(path.read_bytes(), data.draw)
+    for parse_fn in PARSERS:
+        try:
+            parse_fn(text)
+        except ParseError as e:
+            assert e.line is None or e.line >= 1
