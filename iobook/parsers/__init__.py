@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-DETECT_BYTES = 65536
+DETECT_BYTES = 1 << 20  # some launchers print ~360 KB of noise before the tool's banner
 
 
 class ParseError(Exception):

@@ -1,0 +1,242 @@
+"""mdtest: text logs of every version (1.9.3 to 4.1+dev, IO500 phase logs) and per-rank CSVs.
+
+A log holds one or more mdtest runs (header lines: ``mdtest-<version> was launched with ...``,
+``Command line used: ...``), each with one or more tests (``<N> tasks, <M> files``, several with
+``-f/-l/-s`` task scaling), each test printing a SUMMARY rate table and, from 3.3 on, often a
+SUMMARY time table. A *summary* here is one test's tables: ``MdtestSummary`` gives its context,
+``MdtestResult`` one row of one table.
+
+Units: rate tables are ops/s. Time tables are seconds whatever their label says: mdtest prints the
+phase's wall-clock time (``time[i]`` in summarize_results_rank0) under the labels ``time:``,
+``time (in ops/sec):`` (3.4/4.0) and ``time (in ms/op):`` (4.1); e.g. an IO500 4.1 log with
+Tree creation rate 1.449 ops/s prints its time as 0.690. The label as printed is kept in
+``printed_unit``; no value is rescaled.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from . import CsvLoad, Format, Parsed, ParseError
+
+TOOL = "mdtest"
+
+
+@dataclass(frozen=True)
+class MdtestSummary:
+    TABLE: ClassVar[str] = "raw_mdtest_summaries"
+    summary_index: int  # 0-based order of the summary in the file
+    line: int  # 1-based line of its first SUMMARY header
+    version: str | None  # e.g. "1.9.3", "4.1.0+dev"
+    command: str | None  # as printed after "Command line used:"
+    started_at: str | None  # "YYYY-MM-DD HH:MM:SS" from "-- started at MM/DD/YYYY HH:MM:SS --"
+    launched_tasks: int | None  # "launched with N total task(s)"
+    nodes: int | None  # "on M node(s)"
+    tasks: int | None  # "N tasks, M files": the tasks of this test (differs from launched with -f/-l/-s)
+    items: int | None  # M of that line: files and/or directories over all tasks
+    item_kind: str | None  # "files", "directories" or "files/directories"
+    iterations: int  # "(of N iterations)"
+    stonewall_items_min: int | None  # "Continue stonewall hit min: a max: b avg: c" (items per rank)
+    stonewall_items_max: int | None
+    stonewall_items_avg: float | None
+
+
+@dataclass(frozen=True)
+class MdtestResult:
+    TABLE: ClassVar[str] = "raw_mdtest_results"
+    summary_index: int
+    line: int  # 1-based line of the row
+    table_kind: str  # "rate" (ops/s) or "time" (seconds)
+    printed_unit: str | None  # the "(in ...)" label of the header, e.g. "ms/op"; None when absent
+    operation: str  # as printed: "File creation", "Tree removal", "File create (stonewall)", ...
+    max: float | None  # per-iteration statistics; None where mdtest printed NA
+    min: float | None
+    mean: float | None
+    stddev: float | None
+    rank_max: float | None  # per-rank statistics, only with --showRankStatistics
+    rank_min: float | None
+    rank_mean: float | None
+
+
+@dataclass(frozen=True)
+class MdtestRankRow:
+    """One operation of one row of a --saveRankPerformanceDetails CSV (loaded by DuckDB)."""
+
+    TABLE: ClassVar[str] = "raw_mdtest_ranks"
+    rank: int | None  # None on the "all" row
+    all_ranks: bool  # the "all" row: the aggregate mdtest computed over every rank
+    items: int | None  # printed on the "all" row only
+    operation: str
+    rate: float | None  # ops/s
+    time: float | None  # seconds
+
+
+RECORDS = (MdtestSummary, MdtestResult, MdtestRankRow)
+
+_LAUNCHED = re.compile(r"mdtest-(\S+) was launched with (\d+) total task\(s\) on (\d+) node\(s\)")
+_STARTED = re.compile(r"-- started at (\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d) --")
+_TASKS = re.compile(r"(\d+) tasks, (\d+) (files/directories|files|directories)\s*")
+_STONEWALL = re.compile(r"Continue stonewall hit min: (\d+) max: (\d+) avg: (\d+(?:\.\d+)?)\s*")
+_SUMMARY = re.compile(r"SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?: \(of (\d+) iterations\)\s*")
+_NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
+_FAILED = re.compile(r"FAILED in|ABORT")
+
+
+def _value(token: str, lineno: int) -> float | None:
+    if token == "NA":
+        return None
+    if not _NUMBER.fullmatch(token):
+        raise ParseError(f"SUMMARY row: {token[:40]!r} is not a number", lineno)
+    return float(token)
+
+
+def _row(line: str, lineno: int, values: int) -> tuple[str, list[float | None]]:
+    """'   File creation     :   1.0   2.0   3.0   4.0' -> ('File creation', [1.0, 2.0, 3.0, 4.0])."""
+    tokens = line.split()
+    name = tokens[:-values]
+    if name and name[-1] == ":":  # 1.9.3 to 3.3 print "name   :" before the values
+        name = name[:-1]
+    if not name or not name[0][0].isalpha():
+        raise ParseError(f"SUMMARY row: expected an operation and {values} values", lineno)
+    return " ".join(name), [_value(t, lineno) for t in tokens[-values:]]
+
+
+def parse_log(text: str) -> Parsed:
+    summaries: list[MdtestSummary] = []
+    results: list[MdtestResult] = []
+    run: dict = {}  # from the current run's header lines
+    test: dict = {}  # from the current test's "N tasks" and stonewall lines
+    open_kinds: set[str] | None = None  # tables the latest summary has, while it may get more
+    table = None  # [kind, printed_unit, values per row, rows read] while reading a table
+    lines = text.split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if table is not None:
+            if line.startswith((" ", "\t")) and line.strip():
+                _table_line(line, lineno, table, len(summaries) - 1, results)
+                continue
+            if not table[3]:
+                raise ParseError("SUMMARY table has no rows", lineno)
+            table = None
+        if line.startswith("-- started at "):
+            m = _STARTED.fullmatch(line)
+            run = {"started_at": f"{m[3]}-{m[1]}-{m[2]} {m[4]}" if m else None}
+            test, open_kinds = {}, None
+        elif m := _LAUNCHED.match(line):
+            if "version" in run:  # a run without a "-- started at" line
+                run = {}
+            run.update(version=m[1], launched_tasks=int(m[2]), nodes=int(m[3]))
+            test, open_kinds = {}, None
+        elif line.startswith("Command line used:"):
+            run["command"] = line[len("Command line used:"):].strip()
+        elif m := _TASKS.fullmatch(line):
+            test = {"tasks": int(m[1]), "items": int(m[2]), "item_kind": m[3]}
+            open_kinds = None
+        elif m := _STONEWALL.fullmatch(line):
+            test.update(stonewall_items_min=int(m[1]), stonewall_items_max=int(m[2]),
+                        stonewall_items_avg=float(m[3]))
+        elif m := _SUMMARY.fullmatch(line):
+            kind = m[1] or "rate"  # 1.9.3 prints "SUMMARY:" for its only table, the rates
+            if open_kinds is None or kind in open_kinds:
+                summaries.append(_summary(len(summaries), lineno, int(m[3]), run, test))
+                open_kinds = set()
+            open_kinds.add(kind)
+            table = [kind, m[2], 4, 0]
+    if table is not None:
+        raise ParseError("log ends inside a SUMMARY table (truncated)", len(lines))
+    if not summaries:
+        failed = next((i for i, ln in enumerate(lines, 1) if _FAILED.search(ln[:500])), None)
+        if failed:
+            raise ParseError(f"mdtest failed: {lines[failed - 1][:200].strip()}", failed)
+        raise ParseError("no SUMMARY table: the log ends before mdtest printed results", len(lines))
+    return Parsed("mdtest-text", TOOL, summaries[0].version, summaries + results)
+
+
+def _table_line(line: str, lineno: int, table: list, summary_index: int, results: list) -> None:
+    """One indented line of a SUMMARY table: its column header, dashes, or a row."""
+    stripped = line.strip()
+    if stripped.startswith("Operation"):
+        if "per Rank" in stripped:  # --showRankStatistics: 3 per-rank values, then the usual 4
+            table[2] = 7
+        return
+    if stripped.startswith("---"):
+        return
+    kind, printed_unit, width, _ = table
+    name, values = _row(line, lineno, width)
+    ranks = values[:3] if width == 7 else [None] * 3
+    results.append(MdtestResult(summary_index, lineno, kind, printed_unit, name, *values[-4:], *ranks))
+    table[3] += 1
+
+
+def _summary(index: int, lineno: int, iterations: int, run: dict, test: dict) -> MdtestSummary:
+    return MdtestSummary(
+        summary_index=index, line=lineno, iterations=iterations,
+        version=run.get("version"), command=run.get("command"), started_at=run.get("started_at"),
+        launched_tasks=run.get("launched_tasks"), nodes=run.get("nodes"),
+        tasks=test.get("tasks"), items=test.get("items"), item_kind=test.get("item_kind"),
+        stonewall_items_min=test.get("stonewall_items_min"),
+        stonewall_items_max=test.get("stonewall_items_max"),
+        stonewall_items_avg=test.get("stonewall_items_avg"))
+
+
+# The per-rank CSV (--saveRankPerformanceDetails, mdtest 3.4+): a rate and a time column per
+# operation, in mdtest_test_name() order; the "all" row first, then one row per rank, whose
+# trailing empty fields (the tree phases, which only rank 0 times) are left out.
+CSV_OPERATIONS = ("Directory creation", "Directory stat", "Directory read", "Directory rename",
+                  "Directory removal", "File creation", "File stat", "File read", "File removal",
+                  "Tree creation", "Tree removal")
+CSV_HEADER = ["rank", "items"] + [f"{kind}-{op}" for op in CSV_OPERATIONS for kind in ("rate", "time")]
+_CSV_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|-?nan|-?inf")  # ASCII, as DuckDB reads
+_CSV_COUNT = re.compile(r"[0-9]{1,18}")  # fits a BIGINT
+
+
+def parse_rank_csv(text: str) -> Parsed:
+    rows = csv.reader(text.split("\n"))
+    try:
+        _check_rank_csv(rows)
+    except csv.Error as e:  # e.g. a NUL byte or a stray carriage return
+        raise ParseError(f"not a readable CSV: {e}", rows.line_num) from None
+    # Unpivot in DuckDB: one row per (CSV row, operation mdtest measured).
+    pairs = ", ".join(f"{{'operation': '{op}', 'rate': \"rate-{op}\", 'time': \"time-{op}\"}}"
+                      for op in CSV_OPERATIONS)
+    select = ("TRY_CAST(rank AS BIGINT) AS rank, rank = 'all' AS all_ranks, items, "
+              f"unnest(list_filter([{pairs}], lambda p: p.rate IS NOT NULL OR p.time IS NOT NULL), "
+              "recursive := true)")
+    columns = {"rank": "VARCHAR", "items": "BIGINT"} | {name: "DOUBLE" for name in CSV_HEADER[2:]}
+    load = CsvLoad(MdtestRankRow.TABLE, select, options={
+        "auto_detect": False, "delim": ",", "header": True, "null_padding": True, "columns": columns})
+    return Parsed("mdtest-rank-csv", TOOL, None, csv_loads=[load])
+
+
+def _check_rank_csv(rows) -> None:
+    """Raise ParseError at the first row DuckDB would load wrongly (csv.Error escapes to the caller)."""
+    if next(rows, None) != CSV_HEADER:
+        raise ParseError("not the mdtest per-rank CSV header", 1)
+    for row in rows:
+        lineno = rows.line_num
+        if not row:
+            continue
+        if row[0] != "all" and not _CSV_COUNT.fullmatch(row[0]):
+            raise ParseError(f"rank {row[0][:40]!r} is neither 'all' nor a number", lineno)
+        if len(row) > len(CSV_HEADER):
+            raise ParseError(f"{len(row)} fields, the header has {len(CSV_HEADER)}", lineno)
+        if len(row) > 1 and row[1] and not _CSV_COUNT.fullmatch(row[1]):
+            raise ParseError(f"items {row[1][:40]!r} is not a count", lineno)
+        for field in row[2:]:
+            if field and not _CSV_NUMBER.fullmatch(field):
+                raise ParseError(f"{field[:40]!r} is not a number", lineno)
+
+
+def _detect_log(head: str) -> bool:
+    return bool(re.search(r"^mdtest-\S+ was launched with ", head, re.MULTILINE))
+
+
+def _detect_rank_csv(head: str) -> bool:
+    return head.startswith(",".join(CSV_HEADER[:3]))
+
+
+FORMATS = (
+    Format("mdtest-text", TOOL, _detect_log, parse_log),
+    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv),
+)

@@ -1,0 +1,308 @@
+"""mdtest parser and views: exact values from real logs of each version and layout."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iobook import ingest, store
+from iobook.parsers import ParseError, detect, mdtest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "mdtest"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+BUILT = SHARED / "fixtures" / "built-tools" / "mdtest"
+AURORA_688 = (SHARED / "io500-submissions" / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023"
+              / "submission-688" / "results" / "2023.11.07-03.43.32" / "mdtest-easy-delete.txt")
+
+
+def parse(path: Path):
+    return mdtest.parse_log(path.read_text(encoding="utf-8"))
+
+
+def summaries(parsed) -> list[mdtest.MdtestSummary]:
+    return [r for r in parsed.records if isinstance(r, mdtest.MdtestSummary)]
+
+
+def row(parsed, operation: str, kind: str = "rate", summary_index: int = 0) -> mdtest.MdtestResult:
+    (found,) = [r for r in parsed.records if isinstance(r, mdtest.MdtestResult)
+                and (r.summary_index, r.table_kind, r.operation) == (summary_index, kind, operation)]
+    return found
+
+
+def stats(r: mdtest.MdtestResult) -> tuple:
+    return r.max, r.min, r.mean, r.stddev
+
+
+# --- archive logs, oldest first ---------------------------------------------------------------
+
+def test_1_9_3_three_runs_in_one_file():
+    p = parse(FIXTURES / "jcahpc-2017-mdt_hard")
+    assert p.tool_version == "1.9.3"
+    runs = summaries(p)
+    assert [s.command.split()[1] for s in runs] == ["-C", "-T", "-r"]
+    assert {(s.tasks, s.items, s.item_kind, s.launched_tasks, s.nodes) for s in runs} == {
+        (16384, 327680, "files", 16384, 2048)}
+    assert [s.started_at for s in runs] == ["2017-11-07 09:01:17", "2017-11-07 09:27:54", "2017-11-07 09:32:46"]
+    assert stats(row(p, "File creation", summary_index=0)) == (4140.437, 4140.437, 4140.437, 0.0)
+    assert row(p, "File stat", summary_index=1).mean == 61442.918
+    assert row(p, "File removal", summary_index=2).mean == 1393.784
+    assert row(p, "Tree removal", summary_index=2).mean == 85.677
+    assert row(p, "Tree removal", summary_index=2).printed_unit is None  # "SUMMARY:" has no unit
+
+
+def test_1_9_3_io500_phase_log_2018():
+    p = parse(FIXTURES / "sub147-2018-mdtest_easy_stat.txt")
+    (s,) = summaries(p)
+    assert (s.version, s.tasks, s.items, s.iterations) == ("1.9.3", 80, 18800000, 1)
+    assert stats(row(p, "File stat")) == (81840.0, 81840.0, 81840.0, 0.0)  # io500 score 81.840 kiops
+    assert len([r for r in p.records if isinstance(r, mdtest.MdtestResult)]) == 6
+
+
+def test_3_3_stonewall_rows_with_na_and_time_table():
+    p = parse(FIXTURES / "sub52-2019-mdtest_hard_write.txt")
+    (s,) = summaries(p)
+    assert (s.version, s.tasks, s.items) == ("3.3.0+dev", 260, 247000000)
+    assert (s.stonewall_items_min, s.stonewall_items_max, s.stonewall_items_avg) == (12554, 12833, 12650.3)
+    assert stats(row(p, "File creation")) == (10952.359, 10952.353, 10952.355, 0.001)
+    assert stats(row(p, "File create (stonewall)")) == (None, None, 10963.475, None)
+    assert stats(row(p, "File create (stonewall)", "time")) == (None, None, 300.004, None)
+    assert row(p, "File creation", "time").mean == 304.645
+
+
+def test_3_4_io500_phase_log_ibm_tucson_679():
+    p = parse(FIXTURES / "sub679-2023-mdtest-easy-write.txt")
+    (s,) = summaries(p)
+    assert (s.version, s.tasks, s.items, s.launched_tasks, s.nodes) == ("3.4.0+dev", 200, 200000000, 200, 10)
+    assert row(p, "File creation").mean == 231478.158  # result.txt: score = 231.478158 (kIOPS)
+    assert row(p, "File creation", "time").mean == 351.138
+    assert row(p, "Tree creation", "time").mean == 0.809
+
+
+def test_4_1_time_in_ms_op_label_holds_seconds():
+    p = parse(FIXTURES / "sub785-2025-mdtest-easy-write.txt")
+    assert row(p, "File creation").mean == 506842.778
+    creation = row(p, "File creation", "time")
+    assert (creation.mean, creation.printed_unit) == (325.65, "ms/op")  # a 300 s stonewalled phase
+    # one tree directory at 1.449 ops/s took 0.690 s: the time table is seconds, not ms/op
+    assert (row(p, "Tree creation").mean, row(p, "Tree creation", "time").mean) == (1.449, 0.69)
+
+
+def test_4_1_time_in_ops_sec_label_holds_seconds():
+    p = parse(FIXTURES / "sub704-2024-mdtest-easy-delete.txt")
+    removal = row(p, "File removal", "time")
+    assert (removal.mean, removal.printed_unit) == (277.276, "ops/sec")
+    assert row(p, "File removal").mean == 480056.342
+    assert summaries(p)[0].items == 850000000
+
+
+def test_62_thousand_character_nodemap_is_fast():
+    text = AURORA_688.read_text(encoding="utf-8")
+    assert max(len(line) for line in text.split("\n")) == 62409
+    start = time.perf_counter()
+    p = mdtest.parse_log(text)
+    assert time.perf_counter() - start < 0.1
+    assert summaries(p)[0].tasks == 62400
+    assert row(p, "File removal").mean == 57648437.192
+
+
+# --- mdtest 4.1.0+dev built here --------------------------------------------------------------
+
+def test_built_basic_three_iterations():
+    p = parse(BUILT / "mdtest_n1000_i3_np2.log")
+    (s,) = summaries(p)
+    assert (s.version, s.tasks, s.items, s.item_kind, s.iterations) == (
+        "4.1.0+dev", 2, 2000, "files/directories", 3)
+    assert s.command == "mdtest '-n' '1000' '-i' '3' '-d' '/tmp/bench/data/md/basic'"
+    assert stats(row(p, "Directory creation")) == (22258.093, 6175.241, 14510.097, 8057.471)
+    assert row(p, "Tree removal").stddev == 171.945
+
+
+def test_built_time_layout_z():
+    p = parse(BUILT / "mdtest_time_Z_np2.log")
+    results = [r for r in p.records if isinstance(r, mdtest.MdtestResult)]
+    assert {r.table_kind for r in results} == {"time"}
+    assert stats(row(p, "Directory creation", "time")) == (1.977, 1.751, 1.864, 0.159)
+
+
+def test_built_task_scaling_two_summaries():
+    p = parse(BUILT / "mdtest_scaling_f1_l2_np2.log")
+    assert [(s.summary_index, s.tasks, s.items, s.launched_tasks) for s in summaries(p)] == [
+        (0, 1, 500, 2), (1, 2, 1000, 2)]
+    assert row(p, "File creation", summary_index=0).mean == 1348.31
+    assert row(p, "File creation", summary_index=1).mean == 977.202
+
+
+def test_built_rank_statistics_layout():
+    p = parse(BUILT / "mdtest_rankstats_np2.log")
+    assert len(summaries(p)) == 1  # the rate and time tables of one test
+    d = row(p, "Directory creation")
+    assert (d.rank_max, d.rank_min, d.rank_mean) == (654.635, 474.839, 553.81)
+    assert stats(d) == (1162.202, 948.398, 1055.3, 151.182)
+    t = row(p, "Tree removal", "time")
+    assert (t.rank_max, t.rank_min, t.rank_mean, *stats(t)) == (0.005, 0.003, 0.004, 0.005, 0.003, 0.004, 0.001)
+
+
+def test_built_verbose_lines_are_skipped():
+    p = parse(BUILT / "mdtest_verbose_vv_np2.log")
+    (s,) = summaries(p)
+    assert (s.line, s.items, s.started_at) == (82, 100, "2026-11-21 12:35:47")
+    assert row(p, "Tree creation").mean == 581.331
+    assert len([r for r in p.records if isinstance(r, mdtest.MdtestResult)]) == 10
+
+
+def test_built_stonewall_w():
+    p = parse(BUILT / "mdtest_stonewall_W2_np2.log")
+    (s,) = summaries(p)
+    assert (s.items, s.item_kind, s.stonewall_items_min, s.stonewall_items_max, s.stonewall_items_avg) == (
+        400000, "files", 959, 1047, 1003.0)
+    assert row(p, "File creation").mean == 1007.53
+
+
+def test_built_error_run_fails_at_its_failed_line():
+    with pytest.raises(ParseError) as e:
+        parse(BUILT / "mdtest_error_multi_dir_shared_np2.log")
+    assert e.value.line == 5
+    assert "shared directory mode is not compatible with multiple directory paths" in e.value.reason
+
+
+# --- truncation and other bad input -----------------------------------------------------------
+
+def test_log_cut_inside_a_table():
+    lines = (FIXTURES / "sub679-2023-mdtest-easy-write.txt").read_text().split("\n")
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_log("\n".join(lines[:17]))  # SUMMARY, column header, dashes, 2 of 6 rate rows
+    assert (e.value.line, e.value.reason) == (17, "log ends inside a SUMMARY table (truncated)")
+
+
+def test_log_cut_inside_a_row():
+    text = (FIXTURES / "sub679-2023-mdtest-easy-write.txt").read_text()
+    cut = text.index("231478.158     231") + len("231478.158     231")
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_log(text[:cut])
+    assert (e.value.line, e.value.reason) == (16, "SUMMARY row: expected an operation and 4 values")
+
+
+def test_log_cut_before_the_summary():
+    lines = (FIXTURES / "sub679-2023-mdtest-easy-write.txt").read_text().split("\n")
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_log("\n".join(lines[:9]))
+    assert (e.value.line, e.value.reason) == (9, "no SUMMARY table: the log ends before mdtest printed results")
+
+
+def test_summary_header_without_rows():
+    lines = (FIXTURES / "sub679-2023-mdtest-easy-write.txt").read_text().split("\n")
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_log("\n".join(lines[:13] + [""] + lines[-2:]))  # SUMMARY, then a blank line
+    assert (e.value.line, e.value.reason) == (14, "SUMMARY table has no rows")
+
+
+# --- per-rank CSV -----------------------------------------------------------------------------
+
+def load_rank_csv(path: Path) -> list[tuple]:
+    (load,) = mdtest.parse_rank_csv(path.read_text()).csv_loads
+    con = duckdb.connect()
+    return con.execute(f"SELECT {load.select} FROM read_csv(?, {store._csv_options(load.options)})",
+                       [str(path)]).fetchall()
+
+
+def test_rank_csv_io500_200_ranks():
+    rows = load_rank_csv(FIXTURES / "sub679-2023-mdtest-easy-write.csv")
+    assert (None, True, 406404, "File creation", 2.3147815763e+05, 3.5113809800e+02) in rows
+    assert (None, True, 406404, "Tree creation", 2.3419809299e+02, 8.5397791862e-01) in rows
+    assert (0, False, None, "File creation", 1.2723257272e+03, 3.1941820502e+02) in rows
+    assert len([r for r in rows if r[3] == "File creation" and not r[1]]) == 200
+    assert {r[3] for r in rows} == {"File creation", "Tree creation"}  # empty operations left out
+
+
+def test_rank_csv_built():
+    rows = load_rank_csv(BUILT / "mdtest_saverank_csv_np2.rank.csv")
+    assert (1, False, None, "File removal", 6.2110232489e+04, 8.0502033234e-03) in rows
+    assert (None, True, 500, "Directory read", 5.24288e+08, 1.9073486328e-06) in rows
+    assert len(rows) == 11 + 2 * 9  # the rank rows have no tree phases
+
+
+def test_rank_csv_bad_number():
+    text = (FIXTURES / "sub679-2023-mdtest-easy-write.csv").read_text()
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_rank_csv(text.replace("1.2723257272e+03", "1.27x3257272e+03"))
+    assert e.value.line == 3
+
+
+# --- detection and the store ------------------------------------------------------------------
+
+@pytest.mark.parametrize("path, name", [
+    (FIXTURES / "jcahpc-2017-mdt_hard", "mdtest-text"),
+    (FIXTURES / "sub785-2025-mdtest-easy-write.txt", "mdtest-text"),
+    (BUILT / "mdtest_verbose_vv_np2.log", "mdtest-text"),
+    (FIXTURES / "sub679-2023-mdtest-easy-write.csv", "mdtest-rank-csv"),
+])
+def test_detect_by_content(path, name):
+    assert detect(path.read_text()[:65536]).name == name
+
+
+def test_views(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([FIXTURES, BUILT], db, progress=False)
+    con = store.open_read(db)
+    log = str(FIXTURES / "sub52-2019-mdtest_hard_write.txt")
+    assert con.execute(
+        "SELECT version, tasks, items, iterations, started_at::VARCHAR FROM mdtest_runs WHERE path = ?",
+        [log]).fetchall() == [("3.3.0+dev", 260, 247000000, 1, "2019-11-12 15:29:43")]
+    assert con.execute(
+        "SELECT table_kind, unit, max, mean, stonewall FROM mdtest_results JOIN mdtest_runs USING (mdtest_id) "
+        "WHERE path = ? AND operation = 'File create (stonewall)' ORDER BY table_kind", [log]).fetchall() == [
+        ("rate", "ops/s", None, 10963.475, True), ("time", "s", None, 300.004, True)]
+    scaling = str(BUILT / "mdtest_scaling_f1_l2_np2.log")
+    assert con.execute("SELECT summary_index, tasks FROM mdtest_runs WHERE path = ? ORDER BY 1",
+                       [scaling]).fetchall() == [(0, 1), (1, 2)]
+    assert con.execute(
+        "SELECT count(*), max(rate_ops_per_s), arg_max(rank, rate_ops_per_s) FROM mdtest_ranks "
+        "WHERE path LIKE '%sub679%' AND operation = 'File creation' AND NOT all_ranks"
+    ).fetchone() == (200, 1.3544189407e+03, 41)
+    assert con.execute("SELECT status, error_line FROM sources WHERE path LIKE '%error_multi_dir%'"
+                       ).fetchone() == ("error", 5)
+
+
+# --- fuzz: damaged real logs raise nothing but ParseError --------------------------------------
+
+FUZZ_LOGS = [FIXTURES / "jcahpc-2017-mdt_hard", FIXTURES / "sub52-2019-mdtest_hard_write.txt",
+             FIXTURES / "sub785-2025-mdtest-easy-write.txt", BUILT / "mdtest_rankstats_np2.log",
+             BUILT / "mdtest_verbose_vv_np2.log"]
+FUZZ_TEXTS = [p.read_text() for p in FUZZ_LOGS]
+CSV_TEXT = (BUILT / "mdtest_saverank_csv_np2.rank.csv").read_text()
+
+
+def damaged(data, text: str) -> str:
+    how = data.draw(st.sampled_from(["truncate", "drop line", "flip"]))
+    if how == "truncate":
+        return text[: data.draw(st.integers(0, len(text)))]
+    if how == "drop line":
+        lines = text.split("\n")
+        del lines[data.draw(st.integers(0, len(lines) - 1))]
+        return "\n".join(lines)
+    at = data.draw(st.integers(0, len(text) - 1))
+    return text[:at] + data.draw(st.characters(codec="utf-8")) + text[at + 1:]
+
+
+def parse_or_parse_error(parse_text, text: str) -> None:
+    try:
+        parse_text(text)
+    except ParseError as e:
+        assert e.line is None or 1 <= e.line <= text.count("\n") + 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_fuzz_logs(data):
+    text = FUZZ_TEXTS[data.draw(st.integers(0, len(FUZZ_TEXTS) - 1))]
+    parse_or_parse_error(mdtest.parse_log, damaged(data, text))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_fuzz_rank_csv(data):
+    parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, CSV_TEXT))
