@@ -1,0 +1,329 @@
+"""IO500 runs: group the summary files that describe one run, and recompute its score.
+
+Files are one run when their content says so, never their names: identical bytes, or phase values
+that agree wherever both files report a phase while one file's phases are a subset of the other's
+(result.txt + result_summary.txt of one results folder; a bash result_summary.txt and the
+io-500-summary.<ts>.txt log it was copied from; the 2017 log and its per-phase snippets). Two
+summaries with different values in one folder are two runs. Candidates are compared within one
+archive submission (the ``.../<year>/submission-<id>`` folder), so a run submitted twice stays one
+run per submission; files outside that layout are compared with each other.
+
+``rebuild`` recomputes every table from the raw io500 tables, so its output depends only on their
+content: run_id is the smallest member source_id, and the same files give the same rows.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import pyarrow as pa
+
+from .parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
+
+SCORE_TOLERANCE = 0.001  # recomputed vs reported score: 0.1 %
+
+# Which member a run's values come from first: the INI keeps 6 decimals and per-phase remarks.
+KIND_PRIORITY = {"result-ini": 0, "summary": 1, "bash-summary": 1, "stdout": 2, "bash-log": 2,
+                 "sc17-log": 2, "sc17-fragment": 3}
+
+TABLES = {
+    "io500_run_members": {"run_id": pa.int32(), "source_id": pa.int32(), "role": pa.string()},
+    "io500_run_info": {
+        "run_id": pa.int32(), "path": pa.string(), "io500_version": pa.string(), "mode": pa.string(),
+        "started": pa.string(), "result_dir": pa.string(), "procs": pa.int64(), "stonewall_s": pa.float64(),
+        "complete": pa.bool_(), "institution": pa.string(), "system": pa.string(), "filesystem": pa.string(),
+        "year": pa.int32(), "submission": pa.int32(), "fingerprint": pa.string()},
+    "io500_run_phases": {
+        "run_id": pa.int32(), "position": pa.int32(), "phase": pa.string(), "value": pa.float64(),
+        "unit": pa.string(), "time_s": pa.float64(), "scored": pa.bool_(), "valid": pa.bool_(),
+        "stonewall_s": pa.float64(), "source_id": pa.int32()},
+    "io500_run_scores": {
+        "run_id": pa.int32(), "score_rule": pa.string(), "bw_gib_s": pa.float64(), "md_kiops": pa.float64(),
+        "score": pa.float64(), "x_bw_gib_s": pa.float64(), "x_md_kiops": pa.float64(), "x_score": pa.float64(),
+        "reported_bw_gib_s": pa.float64(), "reported_md_kiops": pa.float64(), "reported_score": pa.float64(),
+        "reported_score_native": pa.float64(), "reported_x_score": pa.float64(), "score_matches": pa.bool_(),
+        "score_check": pa.string(), "valid": pa.bool_(), "invalid_reasons": pa.string()},
+}
+_SQL_TYPES = {pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR",
+              pa.bool_(): "BOOLEAN"}
+
+
+def create(con) -> None:
+    for name, columns in TABLES.items():
+        cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+
+
+# ---------------------------------------------------------------- score recomputation (pure)
+
+@dataclass(frozen=True)
+class Scores:
+    bw_gib_s: float | None
+    md_kiops: float | None
+    score: float | None  # sqrt(BW * MD), GiB/s and kIOPS
+    x_bw_gib_s: float | None = None  # extended mode: every scored phase
+    x_md_kiops: float | None = None
+    x_score: float | None = None
+
+
+def geometric_mean(values: list[float]) -> float | None:
+    """As the IO500 app: a zero phase makes the mean zero; no values or a negative one gives None."""
+    if not values or any(v is None or v < 0 or math.isnan(v) for v in values):
+        return None
+    if any(v == 0 for v in values):
+        return 0.0
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def required_md_phases(rule: str) -> tuple[str, ...]:
+    # The 2017 list had no mdtest-hard-read phase: its MD score is the mean of 7 rates.
+    return tuple(p for p in STANDARD_MD_PHASES if not (rule == "sc17-product" and p == "mdtest-hard-read"))
+
+
+def recompute(values: dict[str, float], rule: str = "sqrt", extended: bool = False) -> Scores:
+    """values: phase -> GiB/s (ior-*) or kIOPS. BW = geometric mean of the 4 ior phases, MD = of the 8
+    metadata phases incl. find, score = sqrt(BW * MD); extended adds every extended phase to both."""
+    def mean_of(phases) -> float | None:
+        return geometric_mean([values.get(p) for p in phases])
+
+    bw = mean_of(STANDARD_BW_PHASES)
+    md = mean_of(required_md_phases(rule))
+    score = math.sqrt(bw * md) if bw is not None and md is not None else None
+    if not extended:
+        return Scores(bw, md, score)
+    present = [p for p in EXTENDED_PHASES if p in values]
+    x_bw = mean_of(STANDARD_BW_PHASES + tuple(p for p in present if p.startswith("ior")))
+    x_md = mean_of(STANDARD_MD_PHASES + tuple(p for p in present if not p.startswith("ior")))
+    x_score = math.sqrt(x_bw * x_md) if x_bw is not None and x_md is not None else None
+    return Scores(bw, md, score, x_bw, x_md, x_score)
+
+
+def native_score(bw_gib_s: float, md_kiops: float, rule: str) -> float:
+    """The score on the scale its script printed: sqrt(BW x MD) since 2018; the first bash scripts
+    printed BW x MD, and the 2017 script BW in MB/s (10^6 B) times MD in IOPS."""
+    if rule == "sc17-product":
+        return bw_gib_s * GIB / 1e6 * md_kiops * 1000
+    return bw_gib_s * md_kiops if rule == "product" else math.sqrt(bw_gib_s * md_kiops)
+
+
+def rounding_bound(values: dict[str, float], resolutions: dict[str, float], rule: str) -> float:
+    """Relative error of the recomputed score that the printed phase values' rounding can explain:
+    score ~ prod(bw_i)^(k/n_bw) * prod(md_j)^(k/n_md), with k = 1/2 for sqrt and 1 for products."""
+    k = 0.5 if rule == "sqrt" else 1.0
+    md_phases = required_md_phases(rule)
+    return sum(k / len(group) * resolutions[p] / values[p]
+               for group in (STANDARD_BW_PHASES, md_phases) for p in group if values.get(p))
+
+
+def relative_difference(a: float, b: float) -> float:
+    return abs(a - b) / abs(b) if b else (0.0 if a == 0 else math.inf)
+
+
+# ---------------------------------------------------------------- grouping
+
+@dataclass
+class _File:
+    source_id: int
+    path: str
+    sha256: str
+    kind: str
+    fields: dict
+    phases: list[dict]
+    flags: list[dict]
+
+    @property
+    def priority(self) -> tuple[int, int]:
+        return KIND_PRIORITY[self.kind], self.source_id
+
+    def phase_key(self) -> dict[str, float]:
+        """Phase values that identify a run (zeros, e.g. the unscored timestamp phase, say nothing)."""
+        return {p["phase"]: round(p["value"], 3) for p in self.phases if p["value"]}
+
+
+def same_run(a: _File, b: _File) -> bool:
+    if a.sha256 == b.sha256:
+        return True
+    ka, kb = a.phase_key(), b.phase_key()
+    common = ka.keys() & kb.keys()
+    if not common or any(ka[p] != kb[p] for p in common):
+        return False
+    if not (ka.keys() <= kb.keys() or kb.keys() <= ka.keys()):
+        return False
+    sa, sb = a.fields["reported_score"], b.fields["reported_score"]
+    return sa is None or sb is None or relative_difference(sa, sb) <= SCORE_TOLERANCE
+
+
+_SUBMISSION = re.compile(r"submission-(\d+)")
+
+
+def archive_location(path: str) -> dict:
+    """institution/system/file system/year/submission-<id> from the archive's folder layout, else nulls."""
+    parts = PurePath(path).parts
+    for i in range(len(parts) - 1, 3, -1):
+        m = _SUBMISSION.fullmatch(parts[i])
+        if m and re.fullmatch(r"\d{4}", parts[i - 1]):
+            return {"institution": parts[i - 4], "system": parts[i - 3], "filesystem": parts[i - 2],
+                    "year": int(parts[i - 1]), "submission": int(m.group(1)), "scope": str(PurePath(*parts[: i + 1]))}
+    return {"institution": None, "system": None, "filesystem": None, "year": None, "submission": None, "scope": None}
+
+
+def group_files(files: list[_File]) -> list[list[_File]]:
+    """Union of pairs that are the same run, within each submission; groups ordered by smallest id."""
+    parent = {f.source_id: f.source_id for f in files}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_scope: dict[str | None, list[_File]] = {}
+    for f in sorted(files, key=lambda f: f.source_id):
+        by_scope.setdefault(archive_location(f.path)["scope"], []).append(f)
+    for members in by_scope.values():
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                if same_run(a, b):
+                    ra, rb = root(a.source_id), root(b.source_id)
+                    parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[_File]] = {}
+    for f in files:
+        groups.setdefault(root(f.source_id), []).append(f)
+    return [sorted(g, key=lambda f: f.priority) for _, g in sorted(groups.items())]
+
+
+# ---------------------------------------------------------------- assembling a run
+
+def _first(members: list[_File], field: str):
+    return next((m.fields[field] for m in members if m.fields[field] is not None), None)
+
+
+def _where(m: _File, line: int) -> str:
+    return f"{PurePath(m.path).name}:{line}"
+
+
+def assemble(members: list[_File]) -> dict:
+    """One run's rows from its member files (ordered best source first)."""
+    run_id = min(m.source_id for m in members)
+    primary = members[0]
+    phases: dict[str, dict] = {}
+    for m in members:
+        for p in sorted(m.phases, key=lambda p: p["position"]):
+            if p["phase"] not in phases or (phases[p["phase"]]["value"] is None and p["value"] is not None):
+                phases[p["phase"]] = {**p, "source_id": m.source_id}
+    invalid_phases = {p["phase"] for m in members for p in m.phases if p["invalid"]}
+    invalid_phases |= {f["phase"] for m in members for f in m.flags if f["severity"] == "invalid" and f["phase"]}
+    rule = primary.fields["score_rule"]
+    mode = _first(members, "mode")
+    stonewall = _first(members, "stonewall_s")
+    values = {name: p["value"] for name, p in phases.items() if p["scored"] and p["value"] is not None}
+    extended = mode == "extended" or _first(members, "reported_x_score") is not None
+    scores = recompute(values, rule, extended)
+
+    reasons = []
+    for m in members:
+        for f in m.flags:
+            if f["severity"] == "invalid":
+                reasons.append(f"INVALID {f['message']} ({_where(m, f['line'])})")
+    # 0 switched the bash script's stonewall off: every phase then ran to completion, which was valid
+    if stonewall and stonewall < RULES_MIN_STONEWALL_S:
+        reasons.append(f"stonewall {stonewall:g} s < {RULES_MIN_STONEWALL_S:g} s")
+    missing = [p for p in STANDARD_BW_PHASES + required_md_phases(rule) if p not in values]
+    if missing:
+        reasons.append("missing phases: " + ", ".join(missing))
+    zero = [name for name, v in values.items() if v <= 0]
+    if zero:
+        reasons.append("zero phases: " + ", ".join(zero))
+    complete = any(m.fields["complete"] for m in members)
+    if not complete:
+        reasons.append("run did not finish (no final score)")
+    reasons = list(dict.fromkeys(reasons))
+
+    reported = next((m for m in members if m.fields["reported_score"] is not None), None)
+    resolutions = {name: p["resolution"] for name, p in phases.items()}
+    matches, check = _check_score(scores, reported, rule, missing, rounding_bound(values, resolutions, rule))
+    location = archive_location(primary.path)
+    fingerprint = hashlib.sha256(repr(sorted(primary.phase_key().items())).encode()).hexdigest()[:16]
+    info = {"run_id": run_id, "path": str(PurePath(primary.path).parent),
+            "io500_version": _first(members, "io500_version"), "mode": mode, "started": _first(members, "started"),
+            "result_dir": _first(members, "result_dir"), "procs": _first(members, "procs"), "stonewall_s": stonewall, "complete": complete,
+            **{k: location[k] for k in ("institution", "system", "filesystem", "year", "submission")},
+            "fingerprint": fingerprint}
+    rf = reported.fields if reported else {}
+    score_row = {
+        "run_id": run_id, "score_rule": rule, "bw_gib_s": scores.bw_gib_s, "md_kiops": scores.md_kiops,
+        "score": scores.score, "x_bw_gib_s": scores.x_bw_gib_s, "x_md_kiops": scores.x_md_kiops,
+        "x_score": scores.x_score, "reported_bw_gib_s": rf.get("reported_bw_gib_s"),
+        "reported_md_kiops": rf.get("reported_md_kiops"),
+        # a product score (first scripts) is not on the sqrt scale: it is kept as reported_score_native
+        "reported_score": rf.get("reported_score") if rule == "sqrt" else None,
+        "reported_score_native": rf.get("reported_score"),
+        "reported_x_score": rf.get("reported_x_score"), "score_matches": matches, "score_check": check,
+        "valid": not reasons, "invalid_reasons": "; ".join(reasons) or None}
+    phase_rows = [{"run_id": run_id, "position": i, "phase": name, "value": p["value"], "unit": p["unit"],
+                   "time_s": p["time_s"], "scored": p["scored"],
+                   "valid": name not in invalid_phases and p["value"] is not None and p["value"] > 0,
+                   "stonewall_s": p["stonewall_s"], "source_id": p["source_id"]}
+                  for i, (name, p) in enumerate(phases.items())]
+    roles = []
+    seen_sha = set()
+    for m in sorted(members, key=lambda m: m.source_id):
+        roles.append({"run_id": run_id, "source_id": m.source_id, "role": "copy" if m.sha256 in seen_sha else m.kind})
+        seen_sha.add(m.sha256)
+    return {"io500_run_members": roles, "io500_run_info": [info], "io500_run_phases": phase_rows,
+            "io500_run_scores": [score_row]}
+
+
+def _check_score(scores: Scores, reported: _File | None, rule: str, missing: list[str],
+                 bound: float) -> tuple[bool | None, str]:
+    """Does the recomputed score equal the reported one within 0.1 %? (None: nothing to compare.)"""
+    if reported is None:
+        return None, "no reported score: the run did not finish"
+    f = reported.fields
+    if f["reported_score"] == 0 and f["reported_score_invalid"]:
+        return None, "script withheld the score of an invalid run (printed 0)"
+    if scores.score is None:
+        return None, "cannot recompute: missing phases " + ", ".join(missing)
+    mine, theirs = native_score(scores.bw_gib_s, scores.md_kiops, rule), f["reported_score"]
+    diff = relative_difference(mine, theirs)
+    if diff <= SCORE_TOLERANCE:
+        return True, f"equal within {diff:.4%}"
+    why = f"recomputed {mine:.6g} vs reported {theirs:.6g} ({diff:.3%})"
+    if diff <= bound:
+        why += f": within the rounding of the printed phase values (up to {bound:.2%})"
+    return False, why
+
+
+# ---------------------------------------------------------------- rebuild
+
+def _load_files(con) -> list[_File]:
+    def dict_rows(sql: str) -> list[dict]:
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    files = dict_rows("SELECT f.*, s.path, s.sha256 FROM raw_io500_files f JOIN sources s USING (source_id) "
+                      "WHERE s.status = 'ok' ORDER BY f.source_id")
+    phases, flags = {}, {}
+    for p in dict_rows("SELECT * FROM raw_io500_phases ORDER BY source_id, position"):
+        phases.setdefault(p["source_id"], []).append(p)
+    for f in dict_rows("SELECT * FROM raw_io500_flags ORDER BY source_id, line"):
+        flags.setdefault(f["source_id"], []).append(f)
+    return [_File(f["source_id"], f["path"], f["sha256"], f["kind"], f, phases.get(f["source_id"], []),
+                  flags.get(f["source_id"], [])) for f in files]
+
+
+def rebuild(con) -> None:
+    rows: dict[str, list[dict]] = {name: [] for name in TABLES}
+    for members in group_files(_load_files(con)):
+        for table, table_rows in assemble(members).items():
+            rows[table].extend(table_rows)
+    for name, columns in TABLES.items():
+        con.execute(f"DELETE FROM {name}")
+        if rows[name]:
+            con.register("_io500_rows", pa.Table.from_pylist(rows[name], pa.schema(columns)))
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _io500_rows")
+            con.unregister("_io500_rows")

@@ -1,0 +1,388 @@
+"""IO500 summaries of every generation: the files that report a whole IO500 run's phases and score.
+
+Four formats, detected by content:
+
+- ``io500-sc17-log``: the 2017 script's stdout (``1/ior-easy-write BW:794393.97 MB/s time: 420s`` ...
+  ``IO-500 score: ...``) and the per-phase result snippets it wrote beside it.
+- ``io500-bash``: the bash (v1, 2018-2020) script's ``result_summary.txt`` and the
+  ``io-500-summary.<ts>.txt`` log that holds the same ``[RESULT] BW phase 1 ior_easy_write`` lines.
+- ``io500-summary``: the C app's ``result_summary.txt`` (and its stdout, which prints the same lines).
+- ``io500-result-ini``: the C app's INI ``result.txt``.
+
+Each file gives one ``Io500File`` row, its phases (``Io500Phase``) and its validity remarks
+(``Io500Flag``). Values are converted to GiB/s and kIOPS; phase names are spelled as the C app
+spells them. Grouping files into runs and recomputing scores happens in ``iobook.io500_runs``.
+The IO500 *phase* outputs (ior-easy-write.txt, ...) are plain IOR/mdtest logs, not read here.
+"""
+from __future__ import annotations
+
+import configparser
+import math
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from . import Format, Parsed, ParseError
+
+GIB = 2**30
+
+STANDARD_BW_PHASES = ("ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read")
+STANDARD_MD_PHASES = ("mdtest-easy-write", "mdtest-hard-write", "find", "mdtest-easy-stat",
+                      "mdtest-hard-stat", "mdtest-easy-delete", "mdtest-hard-read", "mdtest-hard-delete")
+# Phases the C app scores only in extended mode (as its [RESULT] markers in the archive show).
+EXTENDED_PHASES = ("ior-rnd4K-write", "ior-rnd4K-read", "ior-rnd1MB-write", "ior-rnd1MB-read",
+                   "find-easy", "find-hard", "mdworkbench-bench")
+RULES_MIN_STONEWALL_S = 300.0
+
+
+@dataclass(frozen=True)
+class Io500File:
+    TABLE: ClassVar[str] = "raw_io500_files"
+    kind: str  # result-ini | summary | stdout | bash-summary | bash-log | sc17-log | sc17-fragment
+    io500_version: str | None
+    mode: str | None  # standard | extended (C app); null before
+    started: str | None  # run start as the file writes it
+    result_dir: str | None
+    procs: int | None
+    stonewall_s: float | None  # shortest stonewall the file records
+    complete: bool  # the file reached its final score
+    reported_bw_gib_s: float | None
+    reported_md_kiops: float | None
+    reported_score: float | None  # as printed, on the scale of score_rule
+    reported_score_invalid: bool  # the score line itself was marked invalid
+    reported_x_bw_gib_s: float | None  # extended-mode [SCOREX]
+    reported_x_md_kiops: float | None
+    reported_x_score: float | None
+    score_rule: str  # "sqrt" (sqrt(BW x MD)), "product" (BW x MD) or "sc17-product" (BW[MB/s] x MD[IOPS])
+
+
+@dataclass(frozen=True)
+class Io500Phase:
+    TABLE: ClassVar[str] = "raw_io500_phases"
+    position: int  # order in the file
+    phase: str  # C app spelling, e.g. ior-easy-write, mdtest-hard-delete, find
+    label: str  # as the file spells it
+    value: float | None  # GiB/s for ior-*, kIOPS otherwise
+    unit: str
+    time_s: float | None
+    scored: bool
+    invalid: bool
+    stonewall_s: float | None
+    resolution: float  # half the last printed digit, in the value's unit: the rounding of the value
+    line: int
+
+
+@dataclass(frozen=True)
+class Io500Flag:
+    TABLE: ClassVar[str] = "raw_io500_flags"
+    line: int
+    phase: str | None
+    severity: str  # invalid | warning
+    message: str
+
+
+RECORDS = (Io500File, Io500Phase, Io500Flag)
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
+
+
+def canonical_phase(label: str) -> str:
+    """ior_easy_write (bash) and md-easy-create (2017) -> ior-easy-write, mdtest-easy-write."""
+    name = label.replace("_", "-")
+    name = re.sub(r"^md-", "mdtest-", name)
+    return re.sub(r"-create$", "-write", name)
+
+
+def unit_of(phase: str) -> str:
+    return "GiB/s" if phase.startswith("ior") else "kIOPS"
+
+
+def _float(text: str, line: int, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ParseError(f"{what}: {text!r} is not a number", line) from None
+
+
+def _resolution(number: str, scale: float = 1.0) -> float:
+    """0.5 * the last printed digit: "0.011" -> 0.0005 (times scale, for values converted on reading)."""
+    decimals = len(number.split(".", 1)[1]) if "." in number and "e" not in number.lower() else 0
+    return 0.5 * 10.0**-decimals * scale
+
+
+# ---------------------------------------------------------------- C app result_summary.txt / stdout
+
+_C_VERSION = re.compile(r"^IO500 version (\S*)\s*(?:\((\w+)\))?\s*$")
+_C_RESULT = re.compile(rf"^\[(RESULT|      )\]\s+(\S+)\s+({_NUMBER})\s+(GiB/s|GB/s|kIOPS|kiops)"
+                       rf"\s*:\s*time\s+({_NUMBER})\s+seconds(\s+\[INVALID\])?\s*$")
+_C_SCORE = re.compile(rf"^\[(SCORE ?|SCOREX)\]\s+Bandwidth\s+({_NUMBER})\s+(\S+)\s*:\s*IOPS\s+({_NUMBER})\s+"
+                      rf"kiops\s*:\s*TOTAL\s+({_NUMBER})(\s+\[INVALID\])?\s*$")
+_C_ERROR = re.compile(r"^ERROR INVALID (?:\([^)]*\) )?(.*)$")
+
+
+def _detect_c_summary(head: str) -> bool:
+    return bool(re.search(r"^IO500 version ", head, re.M) and re.search(r"^\[(RESULT|      )\] ", head, re.M))
+
+
+def parse_c_summary(text: str) -> Parsed:
+    version = mode = None
+    phases, flags = [], []
+    score = scorex = None
+    kind = "summary"
+    for no, line in enumerate(text.splitlines(), 1):
+        if m := _C_VERSION.match(line):
+            version, mode = m.group(1) or None, m.group(2)
+        elif m := _C_RESULT.match(line):
+            marker, label, value, unit, time_s, invalid = m.groups()
+            phase = canonical_phase(label)
+            # The C app's GB/s (isc20) is GiB/s: it divides by 1024^3 like every later version.
+            phases.append(Io500Phase(len(phases), phase, label, _float(value, no, label), unit_of(phase),
+                                     _float(time_s, no, "time"), marker == "RESULT", bool(invalid), None,
+                                     _resolution(value), no))
+        elif m := _C_SCORE.match(line):
+            values = tuple(_float(v, no, "score") for v in m.group(2, 4, 5)) + (bool(m.group(6)), no)
+            if m.group(1) == "SCOREX":
+                scorex = values
+            else:
+                score = values
+        elif m := _C_ERROR.match(line):
+            kind = "stdout"  # only the app's stdout carries the ERROR lines
+            flags.append(Io500Flag(no, None, "invalid", m.group(1)))
+    if not phases:
+        raise ParseError("no [RESULT] lines: not an IO500 result summary")
+    bw, md, total, score_invalid, score_line = score or (None, None, None, False, None)
+    xbw, xmd, xtotal, _, _ = scorex or (None, None, None, False, None)
+    if score_invalid:
+        flags.append(Io500Flag(score_line, None, "invalid", "score marked [INVALID]"))
+    record = Io500File(kind, version, mode, None, None, None, None, score is not None, bw, md, total,
+                       score_invalid, xbw, xmd, xtotal, "sqrt")
+    return Parsed("io500-summary", "io500", version, [record, *phases, *flags])
+
+
+# ---------------------------------------------------------------- C app result.txt (INI)
+
+_INI_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
+_INI_KEY = re.compile(r"^([^;#\s=][^=]*?)\s*=")
+_STONEWALL_ARG = re.compile(r"(?:^|\s)-(?:D|W)[ =]?(\d+)(?:\s|$)")
+
+
+def _detect_result_ini(head: str) -> bool:
+    first = head.lstrip().split("\n", 1)[0].strip()
+    return (first == "[run]" or re.match(r"version\s*=", first) is not None) and \
+        re.search(r"^(config-hash|result-dir)\s*=", head, re.M) is not None
+
+
+def parse_result_ini(text: str) -> Parsed:
+    lines = text.splitlines()
+    truncated = bool(text) and not text.endswith("\n")
+    if truncated:
+        lines = lines[:-1]  # the unfinished last line of a run that stopped while writing
+    headerless = not lines or not lines[0].startswith("[")
+    offset = 1 if headerless else 0  # old versions wrote the run keys before any section header
+    body = ("[run]\n" if headerless else "") + "\n".join(lines) + "\n"
+    parser = configparser.ConfigParser(interpolation=None, comment_prefixes=(";", "#"),
+                                       inline_comment_prefixes=None, delimiters=("=",), strict=True)
+    try:
+        parser.read_string(body)
+    except configparser.MissingSectionHeaderError as e:  # a ParsingError subclass: catch it first
+        raise ParseError(f"not INI: no section header before {e.line!r}", e.lineno - offset) from None
+    except configparser.ParsingError as e:
+        raise ParseError(f"not INI: {e.errors[0][1]!r}", e.errors[0][0] - offset) from None
+    except (configparser.DuplicateSectionError, configparser.DuplicateOptionError) as e:
+        raise ParseError(f"not INI: {e.message}", (e.lineno or 1) - offset) from None
+    except configparser.Error as e:
+        raise ParseError(f"not INI: {e.message}") from None
+
+    key_lines, flags = {}, []
+    section = "run"
+    for no, line in enumerate(lines, 1):
+        if m := _INI_SECTION.match(line):
+            section = m.group(1)
+        elif m := _INI_KEY.match(line):
+            key_lines[(section, m.group(1).strip().lower())] = no
+        elif line.startswith("; ERROR INVALID"):
+            flags.append(Io500Flag(no, None if section in ("run", "SCORE") else section, "invalid",
+                                   line[len("; ERROR INVALID"):].strip()))
+        elif line.startswith("; WARNING"):
+            flags.append(Io500Flag(no, None if section == "run" else section, "warning",
+                                   line[len("; WARNING"):].strip()))
+
+    def number(sect: str, key: str) -> float | None:
+        raw = parser.get(sect, key, fallback=None)
+        if raw is None:
+            return None
+        return _float(raw.replace("[INVALID]", "").strip(), key_lines.get((sect, key), 1), f"[{sect}] {key}")
+
+    run = parser["run"] if parser.has_section("run") else {}
+    mode = run.get("mode")
+    invalid_phases = {f.phase for f in flags if f.severity == "invalid"}
+    phases = []
+    for sect in parser.sections():
+        if sect in ("run", "SCORE", "SCOREX"):
+            continue
+        phase = canonical_phase(sect)
+        exe = parser.get(sect, "exe", fallback="")
+        stonewall = _STONEWALL_ARG.search(exe)
+        scored = phase in STANDARD_BW_PHASES + STANDARD_MD_PHASES or (mode == "extended" and phase in EXTENDED_PHASES)
+        phases.append(Io500Phase(len(phases), phase, sect, number(sect, "score"), unit_of(phase),
+                                 number(sect, "t_delta"), scored and parser.has_option(sect, "score"),
+                                 sect in invalid_phases, float(stonewall.group(1)) if stonewall else None,
+                                 _resolution(parser.get(sect, "score", fallback="")),
+                                 key_lines.get((sect, "t_start"), 1)))
+    if not phases:
+        raise ParseError("no phase sections: not an IO500 result.txt")
+
+    def score_of(sect: str) -> tuple:
+        if not parser.has_section(sect):
+            return None, None, None, False
+        return (number(sect, "bw"), number(sect, "md"), number(sect, "score"),
+                "[INVALID]" in parser.get(sect, "score", fallback=""))
+
+    bw, md, total, score_invalid = score_of("SCORE")
+    xbw, xmd, xtotal, _ = score_of("SCOREX")
+    if score_invalid:
+        flags.append(Io500Flag(key_lines.get(("SCORE", "score"), 1), None, "invalid", "score marked [INVALID]"))
+    start = re.search(r"^; START (.+)$", text, re.M)
+    stonewalls = [p.stonewall_s for p in phases if p.stonewall_s is not None]
+    procs = run.get("procs")
+    if procs is not None and not procs.strip().isdigit():
+        raise ParseError(f"procs: {procs!r} is not a count", key_lines.get(("run", "procs"), 1))
+    version = run.get("version") or None
+    record = Io500File(
+        "result-ini", version, mode,
+        start.group(1).strip() if start else parser.get(phases[0].label, "t_start", fallback=None),
+        run.get("result-dir"),
+        int(procs) if procs else None,
+        min(stonewalls) if stonewalls else None,
+        parser.has_section("SCORE") and not truncated,
+        bw, md, total, score_invalid, xbw, xmd, xtotal, "sqrt")
+    return Parsed("io500-result-ini", "io500", version, [record, *phases, *flags])
+
+
+# ---------------------------------------------------------------- bash (v1) script
+
+_BASH_RESULT = re.compile(rf"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d+\s+(\w+)\s+({_NUMBER})\s+"
+                          rf"(GB/s|GiB/s|kiops)\s*:\s*time\s+({_NUMBER})\s+seconds\s*$")
+_BASH_SCORE = re.compile(rf"^\[SCORE(-invalid)?\]\s+Bandwidth\s+({_NUMBER})\s+(GB/s|GiB/s)\s*:\s*IOPS\s+"
+                         rf"({_NUMBER})\s+kiops\s*:\s*TOTAL\s+({_NUMBER})\s*$")
+_BASH_SUMMARY_START = "[Summary] Results files in "
+
+
+def _detect_bash(head: str) -> bool:
+    if re.search(r"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d", head, re.M):
+        return True
+    # a log that stopped before its first result still starts with the script's description
+    return bool(re.search(r"^System: ", head, re.M) and re.search(r"^date=\d{4}\.\d\d\.\d\d-", head, re.M))
+
+
+def parse_bash(text: str) -> Parsed:
+    """The bash script prints [RESULT] lines while it runs, then (after "[Summary] Results files in")
+    cats result_summary.txt, which it appends to: that tail can repeat earlier runs, so a log's own
+    phases are the lines before it and its score is the last [SCORE] line."""
+    lines = text.splitlines()
+    is_log = any(line.startswith(("[Starting]", "System: ", "date=", "io500_")) for line in lines)
+    summary_at = next((i for i, line in enumerate(lines) if line.startswith(_BASH_SUMMARY_START)), None)
+    results = [(i + 1, m) for i, line in enumerate(lines) if (m := _BASH_RESULT.match(line))]
+    scores = [(i + 1, m) for i, line in enumerate(lines) if (m := _BASH_SCORE.match(line))]
+    if summary_at is not None:
+        own = [(no, m) for no, m in results if no <= summary_at]
+    elif len(scores) > 1:  # a result_summary.txt appended to by several runs: the last run is its own
+        own = [(no, m) for no, m in results if no > scores[-2][0]]
+    else:
+        own = results
+    flags, phases = [], {}
+    for no, m in own:
+        invalid, _kind, label, value, _unit, time_s = m.groups()
+        phase = canonical_phase(label)
+        # The bash script's "GB/s" is GiB/s: it divided IOR's MiB/s by 1024 (bytes / 1024^3).
+        phases[phase] = Io500Phase(len(phases), phase, label, _float(value, no, label), unit_of(phase),
+                                   _float(time_s, no, "time"), True, bool(invalid), None, _resolution(value), no)
+        if invalid:
+            flags.append(Io500Flag(no, phase, "invalid", "[RESULT-invalid]"))
+    if not phases and not is_log:
+        raise ParseError("no [RESULT] phase lines: not an IO500 bash summary")
+    score = scores[-1] if scores and (summary_at is None or scores[-1][0] > summary_at) else None
+    bw = md = total = None
+    score_invalid = False
+    if score:
+        no, m = score
+        score_invalid = bool(m.group(1))
+        bw, md, total = (_float(m.group(k), no, "score") for k in (2, 4, 5))
+        if score_invalid:
+            flags.append(Io500Flag(no, None, "invalid", "[SCORE-invalid]"))
+    started = result_dir = stonewall = None
+    for no, line in enumerate(lines, 1):
+        if m := re.match(r"^date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$", line):
+            started = started or m.group(1)
+        elif m := re.match(r"^io500_result_dir=['\"]?([^'\"]*)", line):
+            result_dir = result_dir or m.group(1)
+        elif m := re.match(r"^io500_stonewall_timer=['\"]?(\d+)", line):
+            stonewall = float(m.group(1))
+        elif line.startswith(_BASH_SUMMARY_START):
+            result_dir = result_dir or line[len(_BASH_SUMMARY_START):].strip()
+        elif line.startswith(("[Warning]", "[WARNING]")) or line.startswith("One or more test phases invalid"):
+            flags.append(Io500Flag(no, None, "warning" if line.startswith("[") else "invalid",
+                                   line.split("]", 1)[-1].strip()))
+    # The first bash scripts (2017 to early 2018) printed TOTAL = BW x MD; later ones sqrt(BW x MD).
+    # No version line says which, so the printed numbers do.
+    product = bool(total) and bw * md > 0 and abs(bw * md - total) <= 1e-3 * total < abs(math.sqrt(bw * md) - total)
+    record = Io500File("bash-log" if is_log else "bash-summary", None, None, started, result_dir, None,
+                       stonewall, score is not None, bw, md, total, score_invalid, None, None, None,
+                       "product" if product else "sqrt")
+    return Parsed("io500-bash", "io500", None, [record, *phases.values(), *flags])
+
+
+# ---------------------------------------------------------------- 2017 script
+
+_SC17_PHASE = re.compile(rf"^\d+/((?:ior|md)-(?:easy|hard)-\w+|find) (BW|IOPs):\s*({_NUMBER})(?: MB/s)?\s+"
+                         rf"time:\s*({_NUMBER})s\s*$")
+_SC17_SCORE = re.compile(rf"^IO-500 (bw score|md score|score):\s+({_NUMBER})")
+
+
+def _detect_sc17(head: str) -> bool:
+    return bool(re.search(r"^\d+/((ior|md)-(easy|hard)-\w+|find) (BW|IOPs):", head, re.M)
+                or re.search(r"^IO-500 (bw|md) score: ", head, re.M))
+
+
+def parse_sc17(text: str) -> Parsed:
+    """The SC17 script printed bandwidth in MB/s (10^6 bytes, IOR's "MB/sec") and rates in IOPS; the
+    2017 score was the product BW x MD, not a geometric mean."""
+    phases, flags, reported, settings = [], [], {}, {}
+    warned_line = None
+    for no, line in enumerate(text.splitlines(), 1):
+        if m := _SC17_PHASE.match(line):
+            label, kind, value, time_s = m.groups()
+            phase = canonical_phase(label)
+            raw = _float(value, no, label)
+            converted, scale = (raw * 1e6 / GIB, 1e6 / GIB) if kind == "BW" else (raw / 1000, 1 / 1000)
+            phases.append(Io500Phase(len(phases), phase, label, converted, unit_of(phase), _float(time_s, no, "time"),
+                                     True, warned_line is not None, None, _resolution(value, scale), no))
+            if warned_line is not None:
+                flags.append(Io500Flag(warned_line, phase, "invalid", "the runtime is below 5 minutes"))
+            warned_line = None
+        elif line.startswith("[Warning]: the runtime is below 5 minutes"):
+            warned_line = no  # printed just before the phase result it is about
+        elif m := _SC17_SCORE.match(line):
+            reported[m.group(1)] = _float(m.group(2), no, m.group(1))
+        elif m := re.match(r"^(date|nodes|ppn)=(\S+)\s*$", line):
+            settings[m.group(1)] = m.group(2)
+    if not phases:
+        raise ParseError("no phase result lines: not an IO500 2017 log")
+    procs = None
+    if settings.get("nodes", "").isdigit() and settings.get("ppn", "").isdigit():
+        procs = int(settings["nodes"]) * int(settings["ppn"])
+    is_log = bool(reported or settings)
+    bw, md = reported.get("bw score"), reported.get("md score")
+    record = Io500File("sc17-log" if is_log else "sc17-fragment", "sc17", None, settings.get("date"), None, procs,
+                       None, "score" in reported, bw * 1e6 / GIB if bw is not None else None,
+                       md / 1000 if md is not None else None, reported.get("score"), False, None, None, None,
+                       "sc17-product")
+    return Parsed("io500-sc17-log", "io500", "sc17", [record, *phases, *flags])
+
+
+FORMATS = (
+    Format("io500-result-ini", "io500", _detect_result_ini, parse_result_ini),
+    Format("io500-summary", "io500", _detect_c_summary, parse_c_summary),
+    Format("io500-bash", "io500", _detect_bash, parse_bash),
+    Format("io500-sc17-log", "io500", _detect_sc17, parse_sc17),
+)

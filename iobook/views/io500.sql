@@ -1,0 +1,31 @@
+-- IO500 runs assembled by iobook/io500_runs.py from the raw_io500_* tables.
+-- Units: bandwidth in GiB/s, metadata rates in kIOPS, times in seconds.
+
+CREATE OR REPLACE VIEW io500_runs AS
+SELECT run_id, path, io500_version, mode, institution, system, filesystem, year, submission,
+       started, result_dir, procs, stonewall_s, complete, fingerprint
+FROM io500_run_info;
+
+CREATE OR REPLACE VIEW io500_phases AS
+SELECT run_id, phase, value, unit, time_s, scored, valid, stonewall_s, source_id, position
+FROM io500_run_phases;
+
+CREATE OR REPLACE VIEW io500_scores AS
+SELECT run_id, bw_gib_s, md_kiops, score, reported_bw_gib_s, reported_md_kiops, reported_score, valid,
+       invalid_reasons, score_rule, reported_score_native, x_bw_gib_s, x_md_kiops, x_score, reported_x_score, score_matches, score_check
+FROM io500_run_scores;
+
+CREATE OR REPLACE VIEW io500_run_files AS
+SELECT m.run_id, m.source_id, s.path, m.role, s.format, s.sha256
+FROM io500_run_members m JOIN sources s USING (source_id);
+
+-- Runs whose recomputed score is not the reported one within 0.1 %, or cannot be compared, and why.
+CREATE OR REPLACE VIEW io500_score_mismatches AS
+SELECT r.run_id, r.path, s.score, s.reported_score_native, s.score_rule, s.score_check AS reason
+FROM io500_run_scores s JOIN io500_run_info r USING (run_id)
+WHERE s.score_matches IS DISTINCT FROM true;
+
+-- The same run (same phase values) listed in more than one submission.
+CREATE OR REPLACE VIEW io500_duplicate_runs AS
+SELECT a.run_id, b.run_id AS same_as_run_id, a.submission, b.submission AS same_as_submission, a.fingerprint
+FROM io500_run_info a JOIN io500_run_info b ON a.fingerprint = b.fingerprint AND a.run_id < b.run_id;

@@ -1,0 +1,81 @@
+"""Ingest as a user runs it: idempotent, replaces changed files, records bad input and keeps the rest."""
+import duckdb
+
+from iobook import store
+from iobook.__main__ import main
+from iobook.ingest import ingest
+from iobook.parsers import all_records
+
+
+def table_rows(db) -> dict[str, list]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = ["sources"] + [cls.TABLE for cls in all_records()]
+        names += [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'io500_%'").fetchall()]
+        return {n: sorted(con.execute(f"SELECT * FROM {n}").fetchall(), key=repr) for n in sorted(set(names))}
+    finally:
+        con.close()
+
+
+def test_second_ingest_changes_nothing(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    first = ingest([tucson_results], db, progress=False)
+    before = table_rows(db)
+    second = ingest([tucson_results], db, progress=False)
+    assert first["new"] == first["seen"] == len(list(tucson_results.iterdir()))
+    assert second["unchanged"] == second["seen"] and second["new"] == 0
+    assert table_rows(db) == before
+
+
+def test_changed_file_replaces_its_records(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    summary = tucson_results / "result_summary.txt"
+    lines = summary.read_text().splitlines(keepends=True)
+    summary.write_text("".join(lines[:4]))  # the summary cut after its third phase line
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["changed"] == 1 and counts["unchanged"] == counts["seen"] - 1
+    con = store.open_read(db)
+    (source_id, status), = con.execute("SELECT source_id, status FROM sources WHERE path = ?", [str(summary)]).fetchall()
+    phases = con.execute("SELECT phase FROM raw_io500_phases WHERE source_id = ? ORDER BY line", [source_id]).fetchall()
+    assert status == "ok" and phases == [("ior-easy-write",), ("mdtest-easy-write",), ("timestamp",)]
+
+
+def test_binary_and_non_utf8_are_recorded_and_the_rest_lands(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    (tucson_results / "core.bin").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00")
+    log = tucson_results / "ior-easy-write.txt"
+    data = log.read_bytes()
+    cut = data.index(b"Options:")
+    log.write_bytes(data[:cut] + b"\xff\xfe" + data[cut:])  # a corrupted byte in a real log
+    line = data[:cut].count(b"\n") + 1
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    rows = dict((p.rsplit("/", 1)[1], (s, e, l)) for p, s, e, l in
+                con.execute("SELECT path, status, error, error_line FROM sources").fetchall())
+    assert rows["core.bin"] == ("skipped", "binary file (NUL byte)", 1)
+    assert rows["ior-easy-write.txt"] == ("error", f"not valid UTF-8: byte 0xff at offset {cut}", line)
+    assert rows["result.txt"][0] == "ok" and rows["result_summary.txt"][0] == "ok"
+    assert counts["failed"] == 1
+
+
+def test_identical_bytes_at_two_paths_are_both_listed(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "result_summary.txt").write_bytes((tucson_results / "result_summary.txt").read_bytes())
+    ingest([tucson_results, copy], db, progress=False)
+    con = store.open_read(db)
+    rows = con.execute("SELECT count(*), count(DISTINCT path) FROM sources WHERE sha256 = "
+                       "(SELECT sha256 FROM sources WHERE path = ?)", [str(copy / "result_summary.txt")]).fetchone()
+    assert rows == (2, 2)
+
+
+def test_cli_exit_status_is_1_when_a_file_failed(tucson_results, tmp_path, capsys):
+    db = tmp_path / "t.duckdb"
+    assert main(["ingest", "--quiet", "--db", str(db), str(tucson_results)]) == 0
+    log = tucson_results / "ior-easy-write.txt"
+    log.write_bytes(log.read_bytes().replace(b"Options:", b"\xff", 1))
+    assert main(["ingest", "--quiet", "--db", str(db), str(tucson_results)]) == 1
+    out = capsys.readouterr().out
+    assert "changed 1" in out and "failed 1" in out
