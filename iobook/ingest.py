@@ -98,9 +98,9 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
                 source_id, next_id = next_id, next_id + 1
             pending.append((source_id, outcome))
             if len(pending) >= BATCH_FILES:
-                _write(con, pending)
+                counts.update(_write(con, pending))
                 pending = []
-        _write(con, pending)
+        counts.update(_write(con, pending))
         if counts["new"] or counts["changed"]:
             con.execute("BEGIN")
             store.rebuild_derived(con)
@@ -110,11 +110,12 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
     return counts
 
 
-def _write(con, pending: list[tuple[int, Outcome]]) -> None:
+def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
     """Write a batch in one transaction; if the database refuses one file (e.g. a CSV that
     read_csv cannot load), write the batch again file by file and record that one as failed."""
+    moved = Counter()
     if not pending:
-        return
+        return moved
     try:
         _transaction(con, pending)
     except Exception:
@@ -125,6 +126,8 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> None:
                 row = {**o.row, "status": "error", "error": f"could not load into DuckDB: {e}"}
                 _transaction(con, [(source_id, Outcome(row, [], []))])
                 tqdm.write(f"error: {o.row['path']}: {row['error']}")
+                moved.update(failed=1, parsed=-1)
+    return moved
 
 
 def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
