@@ -133,8 +133,7 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
 def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
     con.execute("BEGIN")
     try:
-        for source_id, o in pending:
-            store.replace_source(con, source_id, o.row, o.records, o.csv_loads)
+        store.replace_sources(con, [(source_id, o.row, o.records, o.csv_loads) for source_id, o in pending])
     except Exception:
         con.execute("ROLLBACK")
         raise

@@ -96,45 +96,53 @@ def next_source_id(con) -> int:
     return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
 
 
-def _record_table(records: list, source_id: int) -> dict[type, pa.Table]:
-    by_class: dict[type, list] = {}
-    for rec in records:
-        by_class.setdefault(type(rec), []).append(rec)
+def _arrow_tables(items: list[tuple[int, list]]) -> dict[type, pa.Table]:
+    """Records of many files, one Arrow table per record class, each row prefixed with its source_id."""
+    by_class: dict[type, tuple[list, list]] = {}
+    for source_id, records in items:
+        for rec in records:
+            ids, rows = by_class.setdefault(type(rec), ([], []))
+            ids.append(source_id)
+            rows.append(rec)
     tables = {}
-    for cls, rows in by_class.items():
-        cols = record_columns(cls)
-        arrays = {"source_id": pa.array([source_id] * len(rows), pa.int32())}
-        for name, t in cols:
+    for cls, (ids, rows) in by_class.items():
+        arrays = {"source_id": pa.array(ids, pa.int32())}
+        for name, t in record_columns(cls):
             arrays[name] = pa.array([getattr(r, name) for r in rows], _ARROW_TYPES[t])
         tables[cls] = pa.table(arrays)
     return tables
 
 
-def replace_source(con, source_id: int, row: dict, records: list, csv_loads: list[CsvLoad]) -> None:
-    """Write one file's row and records, replacing whatever the store held for it.
+SOURCE_COLUMNS = ("source_id", "path", "sha256", "bytes", "format", "tool", "tool_version", "status", "error",
+                  "error_line")
+
+
+def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> None:
+    """Write files' rows and records (source_id, sources row, records, csv loads), replacing whatever the
+    store held for them. One statement per table for the whole batch: per-file statements dominated ingest.
 
     The caller wraps calls in a transaction, so a file's old records never outlive its new ones.
     """
-    for cls in all_records():
-        con.execute(f"DELETE FROM {cls.TABLE} WHERE source_id = ?", [source_id])
-    con.execute("DELETE FROM sources WHERE source_id = ?", [source_id])
-    con.execute(
-        "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [source_id, row["path"], row["sha256"], row["bytes"], row.get("format"), row.get("tool"),
-         row.get("tool_version"), row["status"], row.get("error"), row.get("error_line")],
-    )
-    for cls, table in _record_table(records, source_id).items():
+    ids = [source_id for source_id, *_ in files]
+    for table in ["sources"] + [cls.TABLE for cls in all_records()]:
+        con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [ids])
+    rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
+    incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})
+    con.register("_incoming", incoming)
+    con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
+    for cls, table in _arrow_tables([(source_id, records) for source_id, _, records, _ in files]).items():
         con.register("_incoming", table)
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
-        con.unregister("_incoming")
-    for load in csv_loads:
-        names = list(load.constants)
-        consts = "".join(f", ? AS {n}" for n in names)
-        con.execute(
-            f"INSERT INTO {load.table} BY NAME SELECT ? AS source_id{consts}, {load.select} "
-            f"FROM read_csv(?, {_csv_options(load.options)})",
-            [source_id, *load.constants.values(), row["path"]],
-        )
+    con.unregister("_incoming")
+    for source_id, row, _, csv_loads in files:
+        for load in csv_loads:
+            names = list(load.constants)
+            consts = "".join(f", ? AS {n}" for n in names)
+            con.execute(
+                f"INSERT INTO {load.table} BY NAME SELECT ? AS source_id{consts}, {load.select} "
+                f"FROM read_csv(?, {_csv_options(load.options)})",
+                [source_id, *load.constants.values(), row["path"]],
+            )
 
 
 def _csv_options(options: dict) -> str:
