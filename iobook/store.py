@@ -61,10 +61,20 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    views = resources.files("iobook") / "views"
-    for sql_file in sorted(views.iterdir(), key=lambda p: p.name):
-        if sql_file.name.endswith(".sql"):
-            con.execute(sql_file.read_text(encoding="utf-8"))
+    """Run every views/*.sql file. A file whose views use another file's views is retried once those
+    exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""
+    folder = resources.files("iobook") / "views"
+    pending = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    while pending:
+        failed = []
+        for sql_file in pending:
+            try:
+                con.execute(sql_file.read_text(encoding="utf-8"))
+            except duckdb.CatalogException:
+                failed.append(sql_file)
+        if len(failed) == len(pending):
+            con.execute(failed[0].read_text(encoding="utf-8"))  # raises the real error
+        pending = failed
 
 
 def _derived_steps():
