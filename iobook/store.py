@@ -20,7 +20,7 @@ DEFAULT_DB = Path("data/iobook.duckdb")
 
 SOURCES_DDL = """
 CREATE TABLE IF NOT EXISTS sources (
-    source_id   INTEGER PRIMARY KEY,
+    source_id   BIGINT PRIMARY KEY,
     path        VARCHAR NOT NULL UNIQUE,  -- absolute, as resolved at ingest
     sha256      VARCHAR NOT NULL,
     bytes       BIGINT NOT NULL,
@@ -54,7 +54,7 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SOURCES_DDL)
     for cls in all_records():
         cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in record_columns(cls))
-        con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id INTEGER NOT NULL, {cols})")
+        con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
     for derived in _derived_steps():
         derived.create(con)
     create_views(con)
@@ -116,7 +116,7 @@ def _arrow_tables(items: list[tuple[int, list]]) -> dict[type, pa.Table]:
             rows.append(rec)
     tables = {}
     for cls, (ids, rows) in by_class.items():
-        arrays = {"source_id": pa.array(ids, pa.int32())}
+        arrays = {"source_id": pa.array(ids, pa.int64())}
         for name, t in record_columns(cls):
             arrays[name] = pa.array([getattr(r, name) for r in rows], _ARROW_TYPES[t])
         tables[cls] = pa.table(arrays)
