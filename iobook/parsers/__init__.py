@@ -73,15 +73,15 @@ class Format:
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import fio, io500, ior, mdtest, monitor
+    from . import fio, gpfs, io500, ior, mdtest, monitor
 
-    return io500.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
+    return io500.FORMATS + gpfs.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
 
 
 def all_records() -> tuple[type, ...]:
-    from . import fio, io500, ior, mdtest, monitor
+    from . import fio, gpfs, io500, ior, mdtest, monitor
 
-    return io500.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
+    return io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
 
 
 def detect(head: str) -> Format | None:

@@ -1,0 +1,132 @@
+"""Storage Scale listings (mmlsconfig, mmlscluster): exact values from the files IBM saved in its IO500
+submissions, read from the book's curated copy in data/raw/io500/ (unmodified archive files)."""
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iobook import store
+from iobook.ingest import ingest
+from iobook.parsers import DETECT_BYTES, ParseError, detect, gpfs
+
+IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
+TUCSON_SC23 = IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679/results"
+SAGUARO_2024 = (IO500 / "IBM Tucson/Saguaro Storage Scale System 6000"
+                / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-722/results"
+                / "2024.10.17-15.15.56")
+EHNINGEN_SC23 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 3500/IBM Storage Scale/2023/submission-690"
+                 / "results/2023.11.06-05.10.43")
+CLOUD_HPC = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687/results"
+
+
+def parse(path: Path):
+    text = path.read_text(encoding="utf-8")
+    fmt = detect(text[:DETECT_BYTES])
+    assert fmt is not None
+    return fmt.name, fmt.parse(text)
+
+
+def settings_of(path: Path, key: str) -> list[tuple[str, str, int]]:
+    return [(r.scope, r.value, r.line) for r in parse(path)[1].records
+            if isinstance(r, gpfs.GpfsSetting) and r.key == key]
+
+
+@pytest.mark.parametrize("path,name", [
+    (TUCSON_SC23 / "mmlsconfig", "gpfs-mmlsconfig"),
+    (SAGUARO_2024 / "mmlsconfig", "gpfs-mmlsconfig"),  # behind a #### banner naming the command
+    (CLOUD_HPC / "mmlsconfig.out", "gpfs-mmlsconfig"),
+    (TUCSON_SC23 / "mmlscluster", "gpfs-mmlscluster"),
+    (SAGUARO_2024 / "mmlscluster", "gpfs-mmlscluster"),
+    (CLOUD_HPC / "mmlscluster.out", "gpfs-mmlscluster"),
+])
+def test_detected_by_content(path, name):
+    assert parse(path)[0] == name
+
+
+def test_mmlsfs_is_not_taken_for_mmlsconfig():
+    text = (SAGUARO_2024 / "mmlsfs_fs1").read_text(encoding="utf-8")
+    assert [f.name for f in gpfs.FORMATS if f.detect(text)] == []
+
+
+def test_tucson_sc23_pagepool_per_node_class():
+    # Clients 48G; the two ESS 3500 node classes and the arches8ib node in bytes, as printed.
+    assert settings_of(TUCSON_SC23 / "mmlsconfig", "pagepool") == [
+        ("nc_35", "324379307212", 76), ("client", "48G", 78), ("nc_352", "324216102912", 80),
+        ("arches8ib", "51539607552", 82)]
+    assert settings_of(TUCSON_SC23 / "mmlsconfig", "nBucketGroups") == [("common", "1024", 89)]
+    assert settings_of(TUCSON_SC23 / "mmlsconfig", "maxStatCache") == [
+        ("nc_35,nc_352", "128k", 54), ("client", "128K", 56), ("arches8ib", "131072", 58)]
+
+
+def test_settings_before_any_node_class_are_cluster_wide():
+    assert parse(TUCSON_SC23 / "mmlsconfig")[1].records[0] == gpfs.GpfsSetting("io500.gpfs", "common", "clusterName", "io500.gpfs", 3)
+
+
+def test_banner_skipped_and_file_systems_listed():
+    _, p = parse(SAGUARO_2024 / "mmlsconfig")
+    assert p.records[0] == gpfs.GpfsSetting("test01.s6k2a-hs", "common", "clusterName", "test01.s6k2a-hs", 7)
+    assert settings_of(SAGUARO_2024 / "mmlsconfig", "pagepool") == [
+        ("common", "1G", 33), ("client", "48G", 35), ("nc1", "973405011148", 63)]
+    assert [r for r in p.records if isinstance(r, gpfs.GpfsFilesystem)] == [
+        gpfs.GpfsFilesystem("test01.s6k2a-hs", "/dev/fs1")]
+
+
+def test_values_keep_inner_spaces_not_padding():
+    # Line 101 prints two spaces after the key.
+    assert settings_of(EHNINGEN_SC23 / "mmlsconfig", "verbsPorts") == [
+        ("common", "mlx5_0/1/1 mlx5_1/1/1", 99),
+        ("ess35_1,ess35_2,ess35_4,ess35_5", "mlx5_1/1/1 mlx5_3/1/1 mlx5_5/1/1 mlx5_7/1/1", 101)]
+
+
+def test_mmlscluster_nodes_with_and_without_designation():
+    _, p = parse(EHNINGEN_SC23 / "mmlscluster")
+    assert len(p.records) == 37
+    assert p.records[0] == gpfs.GpfsNode("GNRockStar.fscc-ess3500-1-a", 1, "ess3500-1a-i1", "10.2.1.21",
+                                         "ess3500-1a-e1", "manager-perfmon")
+    assert p.records[-1] == gpfs.GpfsNode("GNRockStar.fscc-ess3500-1-a", 211, "osa312i", "10.2.1.132",
+                                          "osa312i", "")
+    _, cloud = parse(CLOUD_HPC / "mmlscluster.out")
+    assert len(cloud.records) == 202
+    assert cloud.records[-1].daemon_node == "hpc-perf-mgmt-3.strgscale.com"
+
+
+def test_views_after_ingest(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([TUCSON_SC23 / "mmlsconfig", TUCSON_SC23 / "mmlscluster"], db, progress=False)
+    con = store.open_read(db)
+    assert con.execute("SELECT value FROM gpfs_config WHERE key = 'pagepool' AND scope = ?",
+                       ["client"]).fetchall() == [("48G",)]
+    assert con.execute("SELECT count(*), count(*) FILTER (quorum), count(*) FILTER (manager) FROM gpfs_nodes"
+                       ).fetchone() == (15, 2, 14)
+
+
+def test_errors_name_the_line():
+    with pytest.raises(ParseError) as e:
+        gpfs.parse("Configuration data for cluster x:\n---\nclusterName x\n[client\n")
+    assert e.value.line == 4
+    with pytest.raises(ParseError) as e:
+        gpfs.parse("GPFS cluster information\n========\n  GPFS cluster name:  x\n")
+    assert "node table" in e.value.reason
+
+
+FUZZ_FILES = [SAGUARO_2024 / "mmlsconfig", EHNINGEN_SC23 / "mmlscluster"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.sampled_from(FUZZ_FILES), cut=st.floats(0, 1), drop=st.integers(0, 200),
+       flips=st.lists(st.tuples(st.floats(0, 1), st.characters()), max_size=4))
+def test_damaged_files_raise_only_parse_error(which, cut, drop, flips):
+    text = which.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    if drop < len(lines):
+        del lines[drop]
+    text = "".join(lines)
+    text = text[: int(len(text) * cut) + 1]
+    for where, char in flips:
+        i = int(where * (len(text) - 1))
+        text = text[:i] + char + text[i + 1:]
+    try:
+        gpfs.parse(text)
+    except ParseError:
+        pass

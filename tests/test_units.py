@@ -1,0 +1,20 @@
+"""Unit conversions between IO500's binary and IBM's decimal bandwidth units."""
+import pytest
+
+from iobook.units import gb_to_gib, gib_to_gb, mib_to_gib
+
+
+def test_gib_to_gb_is_exact_powers():
+    assert gib_to_gb(1) == 1.073741824
+    assert gib_to_gb(205) == pytest.approx(220.117073920, abs=1e-9)
+
+
+def test_gb_to_gib_inverts_gib_to_gb():
+    # Seed 000's 126 GB/s per ESS 3500 building block, in IO500's unit.
+    assert gb_to_gib(126) == pytest.approx(117.346644402, abs=1e-9)
+    assert gib_to_gb(gb_to_gib(310)) == pytest.approx(310, rel=1e-15)
+
+
+def test_ior_mib_to_io500_gib():
+    # IOR printed 209962.00 MiB/s for Tucson's SC23 ior-easy-read (submission 679).
+    assert mib_to_gib(209962.0) == 205.041015625
