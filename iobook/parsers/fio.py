@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import CsvLoad, Format, ParseError, Parsed
+from . import DETECT_BYTES, CsvLoad, Format, ParseError, Parsed
 
 DIRECTIONS = ("read", "write", "trim")
 LAT_UNIT_NS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6}
@@ -120,6 +120,8 @@ JSON_START = re.compile(r'^\{\s*\n\s*"fio version"\s*:', re.M)
 
 
 def _detect_json(head: str) -> bool:
+    if '"fio version"' not in head:  # cheap before a MULTILINE regex over a 1 MiB head
+        return False
     return bool(JSON_START.search(head))
 
 
@@ -260,6 +262,9 @@ ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/")
 
 
 def _detect_normal(head: str) -> bool:
+    # substring checks first: a MULTILINE regex tries every offset of a 1 MiB head
+    if "(groupid=" not in head and "(g=" not in head:
+        return False
     return bool(re.search(JOB_START.pattern, head, re.M) or
                 (re.search(HEADER.pattern, head, re.M) and re.search(VERSION_LINE.pattern, head, re.M)))
 
@@ -383,6 +388,8 @@ TERSE_DIRS = {3: ("read", "write"), 4: DIRECTIONS, 5: DIRECTIONS}
 
 
 def _detect_terse(head: str) -> bool:
+    if ";fio-" not in head:
+        return False
     return bool(TERSE_LINE.search(head))
 
 
@@ -440,12 +447,13 @@ def parse_terse(text: str) -> Parsed:
 # four columns, 3.x five, six with log_prio). Which log (bw, iops, clat, slat, lat) a file is
 # cannot be told from its numbers; the view takes it from the file name fio gave it.
 LOG_LINE = r"\d+(?:, ?\d+){3,5}"
+LOG_DETECT_LINES = 1000  # a log is uniform: its first lines tell
 LOG_COLUMNS = ("t_ms", "value", "direction_code", "bs", "offset_bytes", "prio")
 
 
 def _detect_log(head: str) -> bool:
-    lines = head.splitlines()
-    if len(head) >= 65536 and len(lines) > 1:
+    lines = head.splitlines()[:LOG_DETECT_LINES + 1]
+    if len(lines) > LOG_DETECT_LINES or len(head) >= DETECT_BYTES:
         lines = lines[:-1]  # the last line of a cut head may be partial
     return bool(lines) and all(re.fullmatch(LOG_LINE, ln) for ln in lines)
 

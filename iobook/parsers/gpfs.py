@@ -81,12 +81,14 @@ def _first_line(head: str) -> str | None:
 
 
 def _is_mmlsconfig(head: str) -> bool:
+    if "Configuration data for cluster " not in head:  # cheap before splitting a 1 MiB head into lines
+        return False
     first = _first_line(head)
     return first is not None and CONFIG_HEADER.match(first) is not None
 
 
 def _is_mmlscluster(head: str) -> bool:
-    return _first_line(head) == CLUSTER_HEADER
+    return CLUSTER_HEADER in head and _first_line(head) == CLUSTER_HEADER
 
 
 def parse(text: str) -> Parsed:

@@ -121,6 +121,8 @@ _C_ERROR = re.compile(r"^ERROR INVALID (?:\([^)]*\) )?(.*)$")
 
 
 def _detect_c_summary(head: str) -> bool:
+    if "IO500 version " not in head:
+        return False
     return bool(re.search(r"^IO500 version ", head, re.M) and re.search(r"^\[(RESULT|      )\] ", head, re.M))
 
 
@@ -269,6 +271,9 @@ _BASH_SUMMARY_START = "[Summary] Results files in "
 
 
 def _detect_bash(head: str) -> bool:
+    # substring checks first: a MULTILINE regex tries every offset of a 1 MiB head
+    if "[RESULT" not in head and "System: " not in head:
+        return False
     if re.search(r"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d", head, re.M):
         return True
     # a log that stopped before its first result still starts with the script's description
@@ -340,6 +345,8 @@ _SC17_SCORE = re.compile(rf"^IO-500 (bw score|md score|score):\s+({_NUMBER})")
 
 
 def _detect_sc17(head: str) -> bool:
+    if " BW:" not in head and " IOPs:" not in head and "IO-500 " not in head:
+        return False
     return bool(re.search(r"^\d+/((ior|md)-(easy|hard)-\w+|find) (BW|IOPs):", head, re.M)
                 or re.search(r"^IO-500 (bw|md) score: ", head, re.M))
 

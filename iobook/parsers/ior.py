@@ -509,8 +509,8 @@ def _first_line(head: str) -> str:
 
 
 FORMATS = (
-    Format("ior-json", "ior", lambda head: bool(JSON_START.search(head)) and '"tests"' in head, parse_json),
-    Format("ior-text", "ior", lambda head: bool(BANNER.search(head)), parse_text),
+    Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
+    Format("ior-text", "ior", lambda head: "MPI Coordinated Test" in head and bool(BANNER.search(head)), parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
     Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
 )
