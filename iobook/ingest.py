@@ -6,8 +6,11 @@ transaction; a file that fails is recorded with its error and line while the res
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from . import store
 from .parsers import DETECT_BYTES, ParseError, detect
 
 BATCH_FILES = 500  # files per write transaction: big enough to amortise commits, small enough to see progress
+PARALLEL_FROM = 64  # fewer files than this are parsed in this process
 
 
 @dataclass
@@ -72,6 +76,23 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
     return Outcome(row, parsed.records, parsed.csv_loads)
 
 
+def _parse_file(path: str) -> Outcome:
+    return parse_bytes(path, Path(path).read_bytes())
+
+
+@contextmanager
+def _outcomes(paths: list[str]):
+    """Outcomes of parsing `paths`, in order: in worker processes when there are enough files to repay
+    starting them (parsing is most of ingest's time). forkserver, because forking a process whose DuckDB
+    connection runs threads is unsafe."""
+    if len(paths) < PARALLEL_FROM:
+        yield map(_parse_file, paths)
+        return
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context) as pool:
+        yield pool.map(_parse_file, paths, chunksize=8)
+
+
 def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
     files = find_files(paths)
     counts = Counter(seen=len(files))
@@ -79,29 +100,32 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
     try:
         known = store.known_sources(con)
         next_id = store.next_source_id(con)
-        pending: list[tuple[int, Outcome]] = []
-        for f in tqdm(files, desc="ingest", unit="file", disable=not progress):
+        todo: list[tuple[str, int]] = []  # (path, source_id) of new and changed files
+        for f in files:
             path = str(f)
-            data = f.read_bytes()
             prior = known.get(path)
-            if prior and prior[1] == hashlib.sha256(data).hexdigest():
+            if prior and prior[1] == hashlib.sha256(f.read_bytes()).hexdigest():
                 counts["unchanged"] += 1
-                continue
-            outcome = parse_bytes(path, data)
-            counts["changed" if prior else "new"] += 1
-            counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
-            if outcome.row["status"] == "error":
-                tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
-            if prior:
-                source_id = prior[0]
+            elif prior:
+                counts["changed"] += 1
+                todo.append((path, prior[0]))
             else:
-                source_id, next_id = next_id, next_id + 1
-            pending.append((source_id, outcome))
-            if len(pending) >= BATCH_FILES:
-                counts.update(_write(con, pending))
-                pending = []
+                counts["new"] += 1
+                todo.append((path, next_id))
+                next_id += 1
+        pending: list[tuple[int, Outcome]] = []
+        with _outcomes([path for path, _ in todo]) as outcomes:
+            for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
+                                                   unit="file", disable=not progress):
+                counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
+                if outcome.row["status"] == "error":
+                    tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
+                pending.append((source_id, outcome))
+                if len(pending) >= BATCH_FILES:
+                    counts.update(_write(con, pending))
+                    pending = []
         counts.update(_write(con, pending))
-        if counts["new"] or counts["changed"]:
+        if todo:
             con.execute("BEGIN")
             store.rebuild_derived(con)
             con.execute("COMMIT")

@@ -92,3 +92,17 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     con = store.open_write(tmp_path / "t.duckdb")
     store.replace_sources(con, [(2153, outcome.row, outcome.records, outcome.csv_loads)])
     assert con.execute("SELECT mdtest_id FROM mdtest_runs").fetchall() == [(2153 * 1000000,)]
+
+
+def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
+    from conftest import ARCHIVE
+
+    import iobook.ingest
+
+    tucson = ARCHIVE / "IBM Tucson"  # 142 files: enough to be parsed in worker processes
+    parallel, serial = tmp_path / "parallel.duckdb", tmp_path / "serial.duckdb"
+    assert len(iobook.ingest.find_files([tucson])) >= iobook.ingest.PARALLEL_FROM
+    ingest([tucson], parallel, progress=False)
+    monkeypatch.setattr(iobook.ingest, "PARALLEL_FROM", 10**9)
+    ingest([tucson], serial, progress=False)
+    assert table_rows(parallel) == table_rows(serial)
