@@ -1,0 +1,109 @@
+"""Statistics the chapters share: a ratio of means with its bootstrap interval and Welch's t-test, one
+value set against the spread of others, and checks that a published summary row (a standard deviation,
+a percentage) can be recomputed from the printed rows it summarises, and under which definition."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+# Statistics of one column of a table whose first row is the baseline ("No snapshot") and whose other
+# rows are the conditions compared with it. Each takes an array of shape (..., rows) and reduces the
+# last axis, so that attainable_range can evaluate many perturbed columns at once.
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+STD_DEFINITIONS: dict[str, Statistic] = {
+    "sample std (n-1) of all rows": lambda x: x.std(axis=-1, ddof=1),
+    "population std (n) of all rows": lambda x: x.std(axis=-1, ddof=0),
+    "sample std (n-1) of the rows after the first": lambda x: x[..., 1:].std(axis=-1, ddof=1),
+    "population std (n) of the rows after the first": lambda x: x[..., 1:].std(axis=-1, ddof=0),
+}
+
+PERCENT_DEFINITIONS: dict[str, Statistic] = {
+    "mean of the rows after the first / first row": lambda x: 100 * x[..., 1:].mean(axis=-1) / x[..., 0],
+    "mean of all rows / first row": lambda x: 100 * x.mean(axis=-1) / x[..., 0],
+    "median of the rows after the first / first row": lambda x: 100 * np.median(x[..., 1:], axis=-1) / x[..., 0],
+    "min of the rows after the first / first row": lambda x: 100 * x[..., 1:].min(axis=-1) / x[..., 0],
+    "last row / first row": lambda x: 100 * x[..., -1] / x[..., 0],
+}
+
+
+def attainable_range(values, statistic: Statistic, half_unit: float) -> tuple[float, float]:
+    """Smallest and largest statistic over the corners of the box values ± half_unit, i.e. over the
+    unrounded inputs that print as `values`. Exact for statistics monotone in each input (means, medians,
+    minima and their ratios); for a standard deviation (convex) the maximum is exact and the true minimum
+    may be lower. By continuity every value between the two is attained inside the box."""
+    values = np.asarray(values, dtype=float)
+    corners = np.array(list(itertools.product((-half_unit, half_unit), repeat=len(values))))
+    results = statistic(values + corners)
+    return float(results.min()), float(results.max())
+
+
+def recompute_summary(rows: pd.DataFrame, printed: pd.Series, definitions: dict[str, Statistic],
+                      input_decimals: int, printed_decimals: int) -> pd.DataFrame:
+    """For each definition and column of `rows` (first row = baseline): the recomputed value, whether it
+    rounds to the printed one, and whether inputs within their own rounding reach a value that does
+    (a summary computed from unrounded measurements may differ from one computed from printed rows)."""
+    input_half, printed_half = 0.5 * 10.0 ** -input_decimals, 0.5 * 10.0 ** -printed_decimals
+    tolerance = 1e-9  # float error in the comparisons below, far below any printed digit
+    out = []
+    for name, statistic in definitions.items():
+        for column in rows.columns:
+            values = rows[column].to_numpy(dtype=float)
+            value = float(statistic(values[None, :])[0])
+            low, high = attainable_range(values, statistic, input_half)
+            target = float(printed[column])
+            out.append({
+                "definition": name, "column": column, "recomputed": value, "printed": target,
+                "rounds_to_printed": abs(value - target) <= printed_half + tolerance,
+                "reached_within_input_rounding": low <= target + printed_half + tolerance
+                and high >= target - printed_half - tolerance,
+            })
+    return pd.DataFrame(out)
+
+
+@dataclass(frozen=True)
+class AgainstSpread:
+    """One value (e.g. the no-snapshot run) against n others taken as repetitions of one condition."""
+    mean: float  # of the others
+    sd: float  # sample standard deviation of the others
+    n: int
+    z: float  # (value - mean) / sd
+    p_one_sample: float  # t-test of the others' mean against value, taking value as exact
+    p_new_observation: float  # value as one more draw from the others' distribution (prediction t)
+
+
+def value_against_spread(value: float, others) -> AgainstSpread:
+    others = np.asarray(others, dtype=float)
+    n, mean, sd = len(others), float(others.mean()), float(others.std(ddof=1))
+    one_sample = stats.ttest_1samp(others, value)
+    # value has its own run-to-run noise, assumed equal to the others': se = sd * sqrt(1 + 1/n), df = n - 1
+    t_new = (value - mean) / (sd * np.sqrt(1 + 1 / n))
+    return AgainstSpread(mean, sd, n, float((value - mean) / sd), float(one_sample.pvalue),
+                         float(2 * stats.t.sf(abs(t_new), n - 1)))
+
+
+@dataclass(frozen=True)
+class Ratio:
+    ratio: float  # mean(sample) / mean(baseline)
+    low: float  # bootstrap percentile interval at the requested confidence
+    high: float
+    p_welch: float  # Welch's t-test of sample against baseline, two-sided
+
+
+def ratio_of_means(sample, baseline, confidence: float = 0.95, seed: int = 0, n_resamples: int = 9999) -> Ratio:
+    """Ratio of two independent groups' means. The bootstrap resamples each group on its own; it uses the
+    percentile interval because BCa's jackknife acceleration is erratic with three values per group."""
+    sample, baseline = np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float)
+    boot = stats.bootstrap(
+        (sample, baseline), lambda s, b, axis: s.mean(axis=axis) / b.mean(axis=axis), vectorized=True,
+        n_resamples=n_resamples, confidence_level=confidence, method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    welch = stats.ttest_ind(sample, baseline, equal_var=False)
+    return Ratio(float(sample.mean() / baseline.mean()), float(boot.confidence_interval.low),
+                 float(boot.confidence_interval.high), float(welch.pvalue))
