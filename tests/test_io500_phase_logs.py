@@ -14,6 +14,7 @@ CSIRO_BASH = ARCHIVE / "CSIRO/bracewell/scratch2/2020/submission-47"  # io500.sh
 JANELIA_ISC20 = ARCHIVE / "Janelia Research Campus, HHMI/SharedScratch/wekafs/2020/submission-112"  # C app, mdtest 3.3
 CLEMSON_TWO_RUNS = ARCHIVE / "Clemson University/Palmetto/scratch1b/2019/submission-186"  # two bash runs, one folder
 AURORA = ARCHIVE / "Argonne National Laboratory/Aurora/DAOS/2023/submission-695"  # mdtest printed a rate of 0
+DKRZ_3_DECIMALS = ARCHIVE / "DKRZ/Mistral/lustre02/2019/submission-199"  # bash summary: 0.032 GiB/s phases
 
 COLUMNS = "run_id, phase, source_id, log_path, log_value, summary_value, unit, rule, agrees, reason"
 
@@ -21,7 +22,8 @@ COLUMNS = "run_id, phase, source_id, log_path, log_value, summary_value, unit, r
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
     db = tmp_path_factory.mktemp("phase_logs") / "phase_logs.duckdb"
-    ingest([TUCSON / "results/2023.10.22-06.40.20", CSIRO_BASH, JANELIA_ISC20, CLEMSON_TWO_RUNS, AURORA], db,
+    ingest([TUCSON / "results/2023.10.22-06.40.20", CSIRO_BASH, JANELIA_ISC20, CLEMSON_TWO_RUNS, AURORA,
+            DKRZ_3_DECIMALS], db,
            progress=False)
     with duckdb.connect(str(db), read_only=True) as c:
         yield c
@@ -110,3 +112,18 @@ def test_changed_log_value_is_a_disagreement(tucson_results, tmp_path):
     phase, log_value, summary_value, reason = rows[0]
     assert (phase, log_value, summary_value) == ("ior-easy-write", 110172 / 1024, 106.612964)
     assert reason.startswith("summary 106.612964 GiB/s vs the log's 107.58984375: off by -0.977")
+
+
+def test_score_from_phase_logs_settles_summary_rounding(con):
+    """DKRZ 199's summary prints ior-hard-write as 0.032 GiB/s: recomputed from those rounded values the score
+    is 5.34613, 0.22 % off the printed 5.33461; with the logs' values (0.031699 ...) it is 5.33460."""
+    (run_id, summary_score, reported), = con.execute(
+        "SELECT run_id, score, reported_score FROM io500_scores JOIN io500_runs USING (run_id) WHERE submission = 199"
+    ).fetchall()
+    assert (round(summary_score, 5), reported) == (5.34613, 5.33461)
+    score, from_logs, matches = con.execute(
+        "SELECT score, phases_from_logs, matches_reported FROM io500_scores_from_logs WHERE run_id = ?", [run_id]
+    ).fetchone()
+    assert (round(score, 5), from_logs, matches) == (5.3346, 11, True)
+    assert con.execute("SELECT count(*) FROM io500_score_mismatches WHERE run_id = ?", [run_id]).fetchone() == (0,)
+

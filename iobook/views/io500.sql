@@ -19,12 +19,6 @@ CREATE OR REPLACE VIEW io500_run_files AS
 SELECT m.run_id, m.source_id, s.path, m.role, s.format, s.sha256
 FROM io500_run_members m JOIN sources s USING (source_id);
 
--- Runs whose recomputed score is not the reported one within 0.1 %, or cannot be compared, and why.
-CREATE OR REPLACE VIEW io500_score_mismatches AS
-SELECT r.run_id, r.path, s.score, s.reported_score_native, s.score_rule, s.score_check AS reason
-FROM io500_run_scores s JOIN io500_run_info r USING (run_id)
-WHERE s.score_matches IS DISTINCT FROM true;
-
 -- The same run (same phase values) listed in more than one submission.
 CREATE OR REPLACE VIEW io500_duplicate_runs AS
 SELECT a.run_id, b.run_id AS same_as_run_id, a.submission, b.submission AS same_as_submission, a.fingerprint
