@@ -10,11 +10,12 @@ import argparse
 import shutil
 from pathlib import Path
 
-FULL = [  # (institution, system) folders copied whole
-    ("IBM", None), ("IBM Cloud HPC", None), ("IBM Ehningen System", None), ("IBM Tucson", None),
-    ("IBM Tuscon", None), ("IBMDL", None),
+FULL = [  # folders copied whole, as path components below the archive root
+    ("IBM",), ("IBM Cloud HPC",), ("IBM Ehningen System",), ("IBM Tucson",), ("IBM Tuscon",), ("IBMDL",),
     ("Intel", "Wolf"), ("National Supercomputing Center in Changsha", "Tianhe-2E"),
     ("EPCC", "NextGENIO"), ("Argonne National Laboratory", "Aurora"),
+    # bash-era runs whose summaries print phases to 3 decimals: their phase logs reproduce the printed score
+    ("DKRZ", "Mistral", "lustre02", "2019", "submission-109"), ("DKRZ", "Mistral", "lustre02", "2019", "submission-199"),
 ]
 SUMMARY_NAMES = ("result_summary.txt", "result.txt")
 
@@ -24,9 +25,7 @@ def is_summary(path: Path) -> bool:
 
 
 def wanted(rel: Path) -> bool:
-    parts = rel.parts
-    full = any(parts[0] == inst and (system is None or parts[1] == system) for inst, system in FULL)
-    return full or is_summary(rel)
+    return any(rel.parts[: len(prefix)] == prefix for prefix in FULL) or is_summary(rel)
 
 
 def main() -> None:
