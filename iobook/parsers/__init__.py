@@ -73,9 +73,9 @@ class Format:
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import fio, gpfs, io500, ior, mdtest, monitor
+    from . import combined, fio, gpfs, io500, ior, mdtest, monitor
 
-    return io500.FORMATS + gpfs.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
+    return io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
 
 
 def all_records() -> tuple[type, ...]:

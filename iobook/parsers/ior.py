@@ -508,9 +508,13 @@ def _first_line(head: str) -> str:
     return head.lstrip("\ufeff").split("\n", 1)[0].strip()
 
 
+def detect_text(head: str) -> bool:
+    return "MPI Coordinated Test" in head and bool(BANNER.search(head))
+
+
 FORMATS = (
     Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
-    Format("ior-text", "ior", lambda head: "MPI Coordinated Test" in head and bool(BANNER.search(head)), parse_text),
+    Format("ior-text", "ior", detect_text, parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
     Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
 )

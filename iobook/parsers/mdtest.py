@@ -228,7 +228,7 @@ def _check_rank_csv(rows) -> None:
                 raise ParseError(f"{field[:40]!r} is not a number", lineno)
 
 
-def _detect_log(head: str) -> bool:
+def detect_log(head: str) -> bool:
     if " was launched with " not in head:  # cheap before a MULTILINE regex over a 1 MiB head
         return False
     return bool(re.search(r"^mdtest-\S+ was launched with ", head, re.MULTILINE))
@@ -239,6 +239,6 @@ def _detect_rank_csv(head: str) -> bool:
 
 
 FORMATS = (
-    Format("mdtest-text", TOOL, _detect_log, parse_log),
+    Format("mdtest-text", TOOL, detect_log, parse_log),
     Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv),
 )

@@ -1,0 +1,23 @@
+"""One log holding both IOR's and mdtest's output: a site's own IO500 driver that wrote every phase into
+one file (e.g. Janelia's 2019 `output.txt`, with `[IOR EASY WRITE]` ... `[MDTEST HARD DELETE]` sections).
+
+Each tool's parser already skips the other's lines, so the file yields both tools' records.
+"""
+from __future__ import annotations
+
+from . import Format, Parsed, ior, mdtest
+
+RECORDS: tuple = ()  # the records are IOR's and mdtest's own
+
+
+def _detect(head: str) -> bool:
+    return ior.detect_text(head) and mdtest.detect_log(head)
+
+
+def parse(text: str) -> Parsed:
+    ior_part, mdtest_part = ior.parse_text(text), mdtest.parse_log(text)
+    return Parsed("ior+mdtest-text", "ior+mdtest", f"{ior_part.tool_version} + {mdtest_part.tool_version}",
+                  ior_part.records + mdtest_part.records)
+
+
+FORMATS = (Format("ior+mdtest-text", "ior+mdtest", _detect, parse),)
