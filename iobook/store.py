@@ -144,15 +144,21 @@ def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> 
         con.register("_incoming", table)
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
     con.unregister("_incoming")
+    # One read_csv over all of a batch's files that share a load's table, columns and options (one call
+    # per file cost ~9 ms each); read_csv's filename column says which source each row came from.
+    by_load: dict[tuple, list[tuple[str, int]]] = {}
     for source_id, row, _, csv_loads in files:
         for load in csv_loads:
-            names = list(load.constants)
-            consts = "".join(f", ? AS {n}" for n in names)
-            con.execute(
-                f"INSERT INTO {load.table} BY NAME SELECT ? AS source_id{consts}, {load.select} "
-                f"FROM read_csv(?, {_csv_options(load.options)})",
-                [source_id, *load.constants.values(), row["path"]],
-            )
+            key = (load.table, load.select, _csv_options(load.options))
+            by_load.setdefault(key, []).append((row["path"], source_id))
+    for (table, select, options), members in by_load.items():
+        con.register("_csv_sources", pa.table({"_path": [p for p, _ in members], "_source_id": [i for _, i in members]}))
+        con.execute(
+            f"INSERT INTO {table} BY NAME SELECT s._source_id AS source_id, {select} "
+            f"FROM read_csv(?, filename = true, {options}) JOIN _csv_sources s ON filename = s._path",
+            [[p for p, _ in members]],
+        )
+        con.unregister("_csv_sources")
 
 
 def _csv_options(options: dict) -> str:

@@ -106,3 +106,25 @@ def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     monkeypatch.setattr(iobook.ingest, "PARALLEL_FROM", 10**9)
     ingest([tucson], serial, progress=False)
     assert table_rows(parallel) == table_rows(serial)
+
+
+def test_a_csv_duckdb_refuses_fails_alone_in_its_batch(tmp_path):
+    """CSV-backed logs of a batch are read in one read_csv; one that DuckDB cannot load (a value past
+    BIGINT, which the parser's line check lets through) is recorded as failed and the rest still land."""
+    from conftest import REPO
+
+    logs = REPO / "tests" / "fixtures" / "fio" / "logs-raw"
+    good, bad = tmp_path / "raw_bw.1.log", tmp_path / "raw_iops.1.log"
+    good.write_bytes((logs / "raw_bw.1.log").read_bytes())
+    first, rest = (logs / "raw_iops.1.log").read_text().split(", ", 1)
+    bad.write_text("99999999999999999999, " + rest)
+    db = tmp_path / "t.duckdb"
+    counts = ingest([good, bad], db, progress=False)
+    con = store.open_read(db)
+    rows = dict(con.execute("SELECT path, status FROM sources").fetchall())
+    assert rows == {str(good): "ok", str(bad): "error"}
+    assert counts["failed"] == 1 and counts["parsed"] == 1
+    error, = con.execute("SELECT error FROM sources WHERE path = ?", [str(bad)]).fetchone()
+    assert error.startswith("could not load into DuckDB")
+    lines = len((logs / "raw_bw.1.log").read_text().splitlines())
+    assert con.execute("SELECT count(*) FROM fio_series").fetchone() == (lines,)

@@ -43,15 +43,14 @@ class ParseError(Exception):
 class CsvLoad:
     """Rows the store loads with DuckDB's read_csv from the source file itself.
 
-    ``select`` is a SQL select list over the CSV's columns (e.g. ``"column0 AS t_ms, column1 AS value"``),
-    ``constants`` are extra literal columns bound as parameters (name -> value), and
-    ``options`` are read_csv keyword options (e.g. ``{"header": False, "columns": {...}}``).
+    ``select`` is a SQL select list over the CSV's columns (e.g. ``"column0 AS t_ms, column1 AS value"``)
+    and ``options`` are read_csv keyword options (e.g. ``{"header": False, "columns": {...}}``); files with
+    the same table, select and options are read in one read_csv call.
     """
 
     table: str
     select: str
     options: dict = field(default_factory=dict)
-    constants: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
