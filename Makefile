@@ -16,6 +16,7 @@ venv: $(VENV)/.installed
 # PYTHONDONTWRITEBYTECODE=1 would otherwise leave imports ~2x slower.
 $(VENV)/.installed: requirements.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade  # a .venv made by uv has no pip
 	$(PY) -m pip install --quiet uv==$(UV_VERSION)
 	$(VENV)/bin/uv pip install --python $(PY) --compile-bytecode --quiet -r requirements.lock
 	$(VENV)/bin/uv pip install --python $(PY) --no-deps --quiet -e .

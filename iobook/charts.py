@@ -2,8 +2,9 @@
 
 Altair's default HTML output loads Vega from a CDN, which leaves charts blank in an offline book. The book
 ships one Vega bundle in its static files (`write_vega_bundle`, run by `make book`); notebooks call
-`enable_offline()` so every chart becomes a div plus a `vegaEmbed` call that uses that bundle. Chart ids
-are derived from the spec, so re-executing a chapter yields identical output and nbval can compare it.
+`enable_offline()` so every chart becomes a static SVG plus a div and a `vegaEmbed` call that uses that
+bundle. Chart ids are derived from the spec and vl-convert's SVG is deterministic, so re-executing a
+chapter yields identical output and nbval can compare it.
 """
 from __future__ import annotations
 
@@ -12,14 +13,21 @@ import json
 from pathlib import Path
 
 import altair as alt
+import vl_convert
 
 BUNDLE_NAME = "vega-bundle.js"
 
-_EMBED = """<div id="{id}" class="iobook-chart"></div>
+# The chart is drawn twice: a static SVG (vl-convert, now), shown wherever no script runs (JupyterLab
+# without the bundle, a notebook viewer), and the interactive vegaEmbed view with tooltips, which replaces
+# the static copy once the book's bundle has drawn it.
+_EMBED = """<div class="iobook-chart-static">{svg}</div>
+<div id="{id}" class="iobook-chart"></div>
 <script type="text/javascript">
 (function draw() {{
   if (!window.vegaEmbed) {{ window.addEventListener("load", draw, {{once: true}}); return; }}
-  vegaEmbed("#{id}", {spec}, {{renderer: "svg", actions: false}});
+  vegaEmbed("#{id}", {spec}, {{renderer: "svg", actions: false}}).then(function () {{
+    document.getElementById("{id}").previousElementSibling.remove();
+  }});
 }})();
 </script>"""
 
@@ -31,7 +39,7 @@ def _render(spec: dict, **_metadata) -> dict:
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
-    html = _EMBED.format(id=chart_id, spec=text.replace("</", "<\\/"))
+    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=text.replace("</", "<\\/"))
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
 
 
@@ -43,8 +51,6 @@ def enable_offline() -> None:
 def write_vega_bundle(static_dir: Path) -> Path:
     """Write Vega, Vega-Lite and vega-embed as one script; wrapped in a function so its top-level
     names (e.g. `_`) do not clash with Sphinx's own scripts."""
-    import vl_convert
-
     static_dir.mkdir(parents=True, exist_ok=True)
     target = static_dir / BUNDLE_NAME
     bundle = vl_convert.javascript_bundle()

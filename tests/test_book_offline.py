@@ -60,6 +60,7 @@ def test_chapter_draws_its_charts_offline(page, server, tmp_path):
     assert charts, f"{page}: no chart divs in the rendered page"
     blank = [chart_id for chart_id, inner in charts if "<svg" not in inner]
     assert not blank, f"{page}: charts not drawn: {blank}"
+    assert "iobook-chart-static" not in dom, f"{page}: a static fallback was not replaced by its interactive chart"
     elsewhere = [u for u in urls if not u.startswith((server, "data:", "blob:", "about:", "chrome:"))]
     assert not elsewhere, f"{page} requested other hosts: {elsewhere}"
     assert any(u.startswith(f"{server}/_static/vega-bundle.js") for u in urls)

@@ -1,0 +1,29 @@
+"""Offline charts: a static SVG for viewers that run no script, the vegaEmbed call for the book."""
+import altair as alt
+import pandas as pd
+
+from iobook import charts
+
+
+def chart() -> alt.Chart:
+    # IBM Tucson's SC23 bandwidth phases (result_summary.txt of submission-679), as a chapter would plot them
+    phases = pd.DataFrame({"phase": ["ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read"],
+                           "value": [106.612964, 51.311449, 205.041473, 26.995058]})
+    return alt.Chart(phases).mark_point().encode(x="value:Q", y="phase:N")
+
+
+def test_render_is_static_svg_plus_embed_and_deterministic():
+    spec = chart().to_dict()
+    first, second = charts._render(spec), charts._render(spec)
+    assert first["text/html"].startswith('<div class="iobook-chart-static"><svg')
+    assert "205.041473" in first["text/html"] and 'vegaEmbed("#chart-' in first["text/html"]
+    # the same chart again gets the next id on the page, and nothing else changes
+    id1, id2 = first["text/plain"][7:-1], second["text/plain"][7:-1]
+    assert id1 != id2 and second["text/html"] == first["text/html"].replace(id1, id2)
+
+
+def test_closing_tags_in_data_cannot_end_the_script():
+    df = pd.DataFrame({"label": ["</script><b>x</b>"], "value": [1.0]})
+    html = charts._render(alt.Chart(df).mark_point().encode(x="value:Q", y="label:N").to_dict())["text/html"]
+    script = html.split("<script", 1)[1]
+    assert "</script><b>" not in script.split("</script>")[0] and "<\\/script><b>" in script
