@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test venv ingest chapters html lock bench clean system-deps
+.PHONY: book test venv ingest chapters html lock bench lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -50,6 +50,10 @@ system-deps:
 
 test: book system-deps
 	$(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
+
+# JupyterLab on the chapter templates; charts show as static SVG there, interactive in the built book.
+lab: venv
+	$(VENV)/bin/jupyter lab --notebook-dir=.
 
 bench: venv
 	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions)
