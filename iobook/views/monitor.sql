@@ -60,3 +60,13 @@ CREATE OR REPLACE VIEW perf_counters AS
 SELECT p.source_id, rs.run_id, p.event, p.value, p.unit, p.status, p.running_pct
 FROM raw_perf_counters p
 LEFT JOIN run_sources rs USING (source_id);
+
+-- Share of all CPUs busy (usr + nice + sys + irq + soft of mpstat's 'all' row, %) per mpstat sample of a
+-- collector step: how loaded the machine was before and while the step's tool ran.
+CREATE OR REPLACE VIEW step_cpu_busy AS
+SELECT l.run_id, l.step_index, m.source_id, m.t_s,
+       sum(m.value) FILTER (m.metric IN ('usr', 'nice', 'sys', 'irq', 'soft')) AS busy_pct
+FROM monitor_series m
+JOIN run_labels l ON l.source_id = m.source_id AND l.key = 'phase'
+WHERE m.tool = 'mpstat' AND m.instance = 'all'
+GROUP BY ALL;
