@@ -22,7 +22,7 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	$(VENV)/bin/uv pip install --python $(PY) --no-deps --quiet -e .
 	touch $@
 
-lock:
+lock: venv
 	$(VENV)/bin/uv pip compile --python-version 3.11 requirements.in -o requirements.lock
 
 # A fresh database each build, so the book shows exactly what data/raw holds. Files that fail to parse
