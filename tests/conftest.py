@@ -1,9 +1,26 @@
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+
+
+def _shared() -> Path:
+    """The shared folder (seeds, IO500 archive, built-tools runs): $IOBOOK_SHARED, else `shared/` beside this
+    checkout (as CI has it), else beside the checkout this one was cloned from (`git clone . /tmp/x`)."""
+    if os.environ.get("IOBOOK_SHARED"):
+        return Path(os.environ["IOBOOK_SHARED"])
+    beside = REPO.parent / "shared"
+    origin = subprocess.run(["git", "-C", str(REPO), "remote", "get-url", "origin"],
+                            capture_output=True, text=True).stdout.strip()
+    if beside.is_dir() or not origin or not Path(origin).is_dir():
+        return beside
+    return Path(origin).resolve().parent / "shared"
+
+
+SHARED = _shared()
 ARCHIVE = SHARED / "io500-submissions"
 BUILT_TOOLS = SHARED / "fixtures" / "built-tools"
 TUCSON_SC23 = (ARCHIVE / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023"

@@ -7,6 +7,8 @@ import pytest
 from iobook import published, store
 from iobook.ingest import ingest
 
+from conftest import SHARED
+
 IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 SC23 = {  # seed 000's column label -> the submission folder of that run
     "IBM Tucson": IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
@@ -53,7 +55,7 @@ def test_building_block_evidence_is_quoted_from_a_file():
     import csv
     import re
 
-    seed = (IO500.parents[2].parent / "shared" / "seeds" / "000_e82b5fd1ddcfd1a1.txt").read_text(encoding="utf-8")
+    seed = (SHARED / "seeds" / "000_e82b5fd1ddcfd1a1.txt").read_text(encoding="utf-8")
     rows = list(csv.DictReader((IO500.parents[1] / "reference" / "ibm_building_blocks.csv").open(encoding="utf-8")))
     assert [r["submission"] for r in rows if r["building_blocks"]] == ["590", "651", "679", "690"]
     for row in rows:

@@ -7,8 +7,8 @@ import pytest
 
 from iobook import families
 
-REPO = Path(__file__).resolve().parents[1]
-ARCHIVE = REPO.parent / "shared" / "io500-submissions"
+from conftest import ARCHIVE, REPO
+
 RAW_IO500 = REPO / "data" / "raw" / "io500"
 
 

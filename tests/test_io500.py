@@ -14,7 +14,8 @@ from iobook.ingest import ingest
 from iobook.parsers import ParseError, detect
 from iobook.parsers.io500 import FORMATS, GIB, Io500File, Io500Flag, Io500Phase
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from conftest import SHARED
+
 ARCHIVE = SHARED / "io500-submissions"
 TUCSON = ARCHIVE / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"
 TUCSON_RESULTS = TUCSON / "results/2023.10.22-06.40.20"

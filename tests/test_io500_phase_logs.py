@@ -8,7 +8,8 @@ import pytest
 
 from iobook.ingest import ingest
 
-ARCHIVE = Path(__file__).resolve().parents[1].parent / "shared" / "io500-submissions"
+from conftest import ARCHIVE
+
 TUCSON = ARCHIVE / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"
 CSIRO_BASH = ARCHIVE / "CSIRO/bracewell/scratch2/2020/submission-47"  # io500.sh (io500_fixed.sh), mdtest 3.3
 JANELIA_ISC20 = ARCHIVE / "Janelia Research Campus, HHMI/SharedScratch/wekafs/2020/submission-112"  # C app, mdtest 3.3

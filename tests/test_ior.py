@@ -14,7 +14,8 @@ from iobook.ingest import ingest
 from iobook.parsers import DETECT_BYTES, ParseError, ior
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ior"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from conftest import SHARED
+
 BUILT = SHARED / "fixtures" / "built-tools" / "ior"
 ARCHIVE = SHARED / "io500-submissions"
 

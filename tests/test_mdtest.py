@@ -13,7 +13,8 @@ from iobook import ingest, store
 from iobook.parsers import ParseError, detect, mdtest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mdtest"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from conftest import SHARED
+
 BUILT = SHARED / "fixtures" / "built-tools" / "mdtest"
 AURORA_688 = (SHARED / "io500-submissions" / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023"
               / "submission-688" / "results" / "2023.11.07-03.43.32" / "mdtest-easy-delete.txt")

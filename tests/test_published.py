@@ -5,15 +5,15 @@ that field). The printed string must sit exactly there, the number must be the p
 occur in the seed at or above that line, and the row and column labels must be printed around it.
 """
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from iobook import published
 
-REPO = Path(__file__).resolve().parents[1]
-SEEDS = REPO.parent / "shared" / "seeds"
+from conftest import REPO, SHARED
+
+SEEDS = SHARED / "seeds"
 NAMES = sorted(p.stem for p in published.PUBLISHED.glob("*.csv"))
 NUMBER = re.compile(r"~?(-?\d+(?:\.\d+)?)(?:%|X|x|M)?")
 WORD_CHAR = re.compile(r"[A-Za-z0-9.]")
