@@ -39,6 +39,11 @@ class ParseError(Exception):
         return f"{where}: {self.reason}"
 
 
+def json_float(value) -> float | None:
+    """A JSON number as a float; None for anything else (null, strings, and booleans, which are ints in Python)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True)
 class CsvLoad:
     """Rows the store loads with DuckDB's read_csv from the source file itself.

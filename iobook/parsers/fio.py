@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import DETECT_BYTES, CsvLoad, Format, ParseError, Parsed
+from . import DETECT_BYTES, CsvLoad, Format, ParseError, Parsed, json_float
 
 DIRECTIONS = ("read", "write", "trim")
 LAT_UNIT_NS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6}
@@ -218,7 +218,7 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
             opts.get("rw", opts.get("readwrite")), opts.get("bs", opts.get("blocksize")),
             _opt_int(opts.get("iodepth")), _opt_int(opts.get("numjobs")), _opt_int(opts.get("direct")),
             opts.get("ioengine"), max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
-            _float_or_none(job.get("usr_cpu")), _float_or_none(job.get("sys_cpu")),
+            json_float(job.get("usr_cpu")), json_float(job.get("sys_cpu")),
             opts.get("write_bw_log"), opts.get("write_iops_log"), opts.get("write_lat_log")))
         records += ios
     return records
@@ -226,10 +226,6 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
 
 def _int_or_none(v) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _float_or_none(v) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 # ---------------------------------------------------------------- normal text (2.x and 3.x)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import Format, ParseError, Parsed
+from . import Format, ParseError, Parsed, json_float
 
 MIB = 1 << 20
 ACCESSES = ("write", "read", "remove")
@@ -353,10 +353,6 @@ def _results(value) -> list[tuple[int | None, dict]]:
     return out
 
 
-def _float(value) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _json_int(value) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -403,20 +399,22 @@ def parse_json(text: str) -> Parsed:
             seen[access] = seen.get(access, -1) + 1
             records.append(IorIteration(
                 test_index=index, access=access, iteration=iteration if iteration is not None else seen[access],
-                bw_mib_s=_float(row.get("bwMiB")), iops=_float(row.get("iops")), latency_s=_float(row.get("latency")),
-                block_kib=_float(row.get("blockKiB")), xfer_kib=_float(row.get("xferKiB")),
-                open_s=_float(row.get("openTime")), wrrd_s=_float(row.get("wrRdTime")),
-                close_s=_float(row.get("closeTime")), total_s=_float(row.get("totalTime")),
+                bw_mib_s=json_float(row.get("bwMiB")), iops=json_float(row.get("iops")),
+                latency_s=json_float(row.get("latency")),
+                block_kib=json_float(row.get("blockKiB")), xfer_kib=json_float(row.get("xferKiB")),
+                open_s=json_float(row.get("openTime")), wrrd_s=json_float(row.get("wrRdTime")),
+                close_s=json_float(row.get("closeTime")), total_s=json_float(row.get("totalTime")),
             ))
         for s in summaries:
-            if _json_int(s.get("TestID")) != test_id or _float(s.get("bwMaxMIB")) is None:
+            if _json_int(s.get("TestID")) != test_id or json_float(s.get("bwMaxMIB")) is None:
                 continue
             records.append(IorSummary(
-                test_index=index, access=str(s.get("operation")), bw_max_mib_s=_float(s.get("bwMaxMIB")),
-                bw_min_mib_s=_float(s.get("bwMinMIB")), bw_mean_mib_s=_float(s.get("bwMeanMIB")),
-                bw_std_mib_s=_float(s.get("bwStdMIB")), ops_max=_float(s.get("OPsMax")),
-                ops_min=_float(s.get("OPsMin")), ops_mean=_float(s.get("OPsMean")), ops_std=_float(s.get("OPsSD")),
-                mean_time_s=_float(s.get("MeanTime")), stonewall_time_s=None, stonewall_bw_mib_s=None,
+                test_index=index, access=str(s.get("operation")), bw_max_mib_s=json_float(s.get("bwMaxMIB")),
+                bw_min_mib_s=json_float(s.get("bwMinMIB")), bw_mean_mib_s=json_float(s.get("bwMeanMIB")),
+                bw_std_mib_s=json_float(s.get("bwStdMIB")), ops_max=json_float(s.get("OPsMax")),
+                ops_min=json_float(s.get("OPsMin")), ops_mean=json_float(s.get("OPsMean")),
+                ops_std=json_float(s.get("OPsSD")),
+                mean_time_s=json_float(s.get("MeanTime")), stonewall_time_s=None, stonewall_bw_mib_s=None,
                 iterations=_json_int(s.get("repetitions")),
             ))
     return Parsed("ior-json", "ior", version, records)
