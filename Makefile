@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine with Python 3.11:
-#   make book   set up .venv, ingest data/raw, execute the chapters, build the HTML book
-#   make test   unit tests + nbval on the executed chapters (against a freshly ingested database)
+#   make book   set up .venv, ingest DATA (default data/raw), execute the chapters, build the HTML book
+#   make test   unit tests + nbval on the executed chapters
 SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test venv ingest chapters html lock bench lab clean system-deps
+.PHONY: book test venv lock bench lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -25,24 +25,14 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 lock: venv
 	$(VENV)/bin/uv pip compile --python-version 3.11 requirements.in -o requirements.lock
 
-# A fresh database each build, so the book shows exactly what data/raw holds. Files that fail to parse
-# do not stop the build (ingest exits 1 for them); they are listed on the book's Data page.
-ingest: venv
-	rm -f $(DB) $(DB).wal
-	mkdir -p _build
-	$(PY) -m iobook ingest --db $(DB) data/raw | tee _build/ingest.log
-	grep -q '^ingest: seen' _build/ingest.log
+# The book on DATA (default data/raw; `make book DATA="dir1 dir2"` for your own logs). Incremental: the
+# database persists, unchanged files are not re-parsed, files gone from DATA drop out of the book, and a
+# chapter re-executes only when its template, parameters or data changed. Files that fail to parse do not
+# stop the build; the Data chapter lists them.
+DATA ?= data/raw
 
-chapters: ingest
-	$(PY) -m iobook chapters
-
-html: venv
-	$(VENV)/bin/jupyter-book clean --all .
-	$(PY) -c 'from pathlib import Path; from iobook.charts import write_vega_bundle; write_vega_bundle(Path("book/_static"))'
-	$(VENV)/bin/jupyter-book build --warningiserror --keep-going .
-
-book: chapters
-	$(MAKE) html
+book: venv
+	$(PY) -m iobook book --data $(DATA) --db $(DB)
 
 # Chromium draws the built pages in the offline-rendering test.
 system-deps:

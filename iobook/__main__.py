@@ -1,4 +1,4 @@
-"""Command line: `python -m iobook ingest|chapters ...`."""
+"""Command line: `python -m iobook book|ingest|chapters|registry ...`."""
 from __future__ import annotations
 
 import argparse
@@ -6,33 +6,63 @@ import sys
 from pathlib import Path
 
 from . import store
+from .chapters import REGISTRY
+
+DEFAULT_DATA = Path("data/raw")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m iobook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    p_book = sub.add_parser("book", help="the whole book on your data: ingest, execute changed chapters, build HTML")
+    p_book.add_argument("--data", nargs="+", type=Path, default=[DEFAULT_DATA],
+                        help="folders or files of logs; the book shows exactly these (default: data/raw)")
+    p_book.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file, kept between builds")
+    p_book.add_argument("--config", type=Path, default=REGISTRY, help="chapter registry (notebooks/chapters.yml)")
+    p_book.add_argument("--force", action="store_true", help="execute every chapter even if its inputs are unchanged")
+    p_book.add_argument("--quiet", action="store_true", help="no progress bars")
+
     p_ingest = sub.add_parser("ingest", help="parse benchmark logs (files or folders, recursive) into DuckDB")
     p_ingest.add_argument("paths", nargs="+", type=Path)
-    p_ingest.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file (default: %(default)s)")
+    p_ingest.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file (default: data/iobook.duckdb)")
+    p_ingest.add_argument("--prune", action="store_true",
+                          help="mark files no longer under PATHS as gone and drop their records")
     p_ingest.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    p_chapters = sub.add_parser("chapters", help="execute the chapter templates with papermill into book/")
-    p_chapters.add_argument("--config", type=Path, default=Path("notebooks/chapters.yml"))
+    p_chapters = sub.add_parser("chapters", help="execute the chapters whose inputs changed into book/")
+    p_chapters.add_argument("--db", type=Path, default=store.DEFAULT_DB)
+    p_chapters.add_argument("--config", type=Path, default=REGISTRY)
     p_chapters.add_argument("--only", nargs="*", help="names of the chapters to run (default: all)")
+    p_chapters.add_argument("--force", action="store_true", help="execute even if the inputs are unchanged")
+
+    p_registry = sub.add_parser("registry", help="write _toc.yml and the chapter tables from notebooks/chapters.yml")
+    p_registry.add_argument("--config", type=Path, default=REGISTRY)
 
     args = parser.parse_args(argv)
+    if args.command == "book":
+        from .build import build_book
+
+        return build_book(args.data, args.db, args.config, force=args.force, progress=not args.quiet)
     if args.command == "ingest":
+        from .build import format_ingest
         from .ingest import ingest
 
-        counts = ingest(args.paths, args.db, progress=not args.quiet)
-        print("ingest: " + ", ".join(f"{k} {counts[k]}" for k in
-                                      ("seen", "new", "changed", "unchanged", "parsed", "skipped", "failed")))
-        return 1 if counts["failed"] else 0
+        counts = ingest(args.paths, args.db, progress=not args.quiet, prune=args.prune)
+        print(format_ingest(counts))
+        return 1 if counts["failed"] or counts["failed before"] else 0
     if args.command == "chapters":
-        from .chapters import run_chapters
+        from .chapters import format_summary, run_chapters
 
-        return run_chapters(args.config, args.only)
+        summary = run_chapters(args.db, args.config, only=args.only, force=args.force)
+        print(format_summary(summary))
+        return 1 if any(r["status"].startswith("FAILED") for r in summary) else 0
+    if args.command == "registry":
+        from .chapters import load_registry, write_generated
+
+        for path in write_generated(load_registry(args.config)):
+            print(f"wrote {path}")
+        return 0
     return 2
 
 

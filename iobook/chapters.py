@@ -1,45 +1,186 @@
-"""Execute chapter templates with papermill into executed copies, as listed in notebooks/chapters.yml.
+"""The chapter registry (notebooks/chapters.yml) and the runner that executes chapters with papermill.
 
-Jupyter Book then builds from the executed copies with its own execution off. When a chapter fails, the
-partly executed notebook (with the traceback in the failing cell) is kept in _build/reports/.
+The registry is the one list of chapters: `_toc.yml`, the README's chapter table and the landing page's
+chapter list are generated from it (`python -m iobook registry`). A chapter `<name>` has its template at
+`notebooks/<name>.ipynb`, its executed copy at `book/<name>.ipynb` and its queries in
+`iobook/studies/<name>.py`.
+
+A chapter re-executes only when its inputs changed: its template, its parameters, the files of the tools it
+reads (their content, status and path) and the package's code and reference tables. Jupyter Book's own
+cache sees only code, not the data in DuckDB. When a chapter fails, its partial notebook (with the
+traceback in the failing cell) is kept in _build/reports/.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import papermill
 import yaml
+from tqdm import tqdm
 
-REPORTS = Path("_build/reports")
+from . import store
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
+REPORTS = REPO_ROOT / "_build" / "reports"
+# What a chapter's output depends on besides its template, parameters and data.
+CODE_INPUTS = ("iobook", "data/published", "data/reference", "requirements.lock")
+MARKERS = ("<!-- chapters: generated from notebooks/chapters.yml by `python -m iobook registry` -->",
+           "<!-- end of chapters -->")
 
 
-def load_config(config: Path) -> list[dict]:
-    return yaml.safe_load(config.read_text(encoding="utf-8"))["chapters"]
+@dataclass
+class Chapter:
+    name: str
+    title: str
+    about: str           # one line: what the chapter shows
+    data: str            # one line: what it is built from
+    reads: list[str]     # tools whose files it reads ("*": every file)
+    parameters: dict = field(default_factory=dict)
+
+    @property
+    def template(self) -> Path:
+        return REPO_ROOT / "notebooks" / f"{self.name}.ipynb"
+
+    @property
+    def output(self) -> Path:
+        return REPO_ROOT / "book" / f"{self.name}.ipynb"
 
 
-def run_chapters(config: Path, only: list[str] | None = None) -> int:
-    failed = []
-    for chapter in load_config(config):
-        if only and chapter["name"] not in only:
+def load_registry(config: Path = REGISTRY) -> list[Chapter]:
+    return [Chapter(**entry) for entry in yaml.safe_load(config.read_text(encoding="utf-8"))["chapters"]]
+
+
+# --- generated files -------------------------------------------------------------------------------------
+
+def toc_yaml(chapters: list[Chapter]) -> str:
+    lines = ["# Generated from notebooks/chapters.yml by `python -m iobook registry`; edit that file instead.",
+             "format: jb-book", "root: book/intro", "chapters:"]
+    return "\n".join(lines + [f"  - file: book/{c.name}" for c in chapters]) + "\n"
+
+
+def chapter_table(chapters: list[Chapter], link: str) -> str:
+    """A markdown table of the chapters; `link` formats a chapter's name into its link target."""
+    rows = ["| chapter | what it shows | data |", "| --- | --- | --- |"]
+    rows += [f"| [{c.title}]({link.format(name=c.name)}) | {c.about} | {c.data} |" for c in chapters]
+    return "\n".join(rows)
+
+
+def _with_table(text: str, table: str, path: Path) -> str:
+    start, end = MARKERS
+    if start not in text or end not in text:
+        raise ValueError(f"{path}: no generated chapter table markers")
+    before, rest = text.split(start, 1)
+    return before + start + "\n" + table + "\n" + end + rest.split(end, 1)[1]
+
+
+def generated_files(chapters: list[Chapter]) -> dict[Path, str]:
+    """Every file generated from the registry, with the content it should have."""
+    readme, intro = REPO_ROOT / "README.md", REPO_ROOT / "book" / "intro.md"
+    return {
+        REPO_ROOT / "_toc.yml": toc_yaml(chapters),
+        readme: _with_table(readme.read_text(encoding="utf-8"), chapter_table(chapters, "book/{name}.ipynb"), readme),
+        intro: _with_table(intro.read_text(encoding="utf-8"), chapter_table(chapters, "{name}"), intro),
+    }
+
+
+def write_generated(chapters: list[Chapter]) -> list[Path]:
+    """Write the generated files that differ from what the registry gives; return them."""
+    changed = []
+    for path, text in generated_files(chapters).items():
+        if path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+# --- execution -------------------------------------------------------------------------------------------
+
+def _code_digest() -> str:
+    h = hashlib.sha256()
+    for root in CODE_INPUTS:
+        p = REPO_ROOT / root
+        files = sorted(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts) if p.is_dir() else [p]
+        for f in files:
+            h.update(f.relative_to(REPO_ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def files_read(con, chapter: Chapter) -> list[tuple]:
+    """(path, sha256, status) of every file of the tools the chapter reads, in path order."""
+    where = "" if "*" in chapter.reads else "WHERE list_contains(?, tool)"
+    params = [] if "*" in chapter.reads else [chapter.reads]
+    return con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
+
+
+def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], code_digest: str) -> str:
+    h = hashlib.sha256()
+    h.update(chapter.template.read_bytes())
+    h.update(json.dumps(parameters, sort_keys=True).encode())
+    h.update(json.dumps(files).encode())
+    h.update(code_digest.encode())
+    return h.hexdigest()
+
+
+def _executed_digest(output: Path) -> str | None:
+    try:
+        return json.loads(output.read_text(encoding="utf-8"))["metadata"].get("iobook", {}).get("inputs_digest")
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _stamp(output: Path, digest: str) -> None:
+    nb = json.loads(output.read_text(encoding="utf-8"))
+    nb["metadata"]["iobook"] = {"inputs_digest": digest}
+    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None = None,
+                 force: bool = False, progress: bool = True) -> list[dict]:
+    """Execute the chapters whose inputs changed; return one summary row per chapter."""
+    chapters = [c for c in load_registry(config) if not only or c.name in only]
+    code_digest = _code_digest()
+    con = store.open_read(db_path)
+    try:
+        reads = {c.name: files_read(con, c) for c in chapters}
+    finally:
+        con.close()
+    summary = []
+    for chapter in tqdm(chapters, desc="chapters", unit="chapter", disable=not progress):
+        # db_path relative to the executed copy's folder (the kernel's cwd): no absolute path in the notebook
+        parameters = {**chapter.parameters, "db_path": os.path.relpath(Path(db_path).resolve(), chapter.output.parent)}
+        digest = inputs_digest(chapter, parameters, reads[chapter.name], code_digest)
+        row = {"chapter": chapter.name, "files read": len(reads[chapter.name]), "status": "unchanged", "seconds": 0.0}
+        summary.append(row)
+        if not force and chapter.output.exists() and _executed_digest(chapter.output) == digest:
             continue
-        template, output = Path(chapter["template"]), Path(chapter["output"])
-        output.parent.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         try:
-            papermill.execute_notebook(
-                str(template), str(output), parameters=chapter.get("parameters", {}),
-                cwd=str(output.parent), kernel_name="python3", progress_bar=False,
-            )
+            papermill.execute_notebook(str(chapter.template), str(chapter.output), parameters=parameters,
+                                       cwd=str(chapter.output.parent), kernel_name="python3", progress_bar=False)
         except papermill.PapermillExecutionError as e:
             REPORTS.mkdir(parents=True, exist_ok=True)
-            report = REPORTS / output.name
-            shutil.copy(output, report)
-            output.unlink()
-            print(f"chapter {chapter['name']}: FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
-                  f"  report: {report}")
-            failed.append(chapter["name"])
-            continue
-        print(f"chapter {chapter['name']}: {output} ({time.perf_counter() - started:.1f} s)")
-    return 1 if failed else 0
+            report = REPORTS / chapter.output.name
+            shutil.move(chapter.output, report)
+            row.update(status=f"FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}"[:200],
+                       report=str(report.relative_to(REPO_ROOT)))
+            tqdm.write(f"chapter {chapter.name}: failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
+                       f"  partial notebook: {report.relative_to(REPO_ROOT)}")
+        else:
+            _stamp(chapter.output, digest)
+            row["status"] = "executed"
+        row["seconds"] = round(time.perf_counter() - started, 1)
+    return summary
+
+
+def format_summary(summary: list[dict]) -> str:
+    width = max(len(r["chapter"]) for r in summary)
+    lines = [f"{'chapter':<{width}}  {'files read':>10}  {'seconds':>7}  status"]
+    lines += [f"{r['chapter']:<{width}}  {r['files read']:>10,}  {r['seconds']:>7.1f}  {r['status']}" for r in summary]
+    return "\n".join(lines)

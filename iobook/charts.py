@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import altair as alt
+import font_source_sans_pro
 import vl_convert
 
 BUNDLE_NAME = "vega-bundle.js"
+# vl-convert measures SVG text with whatever fonts the machine has, so a chart's SVG differed between a
+# machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package).
+FONT = "Source Sans Pro"
 
 # The chart is drawn twice: a static SVG (vl-convert, now), shown wherever no script runs (JupyterLab
 # without the bundle, a notebook viewer), and the interactive vegaEmbed view with tooltips, which replaces
@@ -34,25 +40,46 @@ _EMBED = """<div class="iobook-chart-static">{svg}</div>
 _counts: dict[str, int] = {}
 
 
+def _script_safe(spec_json: str) -> str:
+    """JSON that cannot end or open anything inside a <script> element: `<`, `>` and `&` (from file and
+    folder names in a spec's data) become JSON escapes, which parse back to the same characters."""
+    return spec_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _render(spec: dict, **_metadata) -> dict:
     text = json.dumps(spec, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
-    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=text.replace("</", "<\\/"))
+    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=_script_safe(text))
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
 
 
+@cache
+def _register_font() -> None:
+    """Give vl-convert the pinned font's TTFs only: the package also ships OTFs of the same faces, and which
+    of two equal faces fontdb picks follows directory order, which differs between file systems."""
+    folder = Path(tempfile.mkdtemp(prefix="iobook-fonts-"))
+    for ttf in sorted((Path(font_source_sans_pro.__file__).parent / "files").glob("*.ttf")):
+        (folder / ttf.name).symlink_to(ttf)
+    vl_convert.register_font_directory(str(folder))
+
+
 def enable_offline() -> None:
+    _register_font()
+    alt.theme.register("iobook", enable=True)(
+        lambda: alt.theme.ThemeConfig(config={"font": FONT}))
     alt.renderers.register("iobook-offline", _render)
     alt.renderers.enable("iobook-offline")
 
 
-def write_vega_bundle(static_dir: Path) -> Path:
-    """Write Vega, Vega-Lite and vega-embed as one script; wrapped in a function so its top-level
-    names (e.g. `_`) do not clash with Sphinx's own scripts."""
+def write_vega_bundle(static_dir: Path) -> bool:
+    """Write Vega, Vega-Lite and vega-embed as one script, wrapped in a function so its top-level names
+    (e.g. `_`) do not clash with Sphinx's own scripts. Returns whether the file changed."""
     static_dir.mkdir(parents=True, exist_ok=True)
     target = static_dir / BUNDLE_NAME
-    bundle = vl_convert.javascript_bundle()
-    target.write_text("(function () {\n" + bundle + "\n})();\n", encoding="utf-8")
-    return target
+    bundle = "(function () {\n" + vl_convert.javascript_bundle() + "\n})();\n"
+    if target.exists() and target.read_text(encoding="utf-8") == bundle:
+        return False
+    target.write_text(bundle, encoding="utf-8")
+    return True

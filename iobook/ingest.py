@@ -93,7 +93,10 @@ def _outcomes(paths: list[str]):
         yield pool.map(_parse_file, paths, chunksize=8)
 
 
-def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
+def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool = False) -> Counter:
+    """Parse new and changed files under `paths` into the store. With `prune`, files the store holds that
+    are no longer under `paths` are marked gone and their records removed: the store then shows exactly
+    what the folders hold (the book's builds), while plain ingests add to it."""
     files = find_files(paths)
     counts = Counter(seen=len(files))
     con = store.open_write(db_path)
@@ -104,8 +107,9 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
         for f in files:
             path = str(f)
             prior = known.get(path)
-            if prior and prior[1] == hashlib.sha256(f.read_bytes()).hexdigest():
+            if prior and prior[2] != "gone" and prior[1] == hashlib.sha256(f.read_bytes()).hexdigest():
                 counts["unchanged"] += 1
+                counts["failed before"] += prior[2] == "error"
             elif prior:
                 counts["changed"] += 1
                 todo.append((path, prior[0]))
@@ -113,6 +117,11 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
                 counts["new"] += 1
                 todo.append((path, next_id))
                 next_id += 1
+        present = {str(f) for f in files}
+        gone = [i for p, (i, _, status) in known.items() if prune and status != "gone" and p not in present]
+        counts["gone"] = len(gone)
+        if gone:
+            _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))
         pending: list[tuple[int, Outcome]] = []
         with _outcomes([path for path, _ in todo]) as outcomes:
             for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
@@ -125,13 +134,21 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True) -> Counter:
                     counts.update(_write(con, pending))
                     pending = []
         counts.update(_write(con, pending))
-        if todo:
-            con.execute("BEGIN")
-            store.rebuild_derived(con)
-            con.execute("COMMIT")
+        if store.derived_stale(con):
+            _in_transaction(con, lambda: (store.rebuild_derived(con), store.set_derived_stale(con, False)))
     finally:
         con.close()
     return counts
+
+
+def _in_transaction(con, work) -> None:
+    con.execute("BEGIN")
+    try:
+        work()
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
@@ -155,10 +172,8 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
 
 
 def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
-    con.execute("BEGIN")
-    try:
+    def write():
         store.replace_sources(con, [(source_id, o.row, o.records, o.csv_loads) for source_id, o in pending])
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
+        store.set_derived_stale(con, True)
+
+    _in_transaction(con, write)

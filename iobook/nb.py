@@ -1,19 +1,25 @@
-"""Small helpers the chapter notebooks share: a read-only database, offline charts, source lists."""
+"""What every chapter notebook shares: a read-only database, offline charts, exact run selection, tables
+formatted for people, and the short section a chapter shows when the database has no data of its kind."""
 from __future__ import annotations
 
+import difflib
+import html
+from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pandas as pd
+from IPython.display import HTML, Markdown
 
 from . import charts, store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+MAX_ROWS_SHOWN = 25  # longer tables show this many rows and the whole table one click away
 
 
 def setup(db_path: str | Path):
     """Open the database read-only and make Altair charts draw offline."""
     charts.enable_offline()
-    pd.set_option("display.max_rows", 200)
     return store.open_read(db_path)
 
 
@@ -23,12 +29,74 @@ def shown_path(path: str) -> str:
     return str(p.relative_to(REPO_ROOT)) if p.is_relative_to(REPO_ROOT) else path
 
 
+def half_up(x: float, digits: int) -> float:
+    """Round as slides and tools print (0.05 -> 0.1), not as Python's round() does (to even)."""
+    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+class UnknownSelection(ValueError):
+    """A chapter parameter names something the database does not hold."""
+
+
+def select(requested: Iterable[str] | None, available: Iterable[str], what: str) -> list[str]:
+    """The requested names, checked exactly against what the database holds; None or empty selects all.
+    An unknown name is an error that names it and the nearest names that exist."""
+    available = sorted(set(available))
+    if not requested:
+        return available
+    requested = list(requested)
+    unknown = [r for r in requested if r not in available]
+    if unknown:
+        hints = "; ".join(f"{u!r}: nearest {difflib.get_close_matches(u, available, n=3, cutoff=0.5) or 'none'}"
+                          for u in unknown)
+        raise UnknownSelection(f"no {what} named {', '.join(map(repr, unknown))} in this database ({hints})")
+    return requested
+
+
+def no_data(kind: str, how_to_add: str) -> Markdown:
+    """The section a chapter renders instead of its analysis when the database holds none of its data."""
+    return Markdown(f"```{{note}}\nThis database holds no {kind}, so this chapter has nothing to show.\n"
+                    f"{how_to_add}\n```")
+
+
 def sources(con, source_ids) -> pd.DataFrame:
     """The files behind a figure: path, format, tool version and the first 12 hex digits of its sha256."""
     df = con.execute(
-        "SELECT source_id, path, format, tool_version, left(sha256, 12) AS sha256 "
+        "SELECT path, format, tool_version, left(sha256, 12) AS sha256 "
         "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
         [sorted({int(s) for s in source_ids})],
     ).df()
     df["path"] = df["path"].map(shown_path)
-    return df.set_index("source_id")
+    return df
+
+
+def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None) -> HTML:
+    """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
+    format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
+    the whole table in a collapsible block below."""
+    formats = formats or {}
+
+    def cell(column: str, value) -> str:
+        if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+            return "–"
+        if column in formats:
+            return format(value, formats[column])
+        if isinstance(value, float):
+            return f"{value:,.3g}" if abs(value) < 1e5 else f"{value:,.0f}"
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"{value:,}"
+        return str(value)
+
+    def render(frame: pd.DataFrame) -> str:
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell(c, v))}</td>" for c, v in zip(frame.columns, row)) + "</tr>"
+            for row in frame.itertuples(index=False, name=None))
+        title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+        return f'<table class="iobook-table">{title}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+    df = df.reset_index(drop=True)
+    if len(df) <= MAX_ROWS_SHOWN:
+        return HTML(render(df))
+    return HTML(render(df.head(MAX_ROWS_SHOWN))
+                + f"<details><summary>All {len(df):,} rows</summary>{render(df)}</details>")

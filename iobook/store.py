@@ -27,10 +27,14 @@ CREATE TABLE IF NOT EXISTS sources (
     format      VARCHAR,                  -- detected from content; null when skipped
     tool        VARCHAR,
     tool_version VARCHAR,
-    status      VARCHAR NOT NULL CHECK (status IN ('ok', 'error', 'skipped')),
+    status      VARCHAR NOT NULL CHECK (status IN ('ok', 'error', 'skipped', 'gone')),  -- gone: no longer
+                                          -- in the folders ingested; its records are removed
     error       VARCHAR,                  -- why it failed or was skipped
     error_line  INTEGER                   -- 1-based line of the failure, when known
-)
+);
+-- Set in the transaction that writes a batch of files, cleared in the one that rebuilds the derived
+-- tables: a run killed in between leaves it set, and the next ingest rebuilds them.
+CREATE TABLE IF NOT EXISTS ingest_state (key VARCHAR PRIMARY KEY, value VARCHAR);
 """
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
@@ -97,9 +101,26 @@ def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(db_path), read_only=True)
 
 
-def known_sources(con) -> dict[str, tuple[int, str]]:
-    """path -> (source_id, sha256) of every file already in the store."""
-    return {p: (i, h) for i, p, h in con.execute("SELECT source_id, path, sha256 FROM sources").fetchall()}
+def known_sources(con) -> dict[str, tuple[int, str, str]]:
+    """path -> (source_id, sha256, status) of every file already in the store."""
+    return {p: (i, h, st) for i, p, h, st in con.execute("SELECT source_id, path, sha256, status FROM sources").fetchall()}
+
+
+def mark_gone(con, source_ids: list[int]) -> None:
+    """Files no longer in the folders ingested: their records go, their sources rows stay as 'gone'."""
+    for cls in all_records():
+        con.execute(f"DELETE FROM {cls.TABLE} WHERE list_contains(?, source_id)", [source_ids])
+    con.execute("UPDATE sources SET status = 'gone', error = NULL, error_line = NULL "
+                "WHERE list_contains(?, source_id)", [source_ids])
+
+
+def set_derived_stale(con, stale: bool) -> None:
+    con.execute("INSERT OR REPLACE INTO ingest_state VALUES ('derived_stale', ?)", [str(stale).lower()])
+
+
+def derived_stale(con) -> bool:
+    row = con.execute("SELECT value FROM ingest_state WHERE key = 'derived_stale'").fetchone()
+    return bool(row) and row[0] == "true"
 
 
 def next_source_id(con) -> int:

@@ -20,7 +20,7 @@ def _shared() -> Path:
     return Path(origin).resolve().parent / "shared"
 
 
-SHARED = _shared()
+SHARED = _shared().resolve()  # ingest stores resolved paths; ../shared may be a symlink
 ARCHIVE = SHARED / "io500-submissions"
 BUILT_TOOLS = SHARED / "fixtures" / "built-tools"
 TUCSON_SC23 = (ARCHIVE / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023"
@@ -35,3 +35,64 @@ def tucson_results(tmp_path) -> Path:
     dest = tmp_path / "submission-679"
     shutil.copytree(TUCSON_SC23 / "results" / "2023.10.22-06.40.20", dest)
     return dest
+
+
+# Twenty real IO500 submissions whose full folders are not in data/raw (only their summaries are, or
+# nothing): the five the curated copy lacks, and fifteen spread over the archive's years and file systems.
+OTHER_SUBMISSIONS = [
+    "Georgia Institute of Technology/PACE-Phoenix/lustre/2021/submission-551",
+    "Janelia Research Campus, HHMI/Vast/Qumulo Core/2019/submission-177",
+    "Janelia Research Campus, HHMI/nrs/Qumulo Core/2019/submission-194",
+    "Janelia Research Campus, HHMI/qflash/Qumulo Core/2019/submission-198",
+    "Janelia Research Campus, HHMI/qflash/Qumulo Core/2019/submission-203",
+    "ACC Cyfronet AGH/Helios/Lustre/2024/submission-708",
+    "CSIRO/bracewell/scratch2/2020/submission-49",
+    "Clemson University/Palmetto/scratch4/2019/submission-191",
+    "DDN/AI400X2-I/EXAScaler/2023/submission-657",
+    "EPCC/Archer 2 (test system)/Work/2020/submission-472",
+    "Howard Hughes Medical Institute Janelia Research Campus/Janelia Compute Cluster/Vast/2023/submission-693",
+    "JNIST and HUST PDSL/Cheeloo-1 with OceanStor Pacific/OceanFS2/2023/submission-663",
+    "Janelia Research Campus, HHMI/VastTest/Vast/2020/submission-197",
+    "LNCC/SDumont/scratch/2020/submission-212",
+    "NLHPC/Guacolda/ESS/2021/submission-589",
+    "Nemours/nas6/GS7K/2019/submission-218",
+    "Pengcheng Laboratory/Pengcheng Cloudbrain-II on Atlas 900/MadFS/2020/submission-452",
+    "SPbPU/Polytechnic RSC Tornado/RSC Storage on demand Polytechnic/2020/submission-73",
+    "TACC/Frontera/DAOS/2020/submission-13",
+    "University of Cambridge/Data Accelerator/dac/2019/submission-78",
+]
+
+# The four databases every chapter is tested on: what each was ingested from.
+DATABASES = {
+    "empty": [],
+    "built_tools": [BUILT_TOOLS],
+    "other_io500": [ARCHIVE / s for s in OTHER_SUBMISSIONS],
+    "default": [REPO / "data" / "raw"],
+}
+
+
+@pytest.fixture(scope="session")
+def databases(tmp_path_factory) -> dict[str, Path]:
+    """name -> path of a database ingested from DATABASES[name], built once per test session."""
+    from iobook import store
+    from iobook.ingest import ingest
+
+    folder = tmp_path_factory.mktemp("databases")
+    built = {}
+    for name, paths in DATABASES.items():
+        built[name] = folder / f"{name}.duckdb"
+        if paths:
+            ingest(paths, built[name], progress=False)
+        else:
+            store.open_write(built[name]).close()
+    return built
+
+
+@pytest.fixture(scope="session", params=list(DATABASES))
+def any_db(request, databases):
+    """(name, read-only connection) for each of the four databases in turn."""
+    from iobook import store
+
+    con = store.open_read(databases[request.param])
+    yield request.param, con
+    con.close()

@@ -1,4 +1,6 @@
 """Offline charts: a static SVG for viewers that run no script, the vegaEmbed call for the book."""
+import json
+
 import altair as alt
 import pandas as pd
 
@@ -22,8 +24,12 @@ def test_render_is_static_svg_plus_embed_and_deterministic():
     assert id1 != id2 and second["text/html"] == first["text/html"].replace(id1, id2)
 
 
-def test_closing_tags_in_data_cannot_end_the_script():
-    df = pd.DataFrame({"label": ["</script><b>x</b>"], "value": [1.0]})
+def test_markup_in_data_cannot_end_or_open_anything_in_the_script():
+    # a folder named like this truncated the page when only `</` was escaped
+    hostile = ["</script><b>x</b>", "<!--<script>", "a & b"]
+    df = pd.DataFrame({"label": hostile, "value": [1.0, 2.0, 3.0]})
     html = charts._render(alt.Chart(df).mark_point().encode(x="value:Q", y="label:N").to_dict())["text/html"]
-    script = html.split("<script", 1)[1]
-    assert "</script><b>" not in script.split("</script>")[0] and "<\\/script><b>" in script
+    script = html.split("<script", 1)[1].split("</script>")[0]
+    assert "<" not in script.split(">", 1)[1] and "&" not in script
+    spec = json.loads(script[script.index("{\"$schema"):script.rindex("}, {renderer")+1])
+    assert [row["label"] for row in next(iter(spec["datasets"].values()))] == hostile

@@ -1,10 +1,25 @@
 -- IO500 runs assembled by iobook/io500_runs.py from the raw_io500_* tables.
 -- Units: bandwidth in GiB/s, metadata rates in kIOPS, times in seconds.
 
+-- run_key names a run the way a reader selects it in a chapter's parameters, stable across databases
+-- (run_id depends on ingest order): `submission-679` in the archive's layout, else the results folder's
+-- name; qualified by the results folder, then by position, where that alone is not unique.
 CREATE OR REPLACE VIEW io500_runs AS
-SELECT run_id, path, io500_version, mode, institution, system, filesystem, year, submission,
+WITH named AS (
+    SELECT *, regexp_extract(path, '[^/]+$') AS folder,
+           coalesce('submission-' || submission, regexp_extract(path, '[^/]+$')) AS base_key
+    FROM io500_run_info
+), qualified AS (
+    SELECT *, CASE WHEN count(*) OVER (PARTITION BY base_key) = 1 OR base_key = folder THEN base_key
+                   ELSE base_key || '/' || folder END AS folder_key
+    FROM named
+)
+SELECT run_id,
+       CASE WHEN count(*) OVER (PARTITION BY folder_key) = 1 THEN folder_key
+            ELSE folder_key || '#' || row_number() OVER (PARTITION BY folder_key ORDER BY path) END AS run_key,
+       path, io500_version, mode, institution, system, filesystem, year, submission,
        started, result_dir, procs, stonewall_s, complete, fingerprint
-FROM io500_run_info;
+FROM qualified;
 
 CREATE OR REPLACE VIEW io500_phases AS
 SELECT run_id, phase, value, unit, time_s, scored, valid, stonewall_s, source_id, position
