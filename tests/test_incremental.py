@@ -1,0 +1,102 @@
+"""The book rebuilds incrementally: ingest keeps its database between builds and drops files gone from the
+folders, a run killed between writing files and rebuilding the derived tables is completed by the next,
+and a chapter's inputs digest changes exactly when files of a tool it reads change."""
+import shutil
+import subprocess
+import sys
+
+from iobook import chapters, store
+from iobook.ingest import ingest
+
+from conftest import BUILT_TOOLS, REPO
+
+
+def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False, prune=True)
+    summary = tucson_results / "result_summary.txt"
+    kept = summary.read_bytes()
+    summary.unlink()
+    counts = ingest([tucson_results], db, progress=False, prune=True)
+    con = store.open_read(db)
+    (source_id, status), = con.execute("SELECT source_id, status FROM sources WHERE path = ?", [str(summary)]).fetchall()
+    assert counts["gone"] == 1 and status == "gone"
+    assert con.execute("SELECT count(*) FROM raw_io500_phases WHERE source_id = ?", [source_id]).fetchone() == (0,)
+    # result.txt still describes the run: it stays, now without the summary among its files
+    assert con.execute("SELECT count(*) FROM io500_run_files WHERE source_id = ?", [source_id]).fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM io500_runs").fetchone() == (1,)
+    con.close()
+    summary.write_bytes(kept)
+    counts = ingest([tucson_results], db, progress=False, prune=True)
+    con = store.open_read(db)
+    assert counts["changed"] == 1 and counts["gone"] == 0
+    assert con.execute("SELECT status FROM sources WHERE path = ?", [str(summary)]).fetchone() == ("ok",)
+    # the score line of result_summary.txt: "[SCORE ] Bandwidth 74.197... GiB/s : IOPS 250.6... kiops : TOTAL 136.4..."
+    assert round(con.execute("SELECT score FROM io500_scores").fetchone()[0], 1) == 136.4
+
+
+def test_plain_ingest_adds_without_pruning(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    counts = ingest([BUILT_TOOLS / "ior"], db, progress=False)
+    con = store.open_read(db)
+    assert counts["gone"] == 0
+    assert con.execute("SELECT count(*) FROM sources WHERE status = 'gone'").fetchone() == (0,)
+
+
+def test_derived_tables_left_stale_by_a_crash_are_rebuilt(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_write(db)  # what a kill -9 after a batch's commit leaves: records in, derived tables not
+    con.execute("DELETE FROM io500_run_info")
+    store.set_derived_stale(con, True)
+    con.close()
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert counts["unchanged"] == counts["seen"]
+    assert con.execute("SELECT count(*) FROM io500_runs").fetchone() == (1,)
+    assert not store.derived_stale(con)
+
+
+def test_files_that_failed_before_are_still_reported(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    (tucson_results / "ior-easy-write.txt").write_bytes(b"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n\xff\n")
+    first = ingest([tucson_results], db, progress=False)
+    second = ingest([tucson_results], db, progress=False)
+    assert first["failed"] == 1 and second["failed"] == 0 and second["failed before"] == 1
+    out = subprocess.run([sys.executable, "-m", "iobook", "ingest", "--quiet", "--db", str(db), str(tucson_results)],
+                         capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 1 and "failed before 1" in out.stdout
+
+
+def test_a_chapter_digest_changes_only_with_the_tools_it_reads(tmp_path):
+    registry = {c.name: c for c in chapters.load_registry()}
+    db = tmp_path / "t.duckdb"
+    ingest([BUILT_TOOLS / "ior"], db, progress=False)
+
+    def digests():
+        con = store.open_read(db)
+        try:
+            return {name: chapters.inputs_digest(c, c.parameters, chapters.files_read(con, c), "code")
+                    for name, c in registry.items()}
+        finally:
+            con.close()
+
+    before = digests()
+    fio_log = REPO / "tests" / "fixtures" / "fio" / "fio333-multi.json"
+    (tmp_path / "logs").mkdir()
+    shutil.copy(fio_log, tmp_path / "logs" / fio_log.name)
+    ingest([tmp_path / "logs"], db, progress=False)
+    after = digests()
+    changed = {name for name in registry if before[name] != after[name]}
+    assert changed == {name for name, c in registry.items() if "fio" in c.reads or "*" in c.reads}
+    assert "io500_score" not in changed and "checksum_cost" in changed
+
+
+def test_generated_files_match_the_registry():
+    """_toc.yml, the README's chapter table and the landing page's are generated from notebooks/chapters.yml."""
+    stale = [path.relative_to(REPO).as_posix() for path, text in chapters.generated_files(chapters.load_registry()).items()
+             if path.read_text(encoding="utf-8") != text]
+    assert not stale, f"out of date with notebooks/chapters.yml (run `python -m iobook registry`): {stale}"
+    assert [c.name for c in chapters.load_registry()] == [
+        line.split("book/", 1)[1] for line in (REPO / "_toc.yml").read_text().splitlines() if "- file: book/" in line]
