@@ -66,3 +66,17 @@ def resolve(runs: pd.DataFrame) -> pd.DataFrame:
 
     decided = [one(run) for run in runs.itertuples(index=False)]
     return runs.assign(family=[f for f, _ in decided], family_reason=[r for _, r in decided])
+
+
+# One colour per family in every chart of the book (Tableau 10, as Vega's default scheme): a family keeps its
+# colour whichever families a chart shows. Families not listed here share OTHER_COLOUR.
+COLOURS = {"Lustre": "#4c78a8", "Storage Scale/GPFS": "#54a24b", "DAOS": "#e45756", "WekaFS": "#f58518",
+           "BeeGFS": "#b279a2", "IME": "#72b7b2", "GekkoFS": "#eeca3b", "CephFS": "#9d755d", "VAST": "#ff9da6"}
+OTHER_COLOUR = "#bab0ac"
+
+
+def colours(names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(domain, range) for a chart's colour scale over these families, in the order given:
+    `alt.Scale(domain=domain, range=range_)`."""
+    domain = list(dict.fromkeys(names))
+    return domain, [COLOURS.get(name, OTHER_COLOUR) for name in domain]

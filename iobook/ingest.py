@@ -5,9 +5,14 @@ transaction; a file that fails is recorded with its error and line while the res
 """
 from __future__ import annotations
 
+import ctypes
+import dataclasses
 import hashlib
+import math
 import multiprocessing
 import os
+import signal
+import stat
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -30,19 +35,49 @@ class Outcome:
     csv_loads: list
 
 
-def find_files(paths: list[Path]) -> list[Path]:
-    """Every regular file under the given files/folders, absolute, sorted so ids are reproducible."""
-    found = set()
-    for p in paths:
-        p = Path(p).resolve()
-        if p.is_dir():
-            for dirpath, _dirs, files in os.walk(p):
-                found.update(Path(dirpath, f) for f in files)
-        elif p.is_file():
-            found.add(p)
+def find_files(paths: list[Path]) -> tuple[list[Path], dict[Path, str]]:
+    """Every regular file under the given files/folders, absolute and sorted so ids are reproducible, and
+    the entries that are not read, each with its reason: symlinks leading out of the given tree or to a
+    folder (a loop is such a link), FIFOs, sockets and devices (reading one can block forever)."""
+    found: set[Path] = set()
+    refused: dict[Path, str] = {}
+    for root in paths:
+        root = Path(root).resolve()
+        if root.is_dir():
+            for dirpath, _dirs, files in os.walk(root):  # os.walk does not follow folder symlinks
+                for name in files:
+                    entry = Path(dirpath, name)
+                    reason = _refusal(entry, root)
+                    if reason:
+                        refused[entry] = reason
+                    else:
+                        found.add(entry)
+        elif root.exists():
+            reason = _refusal(root, root.parent)
+            if reason:
+                refused[root] = reason
+            else:
+                found.add(root)
         else:
-            raise FileNotFoundError(f"{p}: no such file or folder")
-    return sorted(f for f in found if f.is_file())
+            raise FileNotFoundError(f"{root}: no such file or folder")
+    return sorted(found), refused
+
+
+def _refusal(entry: Path, root: Path) -> str | None:
+    """Why `entry` is not read as a log, or None when it is a regular file inside `root`."""
+    try:
+        if entry.is_symlink():
+            target = entry.resolve(strict=True)
+            if not target.is_relative_to(root):
+                return "symlink leading out of the folders ingested"
+            if target.is_dir():
+                return "symlink to a folder (not followed)"
+        mode = entry.stat().st_mode
+    except (OSError, RuntimeError) as e:  # RuntimeError: a symlink loop on older Pythons
+        return f"cannot be read: {e.strerror if isinstance(e, OSError) else e}"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (FIFO, socket or device)"
+    return None
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -50,8 +85,16 @@ def _line_of(data: bytes, offset: int) -> int:
 
 
 def parse_bytes(path: str, data: bytes) -> Outcome:
-    """Decode, detect and parse one file; never raises for bad content, it records it instead."""
+    """Decode, detect and parse one file. Never raises: whatever goes wrong with one file (bad content, a
+    parser's RecursionError or MemoryError, a value that is not finite) is recorded as that file's error."""
     row = {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    try:
+        return _parse(row, data)
+    except Exception as e:  # one file's failure must never stop the others: record it, with its type
+        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], [])
+
+
+def _parse(row: dict, data: bytes) -> Outcome:
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
         return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
@@ -72,12 +115,39 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
         parsed = fmt.parse(text)
     except ParseError as e:
         return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], [])
+    bad = _non_finite(parsed.records)
+    if bad:
+        return Outcome({**row, "status": "error", "error": bad}, [], [])
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
     return Outcome(row, parsed.records, parsed.csv_loads)
 
 
+def _non_finite(records: list) -> str | None:
+    """A measurement that is inf or nan is not a measurement: the file is refused rather than stored."""
+    for rec in records:
+        for f in dataclasses.fields(rec):
+            value = getattr(rec, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                where = f" (line {rec.line})" if isinstance(getattr(rec, "line", None), int) else ""
+                return f"non-finite value {value} in {type(rec).__name__}.{f.name}{where}"
+    return None
+
+
 def _parse_file(path: str) -> Outcome:
-    return parse_bytes(path, Path(path).read_bytes())
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:  # vanished since the scan, unreadable, ...
+        return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error",
+                        "error": f"cannot be read: {e.strerror or e}"}, [], [])
+    return parse_bytes(path, data)
+
+
+def _die_with_parent() -> None:
+    """Worker initializer: a worker outlives a killed ingest otherwise (Linux; elsewhere a no-op)."""
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -89,7 +159,7 @@ def _outcomes(paths: list[str]):
         yield map(_parse_file, paths)
         return
     context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context, initializer=_die_with_parent) as pool:
         yield pool.map(_parse_file, paths, chunksize=8)
 
 
@@ -97,8 +167,8 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
     """Parse new and changed files under `paths` into the store. With `prune`, files the store holds that
     are no longer under `paths` are marked gone and their records removed: the store then shows exactly
     what the folders hold (the book's builds), while plain ingests add to it."""
-    files = find_files(paths)
-    counts = Counter(seen=len(files))
+    files, refused = find_files(paths)
+    counts = Counter(seen=len(files) + len(refused))
     con = store.open_write(db_path)
     try:
         known = store.known_sources(con)
@@ -107,7 +177,7 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         for f in files:
             path = str(f)
             prior = known.get(path)
-            if prior and prior[2] != "gone" and prior[1] == hashlib.sha256(f.read_bytes()).hexdigest():
+            if prior and prior[2] != "gone" and prior[1] == _sha256_or_none(f):
                 counts["unchanged"] += 1
                 counts["failed before"] += prior[2] == "error"
             elif prior:
@@ -117,7 +187,14 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
                 counts["new"] += 1
                 todo.append((path, next_id))
                 next_id += 1
-        present = {str(f) for f in files}
+        for f, reason in refused.items():  # recorded, never read
+            prior = known.get(str(f))
+            source_id = prior[0] if prior else next_id
+            next_id += not prior
+            counts["skipped"] += 1
+            _transaction(con, [(source_id, Outcome({"path": str(f), "sha256": "", "bytes": 0, "status": "skipped",
+                                                     "error": reason}, [], []))])
+        present = {str(f) for f in files} | {str(f) for f in refused}
         gone = [i for p, (i, _, status) in known.items() if prune and status != "gone" and p not in present]
         counts["gone"] = len(gone)
         if gone:
@@ -139,6 +216,13 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
     finally:
         con.close()
     return counts
+
+
+def _sha256_or_none(f: Path) -> str | None:
+    try:
+        return hashlib.sha256(f.read_bytes()).hexdigest()
+    except OSError:
+        return None  # parsed again, which records why it cannot be read
 
 
 def _in_transaction(con, work) -> None:

@@ -46,12 +46,23 @@ TABLES = {
         "reported_bw_gib_s": pa.float64(), "reported_md_kiops": pa.float64(), "reported_score": pa.float64(),
         "reported_score_native": pa.float64(), "reported_x_score": pa.float64(), "score_matches": pa.bool_(),
         "score_check": pa.string(), "valid": pa.bool_(), "invalid_reasons": pa.string()},
+    # the score again with each phase's value from its own IOR/mdtest log where one is linked (io500_phase_logs)
+    "io500_run_scores_from_logs": {
+        "run_id": pa.int32(), "bw_gib_s": pa.float64(), "md_kiops": pa.float64(), "score": pa.float64(),
+        "phases_from_logs": pa.int32(), "reported_score": pa.float64(), "matches_reported": pa.bool_()},
 }
 _SQL_TYPES = {pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR",
               pa.bool_(): "BOOLEAN"}
 
 
 def create(con) -> None:
+    """Create the tables; a table added since the database was last rebuilt marks the derived tables stale,
+    so the next ingest fills it even when no file changed."""
+    from . import store
+
+    existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if existing & TABLES.keys() and not TABLES.keys() <= existing:
+        store.set_derived_stale(con, True)
     for name, columns in TABLES.items():
         cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
@@ -316,14 +327,47 @@ def _load_files(con) -> list[_File]:
                   flags.get(f["source_id"], [])) for f in files]
 
 
+def scores_from_logs(con) -> list[dict]:
+    """Each sqrt-rule run's score recomputed (by `recompute`, the one implementation of the IO500 score) with
+    each phase's value from its own IOR/mdtest log where io500_phase_logs links one, the summary's otherwise
+    (find has no log); runs with no linked log or a standard phase missing have no row. A bash summary prints
+    phases to 3 decimals, which can move a recomputed score by up to ~0.7 %; the logs keep the digits."""
+    by_run: dict[int, dict] = {}
+    for run_id, phase, value, from_log, reported in con.execute(
+            """SELECT p.run_id, p.phase, coalesce(l.log_value, p.value), l.log_value IS NOT NULL, s.reported_score
+               FROM io500_run_phases p JOIN io500_run_scores s USING (run_id)
+               LEFT JOIN io500_phase_logs l USING (run_id, phase)
+               WHERE p.scored AND s.score_rule = 'sqrt' ORDER BY p.run_id, p.position""").fetchall():
+        run = by_run.setdefault(run_id, {"values": {}, "from_logs": 0, "reported": reported})
+        run["values"][phase] = value
+        run["from_logs"] += bool(from_log)
+    rows = []
+    for run_id, run in by_run.items():
+        scores = recompute(run["values"])
+        if not run["from_logs"] or scores.score is None:
+            continue
+        rows.append({"run_id": run_id, "bw_gib_s": scores.bw_gib_s, "md_kiops": scores.md_kiops,
+                     "score": scores.score, "phases_from_logs": run["from_logs"], "reported_score": run["reported"],
+                     "matches_reported": None if run["reported"] is None
+                     else relative_difference(scores.score, run["reported"]) <= SCORE_TOLERANCE})
+    return rows
+
+
+def _replace(con, name: str, rows: list[dict]) -> None:
+    con.execute(f"DELETE FROM {name}")
+    if rows:
+        con.register("_io500_rows", pa.Table.from_pylist(rows, pa.schema(TABLES[name])))
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _io500_rows")
+        con.unregister("_io500_rows")
+
+
 def rebuild(con) -> None:
     rows: dict[str, list[dict]] = {name: [] for name in TABLES}
     for members in group_files(_load_files(con)):
         for table, table_rows in assemble(members).items():
             rows[table].extend(table_rows)
-    for name, columns in TABLES.items():
-        con.execute(f"DELETE FROM {name}")
-        if rows[name]:
-            con.register("_io500_rows", pa.Table.from_pylist(rows[name], pa.schema(columns)))
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _io500_rows")
-            con.unregister("_io500_rows")
+    for name in TABLES:
+        if name != "io500_run_scores_from_logs":
+            _replace(con, name, rows[name])
+    # from the runs just written, through the io500_phase_logs view that links them to their logs
+    _replace(con, "io500_run_scores_from_logs", scores_from_logs(con))

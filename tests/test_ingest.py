@@ -101,7 +101,7 @@ def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
 
     tucson = ARCHIVE / "IBM Tucson"  # 142 files: enough to be parsed in worker processes
     parallel, serial = tmp_path / "parallel.duckdb", tmp_path / "serial.duckdb"
-    assert len(iobook.ingest.find_files([tucson])) >= iobook.ingest.PARALLEL_FROM
+    assert len(iobook.ingest.find_files([tucson])[0]) >= iobook.ingest.PARALLEL_FROM
     ingest([tucson], parallel, progress=False)
     monkeypatch.setattr(iobook.ingest, "PARALLEL_FROM", 10**9)
     ingest([tucson], serial, progress=False)

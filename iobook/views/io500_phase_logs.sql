@@ -121,29 +121,11 @@ CREATE OR REPLACE VIEW io500_phase_log_disagreements AS
 SELECT * FROM io500_phase_logs WHERE NOT agrees;
 
 -- Scores recomputed with each phase's value from its own IOR/mdtest log where one is linked, the summary's
--- value otherwise (find has no log). A bash summary prints phases to 3 decimals (0.011 GiB/s), which can move
--- a recomputed score by up to ~0.7 %; the logs keep the digits the script scored with.
+-- value otherwise (find has no log): written at ingest by iobook/io500_runs.py (scores_from_logs), so the IO500
+-- score formula has one implementation (io500_runs.recompute). Runs without a linked log have no row.
 CREATE OR REPLACE VIEW io500_scores_from_logs AS
-WITH phase_values AS (
-    SELECT p.run_id, p.phase, coalesce(l.log_value, p.value) AS value, l.log_value IS NOT NULL AS from_log
-    FROM io500_phases p LEFT JOIN io500_phase_logs l USING (run_id, phase)
-    WHERE p.scored
-),
-means AS (
-    SELECT run_id,
-           CASE WHEN min(value) > 0 THEN exp(avg(ln(greatest(value, 1e-300))) FILTER (WHERE phase LIKE 'ior-%')) END
-               AS bw_gib_s,
-           CASE WHEN min(value) > 0 THEN exp(avg(ln(greatest(value, 1e-300))) FILTER (WHERE phase NOT LIKE 'ior-%')) END
-               AS md_kiops,
-           count(*) FILTER (WHERE from_log) AS phases_from_logs,
-           count(*) FILTER (WHERE phase LIKE 'ior-%') AS bw_phases,
-           count(*) FILTER (WHERE phase NOT LIKE 'ior-%') AS md_phases
-    FROM phase_values GROUP BY run_id
-)
-SELECT m.run_id, m.bw_gib_s, m.md_kiops, sqrt(m.bw_gib_s * m.md_kiops) AS score, m.phases_from_logs,
-       s.reported_score, abs(sqrt(m.bw_gib_s * m.md_kiops) / s.reported_score - 1) <= 0.001 AS matches_reported
-FROM means m JOIN io500_scores s USING (run_id)
-WHERE s.score_rule = 'sqrt' AND m.bw_phases = 4 AND m.md_phases = 8 AND m.phases_from_logs > 0;
+SELECT run_id, bw_gib_s, md_kiops, score, phases_from_logs, reported_score, matches_reported
+FROM io500_run_scores_from_logs;
 
 -- Runs whose score is not the reported one within 0.1 %, recomputed from the summary's phase values nor
 -- from the phase logs' values, or that cannot be compared, and why.

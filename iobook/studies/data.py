@@ -1,0 +1,133 @@
+"""The Data chapter: what the database holds (every file ingest saw, by tool, format and outcome), the files
+that could not be read and why, and the public SQL views with their columns."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import nb
+
+MIB = 2**20
+
+HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it with "
+                 "`python -m iobook book --data DIR` (or only ingest with `python -m iobook ingest --db FILE DIR`).")
+
+# One line per public view: what one row is. A test fails when a view of the database has no line here
+# or a line names a view the database lacks, so this table cannot drift from iobook/views/*.sql.
+VIEW_ROWS = {
+    "sources": "file seen by ingest (a table): path as resolved at ingest, status ok, error, skipped or gone, "
+               "why it failed or was skipped",
+    "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, year, "
+                  "submission from the archive's folder layout; run_key names it in chapter parameters",
+    "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
+    "io500_phases": "phase of an IO500 run, named as the C app names it: value in GiB/s or kIOPS, time, "
+                    "scored, valid",
+    "io500_scores": "IO500 run: bandwidth, metadata and total score recomputed from its phases beside the "
+                    "reported ones, validity and why",
+    "io500_duplicate_runs": "pair of IO500 runs with the same phase values filed under two submissions",
+    "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",
+    "io500_phase_logs": "IO500 phase with its own IOR/mdtest log: the log's value, the summary's, the rule "
+                        "relating them, whether they agree",
+    "io500_phase_log_disagreements": "IO500 phase whose log does not give the summary's value",
+    "io500_scores_from_logs": "IO500 run whose phase logs are linked: score recomputed with the logs' values",
+    "io500_score_mismatches": "IO500 run whose score is reproduced neither from its summary nor from its "
+                              "logs, and why",
+    "ior_tests": "IOR test: version, api, tasks, nodes, transfer and block size in bytes, segments, "
+                 "file-per-process, command",
+    "ior_iterations": "IOR result row: access, iteration, MiB/s, IOPS, latency, open/wr-rd/close/total seconds",
+    "ior_summary": "IOR summary row per access: max/min/mean/std MiB/s and ops, from the log's summary or "
+                   "computed from its iterations",
+    "ior_ranks": "per-rank CSV row (saveRankPerformanceDetailsCSV)",
+    "ior_rank_csv_links": "per-rank CSV linked to the IOR log that wrote it",
+    "mdtest_runs": "mdtest SUMMARY block: version, tasks, items, iterations, command",
+    "mdtest_results": "operation of an mdtest summary: table_kind rate (ops/s) or time (s); max, min, mean, "
+                      "stddev",
+    "mdtest_ranks": "per-rank CSV row (--saveRankPerformanceDetails) per operation",
+    "fio_jobs": "fio job: version, rw, bs, iodepth, numjobs, direct, ioengine, runtime, error",
+    "fio_io": "fio job and direction: bytes, bytes/s, IOPS, latency mean and percentiles in ns, usr/sys CPU %",
+    "fio_percentiles": "latency percentile fio printed, in ns",
+    "fio_clat_bins": "bin of fio's json+ completion-latency histogram",
+    "fio_group_status": "'Run status group' line of fio's normal output",
+    "fio_series": "sample of fio's bw/iops/lat logs",
+    "gpfs_config": "Storage Scale mmlsconfig setting, with its node-class scope",
+    "gpfs_nodes": "Storage Scale mmlscluster node",
+    "gpfs_filesystems": "Storage Scale file system",
+    "runs": "collector run (its manifest.json): host, CPU, memory, kernel, load average at start, target",
+    "run_sources": "ingested file under a collector run's folder",
+    "run_labels": "key/value label of a collector run's output file (the run's labels merged with its step's)",
+    "run_steps": "command a collector ran: start, end, seconds, exit code",
+    "run_facts": "host or tool fact recorded in a run's manifest",
+    "monitor_series": "vmstat / mpstat / /proc sample: time, metric, value",
+    "perf_counters": "perf stat counter of a collector step (null where the machine does not support it)",
+    "step_cpu_busy": "mpstat sample of a collector step: share of all CPUs busy",
+}
+
+
+def source_count(con) -> int:
+    """How many files the database has seen (0: an empty database)."""
+    return con.execute("SELECT count(*) FROM sources").fetchone()[0]
+
+
+def get_files_by_kind(con) -> pd.DataFrame:
+    """Files and MiB per tool, detected format and outcome; '–' where ingest detected no format."""
+    return con.execute(
+        """
+        SELECT coalesce(tool, '–') AS tool, coalesce(format, '–') AS format, status,
+               count(*) AS files, sum(bytes) / ? AS "size (MiB)"
+        FROM sources GROUP BY ALL ORDER BY tool, format, status
+        """,
+        [MIB],
+    ).df()
+
+
+def get_status_counts(con) -> dict[str, int]:
+    """Files per outcome: ok, error, skipped, gone (0 for an outcome no file has)."""
+    counts = dict(con.execute("SELECT status, count(*) FROM sources GROUP BY status").fetchall())
+    return {status: counts.get(status, 0) for status in ("ok", "error", "skipped", "gone")}
+
+
+def get_skip_reasons(con) -> pd.DataFrame:
+    """Why files were skipped (not a log format iobook reads, binary, a symlink leading out...), with counts."""
+    return con.execute(
+        "SELECT coalesce(error, '–') AS reason, count(*) AS files FROM sources WHERE status = 'skipped' "
+        "GROUP BY ALL ORDER BY files DESC, reason"
+    ).df()
+
+
+def get_failed(con) -> pd.DataFrame:
+    """Files that could not be read: path as shown to readers, format, the reason and the 1-based line
+    where reading stopped (null when the parser could not say)."""
+    df = con.execute(
+        "SELECT path, format, error AS reason, error_line AS line FROM sources WHERE status = 'error' ORDER BY path"
+    ).df()
+    df["path"] = df["path"].map(nb.shown_path)
+    return df
+
+
+def get_sources(con) -> pd.DataFrame:
+    """Every file ingest saw, path as shown to readers, sorted by it."""
+    df = con.execute(
+        """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources"""
+    ).df()
+    df["path"] = df["path"].map(nb.shown_path)
+    return df.sort_values("path", kind="stable", ignore_index=True)
+
+
+def get_run_counts(con) -> dict[str, int]:
+    """IO500 runs and collector runs (per study) the database holds."""
+    counts = dict(con.execute("SELECT study, count(*) FROM runs GROUP BY study ORDER BY study").fetchall())
+    return {"IO500": con.execute("SELECT count(*) FROM io500_runs").fetchone()[0], **counts}
+
+
+def get_views(con) -> pd.DataFrame:
+    """The public views (and the sources table) with what one row is and their columns in order."""
+    df = con.execute(
+        """
+        SELECT table_name AS view, string_agg(column_name, ', ' ORDER BY ordinal_position) AS columns
+        FROM information_schema.columns
+        WHERE table_name IN (SELECT view_name FROM duckdb_views() WHERE NOT internal) OR table_name = 'sources'
+        GROUP BY table_name
+        """
+    ).df()
+    df.insert(1, "one row per", df["view"].map(VIEW_ROWS))
+    order = {name: i for i, name in enumerate(VIEW_ROWS)}
+    return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True)

@@ -1,0 +1,182 @@
+"""The IO500 score recomputed for every run beside the score its tool printed, what one phase weighs in it,
+and seed 000's SC23 table (IBM's three SC23 submissions) reproduced from the raw logs."""
+from __future__ import annotations
+
+import re
+
+import altair as alt
+import pandas as pd
+
+from .. import io500_runs, nb, published
+from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
+
+TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
+PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
+SC23_TABLE = "seed000_sc23_io500"
+SC23_TOTALS = {"Bandwidth GiB/s": "bw_gib_s", "kIOPS": "md_kiops", "TOTAL Score": "score"}
+_LIST = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
+
+
+def list_label(io500_version: str | None) -> str | None:
+    """The IO500 list a run was made for, as its io500 version names it ("io500-isc23" -> "ISC23",
+    "sc17" -> "SC17"); None when the version does not say (bash scripts print none)."""
+    m = _LIST.search(io500_version or "")
+    return f"{m.group(1).upper()}{m.group(2)}" if m else None
+
+
+def get_runs(con) -> pd.DataFrame:
+    """Every IO500 run: recomputed and reported score, validity, and the score recomputed from its phase logs."""
+    runs = con.execute(
+        """
+        SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.io500_version,
+               s.score, s.reported_score, s.reported_score_native, s.bw_gib_s, s.md_kiops, s.valid,
+               s.score_rule, s.score_matches, s.score_check, s.invalid_reasons,
+               l.score AS score_from_logs, l.matches_reported AS logs_match
+        FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN io500_scores_from_logs l USING (run_id)
+        ORDER BY r.run_key
+        """
+    ).df()
+    runs["list"] = runs.io500_version.map(list_label)
+    return runs
+
+
+def agreement(runs: pd.DataFrame) -> dict[str, int]:
+    """How many runs' printed scores the recomputation reproduces, from the summary or from the phase logs."""
+    comparable = runs[runs.score_matches.notna()]
+    from_summary = comparable.score_matches.astype(bool)
+    from_logs = ~from_summary & comparable.logs_match.fillna(False).astype(bool)
+    return {"runs": len(runs), "valid": int(runs.valid.sum()), "comparable": len(comparable),
+            "from_summary": int(from_summary.sum()), "from_logs": int(from_logs.sum()),
+            "neither": int((~from_summary & ~from_logs).sum()),
+            "not_comparable": len(runs) - len(comparable)}
+
+
+def chart_recomputed_vs_reported(runs: pd.DataFrame) -> alt.Chart:
+    """One point per run with a printed sqrt-rule score: recomputed against printed, log scales."""
+    counts = agreement(runs)
+    plotted = runs[(runs.score > 0) & (runs.reported_score > 0)].assign(
+        validity=lambda d: d.valid.map({True: "valid run", False: "invalid run"}))
+    return alt.Chart(plotted).mark_point(filled=True, opacity=0.6).encode(
+        x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))"),
+        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="recomputed score (√(GiB/s · kIOPS))"),
+        color=alt.Color("validity:N", title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["run_key", "institution", "system", "year", "list",
+                 alt.Tooltip("reported_score:Q", format=".3f"), alt.Tooltip("score:Q", format=".3f")],
+    ).properties(width=420, height=380, title=alt.TitleParams(
+        f"{counts['from_summary'] + counts['from_logs']} of {counts['comparable']} printed scores recomputed "
+        f"within {TOLERANCE:.1%}", subtitle=f"source: io500_scores, io500_scores_from_logs; {len(plotted)} runs"))
+
+
+def get_mismatches(con) -> pd.DataFrame:
+    """Runs whose printed score is reproduced neither from the summary nor from the logs, or cannot be compared."""
+    return con.execute(
+        """
+        SELECT r.run_key, r.institution, r.system, m.score, m.score_from_logs, m.reported_score_native, m.reason
+        FROM io500_score_mismatches m JOIN io500_runs r USING (run_id) ORDER BY r.run_key
+        """
+    ).df()
+
+
+def default_runs(runs: pd.DataFrame, n: int = 3) -> list[str]:
+    """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
+    or among all runs with a score when none is valid."""
+    scored = runs[runs.score.notna()]
+    pool = scored[scored.valid] if scored.valid.any() else scored
+    return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
+
+
+def get_phases(con, run_keys: list[str]) -> pd.DataFrame:
+    """The scored phases of the chosen runs (run_key as the runs view names them), in run order."""
+    return con.execute(
+        """
+        SELECT r.run_key, p.phase, p.value, p.unit, p.time_s, p.valid
+        FROM io500_runs r JOIN io500_phases p USING (run_id)
+        WHERE list_contains(?, r.run_key) AND p.scored
+        ORDER BY list_position(?, r.run_key), p.position
+        """,
+        [run_keys, run_keys],
+    ).df()
+
+
+def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
+    """One row per phase, one column per run (values in the phase's unit)."""
+    wide = phases.pivot(index=["phase", "unit"], columns="run_key", values="value")
+    wide = wide[list(dict.fromkeys(phases.run_key))].reset_index()
+    order = {p: i for i, p in enumerate(dict.fromkeys(phases.phase))}
+    return wide.sort_values("phase", key=lambda s: s.map(order)).rename(columns={"unit": "unit"})
+
+
+def chart_phases(phases: pd.DataFrame) -> alt.Chart:
+    """The chosen runs' phases as points on a log axis (a bar on a log axis has no zero to start from)."""
+    return alt.Chart(phases[phases.value > 0]).mark_point(filled=True, size=80).encode(
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="GiB/s (ior phases) or kIOPS (mdtest, find)"),
+        y=alt.Y("phase:N", title=None, sort=list(dict.fromkeys(phases.phase))),
+        color=alt.Color("run_key:N", title="run", legend=alt.Legend(orient="bottom", columns=1)),
+        shape=alt.Shape("run_key:N", title="run"),
+        tooltip=["run_key", "phase", alt.Tooltip("value:Q", format=".3f"), "unit",
+                 alt.Tooltip("time_s:Q", format=".1f", title="time (s)")],
+    ).properties(width=460, title=alt.TitleParams(
+        "Phase results of the runs shown, spanning "
+        f"{phases.value[phases.value > 0].min():.3g} to {phases.value.max():,.0f}",
+        subtitle="source: io500_phases view"))
+
+
+def phase_weights(con, run_key: str) -> pd.DataFrame:
+    """For each scored phase of one run: its exponent in the score and the factor by which the score changes
+    when that phase alone is halved, recomputed by io500_runs.recompute from the run's own values."""
+    values = dict(con.execute(
+        "SELECT p.phase, p.value FROM io500_runs r JOIN io500_phases p USING (run_id) "
+        "WHERE r.run_key = ? AND p.scored", [run_key]).fetchall())
+    base = io500_runs.recompute(values).score
+    rows = []
+    for phase in PHASES:
+        group = STANDARD_BW_PHASES if phase in STANDARD_BW_PHASES else STANDARD_MD_PHASES
+        halved = io500_runs.recompute({**values, phase: values[phase] / 2}).score
+        rows.append({"phase": phase, "group": "bandwidth" if group is STANDARD_BW_PHASES else "metadata",
+                     "exponent": 1 / (2 * len(group)), "factor when halved": halved / base})
+    return pd.DataFrame(rows)
+
+
+def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
+    """Seed 000's SC23 table cell by cell beside the same value from the raw logs: each phase from the run's
+    summary, the three totals recomputed; rounded to the slide's one decimal half-up, and twice (to two
+    decimals, then one). Empty when a run of `sc23_runs` (column label -> run_key) is not in the database."""
+    keys = list(sc23_runs.values())
+    present = {k for (k,) in con.execute(
+        "SELECT run_key FROM io500_runs WHERE list_contains(?, run_key)", [keys]).fetchall()}
+    if present != set(keys):
+        return pd.DataFrame()
+    label_of = {key: label for label, key in sc23_runs.items()}
+    phases = get_phases(con, keys)
+    raw = phases.assign(column=phases.run_key.map(label_of)).rename(columns={"phase": "row"})[
+        ["column", "row", "value", "run_key"]]
+    totals = con.execute(
+        "SELECT r.run_key, s.bw_gib_s, s.md_kiops, s.score FROM io500_runs r JOIN io500_scores s USING (run_id) "
+        "WHERE list_contains(?, r.run_key)", [keys]).df()
+    totals = totals.melt(id_vars="run_key", var_name="measure", value_name="value").assign(
+        column=lambda d: d.run_key.map(label_of),
+        row=lambda d: d.measure.map({v: k for k, v in SC23_TOTALS.items()}))
+    raw = pd.concat([raw, totals[["column", "row", "value", "run_key"]]], ignore_index=True)
+    table = published.load(SC23_TABLE).merge(raw, on=["row", "column"], how="left",
+                                              suffixes=("_published", "_raw"))
+    table["raw rounded"] = table.value_raw.map(lambda x: nb.half_up(x, 1))
+    table["raw rounded twice"] = table.value_raw.map(lambda x: nb.half_up(nb.half_up(x, 2), 1))
+    table["same"] = table["raw rounded"] == table.value_published
+    table["same rounded twice"] = table["raw rounded twice"] == table.value_published
+    return table
+
+
+def sc23_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """The SC23 comparison as the slide lays it out: one row per slide row, published and raw per column."""
+    out = table.assign(cell=lambda d: d.value_published.map("{:,.1f}".format) + " / "
+                       + d["raw rounded"].map("{:,.1f}".format))
+    wide = out.pivot(index="row", columns="column", values="cell")
+    return wide.loc[list(dict.fromkeys(table.row)), list(dict.fromkeys(table.column))].reset_index()
+
+
+def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
+    """The files of the given runs (nb.sources)."""
+    ids = con.execute(
+        "SELECT DISTINCT f.source_id FROM io500_run_files f JOIN io500_runs r USING (run_id) "
+        "WHERE list_contains(?, r.run_key)", [run_keys]).df().source_id
+    return nb.sources(con, ids)

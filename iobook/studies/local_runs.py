@@ -1,0 +1,146 @@
+"""Runs made by the collectors in scripts/ (collect_checksum.py, collect_pagecache.py, collect_snapshots.py),
+shared by the checksum_cost, pagecache and snapshots chapters: selecting runs by their folder name, each
+output file's manifest labels as columns, and the CPU a step cost per GiB it moved."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+from .. import nb
+from ..units import GIB
+
+STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
+
+
+def get_runs(con, study: str) -> pd.DataFrame:
+    """Every run of one study (manifest `study`: 'checksum', 'pagecache', 'snapshots'), one row each:
+    `run_folder` (the run folder's name, how chapters select runs), the host, the load averages at the
+    start, the target file system, and `manifest_source_id`. Ordered by run folder."""
+    df = con.execute(
+        """
+        SELECT regexp_extract(run_dir, '[^/]*$') AS run_folder, run_id, run_dir, host, cpu_model, cores,
+               memory_gib, kernel, target_filesystem, target_device, load_avg_1m, load_avg_5m, load_avg_15m,
+               status, manifest_source_id
+        FROM runs WHERE study = ? ORDER BY run_folder, run_id
+        """,
+        [study],
+    ).df()
+    df["run_dir"] = df["run_dir"].map(nb.shown_path)
+    return df
+
+
+def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
+    """The runs of `study` named by `run_folders` (exact run folder names, e.g. 'vm-20261121T131428Z'),
+    or all of them when it is empty or None. An unknown name raises nb.UnknownSelection naming the
+    nearest folders. A collector names its folder <hostname>-<UTC second>, so a name picks one run."""
+    runs = get_runs(con, study)
+    wanted = nb.select(run_folders, runs["run_folder"], f"{study} collector run folder")
+    return runs[runs["run_folder"].isin(wanted)].reset_index(drop=True)
+
+
+def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json") -> pd.DataFrame:
+    """The label pivot: one row per ingested output file of the runs whose name ends with `file_suffix`,
+    with run_id, step_index, step (the manifest step's name), step_s (its duration in seconds), file,
+    source_id, and one text column per manifest label key (the run's labels merged with the step's;
+    a key a file lacks is NaN). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
+    long = con.execute(
+        """
+        SELECT l.run_id, l.step_index, s.name AS step, s.seconds AS step_s, l.file, l.source_id, l.key, l.value
+        FROM run_labels l
+        JOIN run_steps s USING (run_id, step_index)
+        WHERE list_contains(?, l.run_id) AND ends_with(l.file, ?) AND l.source_id IS NOT NULL
+        """,
+        [list(run_ids), file_suffix],
+    ).df()
+    if long.empty:
+        return pd.DataFrame(columns=STEP_COLUMNS)
+    wide = long.pivot(index=STEP_COLUMNS, columns="key", values="value").reset_index()
+    wide.columns.name = None
+    return wide.sort_values(["run_id", "step_index"]).reset_index(drop=True)
+
+
+def keep_labels(steps: pd.DataFrame, wanted: Mapping[str, Iterable[str]] | None) -> pd.DataFrame:
+    """Rows of a get_step_labels frame whose labels take the wanted values, e.g. {"verify": ["none",
+    "crc32c"], "mode": ["direct"]}; empty keeps all. An unknown key or value raises nb.UnknownSelection
+    naming the nearest that exist."""
+    if not wanted:
+        return steps
+    label_keys = [c for c in steps.columns if c not in STEP_COLUMNS]
+    keep = pd.Series(True, index=steps.index)
+    for key in nb.select(list(wanted), label_keys, "manifest label"):
+        values = nb.select(list(wanted[key]), steps[key].dropna(), f"value of label {key!r}")
+        keep &= steps[key].isin(values)
+    return steps[keep].reset_index(drop=True)
+
+
+def cpu_s_per_gib(cpu_pct, seconds, io_bytes):
+    """CPU-seconds spent per GiB (2^30 bytes) moved: a CPU share in percent of ONE CPU (fio's usr_cpu and
+    sys_cpu; mpstat's busy % of all CPUs times the core count; 100 for perf's task-clock seconds) held
+    for `seconds`, over `io_bytes`. Works on numbers and pandas Series alike."""
+    return cpu_pct / 100 * seconds / (io_bytes / GIB)
+
+
+def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """Machine-wide busy CPUs per collector step from mpstat (view step_cpu_busy, all CPUs, usr + nice +
+    sys + irq + soft): `busy_cpus_before` from the first sample (the second before the step's tool
+    started) and `busy_cpus_during` averaged over the samples from 1 s up to the step's duration.
+    Rounded to 6 decimals: DuckDB's parallel float sums may differ in the last bits between runs."""
+    return con.execute(
+        """
+        SELECT b.run_id, b.step_index, min(b.source_id) AS mpstat_source_id,
+               round(avg(b.busy_pct) FILTER (b.t_s = 0) / 100 * r.cores, 6) AS busy_cpus_before,
+               round(avg(b.busy_pct) FILTER (b.t_s >= 1 AND b.t_s <= ceil(s.seconds)) / 100 * r.cores, 6)
+                   AS busy_cpus_during
+        FROM step_cpu_busy b
+        JOIN run_steps s USING (run_id, step_index)
+        JOIN runs r USING (run_id)
+        WHERE list_contains(?, b.run_id)
+        GROUP BY b.run_id, b.step_index, r.cores
+        ORDER BY b.run_id, b.step_index
+        """,
+        [list(run_ids)],
+    ).df()
+
+
+def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
+    """One row per fio step of the runs whose `phase` label is fio's direction ('read' or 'write'; the
+    checksum and pagecache collectors): the labels (get_step_labels), fio's result in that direction
+    (bw_mib_s, io_bytes, gib, runtime_s, usr/sys CPU %), fio's CPU-seconds per GiB (usr + sys, and sys
+    alone), perf's task-clock per GiB where perf ran, and the machine's busy CPUs before and during the
+    step with the machine-wide CPU-seconds per GiB. A verify read is a fio write job whose read
+    direction carries the bytes, hence the direction is taken from the label, with bandwidth > 0.
+    `labels` keeps only steps with those label values (keep_labels)."""
+    run_ids = list(run_ids)
+    steps = keep_labels(get_step_labels(con, run_ids), labels)
+    if steps.empty or "phase" not in steps:
+        return pd.DataFrame()
+    fio = con.execute(
+        """
+        SELECT j.source_id, io.direction AS phase, io.bw_bytes_s, io.io_bytes, j.runtime_s,
+               j.usr_cpu_pct, j.sys_cpu_pct
+        FROM fio_jobs j JOIN fio_io io USING (job_id)
+        WHERE list_contains(?, j.source_id) AND io.bw_bytes_s > 0
+        """,
+        [steps["source_id"].astype(int).tolist()],
+    ).df()
+    perf = con.execute(
+        """
+        SELECT DISTINCT l.run_id, l.step_index, p.source_id AS perf_source_id, p.value / 1000 AS task_clock_s
+        FROM perf_counters p JOIN run_labels l USING (source_id)
+        WHERE list_contains(?, l.run_id) AND p.event = 'task-clock' AND p.unit = 'msec'
+        """,
+        [run_ids],
+    ).df()
+    df = (steps.merge(fio, on=["source_id", "phase"])
+          .merge(perf, on=["run_id", "step_index"], how="left")
+          .merge(get_step_machine_cpu(con, run_ids), on=["run_id", "step_index"], how="left"))
+    df["bw_mib_s"] = df["bw_bytes_s"] / 2**20
+    df["gib"] = df["io_bytes"] / GIB
+    df["fio_cpu_s_per_gib"] = cpu_s_per_gib(df["usr_cpu_pct"] + df["sys_cpu_pct"], df["runtime_s"], df["io_bytes"])
+    df["fio_sys_cpu_s_per_gib"] = cpu_s_per_gib(df["sys_cpu_pct"], df["runtime_s"], df["io_bytes"])
+    df["perf_cpu_s_per_gib"] = cpu_s_per_gib(100, df["task_clock_s"], df["io_bytes"])
+    df["machine_cpu_s_per_gib"] = cpu_s_per_gib(100 * df["busy_cpus_during"], df["step_s"], df["io_bytes"])
+    if "repetition" in df:
+        df["repetition"] = df["repetition"].astype(int)
+    return df.sort_values(["run_id", "step_index"]).reset_index(drop=True)

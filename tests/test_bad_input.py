@@ -1,0 +1,128 @@
+"""One bad file never costs the others: each case adds one bad input, built from a real log, to a copy of
+IBM Tucson's SC23 results folder; every good file's rows must equal a clean ingest's, and the bad one must
+be recorded with its reason."""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from iobook import store
+from iobook.ingest import ingest
+from iobook.parsers import fio
+
+from test_ingest import table_rows
+
+FIO_JSON = Path(__file__).parent / "fixtures" / "fio" / "fio333-multi.json"
+
+
+@pytest.fixture
+def clean(tucson_results, tmp_path_factory):
+    """(folder, every table's rows after a clean ingest). Bad inputs are named `zz-*`, so they sort after the
+    good files and every good file keeps its source id: the rows compare as they are."""
+    db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
+    ingest([tucson_results], db, progress=False)
+    return tucson_results, _rows(db)
+
+
+def _rows(db) -> dict:
+    return {table: rows for table, rows in table_rows(db).items() if table != "sources"}
+
+
+def _status(db, name: str) -> tuple:
+    con = store.open_read(db)
+    try:
+        return con.execute("SELECT status, error FROM sources WHERE path LIKE ?", [f"%/{name}"]).fetchone()
+    finally:
+        con.close()
+
+
+def ingest_with(folder: Path, tmp_path: Path, *extra: Path):
+    db = tmp_path / "bad.duckdb"
+    counts = ingest([folder, *extra], db, progress=False)
+    return db, counts
+
+
+def test_infinity_in_a_fio_json_is_refused(clean, tmp_path):
+    folder, rows = clean
+    text = FIO_JSON.read_text().replace('"iops" : 32000.000000,', '"iops" : Infinity,', 1)
+    (folder / "zz-fio-inf.json").write_text(text)
+    db, counts = ingest_with(folder, tmp_path)
+    status, error = _status(db, "zz-fio-inf.json")
+    assert status == "error" and "non-finite value inf" in error and counts["failed"] == 1
+    assert _rows(db) == rows
+
+
+def test_nan_in_a_fio_json_is_refused(clean, tmp_path):
+    folder, rows = clean
+    (folder / "zz-fio-nan.json").write_text(FIO_JSON.read_text().replace('"iops" : 32000.000000,', '"iops" : NaN,', 1))
+    db, _ = ingest_with(folder, tmp_path)
+    assert _status(db, "zz-fio-nan.json")[0] == "error" and _rows(db) == rows
+
+
+def test_deeply_nested_json_is_a_recorded_error(clean, tmp_path):
+    folder, rows = clean
+    head = FIO_JSON.read_text()
+    (folder / "zz-fio-deep.json").write_text(head[: head.index('"jobs"')] + '"x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    db, counts = ingest_with(folder, tmp_path)
+    status, error = _status(db, "zz-fio-deep.json")
+    assert status == "error" and error and counts["failed"] == 1
+    assert _rows(db) == rows
+
+
+def test_a_parser_running_out_of_memory_fails_that_file_only(clean, tmp_path, monkeypatch):
+    folder, rows = clean
+    shutil.copy(FIO_JSON, folder / "zz-fio.json")
+
+    def exhausted(text):
+        raise MemoryError("cannot allocate")
+
+    formats = [f if f.tool != "fio" else type(f)(f.name, f.tool, f.detect, exhausted) for f in fio.FORMATS]
+    monkeypatch.setattr(fio, "FORMATS", tuple(formats))
+    db, counts = ingest_with(folder, tmp_path)
+    assert _status(db, "zz-fio.json") == ("error", "MemoryError: cannot allocate")
+    assert _rows(db) == rows
+
+
+def test_a_file_that_vanishes_after_the_scan_is_recorded(clean, tmp_path, monkeypatch):
+    folder, rows = clean
+    doomed = folder / "zz-copy-of-ior-easy-write.txt"
+    shutil.copy(folder / "ior-easy-write.txt", doomed)
+    import iobook.ingest as ingest_module
+
+    real_find = ingest_module.find_files
+
+    def find_then_delete(paths):
+        found = real_find(paths)
+        doomed.unlink()
+        return found
+
+    monkeypatch.setattr(ingest_module, "find_files", find_then_delete)
+    db, counts = ingest_with(folder, tmp_path)
+    status, error = _status(db, doomed.name)
+    assert status == "error" and error.startswith("cannot be read: No such file") and counts["failed"] == 1
+    assert _rows(db) == rows
+
+
+def test_fifo_in_the_tree_and_as_an_argument_never_blocks(clean, tmp_path):
+    folder, rows = clean
+    os.mkfifo(folder / "zz-pipe")
+    os.mkfifo(tmp_path / "arg-pipe")
+    db, counts = ingest_with(folder, tmp_path, tmp_path / "arg-pipe")
+    assert _status(db, "zz-pipe") == ("skipped", "not a regular file (FIFO, socket or device)")
+    assert _status(db, "arg-pipe") == ("skipped", "not a regular file (FIFO, socket or device)")
+    assert _rows(db) == rows
+
+
+def test_symlinks_out_of_the_tree_and_loops_are_not_followed(clean, tmp_path):
+    folder, rows = clean
+    (folder / "zz-passwd").symlink_to("/etc/passwd")
+    (folder / "zz-loop").symlink_to(folder)
+    db, counts = ingest_with(folder, tmp_path)
+    assert _status(db, "zz-passwd") == ("skipped", "symlink leading out of the folders ingested")
+    con = store.open_read(db)
+    assert con.execute("SELECT count(*) FROM sources WHERE path LIKE '%/zz-loop/%'").fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM sources WHERE sha256 = ?", [
+        __import__("hashlib").sha256(Path("/etc/passwd").read_bytes()).hexdigest()]).fetchone() == (0,)
+    con.close()
+    assert _rows(db) == rows
