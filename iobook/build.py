@@ -3,11 +3,13 @@ HTML with Jupyter Book (warnings are errors). Every step is incremental, so a re
 parses no file, executes no notebook and rewrites no page."""
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
-from . import chapters, charts
+from . import chapters, charts, store
 from .ingest import ingest
 
 HTML = chapters.REPO_ROOT / "_build" / "html"
@@ -16,6 +18,31 @@ INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "skipp
 
 def format_ingest(counts) -> str:
     return "ingest: " + ", ".join(f"{k} {counts[k]}" for k in INGEST_COUNTS)
+
+
+def write_provenance(db: Path) -> Path:
+    """book/_provenance.md, included by the landing page: which code and which data made this book. Only
+    what identifies the inputs (no build time, host or path), so an unchanged rebuild rewrites nothing."""
+    def git(*args: str) -> str:
+        out = subprocess.run(["git", "-C", str(chapters.REPO_ROOT), *args], capture_output=True, text=True)
+        return out.stdout.strip() if out.returncode == 0 else ""
+
+    con = store.open_read(db)
+    try:
+        hashes = [h for (h,) in con.execute("SELECT sha256 FROM sources WHERE status <> 'gone' ORDER BY sha256").fetchall()]
+        (runs,) = con.execute("SELECT count(*) FROM io500_runs").fetchone()
+        (logs,) = con.execute("SELECT count(*) FROM sources WHERE status = 'ok'").fetchone()
+    finally:
+        con.close()
+    commit = git("rev-parse", "--short=12", "HEAD") or "not a git checkout"
+    dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    text = (f"iobook {metadata.version('iobook')}, commit `{commit}`{dirty} ({git('log', '-1', '--format=%cs') or 'date unknown'}); "
+            f"data: {len(hashes):,} files ({logs:,} logs read, {runs:,} IO500 runs), digest "
+            f"`{hashlib.sha256(''.join(hashes).encode()).hexdigest()[:16]}` (sha256 of the files' sha256s).\n")
+    target = chapters.REPO_ROOT / "book" / "_provenance.md"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return target
 
 
 def build_html() -> int:
@@ -44,6 +71,7 @@ def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, for
     if failed:
         print(f"book: not built, {len(failed)} chapter(s) failed: {', '.join(failed)} (partial notebooks in _build/reports)")
         return 1
+    write_provenance(db)
     status = build_html()
     print(f"book: {HTML.relative_to(chapters.REPO_ROOT)}/index.html" if status == 0 else "book: jupyter-book build failed")
     return status
