@@ -13,7 +13,8 @@ from . import chapters, charts, store
 from .ingest import ingest
 
 HTML = chapters.REPO_ROOT / "_build" / "html"
-INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "skipped", "failed", "failed before")
+INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "truncated", "skipped", "failed",
+                 "failed before")
 
 
 def format_ingest(counts) -> str:

@@ -111,6 +111,10 @@ def _parse(row: dict, data: bytes) -> Outcome:
     if fmt is None:
         return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], [])
     row.update(format=fmt.name, tool=fmt.tool)
+    cut_line = None
+    if fmt.lines_are_records and not text.endswith("\n"):  # killed while writing its last line
+        cut_line = text.count("\n") + 1
+        text = text[: text.rfind("\n") + 1]
     try:
         parsed = fmt.parse(text)
     except ParseError as e:
@@ -119,7 +123,10 @@ def _parse(row: dict, data: bytes) -> Outcome:
     if bad:
         return Outcome({**row, "status": "error", "error": bad}, [], [])
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
-    return Outcome(row, parsed.records, parsed.csv_loads)
+    if cut_line:
+        row.update(error=f"truncated: line {cut_line} ends without a newline, so it was cut short; "
+                         "the lines before it were loaded", error_line=cut_line)
+    return Outcome(row, parsed.records, [dataclasses.replace(load, text=text) for load in parsed.csv_loads])
 
 
 def _non_finite(records: list) -> str | None:
@@ -204,6 +211,7 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
             for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
                                                    unit="file", disable=not progress):
                 counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
+                counts["truncated"] += outcome.row["status"] == "ok" and bool(outcome.row.get("error"))
                 if outcome.row["status"] == "error":
                     tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
                 pending.append((source_id, outcome))

@@ -6,6 +6,7 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 import types
 import typing
 from importlib import resources
@@ -166,20 +167,26 @@ def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> 
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
     con.unregister("_incoming")
     # One read_csv over all of a batch's files that share a load's table, columns and options (one call
-    # per file cost ~9 ms each); read_csv's filename column says which source each row came from.
-    by_load: dict[tuple, list[tuple[str, int]]] = {}
-    for source_id, row, _, csv_loads in files:
+    # per file cost ~9 ms each), read from the text that was parsed, written under names of our own (a
+    # log's own name may hold glob characters, and the file may have changed since it was hashed).
+    by_load: dict[tuple, list[tuple[int, str]]] = {}
+    for source_id, _row, _, csv_loads in files:
         for load in csv_loads:
             key = (load.table, load.select, _csv_options(load.options))
-            by_load.setdefault(key, []).append((row["path"], source_id))
-    for (table, select, options), members in by_load.items():
-        con.register("_csv_sources", pa.table({"_path": [p for p, _ in members], "_source_id": [i for _, i in members]}))
-        con.execute(
-            f"INSERT INTO {table} BY NAME SELECT s._source_id AS source_id, {select} "
-            f"FROM read_csv(?, filename = true, {options}) JOIN _csv_sources s ON filename = s._path",
-            [[p for p, _ in members]],
-        )
-        con.unregister("_csv_sources")
+            by_load.setdefault(key, []).append((source_id, load.text))
+    with tempfile.TemporaryDirectory(prefix="iobook-csv-") as tmp:
+        for n, ((table, select, options), members) in enumerate(by_load.items()):
+            names = []
+            for source_id, text in members:
+                names.append(str(Path(tmp, f"{n}-{source_id}.csv")))
+                Path(names[-1]).write_text(text, encoding="utf-8")
+            con.register("_csv_sources", pa.table({"_path": names, "_source_id": [i for i, _ in members]}))
+            con.execute(
+                f"INSERT INTO {table} BY NAME SELECT s._source_id AS source_id, {select} "
+                f"FROM read_csv(?, filename = true, {options}) JOIN _csv_sources s ON filename = s._path",
+                [names],
+            )
+            con.unregister("_csv_sources")
 
 
 def _csv_options(options: dict) -> str:

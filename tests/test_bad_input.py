@@ -126,3 +126,81 @@ def test_symlinks_out_of_the_tree_and_loops_are_not_followed(clean, tmp_path):
         __import__("hashlib").sha256(Path("/etc/passwd").read_bytes()).hexdigest()]).fetchone() == (0,)
     con.close()
     assert _rows(db) == rows
+
+
+MDTEST_CSV = Path(__file__).parent / "fixtures" / "mdtest" / "sub679-2023-mdtest-easy-write.csv"
+IOR_CSV = Path(__file__).parent / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv"
+
+
+def _rank_rows(db, table: str, name: str) -> list:
+    con = store.open_read(db)
+    try:
+        return con.execute(f"SELECT * EXCLUDE (source_id) FROM {table} WHERE source_id = "
+                           "(SELECT source_id FROM sources WHERE path LIKE ?) ORDER BY ALL", [f"%/{name}"]).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("csv, table", [(MDTEST_CSV, "raw_mdtest_ranks"), (IOR_CSV, "raw_ior_ranks")])
+def test_a_rank_csv_cut_inside_its_last_number_loads_the_whole_lines(csv, table, tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    whole.mkdir(), cut.mkdir()
+    data = csv.read_bytes()
+    (whole / "ranks.csv").write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 1])  # without its last line
+    last_line = data.count(b"\n")
+    (cut / "ranks.csv").write_bytes(data.rstrip(b"\n")[:-7])  # a wall-time kill inside the last row's numbers
+    ingest([whole], tmp_path / "whole.duckdb", progress=False)
+    counts = ingest([cut], tmp_path / "cut.duckdb", progress=False)
+    assert counts["truncated"] == 1 and counts["failed"] == 0
+    assert _rank_rows(tmp_path / "cut.duckdb", table, "ranks.csv") == _rank_rows(tmp_path / "whole.duckdb", table, "ranks.csv")
+    assert _rank_rows(tmp_path / "cut.duckdb", table, "ranks.csv")
+    con = store.open_read(tmp_path / "cut.duckdb")
+    status, error, line = con.execute("SELECT status, error, error_line FROM sources").fetchone()
+    assert status == "ok" and error.startswith("truncated: line") and line == last_line
+
+
+def test_inf_in_an_mdtest_rank_csv_is_refused_at_its_line(clean, tmp_path):
+    folder, rows = clean
+    lines = MDTEST_CSV.read_text().splitlines(keepends=True)
+    fields = lines[3].split(",")
+    fields[2] = "inf"
+    lines[3] = ",".join(fields)
+    (folder / "zz-ranks.csv").write_text("".join(lines))
+    db, counts = ingest_with(folder, tmp_path)
+    con = store.open_read(db)
+    assert con.execute("SELECT status, error, error_line FROM sources WHERE path LIKE '%zz-ranks.csv'").fetchone() == (
+        "error", "'inf' is not a number", 4)
+    con.close()
+    assert _rows(db) == rows
+
+
+def test_glob_characters_in_a_name_load_that_file_only(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(MDTEST_CSV, folder / "mdtest-*.csv")
+    shutil.copy(MDTEST_CSV, folder / "mdtest-easy.csv")
+    ingest([folder], tmp_path / "t.duckdb", progress=False)
+    assert len(_rank_rows(tmp_path / "t.duckdb", "raw_mdtest_ranks", "mdtest-*.csv")) == \
+        len(_rank_rows(tmp_path / "t.duckdb", "raw_mdtest_ranks", "mdtest-easy.csv")) > 0
+
+
+def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
+    """A CSV rewritten between parsing and loading: the rows stored are those of the bytes hashed."""
+    import iobook.ingest as ingest_module
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "ranks.csv"
+    shutil.copy(MDTEST_CSV, log)
+    real_write = ingest_module._write
+
+    def write_after_rewrite(con, pending):
+        log.write_text(MDTEST_CSV.read_text().replace("3.2863976192e+02", "9.9999999999e+02"))
+        return real_write(con, pending)
+
+    monkeypatch.setattr(ingest_module, "_write", write_after_rewrite)
+    ingest([folder], tmp_path / "t.duckdb", progress=False)
+    con = store.open_read(tmp_path / "t.duckdb")
+    assert con.execute("SELECT sha256 FROM sources").fetchone()[0] == __import__("hashlib").sha256(MDTEST_CSV.read_bytes()).hexdigest()
+    values = {round(v, 6) for (v,) in con.execute("SELECT time FROM raw_mdtest_ranks WHERE time IS NOT NULL").fetchall()}
+    assert 328.639762 in values and 999.999999 not in values

@@ -13,7 +13,10 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
 - ``Format.parse(text)`` returns ``Parsed`` or raises ``ParseError(reason, line)``. It never raises
   anything else on bad input (tests fuzz this), and it does no I/O.
 - Time series that DuckDB reads faster than Python (fio's bw/iops/lat logs, per-rank CSVs) can be
-  returned as ``CsvLoad`` entries: the store runs ``read_csv`` on the file itself.
+  returned as ``CsvLoad`` entries: the store runs ``read_csv`` on the text that was parsed (never on the
+  file by its path, which may have changed since it was hashed).
+- ``Format.lines_are_records``: every line is one record (CSVs, fio logs). A file not ending in a newline
+  was cut inside its last line; ingest parses the whole lines before it and records the cut.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ class CsvLoad:
     table: str
     select: str
     options: dict = field(default_factory=dict)
+    text: str = ""  # the CSV itself, attached by ingest from the bytes it hashed
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class Format:
     tool: str
     detect: Callable[[str], bool]
     parse: Callable[[str], Parsed]
+    lines_are_records: bool = False
 
 
 def all_formats() -> tuple[Format, ...]:

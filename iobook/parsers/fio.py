@@ -475,6 +475,6 @@ FORMATS = (
     Format("fio-json", "fio", _detect_json, parse_json),
     Format("fio-terse", "fio", _detect_terse, parse_terse),
     Format("fio-normal", "fio", _detect_normal, parse_normal),
-    Format("fio-log", "fio", _detect_log, parse_log),
+    Format("fio-log", "fio", _detect_log, parse_log, lines_are_records=True),
 )
 RECORDS = (FioJob, FioIO, FioPercentile, FioLatencyBin, FioGroupStatus, FioLogSample)

@@ -514,5 +514,6 @@ FORMATS = (
     Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
     Format("ior-text", "ior", detect_text, parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
-    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
+    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv,
+           lines_are_records=True),
 )

@@ -187,7 +187,7 @@ CSV_OPERATIONS = ("Directory creation", "Directory stat", "Directory read", "Dir
                   "Directory removal", "File creation", "File stat", "File read", "File removal",
                   "Tree creation", "Tree removal")
 CSV_HEADER = ["rank", "items"] + [f"{kind}-{op}" for op in CSV_OPERATIONS for kind in ("rate", "time")]
-_CSV_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|-?nan|-?inf")  # ASCII, as DuckDB reads
+_CSV_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?")  # ASCII, finite, as DuckDB reads
 _CSV_COUNT = re.compile(r"[0-9]{1,18}")  # fits a BIGINT
 
 
@@ -240,5 +240,5 @@ def _detect_rank_csv(head: str) -> bool:
 
 FORMATS = (
     Format("mdtest-text", TOOL, detect_log, parse_log),
-    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv),
+    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv, lines_are_records=True),
 )
