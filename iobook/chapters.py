@@ -136,8 +136,13 @@ def _executed_digest(output: Path) -> str | None:
 
 
 def _stamp(output: Path, digest: str) -> None:
+    """Record the inputs digest, and hide the code of the cell papermill injected, as of every other cell."""
     nb = json.loads(output.read_text(encoding="utf-8"))
     nb["metadata"]["iobook"] = {"inputs_digest": digest}
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags and "remove-input" not in tags:
+            tags.append("remove-input")
     output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from iobook import published, store
+from iobook import store
 from iobook.ingest import ingest
+from iobook.studies import checksum_cost, local_runs, pagecache
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 CHECKSUM_RUN = "vm-20261121T131428Z"
@@ -32,19 +33,15 @@ def step_io(con, run_id: str, step: str, direction: str):
 
 
 def test_memory_factor_is_memory_bandwidth_per_node_over_io_bandwidth_per_node():
-    value = published.load("seed000_checksum_cpu_memory").set_index(["row", "column"])["value"]
-    nodes = {"Client": 9, "Server": 2}  # seed 000: nine HDR200 clients; 2 servers/canisters per ESS 3500
-    per_node, whole = {}, {}
-    for side, n in nodes.items():
-        for build in ["5.1.5.1 GA", "trailerchecksum"]:
-            io, mem = value["IOR Seq Read BW", build], value[f"{side} / Mem BW", build]
-            per_node[side, build] = round(mem / (io / n), 3)
-            whole[side, build] = round(mem / io, 3)
+    assert checksum_cost.NODES == {"Client": 9, "Server": 2}  # seed 000: nine HDR200 clients; 2 servers per ESS 3500
+    factors = checksum_cost.get_memory_factor(checksum_cost.get_published())
+    per_node = {(r.side, r.build): round(r.per_node, 3) for r in factors.itertuples()}
+    whole = {(r.side, r.build): round(r.whole, 3) for r in factors.itertuples()}
+    printed = {(r.side, r.build): r.printed for r in factors.itertuples()}
     assert per_node == {("Client", "5.1.5.1 GA"): 3.5, ("Client", "trailerchecksum"): 3.6,
                         ("Server", "5.1.5.1 GA"): 3.2, ("Server", "trailerchecksum"): 2.144}
     assert whole == {("Client", "5.1.5.1 GA"): 0.389, ("Client", "trailerchecksum"): 0.4,
                      ("Server", "5.1.5.1 GA"): 1.6, ("Server", "trailerchecksum"): 1.072}
-    printed = {key: value[f"{key[0]} / Mem Fact", key[1]] for key in per_node}
     assert [key for key in per_node if round(per_node[key], 1) == printed[key]] == [
         ("Client", "5.1.5.1 GA"), ("Server", "5.1.5.1 GA")]
 
@@ -72,7 +69,7 @@ def test_verify_read_carries_its_bytes_in_the_read_direction(con):
 def test_sha256_verify_read_cpu_per_gib(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, CHECKSUM_RUN, "012-read-sha256-direct-r1", "read")
     assert (bw, runtime_s, usr, sys) == (93222940, 23.036, 37.115819, 2.109741)
-    assert round((usr + sys) / 100 * runtime_s / (io_bytes / 2**30), 4) == 4.518
+    assert round(local_runs.cpu_s_per_gib(usr + sys, runtime_s, io_bytes), 4) == 4.518
     task_clock = con.execute(
         "SELECT p.value FROM perf_counters p JOIN run_sources rs USING (source_id) "
         "WHERE rs.file = '012-read-sha256-direct-r1.perf.txt' AND p.event = 'task-clock'").fetchone()
@@ -99,18 +96,9 @@ def test_pagecache_run_cgroup(con):
 def test_buffered_write_bandwidth_and_its_one_second_spread(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, PAGECACHE_RUN, "001-write-buffered-r1", "write")
     assert (bw, io_bytes, runtime_s, usr, sys) == (1812543008, 54378102784, 30.001, 1.98, 49.26)
-    spread = con.execute(
-        """
-        WITH b AS (
-            SELECT floor(f.t_ms / 1000) AS bucket, avg(f.value) / 1024 AS mib_s
-            FROM run_sources rs JOIN fio_jobs j USING (source_id)
-            JOIN fio_series f ON f.job_id = j.job_id AND f.kind = 'bw' AND f.direction = 'write'
-            WHERE rs.file = '001-write-buffered-r1.fio.json' AND f.t_ms < floor(j.runtime_s) * 1000
-            GROUP BY bucket
-        )
-        SELECT count(*), round(avg(mib_s), 1), round(stddev_samp(mib_s) / avg(mib_s), 3) FROM b
-        """
-    ).fetchone()
+    buckets = pagecache.get_buckets(con, [PAGECACHE_RUN], 1000)
+    step = pagecache.get_steps(con, [PAGECACHE_RUN], buckets).set_index("step").loc["001-write-buffered-r1"]
+    spread = (step.buckets, round(step.bucket_mean_mib_s, 1), round(step.cv, 3))
     assert spread == (30, 1852.4, 0.483)
 
 

@@ -47,23 +47,26 @@ def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
 
 
 def get_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
-    """One row per fio step (local_runs.get_fio_steps) with `verify` ordered as the collector ran them."""
-    steps = local_runs.get_fio_steps(con, run_ids, labels)
-    if not steps.empty:
-        order = steps.groupby("verify").step_index.min().sort_values().index
-        steps["verify"] = pd.Categorical(steps["verify"], categories=order, ordered=True)
-    return steps
+    """One row per fio step of the checksum runs (local_runs.get_fio_steps), `labels` keeping some."""
+    return local_runs.get_fio_steps(con, run_ids, labels)
+
+
+def verify_order(frame: pd.DataFrame) -> list[str]:
+    """The checksums in the order the collector ran them (first step of each), none first."""
+    return frame.groupby("verify").step_index.min().sort_values().index.tolist()
 
 
 def get_costs(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per run, phase, mode and checksum: mean bandwidth and fio CPU-s/GiB over its repetitions, and
     each as a ratio to no checksum (`verify=none`, same run, phase and mode) with a bootstrap interval
     and Welch's p (iobook.stats.ratio_of_means). With fewer than two repetitions on either side the
-    interval is NaN: one value per side cannot tell a difference from run-to-run noise."""
+    interval is NaN: one value per side cannot tell a difference from run-to-run noise. `<x>_clear` marks
+    a ratio whose interval excludes 1 and whose Welch p is below 1 - confidence."""
     rows = []
-    for (run_id, phase, mode), part in steps.groupby(["run_id", "phase", "mode"], sort=True, observed=True):
+    for (run_id, phase, mode), part in steps.groupby(["run_id", "phase", "mode"], sort=True):
         base = part[part.verify == "none"]
-        for verify, group in part.groupby("verify", sort=True, observed=True):
+        for verify in verify_order(part):
+            group = part[part.verify == verify]
             row = {"run_id": run_id, "phase": phase, "mode": mode, "verify": verify, "repetitions": len(group),
                    "bw_mib_s": group.bw_mib_s.mean(), "min_mib_s": group.bw_mib_s.min(),
                    "max_mib_s": group.bw_mib_s.max(), "fio_cpu_s_per_gib": group.fio_cpu_s_per_gib.mean(),
@@ -78,6 +81,9 @@ def get_costs(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
                     res = stats.ratio_of_means(group[column], base[column], confidence=confidence)
                     r = (res.ratio, res.low, res.high, res.p_welch)
                 row.update(dict(zip([f"{name}_ratio", f"{name}_low", f"{name}_high", f"{name}_p"], r)))
+                row[f"{name}_clear"] = bool(not r[1] <= 1 <= r[2] and r[3] < 1 - confidence)
+            row["baseline_repetitions"] = len(base)
+            row["step_index"] = group.step_index.min()
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -108,9 +114,9 @@ def get_perf_status(con, run_ids: Iterable[str]) -> pd.DataFrame:
 
 def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
     """fio bandwidth per checksum: one point per repetition, a bar for their mean, per phase and mode."""
-    order = list(steps.verify.cat.categories)
-    data = steps[["run_id", "step", "phase", "mode", "verify", "repetition", "bw_mib_s", "runtime_s"]].assign(
-        verify=lambda d: d.verify.astype(str), bw_mib_s=lambda d: d.bw_mib_s.round(3))
+    order = verify_order(steps)
+    data = steps[["run_id", "step", "phase", "mode", "verify", "repetition", "bw_mib_s", "runtime_s"]].round(
+        {"bw_mib_s": 3})
     base = alt.Chart(data).encode(
         x=alt.X("verify:N", title="fio verify= (checksum)", sort=order),
         xOffset=alt.XOffset("mode:N"),
@@ -129,10 +135,10 @@ def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
 
 def chart_ratios(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
     """Bandwidth with each checksum as a ratio to no checksum, with its bootstrap interval, per phase."""
-    data = costs[costs.verify != "none"].assign(verify=lambda d: d.verify.astype(str))[
+    data = costs[costs.verify != "none"][
         ["run_id", "phase", "mode", "verify", "repetitions", "bw_ratio", "bw_low", "bw_high"]].round(4)
-    order = [v for v in costs.verify.cat.categories if v != "none"]
-    base = alt.Chart(data).encode(
+    order = [v for v in verify_order(costs) if v != "none"]
+    base = alt.Chart().encode(
         y=alt.Y("verify:N", title="fio verify= (checksum)", sort=order),
         yOffset=alt.YOffset("mode:N"),
         color=alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom")))
@@ -143,9 +149,9 @@ def chart_ratios(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> a
                  alt.Tooltip("bw_ratio:Q", format=".2f", title="ratio"),
                  alt.Tooltip("bw_low:Q", format=".2f", title="interval low"),
                  alt.Tooltip("bw_high:Q", format=".2f", title="interval high")])
-    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(x="x:Q")
-    return alt.layer(one, rules, points).properties(width=220, height=200).facet(
-        column=alt.Column("phase:N", title=None, sort=PHASES), data=data,
+    one = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1))
+    return alt.layer(one, rules, points, data=data).properties(width=220, height=200).facet(
+        column=alt.Column("phase:N", title=None, sort=PHASES),
     ).properties(title={"text": title, "subtitle": f"point: ratio of mean bandwidths; line: {confidence:.0%} "
                                                    "bootstrap interval; dashed: no change (source: fio_io)"})
 
@@ -156,9 +162,8 @@ def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:
                       value_vars=["usr_cpu_pct", "sys_cpu_pct"], var_name="kind", value_name="pct")
     long["cpu_s_per_gib"] = local_runs.cpu_s_per_gib(long.pct, long.runtime_s, long.io_bytes).round(6)
     long["kind"] = long.kind.map({"usr_cpu_pct": "user", "sys_cpu_pct": "system"})
-    long["verify"] = long.verify.astype(str)
     return alt.Chart(long.drop(columns=["pct", "runtime_s", "io_bytes"])).mark_bar().encode(
-        x=alt.X("verify:N", title="fio verify= (checksum)", sort=list(steps.verify.cat.categories)),
+        x=alt.X("verify:N", title="fio verify= (checksum)", sort=verify_order(steps)),
         xOffset=alt.XOffset("repetition:O"),
         y=alt.Y("cpu_s_per_gib:Q", title="fio CPU-seconds per GiB", stack="zero"),
         color=alt.Color("kind:N", title="fio CPU", legend=alt.Legend(orient="bottom")),

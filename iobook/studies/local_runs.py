@@ -1,10 +1,12 @@
 """Runs made by the collectors in scripts/ (collect_checksum.py, collect_pagecache.py, collect_snapshots.py),
 shared by the checksum_cost, pagecache and snapshots chapters: selecting runs by their folder name, each
-output file's manifest labels as columns, and the CPU a step cost per GiB it moved."""
+output file's manifest labels as columns, the CPU a step cost per GiB it moved, and a ratio of means stated
+with its interval."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from .. import nb
@@ -103,6 +105,12 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
+# The columns get_fio_steps adds to the labels.
+FIO_STEP_MEASURES = {"bw_bytes_s", "io_bytes", "runtime_s", "usr_cpu_pct", "sys_cpu_pct", "perf_source_id",
+                     "task_clock_s", "mpstat_source_id", "busy_cpus_before", "busy_cpus_during", "bw_mib_s", "gib",
+                     "fio_cpu_s_per_gib", "fio_sys_cpu_s_per_gib", "perf_cpu_s_per_gib", "machine_cpu_s_per_gib"}
+
+
 def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
     """One row per fio step of the runs whose `phase` label is fio's direction ('read' or 'write'; the
     checksum and pagecache collectors): the labels (get_step_labels), fio's result in that direction
@@ -110,7 +118,8 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     alone), perf's task-clock per GiB where perf ran, and the machine's busy CPUs before and during the
     step with the machine-wide CPU-seconds per GiB. A verify read is a fio write job whose read
     direction carries the bytes, hence the direction is taken from the label, with bandwidth > 0.
-    `labels` keeps only steps with those label values (keep_labels)."""
+    `labels` keeps only steps with those label values (keep_labels). A label named like a measured
+    column (the pagecache collector's `runtime_s`, the requested run time) becomes `<key>_label`."""
     run_ids = list(run_ids)
     steps = keep_labels(get_step_labels(con, run_ids), labels)
     if steps.empty or "phase" not in steps:
@@ -132,6 +141,7 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
         """,
         [run_ids],
     ).df()
+    steps = steps.rename(columns={k: f"{k}_label" for k in steps.columns if k in FIO_STEP_MEASURES})
     df = (steps.merge(fio, on=["source_id", "phase"])
           .merge(perf, on=["run_id", "step_index"], how="left")
           .merge(get_step_machine_cpu(con, run_ids), on=["run_id", "step_index"], how="left"))
@@ -144,3 +154,14 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     if "repetition" in df:
         df["repetition"] = df["repetition"].astype(int)
     return df.sort_values(["run_id", "step_index"]).reset_index(drop=True)
+
+
+def ratio_text(ratio: float, low: float, high: float, p_welch: float, n_sample: int, n_baseline: int,
+               confidence: float = 0.95) -> str:
+    """A ratio of means as a finding states it: with its bootstrap interval and Welch's p and the
+    repetitions behind it, or, with one repetition on a side, saying that it cannot tell."""
+    if min(n_sample, n_baseline) < 2 or np.isnan(low):
+        return (f"{ratio:.2f}× (one repetition on a side: these runs cannot tell this from run-to-run "
+                "noise)")
+    return (f"{ratio:.2f}× ({confidence:.0%} bootstrap interval {low:.2f}–{high:.2f}, Welch p = {p_welch:.2g}; "
+            f"{n_sample} and {n_baseline} repetitions)")
