@@ -2,11 +2,13 @@
 that could not be read and why, and the public SQL views with their columns."""
 from __future__ import annotations
 
+import os
+from pathlib import PurePosixPath
+
 import pandas as pd
 
 from .. import nb
-
-MIB = 2**20
+from ..units import MIB
 
 HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it with "
                  "`python -m iobook book --data DIR` (or only ingest with `python -m iobook ingest --db FILE DIR`).")
@@ -23,6 +25,8 @@ VIEW_ROWS = {
                     "scored, valid",
     "io500_scores": "IO500 run: bandwidth, metadata and total score recomputed from its phases beside the "
                     "reported ones, validity and why",
+    "io500_system_info": "io500_info_* line of a bash IO500 run's log, how its submitters described the system "
+                         "(server and client nodes, file system), as printed",
     "io500_duplicate_runs": "pair of IO500 runs with the same phase values filed under two submissions",
     "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",
     "io500_phase_logs": "IO500 phase with its own IOR/mdtest log: the log's value, the summary's, the rule "
@@ -62,6 +66,24 @@ VIEW_ROWS = {
 }
 
 
+def outside_base(con) -> str | None:
+    """For files outside the repository: the parent of the deepest folder holding all of them, the part of
+    their paths that depends on the machine (None when every file is inside the repository)."""
+    paths = [p for (p,) in con.execute("SELECT path FROM sources").fetchall() if nb.shown_path(p).startswith("/")]
+    if not paths:
+        return None
+    return str(PurePosixPath(os.path.commonpath([str(PurePosixPath(p).parent) for p in paths])).parent)
+
+
+def reader_paths(paths: pd.Series, base: str | None) -> pd.Series:
+    """Paths as readers should see them, never machine-dependent: relative to the repository when inside it
+    (nb.shown_path), else relative to `base` (outside_base: /work/shared/fixtures/built-tools/ior/x.log
+    -> built-tools/ior/x.log)."""
+    shown = paths.map(nb.shown_path)
+    outside = shown.str.startswith("/")
+    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
+
+
 def source_count(con) -> int:
     """How many files the database has seen (0: an empty database)."""
     return con.execute("SELECT count(*) FROM sources").fetchone()[0]
@@ -99,7 +121,7 @@ def get_failed(con) -> pd.DataFrame:
     df = con.execute(
         "SELECT path, format, error AS reason, error_line AS line FROM sources WHERE status = 'error' ORDER BY path"
     ).df()
-    df["path"] = df["path"].map(nb.shown_path)
+    df["path"] = reader_paths(df["path"], outside_base(con))
     return df
 
 
@@ -108,7 +130,7 @@ def get_sources(con) -> pd.DataFrame:
     df = con.execute(
         """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources"""
     ).df()
-    df["path"] = df["path"].map(nb.shown_path)
+    df["path"] = reader_paths(df["path"], outside_base(con))
     return df.sort_values("path", kind="stable", ignore_index=True)
 
 

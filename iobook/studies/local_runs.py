@@ -45,7 +45,8 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json")
     """The label pivot: one row per ingested output file of the runs whose name ends with `file_suffix`,
     with run_id, step_index, step (the manifest step's name), step_s (its duration in seconds), file,
     source_id, and one text column per manifest label key (the run's labels merged with the step's;
-    a key a file lacks is NaN). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
+    a key a file lacks is NaN; a key named like one of those columns, such as the snapshot collector's
+    `step`, becomes `<key>_label`). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
     long = con.execute(
         """
         SELECT l.run_id, l.step_index, s.name AS step, s.seconds AS step_s, l.file, l.source_id, l.key, l.value
@@ -57,6 +58,7 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json")
     ).df()
     if long.empty:
         return pd.DataFrame(columns=STEP_COLUMNS)
+    long["key"] = long["key"].where(~long["key"].isin(STEP_COLUMNS), long["key"] + "_label")
     wide = long.pivot(index=STEP_COLUMNS, columns="key", values="value").reset_index()
     wide.columns.name = None
     return wide.sort_values(["run_id", "step_index"]).reset_index(drop=True)

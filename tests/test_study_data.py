@@ -1,0 +1,100 @@
+"""The Data chapter (iobook/studies/data.py, notebooks/data.ipynb) on the four test databases."""
+from pathlib import Path
+
+import papermill
+import pytest
+
+from iobook.studies import data
+
+from conftest import DATABASES, REPO, SHARED
+
+TEMPLATE = REPO / "notebooks" / "data.ipynb"
+SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
+
+
+def files_on_disk(name: str) -> int:
+    return sum(1 for root in DATABASES[name] for p in Path(root).rglob("*") if p.is_file())
+
+
+def test_every_public_view_is_described(any_db):
+    _, con = any_db
+    views = data.get_views(con)
+    assert views["one row per"].notna().all(), views.loc[views["one row per"].isna(), "view"].tolist()
+    assert set(views["view"]) == set(data.VIEW_ROWS)  # no description of a view that no longer exists
+    assert views["view"].iloc[0] == "sources"
+    fio = views.set_index("view").loc["fio_io", "columns"]
+    assert fio.startswith("job_id, ") and "iops" in fio.split(", ")
+
+
+def test_counts_on_each_database(any_db):
+    name, con = any_db
+    status = data.get_status_counts(con)
+    by_kind = data.get_files_by_kind(con)
+    assert data.source_count(con) == sum(status.values()) == by_kind["files"].sum() == files_on_disk(name)
+    assert status["gone"] == 0  # each test database is ingested once
+    expected = {"empty": {"ok": 0, "error": 0, "skipped": 0}, "built_tools": {"ok": 43, "error": 2, "skipped": 7},
+                "other_io500": {"ok": 254, "error": 0, "skipped": 55}}.get(name)
+    if expected is not None:
+        assert {k: status[k] for k in expected} == expected
+    runs = data.get_run_counts(con)
+    assert runs["IO500"] == {"empty": 0, "built_tools": 1, "other_io500": 16}.get(name, runs["IO500"])
+    if name == "default":
+        assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {"checksum": 1, "pagecache": 1,
+                                                                               "snapshots": 1}
+
+
+def test_empty_database_has_nothing_to_list(databases):
+    from iobook import store
+
+    with store.open_read(databases["empty"]) as con:
+        assert data.source_count(con) == 0
+        assert data.get_files_by_kind(con).empty and data.get_failed(con).empty and data.get_sources(con).empty
+        assert data.get_run_counts(con) == {"IO500": 0}
+
+
+def test_failed_files_with_reason_and_line(databases):
+    from iobook import store
+
+    with store.open_read(databases["built_tools"]) as con:
+        failed = data.get_failed(con)
+    # ior/ior_error_nonexistent_dir_np2.log line 34: 'ERROR: open64("/tmp/bench/data/does/not/exist/testfile", ...'
+    # mdtest/mdtest_error_multi_dir_shared_np2.log line 5: '... FAILED in md_validate_tests_rank0, shared directory ...'
+    assert failed["path"].tolist() == ["built-tools/ior/ior_error_nonexistent_dir_np2.log",
+                                       "built-tools/mdtest/mdtest_error_multi_dir_shared_np2.log"]
+    assert failed["line"].tolist() == [34, 5]
+    assert failed["format"].tolist() == ["ior-text", "mdtest-text"]
+    assert "does/not/exist/testfile" in failed["reason"].iloc[0]
+    assert "shared directory mode is not compatible" in failed["reason"].iloc[1]
+
+
+def test_paths_are_never_absolute(any_db):
+    name, con = any_db
+    sources = data.get_sources(con)
+    assert not sources["path"].str.startswith("/").any()
+    assert sources["path"].is_unique and sources["path"].is_monotonic_increasing
+    if name == "default":
+        row = sources.set_index("path").loc[f"{SNAPSHOT_RUN}/manifest.json"]
+        # the manifest's size on disk (stat -c %s)
+        assert (row["format"], row["status"], row["size (bytes)"]) == (
+            "iobook-manifest", "ok", (REPO / SNAPSHOT_RUN / "manifest.json").stat().st_size)
+        assert data.get_skip_reasons(con).set_index("reason")["files"].sum() == data.get_status_counts(con)["skipped"]
+    if name == "other_io500":
+        assert sources["path"].str.startswith("io500-submissions/").all()
+
+
+@pytest.mark.parametrize("name", list(DATABASES))
+def test_notebook_executes(name, databases, tmp_path):
+    out = tmp_path / "data.ipynb"
+    nb = papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
+                                    cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "\n".join(str(o.get("data", {}).get("text/markdown", "")) + str(o.get("data", {}).get("text/html", ""))
+                     for o in outputs)
+    assert str(REPO) not in text and str(SHARED) not in text
+    if name == "empty":
+        assert "This database holds no ingested files" in text and "python -m iobook book --data DIR" in text
+        assert "<table" not in text and "## " not in text
+    else:
+        assert "(data-findings)=" in text and "(data-views)=" in text and "<table" in text
+        assert ("No file in a format iobook reads failed to parse." in text) == (name != "built_tools")

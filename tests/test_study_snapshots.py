@@ -1,0 +1,133 @@
+"""The snapshots chapter (iobook/studies/snapshots.py, notebooks/snapshots.ipynb): the talk's published table
+(data/published/seed003_*.csv, the same on every database) and the local btrfs runs on the four test databases."""
+import nbformat
+import papermill
+import pytest
+
+from iobook import nb
+from iobook.studies import snapshots
+
+from conftest import DATABASES, REPO
+
+TEMPLATE = REPO / "notebooks" / "snapshots.ipynb"
+RUN = "vm-20261121T132957Z"  # data/raw/snapshots/vm-20261121T132957Z, the run committed with the repository
+
+
+def test_method_slide_clients_come_from_the_published_csv():
+    clients = snapshots.seed_clients(snapshots.get_seed_configuration())
+    # seed 003 line 162: "Scripted run, using 7 nodes (560c) with Fujitsu A64FX CPUs & Mellanox interconnect"
+    assert (clients["nodes"], clients["c"], clients["cpus"], clients["interconnect"]) == (
+        7, "560c", "Fujitsu A64FX", "Mellanox")
+
+
+def test_summary_rows_are_sample_std_of_all_rows_and_mean_ratio():
+    per_definition, reproducing = snapshots.get_summary_checks(snapshots.get_seed_table())
+    assert len(per_definition) == 9 and set(per_definition["columns"]) == {9}
+    assert reproducing.groupby("row")["definition"].unique().map(list).to_dict() == {
+        "Diff with/without": ["mean of the rows after the first / first row"],
+        "Std. deviation": ["sample std (n-1) of all rows"]}
+
+
+def test_seed_pooled_difference_with_intervals():
+    pooled = snapshots.get_seed_pooled(snapshots.get_seed_table(), 0.95).set_index("column")
+    removal = pooled.loc["File (kiops/s) / Removal"]
+    # printed "94.40%"; mean of the seven snapshot rows 146.43286 over 155.12
+    assert removal["with/without (%)"] == pytest.approx(100 * 146.432857 / 155.12, rel=1e-6)
+    assert removal["p (snapshot rows' spread)"] == pytest.approx(1.28995019e-05, rel=1e-6)  # test_snapshot_stats
+    assert round(removal["low (snapshot rows' spread, %)"], 2) == 93.34
+    assert round(removal["high (snapshot rows' spread, %)"], 2) == 95.46
+    assert round(removal["p (printed std)"], 4) == 0.0356
+    significant = pooled.index[pooled["p (snapshot rows' spread)"] < 0.05].tolist()
+    assert significant == ["Directory (kiops/s) / Create", "Directory (kiops/s) / Stat", "File (kiops/s) / Create",
+                           "File (kiops/s) / Removal", "Tree (iops/s) / Create"]
+    assert pooled.index[pooled["p (printed std)"] < 0.05].tolist() == ["File (kiops/s) / Create",
+                                                                      "File (kiops/s) / Removal"]
+    # an interval excludes 100 % exactly when its test is below 0.05
+    for kind in ("snapshot rows' spread", "printed std"):
+        excludes = (pooled[f"high ({kind}, %)"] < 100) | (pooled[f"low ({kind}, %)"] > 100)
+        assert (excludes == (pooled[f"p ({kind})"] < 0.05)).all()
+    wider = snapshots.get_seed_pooled(snapshots.get_seed_table(), 0.99).set_index("column")
+    assert (wider["low (printed std, %)"] < pooled["low (printed std, %)"]).all()
+
+
+def test_seed_states_use_the_printed_std():
+    states = snapshots.get_seed_states(snapshots.get_seed_table(), 0.95)
+    assert len(states) == 7 * 9
+    one = states[(states["column"] == "Directory (kiops/s) / Create") & (states["state"] == "1")].iloc[0]
+    # (139.52 - 144.42) / (2.70 * sqrt 2) = -1.283 with 7 degrees of freedom
+    assert one["ratio"] == pytest.approx(139.52 / 144.42)
+    assert round(one["p"], 3) == 0.240
+    assert states["p"].min() > 0.05
+
+
+def test_runs_rates_and_comparisons_on_each_database(any_db):
+    name, con = any_db
+    runs = snapshots.select_runs(con, [])
+    rates = snapshots.get_rates(con, runs["run_id"])
+    if name != "default":
+        assert runs.empty and rates.empty
+        assert snapshots.get_comparisons(rates, "none", 0.95).empty
+        return
+    assert runs["run_folder"].tolist() == [RUN] and len(rates) == 72
+    assert snapshots.stage_order(rates) == ["none", "1", "2", "3", "4", "5", "rotation-1", "rotation-2"]
+    first = rates.iloc[0]
+    # 001-create-initial0-r1.fio.json line 30: "iops" : 3082.614057, line 31: "runtime" : 3244
+    assert (first["operation"], first["stage"], first["files_per_s"], first["runtime_ms"]) == (
+        "create", "none", 3082.614057, 3244)
+    comparisons = snapshots.get_comparisons(rates, "none", 0.95)
+    assert len(comparisons) == 3 * 8
+    pooled = comparisons[comparisons["stage"] == "all but baseline"].set_index("operation")
+    assert [round(pooled.loc["create", c], 3) for c in ("ratio", "low", "high", "p (Welch)")] == [
+        1.166, 1.001, 1.369, 0.109]
+    assert pooled["verdict"].to_dict() == {"create": "unclear (one test)", "stat": "within noise",
+                                           "delete": "within noise"}
+    steps = snapshots.get_snapshot_steps(con, runs["run_id"])
+    assert steps["step"].tolist()[:2] == ["create-snap-01", "create-snap-02"] and len(steps) == 9
+    noise = snapshots.get_noise(rates)
+    assert noise["operation"].tolist() == ["create", "stat", "delete"] and set(noise["repetitions per stage"]) == {3}
+
+
+def test_unknown_run_folder_names_the_nearest(databases):
+    from iobook import store
+
+    with store.open_read(databases["default"]) as con:
+        assert snapshots.select_runs(con, [RUN])["run_id"].tolist() == [RUN]
+        with pytest.raises(nb.UnknownSelection, match=RUN):
+            snapshots.select_runs(con, ["vm-20261121T132958Z"])
+
+
+def test_seed_points_follow_the_baseline_mapping():
+    seed = snapshots.get_seed_table()
+    rows = {"No snapshot": "none", "1": "1", "2": "2"}
+    columns = {"File (kiops/s) / Removal": "delete"}
+    points = snapshots.get_seed_points(seed, rows, columns, "none")
+    assert points.set_index("stage")["ratio"].round(4).to_dict() == {"1": round(146.33 / 155.12, 4),
+                                                                     "2": round(146.78 / 155.12, 4)}
+    assert snapshots.get_seed_points(seed, rows, columns, "rotation-1").empty
+
+
+@pytest.mark.parametrize("name", list(DATABASES))
+def test_notebook_executes(name, databases, tmp_path):
+    out = tmp_path / "snapshots.ipynb"
+    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
+                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+    executed = nbformat.read(out, 4)
+    outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "\n".join(str(o.get("data", {}).get("text/markdown", "")) + str(o.get("data", {}).get("text/html", ""))
+                     for o in outputs)
+    assert "7 nodes (560c)" in text and "Fujitsu A64FX" in text  # from the published CSV, on every database
+    assert "rack of A64FX" not in text
+    local = "This database holds no snapshot collector runs"
+    if name == "default":
+        assert local not in text and f"{RUN} (btrfs, fio)" in text and "btrfs snapshot create/delete" in text
+    else:
+        assert local in text and "sudo python3 scripts/collect_snapshots.py" in text
+        assert "fio_io" not in text and "(btrfs, fio)" not in text  # no table or chart of local runs
+
+
+def test_notebook_rejects_an_unknown_run_folder(databases, tmp_path):
+    with pytest.raises(papermill.PapermillExecutionError, match="nearest"):
+        papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "s.ipynb"),
+                                   parameters={"db_path": str(databases["default"]), "run_folders": ["vm-2026"]},
+                                   cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
