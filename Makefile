@@ -46,7 +46,7 @@ lab: venv
 	$(VENV)/bin/jupyter lab --notebook-dir=.
 
 bench: venv
-	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions)
+	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions) $(BENCH_ARGS)
 
 clean:
 	rm -rf _build $(DB) $(DB).wal book/*.ipynb book/_static/vega-bundle.js

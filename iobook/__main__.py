@@ -24,11 +24,20 @@ def main(argv: list[str] | None = None) -> int:
     p_book.add_argument("--quiet", action="store_true", help="no progress bars")
 
     p_ingest = sub.add_parser("ingest", help="parse benchmark logs (files or folders, recursive) into DuckDB")
-    p_ingest.add_argument("paths", nargs="+", type=Path)
+    p_ingest.add_argument("paths", nargs="*", type=Path)
     p_ingest.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file (default: data/iobook.duckdb)")
     p_ingest.add_argument("--prune", action="store_true",
                           help="mark files no longer under PATHS as gone and drop their records")
     p_ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_ingest.add_argument("--engine", choices=["local", "dask"], default="local",
+                          help="dask: parse on a Dask cluster into Parquet parts (--parquet), not into --db")
+    p_ingest.add_argument("--parquet", type=Path, metavar="DIR", help="with --engine dask: new or empty folder for the parts")
+    p_ingest.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a running scheduler "
+                          "(e.g. tcp://host:8786); default: a LocalCluster on this machine")
+    p_ingest.add_argument("--workers", type=int, default=2, help="with --engine dask: LocalCluster processes (default 2)")
+    p_ingest.add_argument("--files-per-task", type=int, default=200, help="with --engine dask: files per Dask task")
+    p_ingest.add_argument("--from-parquet", type=Path, metavar="DIR",
+                          help="load the parts of a Dask ingest into a new --db and build its derived tables")
 
     p_chapters = sub.add_parser("chapters", help="execute the chapters whose inputs changed into book/")
     p_chapters.add_argument("--db", type=Path, default=store.DEFAULT_DB)
@@ -46,9 +55,32 @@ def main(argv: list[str] | None = None) -> int:
         return build_book(args.data, args.db, args.config, force=args.force, progress=not args.quiet)
     if args.command == "ingest":
         from .build import format_ingest
-        from .ingest import ingest
 
-        counts = ingest(args.paths, args.db, progress=not args.quiet, prune=args.prune)
+        if args.from_parquet:
+            if args.paths or args.engine != "local":
+                parser.error("--from-parquet loads parts already written: no PATHS, no --engine")
+            from .dask_ingest import load_parquet
+
+            try:
+                counts = load_parquet(args.from_parquet, args.db)
+            except (FileExistsError, FileNotFoundError) as e:
+                parser.error(str(e))
+        elif not args.paths:
+            parser.error("ingest: PATHS required (or --from-parquet DIR)")
+        elif args.engine == "dask":
+            if not args.parquet or args.prune:
+                parser.error("--engine dask writes Parquet parts: give --parquet DIR (and no --prune)")
+            from .dask_ingest import dask_ingest
+
+            try:
+                counts = dask_ingest(args.paths, args.parquet, scheduler=args.scheduler, workers=args.workers,
+                                     files_per_task=args.files_per_task, progress=not args.quiet)
+            except (FileExistsError, FileNotFoundError) as e:
+                parser.error(str(e))
+        else:
+            from .ingest import ingest
+
+            counts = ingest(args.paths, args.db, progress=not args.quiet, prune=args.prune)
         print(format_ingest(counts))
         return 1 if counts["failed"] or counts["failed before"] else 0
     if args.command == "chapters":

@@ -140,12 +140,21 @@ def _non_finite(records: list) -> str | None:
     return None
 
 
+def refused_outcome(path: str, reason: str) -> Outcome:
+    """The sources row of an entry find_files refused: recorded as skipped, never read."""
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], [])
+
+
+def failed_outcome(path: str, reason: str) -> Outcome:
+    """A file that could not be parsed for a reason outside its content (unreadable, its worker lost)."""
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], [])
+
+
 def _parse_file(path: str) -> Outcome:
     try:
         data = Path(path).read_bytes()
     except OSError as e:  # vanished since the scan, unreadable, ...
-        return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error",
-                        "error": f"cannot be read: {e.strerror or e}"}, [], [])
+        return failed_outcome(path, f"cannot be read: {e.strerror or e}")
     return parse_bytes(path, data)
 
 
@@ -199,8 +208,7 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
             source_id = prior[0] if prior else next_id
             next_id += not prior
             counts["skipped"] += 1
-            _transaction(con, [(source_id, Outcome({"path": str(f), "sha256": "", "bytes": 0, "status": "skipped",
-                                                     "error": reason}, [], []))])
+            _transaction(con, [(source_id, refused_outcome(str(f), reason))])
         present = {str(f) for f in files} | {str(f) for f in refused}
         gone = [i for p, (i, _, status) in known.items() if prune and status != "gone" and p not in present]
         counts["gone"] = len(gone)

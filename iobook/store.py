@@ -55,11 +55,22 @@ def record_columns(cls: type) -> list[tuple[str, type]]:
     return [(f.name, _base_type(hints[f.name])) for f in dataclasses.fields(cls)]
 
 
-def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
+def raw_tables() -> list[str]:
+    """The tables ingest writes file by file (sources, then one per record class); the rest is derived."""
+    return ["sources"] + [cls.TABLE for cls in all_records()]
+
+
+def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """sources, ingest_state and the record tables: all that replace_sources writes to (a Dask worker's
+    in-memory database has just these)."""
     con.execute(SOURCES_DDL)
     for cls in all_records():
         cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in record_columns(cls))
         con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
+
+
+def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    create_raw_tables(con)
     for derived in _derived_steps():
         derived.create(con)
     create_views(con)
@@ -156,7 +167,7 @@ def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> 
     The caller wraps calls in a transaction, so a file's old records never outlive its new ones.
     """
     ids = [source_id for source_id, *_ in files]
-    for table in ["sources"] + [cls.TABLE for cls in all_records()]:
+    for table in raw_tables():
         con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [ids])
     rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
     incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})

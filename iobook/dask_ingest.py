@@ -1,0 +1,167 @@
+"""Scale-out ingest on Dask: the same parsing as `iobook ingest`, as Dask tasks, into Parquet.
+
+    python -m iobook ingest --engine dask [--scheduler ADDRESS] [--workers N] --parquet DIR PATH...
+    python -m iobook ingest --from-parquet DIR --db FILE
+
+The client lists the files (ingest.find_files) and numbers them exactly as a local ingest numbers them on a
+fresh database: the sorted files get source ids 1..n, the entries it refuses (FIFOs, symlinks out of the
+tree, ...) the ids after them. Each task takes a batch of files, parses them with ingest._parse_file (the
+local ingest's function), and writes them with store.replace_sources (the local ingest's function, CSV loads
+included) into an in-memory DuckDB holding the raw tables, whose rows it then writes as
+DIR/<table>/part-<batch>.parquet. So a file's rows, its failure and the reason for it are the ones a local
+ingest stores; loading the parts into a fresh database and rebuilding the derived tables gives the database
+a local ingest gives.
+
+Workers read the files by the paths the client found and write DIR: both must be on a file system every
+worker sees under the same names.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+from tqdm import tqdm
+
+from . import ingest as local
+from . import store
+
+FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms a task) stays negligible
+
+
+def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], list[tuple[int, local.Outcome]]]:
+    """(source_id, path) of every file to parse, and (source_id, outcome) of every refused entry, with the
+    ids a local ingest into a fresh database assigns."""
+    files, refused = local.find_files(paths)
+    todo = [(i, str(f)) for i, f in enumerate(files, 1)]
+    skipped = [(len(files) + n, local.refused_outcome(str(f), reason))
+               for n, (f, reason) in enumerate(refused.items(), 1)]
+    return todo, skipped
+
+
+def part_name(batch: int) -> str:
+    return f"part-{batch:07d}.parquet"
+
+
+def write_batch(batch: int, pending: list[tuple[int, local.Outcome]], out_dir: str) -> dict:
+    """Write parsed files as Parquet parts, through the local ingest's own write path (ingest._write:
+    one transaction, and file by file with the refused one recorded as failed if DuckDB refuses the batch).
+    Rewriting a batch replaces its parts, so a task Dask runs again leaves no stale rows."""
+    con = duckdb.connect(":memory:")
+    try:
+        store.create_raw_tables(con)
+        local._write(con, pending)
+        for table in store.raw_tables():
+            target = Path(out_dir, table, part_name(batch))
+            if not con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                target.unlink(missing_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            con.execute(f"COPY {table} TO '{_sql_string(tmp)}' (FORMAT parquet)")
+            os.replace(tmp, target)
+        return _summary(con)
+    finally:
+        con.close()
+
+
+def ingest_batch(batch: int, items: list[tuple[int, str]], out_dir: str) -> dict:
+    """The Dask task: parse files (source_id, path) and write their parts. parse_bytes never raises; should
+    anything else fail (the Parquet write, ...), the batch's files are recorded as failed with the reason."""
+    try:
+        return write_batch(batch, [(source_id, local._parse_file(path)) for source_id, path in items], out_dir)
+    except Exception as e:
+        reason = f"batch failed on its Dask worker: {type(e).__name__}: {e}"[:500]
+        return write_batch(batch, [(i, local.failed_outcome(p, reason)) for i, p in items], out_dir)
+
+
+def _summary(con) -> dict:
+    counts = Counter()
+    for status, truncated, n in con.execute(
+            "SELECT status, status = 'ok' AND error IS NOT NULL, count(*) FROM sources GROUP BY ALL").fetchall():
+        counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[status]] += n
+        counts["truncated"] += n if truncated else 0
+    errors = con.execute("SELECT path, error_line, error FROM sources WHERE status = 'error' "
+                         "ORDER BY source_id").fetchall()
+    return {"counts": dict(counts), "errors": errors}
+
+
+def _sql_string(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def dask_ingest(paths: list[Path], out_dir: Path, client=None, scheduler: str | None = None, workers: int = 2,
+                files_per_task: int = FILES_PER_TASK, progress: bool = True) -> Counter:
+    """Parse `paths` on Dask into Parquet parts under `out_dir` (which must be new or empty). On `client`,
+    else on the scheduler at `scheduler`, else on a LocalCluster of `workers` single-threaded processes."""
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise FileExistsError(f"{out_dir}: not empty; Parquet parts go to a new or empty folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    todo, skipped = plan(paths)
+    counts = Counter(seen=len(todo) + len(skipped), new=len(todo))
+    batches = [todo[i: i + files_per_task] for i in range(0, len(todo), files_per_task)]
+    if client is not None:
+        _run(client, batches, out_dir, counts, progress)
+    else:
+        from distributed import Client, LocalCluster
+
+        if scheduler:
+            with Client(scheduler) as own:
+                _run(own, batches, out_dir, counts, progress)
+        else:
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as own:
+                _run(own, batches, out_dir, counts, progress)
+    if skipped:  # after every file, as a local ingest numbers them
+        counts.update(write_batch(len(batches) + 1, skipped, str(out_dir))["counts"])
+    return counts
+
+
+def _run(client, batches: list[list[tuple[int, str]]], out_dir: Path, counts: Counter, progress: bool) -> None:
+    from distributed import as_completed
+
+    futures = client.map(ingest_batch, range(1, len(batches) + 1), batches, out_dir=str(out_dir), pure=False)
+    batch_of = {f.key: (n, items) for f, n, items in zip(futures, range(1, len(batches) + 1), batches)}
+    with tqdm(total=sum(map(len, batches)), desc="ingest (dask)", unit="file", disable=not progress) as bar:
+        for future in as_completed(futures):
+            n, items = batch_of[future.key]
+            try:
+                result = future.result()
+            except Exception as e:  # the task's worker died (KilledWorker after retries), ...: recorded here
+                reason = f"Dask task lost: {type(e).__name__}: {e}"[:500]
+                result = write_batch(n, [(i, local.failed_outcome(p, reason)) for i, p in items], str(out_dir))
+            counts.update(result["counts"])
+            for path, line, error in result["errors"]:
+                tqdm.write(f"error: {path}:{line or ''}: {error}")
+            bar.update(len(items))
+            future.release()
+
+
+def load_parquet(folder: Path, db_path: Path) -> Counter:
+    """Load the parts under `folder` into a fresh database and rebuild the derived tables, in one transaction."""
+    folder = Path(folder)
+    if not (folder / "sources").is_dir():
+        raise FileNotFoundError(f"{folder}: no sources/ parts; write them with `ingest --engine dask --parquet`")
+    con = store.open_write(db_path)
+    try:
+        if con.execute("SELECT count(*) FROM sources").fetchone()[0]:
+            raise FileExistsError(f"{db_path}: already holds files; --from-parquet loads into a new database")
+
+        def work():
+            for table in store.raw_tables():
+                parts = sorted(str(p) for p in (folder / table).glob("part-*.parquet"))
+                if parts:
+                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [parts])
+            if con.execute("SELECT count(*) FROM sources").fetchone()[0]:  # as ingest: rebuilt once files were written
+                store.rebuild_derived(con)
+                store.set_derived_stale(con, False)
+
+        local._in_transaction(con, work)
+        counts = Counter(_summary(con)["counts"])
+        counts["seen"], counts["new"] = con.execute(  # new: as ingest counts, the files read (not refused entries)
+            "SELECT count(*), count(*) FILTER (NOT (status = 'skipped' AND sha256 = '')) FROM sources").fetchone()
+    finally:
+        con.close()
+    return counts

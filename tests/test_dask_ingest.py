@@ -1,0 +1,76 @@
+"""The Dask path (parse on workers -> Parquet parts -> --from-parquet) gives the database a local ingest gives."""
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ARCHIVE, BUILT_TOOLS, REPO
+
+from iobook import store
+from iobook.dask_ingest import dask_ingest, load_parquet
+from iobook.ingest import ingest
+
+distributed = pytest.importorskip("distributed")
+
+FIO = REPO / "tests" / "fixtures" / "fio"  # fio logs: CSV loads, read on the workers
+SUBMISSIONS = sorted(ARCHIVE.glob("*/*/*/*/submission-*"))[::8]  # 30 of the archive's 238, deterministic
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def tables(db: Path) -> dict[str, tuple[int, str]]:
+    """table -> (rows, sha256 of its sorted rows), for every table of the database (sources included)."""
+    con = store.open_read(db)
+    try:
+        names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                           "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        out = {}
+        for name in names:
+            rows = sorted(repr(r) for r in con.execute(f"SELECT * FROM {name}").fetchall())
+            out[name] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest())
+        return out
+    finally:
+        con.close()
+
+
+def both(paths: list[Path], tmp: Path, client) -> tuple[dict, dict]:
+    ingest(paths, tmp / "local.duckdb", progress=False)
+    dask_ingest(paths, tmp / "parts", client=client, files_per_task=40, progress=False)
+    load_parquet(tmp / "parts", tmp / "dask.duckdb")
+    return tables(tmp / "local.duckdb"), tables(tmp / "dask.duckdb")
+
+
+def test_dask_ingest_gives_the_local_database(tmp_path, client):
+    assert len(SUBMISSIONS) == 30
+    local, dask = both([BUILT_TOOLS, FIO, *SUBMISSIONS], tmp_path, client)
+    assert {t: n for t, (n, _) in dask.items()} == {t: n for t, (n, _) in local.items()}
+    assert dask == local
+    assert local["sources"][0] > 600 and local["raw_fio_series"][0] > 0 and local["io500_run_info"][0] > 0
+    assert len(list((tmp_path / "parts" / "sources").glob("part-*.parquet"))) > 2  # many tasks
+
+
+def test_failure_on_a_worker_is_recorded_and_the_rest_loads(tmp_path, client):
+    tree = tmp_path / "logs"
+    shutil.copytree(BUILT_TOOLS, tree)
+    bad = tree / "fio-infinity.json"
+    bad.write_text((FIO / "fio333-multi.json").read_text().replace('"iops" : 32000.000000,', '"iops" : Infinity,', 1))
+    os.mkfifo(tree / "a-fifo")  # refused: ids after every file's, as a local ingest numbers them
+    (tree / "out-of-tree").symlink_to(FIO / "fio333-multi.json")
+    local, dask = both([tree], tmp_path, client)
+    assert dask == local
+    con = store.open_read(tmp_path / "dask.duckdb")
+    try:
+        status, error = con.execute("SELECT status, error FROM sources WHERE path = ?", [str(bad)]).fetchone()
+        refused = {p for (p,) in con.execute("SELECT path FROM sources WHERE sha256 = ''").fetchall()}
+        (files,) = con.execute("SELECT count(*) FROM sources WHERE sha256 <> ''").fetchone()
+        (first_refused,) = con.execute("SELECT min(source_id) FROM sources WHERE sha256 = ''").fetchone()
+    finally:
+        con.close()
+    assert status == "error" and "non-finite value inf" in error
+    assert refused == {str(tree / "a-fifo"), str(tree / "out-of-tree")} and first_refused == files + 1
