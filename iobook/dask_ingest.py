@@ -157,6 +157,7 @@ def load_parquet(folder: Path, db_path: Path) -> Counter:
             if con.execute("SELECT count(*) FROM sources").fetchone()[0]:  # as ingest: rebuilt once files were written
                 store.rebuild_derived(con)
                 store.set_derived_stale(con, False)
+                store.set_state(con, "parsers_digest", local.parsers_digest())  # the workers run this package
 
         local._in_transaction(con, work)
         counts = Counter(_summary(con)["counts"])

@@ -343,12 +343,14 @@ def scores_from_logs(con) -> list[dict]:
         run["from_logs"] += bool(from_log)
     rows = []
     for run_id, run in by_run.items():
-        scores = recompute(run["values"])
-        if not run["from_logs"] or scores.score is None:
+        if not run["from_logs"] or not set(STANDARD_BW_PHASES + STANDARD_MD_PHASES) <= run["values"].keys():
             continue
+        # a log that prints 0 (or nothing) for a phase the summary scored measured nothing: no score
+        measured = all(v is not None and v > 0 for v in run["values"].values())
+        scores = recompute(run["values"]) if measured else Scores(None, None, None)
         rows.append({"run_id": run_id, "bw_gib_s": scores.bw_gib_s, "md_kiops": scores.md_kiops,
                      "score": scores.score, "phases_from_logs": run["from_logs"], "reported_score": run["reported"],
-                     "matches_reported": None if run["reported"] is None
+                     "matches_reported": None if scores.score is None or run["reported"] is None
                      else relative_difference(scores.score, run["reported"]) <= SCORE_TOLERANCE})
     return rows
 

@@ -126,13 +126,21 @@ def mark_gone(con, source_ids: list[int]) -> None:
                 "WHERE list_contains(?, source_id)", [source_ids])
 
 
+def get_state(con, key: str) -> str | None:
+    row = con.execute("SELECT value FROM ingest_state WHERE key = ?", [key]).fetchone()
+    return row[0] if row else None
+
+
+def set_state(con, key: str, value: str) -> None:
+    con.execute("INSERT OR REPLACE INTO ingest_state VALUES (?, ?)", [key, value])
+
+
 def set_derived_stale(con, stale: bool) -> None:
-    con.execute("INSERT OR REPLACE INTO ingest_state VALUES ('derived_stale', ?)", [str(stale).lower()])
+    set_state(con, "derived_stale", str(stale).lower())
 
 
 def derived_stale(con) -> bool:
-    row = con.execute("SELECT value FROM ingest_state WHERE key = 'derived_stale'").fetchone()
-    return bool(row) and row[0] == "true"
+    return get_state(con, "derived_stale") == "true"
 
 
 def next_source_id(con) -> int:

@@ -100,3 +100,15 @@ def test_generated_files_match_the_registry():
     assert not stale, f"out of date with notebooks/chapters.yml (run `python -m iobook registry`): {stale}"
     assert [c.name for c in chapters.load_registry()] == [
         line.split("book/", 1)[1] for line in (REPO / "_toc.yml").read_text().splitlines() if "- file: book/" in line]
+
+
+def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_write(db)  # as left by an older iobook whose parsers differed
+    store.set_state(con, "parsers_digest", "older parsers")
+    con.close()
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["changed"] == counts["seen"] and counts["unchanged"] == 0
+    again = ingest([tucson_results], db, progress=False)
+    assert again["unchanged"] == again["seen"]

@@ -129,7 +129,8 @@ def test_all_tables_are_present_and_described():
         "seed000_checksum_cpu_memory", "seed000_cloud_hpc_sc23", "seed000_ehningen_vs_tucson",
         "seed000_ess3500_read_bandwidth", "seed000_sc23_io500", "seed000_ss6000_claims", "seed000_tucson_isc23_to_sc23",
         "seed000_tuning_settings", "seed001_page_cache_facts", "seed002_daos_isc20_result_summary",
-        "seed002_historic_top_list", "seed002_phase_tables", "seed002_sc19_list", "seed002_winning_systems_trend",
+        "seed002_historic_top_list", "seed002_phase_tables", "seed002_sc19_list", "seed002_tianhe_servers",
+        "seed002_winning_systems_trend",
         "seed003_snapshot_mdtest", "seed003_test_configuration", "seed004_gekkofs_io500"]
     readme = (published.PUBLISHED / "README.md").read_text(encoding="utf-8")
     assert all(f"`{name}.csv`" in readme for name in NAMES)

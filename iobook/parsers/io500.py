@@ -81,7 +81,16 @@ class Io500Flag:
     message: str
 
 
-RECORDS = (Io500File, Io500Phase, Io500Flag)
+@dataclass(frozen=True)
+class Io500Info:
+    """A bash script's description of the system (``io500_info_num_data_server_nodes=52``), as printed."""
+    TABLE: ClassVar[str] = "raw_io500_info"
+    line: int
+    key: str  # without the io500_info_ prefix, e.g. num_data_server_nodes
+    value: str
+
+
+RECORDS = (Io500File, Io500Phase, Io500Flag, Io500Info)
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
 
@@ -316,8 +325,11 @@ def parse_bash(text: str) -> Parsed:
         if score_invalid:
             flags.append(Io500Flag(no, None, "invalid", "[SCORE-invalid]"))
     started = result_dir = stonewall = None
+    info = []
     for no, line in enumerate(lines, 1):
-        if m := re.match(r"^date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$", line):
+        if m := re.match(r"^io500_info_(\w+)=['\"]?([^'\"]*)['\"]?\s*$", line):
+            info.append(Io500Info(no, m.group(1), m.group(2).strip()))
+        elif m := re.match(r"^date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$", line):
             started = started or m.group(1)
         elif m := re.match(r"^io500_result_dir=['\"]?([^'\"]*)", line):
             result_dir = result_dir or m.group(1)
@@ -334,7 +346,7 @@ def parse_bash(text: str) -> Parsed:
     record = Io500File("bash-log" if is_log else "bash-summary", None, None, started, result_dir, None,
                        stonewall, score is not None, bw, md, total, score_invalid, None, None, None,
                        "product" if product else "sqrt")
-    return Parsed("io500-bash", "io500", None, [record, *phases.values(), *flags])
+    return Parsed("io500-bash", "io500", None, [record, *phases.values(), *flags, *info])
 
 
 # ---------------------------------------------------------------- 2017 script

@@ -20,7 +20,7 @@ _LIST = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
 def list_label(io500_version: str | None) -> str | None:
     """The IO500 list a run was made for, as its io500 version names it ("io500-isc23" -> "ISC23",
     "sc17" -> "SC17"); None when the version does not say (bash scripts print none)."""
-    m = _LIST.search(io500_version or "")
+    m = _LIST.search(io500_version) if isinstance(io500_version, str) else None
     return f"{m.group(1).upper()}{m.group(2)}" if m else None
 
 
@@ -67,6 +67,13 @@ def chart_recomputed_vs_reported(runs: pd.DataFrame) -> alt.Chart:
         f"within {TOLERANCE:.1%}", subtitle=f"source: io500_scores, io500_scores_from_logs; {len(plotted)} runs"))
 
 
+def describe(runs: pd.DataFrame, run_key: str) -> str:
+    """A run as the prose names it: run_key, with institution and system where the archive layout gives them."""
+    run = runs[runs.run_key == run_key].iloc[0]
+    where = ", ".join(str(v) for v in (run.institution, run.system) if isinstance(v, str))
+    return f"{run_key} ({where})" if where else run_key
+
+
 def get_mismatches(con) -> pd.DataFrame:
     """Runs whose printed score is reproduced neither from the summary nor from the logs, or cannot be compared."""
     return con.execute(
@@ -103,7 +110,7 @@ def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
     wide = phases.pivot(index=["phase", "unit"], columns="run_key", values="value")
     wide = wide[list(dict.fromkeys(phases.run_key))].reset_index()
     order = {p: i for i, p in enumerate(dict.fromkeys(phases.phase))}
-    return wide.sort_values("phase", key=lambda s: s.map(order)).rename(columns={"unit": "unit"})
+    return wide.sort_values("phase", key=lambda s: s.map(order))
 
 
 def chart_phases(phases: pd.DataFrame) -> alt.Chart:
@@ -167,9 +174,10 @@ def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
 
 
 def sc23_wide(table: pd.DataFrame) -> pd.DataFrame:
-    """The SC23 comparison as the slide lays it out: one row per slide row, published and raw per column."""
+    """The SC23 comparison as the slide lays it out: one row per slide row, per column the published value
+    and the raw one with the digits the summary prints (the totals recomputed)."""
     out = table.assign(cell=lambda d: d.value_published.map("{:,.1f}".format) + " / "
-                       + d["raw rounded"].map("{:,.1f}".format))
+                       + d.value_raw.map("{:,.6f}".format))
     wide = out.pivot(index="row", columns="column", values="cell")
     return wide.loc[list(dict.fromkeys(table.row)), list(dict.fromkeys(table.column))].reset_index()
 

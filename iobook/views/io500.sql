@@ -38,3 +38,9 @@ FROM io500_run_members m JOIN sources s USING (source_id);
 CREATE OR REPLACE VIEW io500_duplicate_runs AS
 SELECT a.run_id, b.run_id AS same_as_run_id, a.submission, b.submission AS same_as_submission, a.fingerprint
 FROM io500_run_info a JOIN io500_run_info b ON a.fingerprint = b.fingerprint AND a.run_id < b.run_id;
+
+-- How the bash script's submitters described their system (io500_info_* lines of its log), per run: e.g.
+-- num_data_server_nodes, num_metadata_server_nodes, num_client_nodes, filesystem, as printed (text).
+CREATE OR REPLACE VIEW io500_system_info AS
+SELECT DISTINCT m.run_id, i.key, i.value
+FROM raw_io500_info i JOIN io500_run_members m USING (source_id);

@@ -1,0 +1,116 @@
+"""The io500_score chapter: its study module on the four test databases, and the notebook executed on each."""
+import math
+
+import nbformat
+import papermill
+import pytest
+
+from iobook import nb, store
+from iobook.studies import io500_score as study
+
+from conftest import REPO
+
+SC23 = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM Cloud HPC": "submission-687"}
+TEMPLATE = REPO / "notebooks" / "io500_score.ipynb"
+
+
+def test_runs_on_each_database(any_db):
+    name, con = any_db
+    runs = study.get_runs(con)
+    counts = study.agreement(runs)
+    if name == "empty":
+        assert runs.empty and study.default_runs(runs) == [] and counts["runs"] == 0
+        return
+    expected = {"built_tools": 1, "other_io500": 16, "default": 258}[name]
+    assert counts["runs"] == expected
+    assert counts["from_summary"] + counts["from_logs"] + counts["neither"] == counts["comparable"]
+    assert len(study.default_runs(runs)) == min(3, expected)
+
+
+def test_built_tools_run(databases):
+    with store.open_read(databases["built_tools"]) as con:
+        runs = study.get_runs(con)
+        (key,) = runs.run_key
+        # INVALID (10 s stonewall), yet the arithmetic is the IO500's: 9.040308 printed
+        # (built-tools/io500/run1-standard-np2-stonewall10/2026.11.21-12.37.24/result_summary.txt:16)
+        assert key == "2026.11.21-12.37.24" and not runs.valid.item() and runs.score_matches.item()
+        assert runs.reported_score.item() == 9.040308 and runs.list.item() == "ISC26"
+        assert study.default_runs(runs) == [key]  # no valid run: the highest score of all
+        phases = study.get_phases(con, [key])
+        # result_summary.txt:2: "ior-easy-write 0.270729 GiB/s ... [INVALID]"
+        assert phases.set_index("phase").loc["ior-easy-write", "value"] == 0.270729
+        # the four write phases are marked [INVALID] (lines 2, 3, 5, 6), the run and its score too (line 16)
+        assert sorted(phases[~phases.valid].phase) == ["ior-easy-write", "ior-hard-write", "mdtest-easy-write",
+                                                       "mdtest-hard-write"] and len(phases) == 12
+
+
+def test_other_submissions(databases):
+    with store.open_read(databases["other_io500"]) as con:
+        runs = study.get_runs(con).set_index("run_key")
+        # TACC/Frontera/DAOS/2020/submission-13/result.txt:107 "SCORE = 507.129018"
+        assert runs.loc["submission-13", "reported_score"] == 507.129018
+        assert runs.loc["submission-13", "list"] == "ISC20"
+        assert study.agreement(runs.reset_index())["from_summary"] == 16
+        # Janelia's Qumulo folders and Georgia Tech's hold driver output without a summary: no run
+        assert not {"submission-177", "submission-194", "submission-198", "submission-203", "submission-551"} & set(
+            runs.index)
+        assert study.get_sc23(con, SC23).empty
+
+
+def test_halving_one_phase_of_a_real_run(databases):
+    """score = sqrt(BW * MD), BW over 4 phases, MD over 8: one bandwidth phase weighs 1/8, one metadata 1/16."""
+    with store.open_read(databases["default"]) as con:
+        weights = study.phase_weights(con, "submission-679").set_index("phase")
+    assert weights.loc["ior-hard-write", "factor when halved"] == pytest.approx(0.5 ** (1 / 8), rel=1e-12)
+    assert weights.loc["find", "factor when halved"] == pytest.approx(0.5 ** (1 / 16), rel=1e-12)
+    assert math.isclose(weights.exponent.sum(), 1.0)  # 4 x 1/8 + 8 x 1/16: the score scales with its phases
+
+
+def test_sc23_table_reproduced(databases):
+    with store.open_read(databases["default"]) as con:
+        table = study.get_sc23(con, SC23)
+    assert len(table) == 45 and int(table.same.sum()) == 42 and table["same rounded twice"].all()
+    # IBM Tucson's result_summary.txt:15 "TOTAL 136.355461", the slide prints 136.4
+    total = table[(table.row == "TOTAL Score") & (table.column == "IBM Tucson")].iloc[0]
+    assert round(total.value_raw, 6) == 136.355461 and total.value_published == 136.4
+    ehningen = table[(table.row == "ior-easy-write") & (table.column == "IBM Ehningen")].iloc[0]
+    assert (ehningen["raw rounded"], ehningen["raw rounded twice"]) == (140.5, 140.6)  # 140.547244
+
+
+def test_list_label():
+    assert [study.list_label(v) for v in ["io500-isc23", "io500-sc23_v1", "sc17", "io500-isc20_v4-22", None,
+                                          "aramco-custom"]] == ["ISC23", "SC23", "SC17", "ISC20", None, None]
+
+
+def test_unknown_run_names_the_nearest(databases, tmp_path):
+    with store.open_read(databases["default"]) as con:
+        keys = study.get_runs(con).run_key
+    assert nb.select(["submission-1"], keys, "IO500 run") == ["submission-1"]  # exact: not 10-19
+    with pytest.raises(nb.UnknownSelection, match="submission-679"):
+        nb.select(["submission-6790"], keys, "IO500 run")
+    with pytest.raises(papermill.PapermillExecutionError, match="submission-13"):
+        papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "out.ipynb"),
+                                   parameters={"db_path": str(databases["other_io500"]), "phase_runs": ["submission-130"]},
+                                   cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+
+
+def _outputs(path) -> str:
+    text = []
+    for cell in nbformat.read(path, 4).cells:
+        for out in cell.get("outputs", []):
+            text += [str(v) for v in out.get("data", {}).values()] + [out.get("text", "")]
+    return "\n".join(text)
+
+
+@pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
+def test_notebook_executes(databases, tmp_path, name):
+    out = tmp_path / "io500_score.ipynb"
+    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
+                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+    text = _outputs(out)
+    if name == "empty":
+        assert "This database holds no IO500 runs" in text and "<table" not in text and "## Findings" not in text
+        return
+    assert "## Findings" in text and "<table" in text
+    assert ("Each cell below is the published value" in text) == (name == "default")
+    assert ("are not all in this database" in text) == (name != "default")
