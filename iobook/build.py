@@ -48,13 +48,18 @@ def write_provenance(db: Path) -> Path:
 
 def build_html() -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
-    Vega bundle needs a clean build, as Sphinx does not recopy changed static files."""
+    static file (the Vega bundle, the book's CSS) needs a clean build, as Sphinx does not recopy them."""
     static = chapters.REPO_ROOT / "book" / "_static"
-    if charts.write_vega_bundle(static) or not (HTML / "index.html").exists():
-        subprocess.run([sys.executable, "-m", "jupyter_book", "clean", "--all", str(chapters.REPO_ROOT)],
-                       check=True, capture_output=True)
-    return subprocess.run([Path(sys.executable).parent / "jupyter-book", "build", "--warningiserror",
-                           "--keep-going", str(chapters.REPO_ROOT)]).returncode
+    jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
+    charts.write_vega_bundle(static)
+    digest = hashlib.sha256(b"".join(f.name.encode() + f.read_bytes() for f in sorted(static.iterdir()))).hexdigest()
+    stamp = HTML.parent / "static.sha256"
+    if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
+        subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)
+    status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(chapters.REPO_ROOT)]).returncode
+    if status == 0:
+        stamp.write_text(digest)
+    return status
 
 
 def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, force: bool = False,

@@ -73,13 +73,11 @@ def enable_offline() -> None:
     alt.renderers.enable("iobook-offline")
 
 
-def write_vega_bundle(static_dir: Path) -> bool:
+def write_vega_bundle(static_dir: Path) -> None:
     """Write Vega, Vega-Lite and vega-embed as one script, wrapped in a function so its top-level names
-    (e.g. `_`) do not clash with Sphinx's own scripts. Returns whether the file changed."""
+    (e.g. `_`) do not clash with Sphinx's own scripts; left untouched when unchanged (no page rebuilds)."""
     static_dir.mkdir(parents=True, exist_ok=True)
     target = static_dir / BUNDLE_NAME
     bundle = "(function () {\n" + vl_convert.javascript_bundle() + "\n})();\n"
-    if target.exists() and target.read_text(encoding="utf-8") == bundle:
-        return False
-    target.write_text(bundle, encoding="utf-8")
-    return True
+    if not target.exists() or target.read_text(encoding="utf-8") != bundle:
+        target.write_text(bundle, encoding="utf-8")

@@ -215,10 +215,9 @@ def scope_kind(scope: str) -> str:
 
 
 def _cell(rows: pd.DataFrame) -> str:
-    """A run's settings of one key as printed: value [scope], a long node list shortened."""
+    """A run's settings of one key as printed: value [scope], node lists in full (the cell wraps)."""
     def scope(s: str) -> str:
-        parts = s.split(",")
-        return "cluster" if s == "common" else (s if len(parts) <= 3 else f"{parts[0]},… ({len(parts)} entries)")
+        return "cluster" if s == "common" else s.replace(",", ", ")
     return "; ".join(f"{v} [{scope(s)}]" for v, s in zip(rows.value, rows.scope))
 
 
