@@ -96,3 +96,18 @@ def any_db(request, databases):
     con = store.open_read(databases[request.param])
     yield request.param, con
     con.close()
+
+
+def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str]:
+    """Execute notebooks/<name>.ipynb with papermill on the database `db` (a failing cell raises
+    PapermillExecutionError); return the text of every code-cell output, in order (markdown, html, plain
+    text and streams of one output joined)."""
+    import nbformat
+    import papermill
+
+    out = folder / f"{name}.ipynb"
+    papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
+                               parameters={"db_path": str(db), **parameters}, cwd=str(folder),
+                               kernel_name="python3", progress_bar=False)
+    return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
+            for cell in nbformat.read(out, 4).cells if cell.cell_type == "code" for o in cell.get("outputs", [])]

@@ -1,6 +1,5 @@
 """Monitor parsers (vmstat, mpstat, /proc sampler, perf stat, manifest): exact values from the runs the
 collectors committed under data/raw/ (made on this project's build machine by scripts/collect_*.py)."""
-import json
 from pathlib import Path
 
 import pytest

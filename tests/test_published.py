@@ -11,7 +11,7 @@ import pytest
 
 from iobook import published
 
-from conftest import REPO, SHARED
+from conftest import SHARED
 
 SEEDS = SHARED / "seeds"
 NAMES = sorted(p.stem for p in published.PUBLISHED.glob("*.csv"))

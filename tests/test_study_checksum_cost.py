@@ -1,16 +1,13 @@
 """The checksum_cost chapter's study module (iobook/studies/checksum_cost.py, with iobook/studies/local_runs.py)
 on the four test databases, and its notebook executed on each."""
-from pathlib import Path
-
-import nbformat
-import papermill
 import pytest
 
 from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "notebooks" / "checksum_cost.ipynb"
+from conftest import execute_chapter
+
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum
 RUNS = {"empty": 0, "built_tools": 0, "other_io500": 0, "default": 1}
 
@@ -75,12 +72,7 @@ def test_memory_factor_from_the_published_table():
 
 @pytest.mark.parametrize("name", list(RUNS))
 def test_notebook_executes(databases, tmp_path, name):
-    out = tmp_path / "checksum_cost.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    outputs = [o for c in nbformat.read(out, 4).cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.output_type == "error"]
-    texts = [o.get("data", {}).get("text/markdown", "") + o.get("data", {}).get("text/html", "") for o in outputs]
+    texts = execute_chapter("checksum_cost", databases[name], tmp_path)
     no_data = [i for i, t in enumerate(texts) if "This database holds no fio checksum runs" in t]
     if name == "default":
         assert not no_data and any("Checksum against no checksum" in t for t in texts)

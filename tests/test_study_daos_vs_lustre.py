@@ -1,14 +1,12 @@
 """The daos_vs_lustre chapter: its study module on the four test databases, and the notebook executed on each."""
-import nbformat
 import papermill
 import pytest
 
 from iobook import families, nb, store
 from iobook.studies import daos_vs_lustre as study
 
-from conftest import REPO
+from conftest import execute_chapter
 
-TEMPLATE = REPO / "notebooks" / "daos_vs_lustre.ipynb"
 BOOK_FAMILIES = ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]
 
 
@@ -96,25 +94,12 @@ def test_unknown_family_names_the_nearest(databases, tmp_path):
     with pytest.raises(nb.UnknownSelection, match="'Lustre'"):
         nb.select(["Lustr"], runs.family, "file-system family")
     with pytest.raises(papermill.PapermillExecutionError, match="DAOS"):
-        papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "out.ipynb"),
-                                   parameters={"db_path": str(databases["other_io500"]), "families": ["DAOSS"]},
-                                   cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-
-
-def _outputs(path) -> str:
-    text = []
-    for cell in nbformat.read(path, 4).cells:
-        for out in cell.get("outputs", []):
-            text += [str(v) for v in out.get("data", {}).values()] + [out.get("text", "")]
-    return "\n".join(text)
+        execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"])
 
 
 @pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
 def test_notebook_executes(databases, tmp_path, name):
-    out = tmp_path / "daos_vs_lustre.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    text = _outputs(out)
+    text = "\n".join(execute_chapter("daos_vs_lustre", databases[name], tmp_path))
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "## Findings" not in text
         return

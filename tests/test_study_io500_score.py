@@ -1,17 +1,15 @@
 """The io500_score chapter: its study module on the four test databases, and the notebook executed on each."""
 import math
 
-import nbformat
 import papermill
 import pytest
 
 from iobook import nb, store
 from iobook.studies import io500_score as study
 
-from conftest import REPO
+from conftest import execute_chapter
 
 SC23 = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM Cloud HPC": "submission-687"}
-TEMPLATE = REPO / "notebooks" / "io500_score.ipynb"
 
 
 def test_runs_on_each_database(any_db):
@@ -89,25 +87,12 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
     with pytest.raises(nb.UnknownSelection, match="submission-679"):
         nb.select(["submission-6790"], keys, "IO500 run")
     with pytest.raises(papermill.PapermillExecutionError, match="submission-13"):
-        papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "out.ipynb"),
-                                   parameters={"db_path": str(databases["other_io500"]), "phase_runs": ["submission-130"]},
-                                   cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-
-
-def _outputs(path) -> str:
-    text = []
-    for cell in nbformat.read(path, 4).cells:
-        for out in cell.get("outputs", []):
-            text += [str(v) for v in out.get("data", {}).values()] + [out.get("text", "")]
-    return "\n".join(text)
+        execute_chapter("io500_score", databases["other_io500"], tmp_path, phase_runs=["submission-130"])
 
 
 @pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
 def test_notebook_executes(databases, tmp_path, name):
-    out = tmp_path / "io500_score.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    text = _outputs(out)
+    text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "## Findings" not in text
         return

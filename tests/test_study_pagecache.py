@@ -1,15 +1,12 @@
 """The pagecache chapter's study module (iobook/studies/pagecache.py, with iobook/studies/local_runs.py) on the
 four test databases, and its notebook executed on each."""
-from pathlib import Path
-
-import nbformat
-import papermill
 import pytest
 
 from iobook import nb
 from iobook.studies import pagecache as pc
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "notebooks" / "pagecache.ipynb"
+from conftest import execute_chapter
+
 RUN = "vm-20261121T132329Z"  # the pagecache run under data/raw/pagecache
 RUNS = {"empty": 0, "built_tools": 0, "other_io500": 0, "default": 1}
 
@@ -48,12 +45,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
 
 @pytest.mark.parametrize("name", list(RUNS))
 def test_notebook_executes(databases, tmp_path, name):
-    out = tmp_path / "pagecache.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    outputs = [o for c in nbformat.read(out, 4).cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.output_type == "error"]
-    texts = [o.get("data", {}).get("text/markdown", "") + o.get("data", {}).get("text/html", "") for o in outputs]
+    texts = execute_chapter("pagecache", databases[name], tmp_path)
     no_data = [i for i, t in enumerate(texts) if "This database holds no fio page-cache runs" in t]
     if name == "default":
         assert not no_data and any("Buffered ÷ direct per run and phase" in t for t in texts)
