@@ -113,8 +113,9 @@ def _code_digest() -> str:
 
 
 def files_read(con, chapter: Chapter) -> list[tuple]:
-    """(path, sha256, status) of every file of the tools the chapter reads, in path order."""
-    where = "" if "*" in chapter.reads else "WHERE list_contains(?, tool)"
+    """(path, sha256, status) of every file of the tools the chapter reads, in path order (files gone
+    from the folders are no longer read)."""
+    where = "WHERE status <> 'gone'" + ("" if "*" in chapter.reads else " AND list_contains(?, tool)")
     params = [] if "*" in chapter.reads else [chapter.reads]
     return con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 import html
+import os
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 from IPython.display import HTML, Markdown
@@ -24,9 +25,23 @@ def setup(db_path: str | Path):
 
 
 def shown_path(path: str) -> str:
-    """A source path as the reader should see it: relative to the repository when inside it."""
+    """A path as the reader should see it: relative to the repository when inside it."""
     p = Path(path)
     return str(p.relative_to(REPO_ROOT)) if p.is_relative_to(REPO_ROOT) else path
+
+
+def reader_paths(con, paths: pd.Series) -> pd.Series:
+    """Source paths as readers see them, never the build machine's: relative to the repository when inside
+    it, else relative to the folder above the deepest one holding every file of the database outside it
+    (/x/shared/fixtures/built-tools/ior/a.log -> built-tools/ior/a.log)."""
+    shown = paths.map(shown_path)
+    outside = shown.str.startswith("/")
+    if not outside.any():
+        return shown
+    folders = [str(PurePosixPath(p).parent) for (p,) in con.execute("SELECT path FROM sources").fetchall()
+               if shown_path(p).startswith("/")]
+    base = PurePosixPath(os.path.commonpath(folders)).parent
+    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 
 def half_up(x: float, digits: int) -> float:
@@ -66,7 +81,7 @@ def sources(con, source_ids) -> pd.DataFrame:
         "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
         [sorted({int(s) for s in source_ids})],
     ).df()
-    df["path"] = df["path"].map(shown_path)
+    df["path"] = reader_paths(con, df["path"])
     return df
 
 

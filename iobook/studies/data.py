@@ -2,9 +2,6 @@
 that could not be read and why, and the public SQL views with their columns."""
 from __future__ import annotations
 
-import os
-from pathlib import PurePosixPath
-
 import pandas as pd
 
 from .. import nb
@@ -66,24 +63,6 @@ VIEW_ROWS = {
 }
 
 
-def outside_base(con) -> str | None:
-    """For files outside the repository: the parent of the deepest folder holding all of them, the part of
-    their paths that depends on the machine (None when every file is inside the repository)."""
-    paths = [p for (p,) in con.execute("SELECT path FROM sources").fetchall() if nb.shown_path(p).startswith("/")]
-    if not paths:
-        return None
-    return str(PurePosixPath(os.path.commonpath([str(PurePosixPath(p).parent) for p in paths])).parent)
-
-
-def reader_paths(paths: pd.Series, base: str | None) -> pd.Series:
-    """Paths as readers should see them, never machine-dependent: relative to the repository when inside it
-    (nb.shown_path), else relative to `base` (outside_base: /work/shared/fixtures/built-tools/ior/x.log
-    -> built-tools/ior/x.log)."""
-    shown = paths.map(nb.shown_path)
-    outside = shown.str.startswith("/")
-    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
-
-
 def source_count(con) -> int:
     """How many files the database has seen (0: an empty database)."""
     return con.execute("SELECT count(*) FROM sources").fetchone()[0]
@@ -121,7 +100,7 @@ def get_failed(con) -> pd.DataFrame:
     df = con.execute(
         "SELECT path, format, error AS reason, error_line AS line FROM sources WHERE status = 'error' ORDER BY path"
     ).df()
-    df["path"] = reader_paths(df["path"], outside_base(con))
+    df["path"] = nb.reader_paths(con, df["path"])
     return df
 
 
@@ -130,7 +109,7 @@ def get_sources(con) -> pd.DataFrame:
     df = con.execute(
         """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources"""
     ).df()
-    df["path"] = reader_paths(df["path"], outside_base(con))
+    df["path"] = nb.reader_paths(con, df["path"])
     return df.sort_values("path", kind="stable", ignore_index=True)
 
 

@@ -28,7 +28,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
         """,
         [study],
     ).df()
-    df["run_dir"] = df["run_dir"].map(nb.shown_path)
+    df["run_dir"] = nb.reader_paths(con, df["run_dir"])
     return df
 
 
