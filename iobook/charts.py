@@ -9,6 +9,7 @@ chapter yields identical output and nbval can compare it.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import tempfile
 from functools import cache
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import altair as alt
 import font_source_sans_pro
+import pandas as pd
 import vl_convert
 
 BUNDLE_NAME = "vega-bundle.js"
@@ -37,6 +39,24 @@ _EMBED = """<div class="iobook-chart-static">{svg}</div>
 }})();
 </script>"""
 
+# Downloads are written beside the executed chapter (the kernel's working folder, book/) into the book's
+# static files, which Sphinx copies to the site; chapter pages sit one folder below the site's root.
+DOWNLOADS = Path("_static") / "downloads"
+DOWNLOADS_HREF = "../_static/downloads"
+
+
+def download(frame: pd.DataFrame, label: str) -> str:
+    """Write `frame` as CSV under a name made from its content (the same data, the same file: stable for
+    nbval and for caches) and return an HTML link to it."""
+    text = frame.to_csv(index=False)
+    name = f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv"
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    if not (DOWNLOADS / name).exists():
+        (DOWNLOADS / name).write_text(text, encoding="utf-8")
+    return (f'<p class="iobook-download"><a href="{DOWNLOADS_HREF}/{name}" download>{html.escape(label)}</a> '
+            f"({len(frame):,} rows, CSV)</p>")
+
+
 _counts: dict[str, int] = {}
 
 
@@ -52,6 +72,8 @@ def _render(spec: dict, **_metadata) -> dict:
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
     html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=_script_safe(text))
+    for rows in spec.get("datasets", {}).values():  # the chart's own (aggregated) data, as drawn
+        html += download(pd.DataFrame(rows), "Download the data of this chart")
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
 
 

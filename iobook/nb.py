@@ -16,8 +16,6 @@ from . import charts, store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MAX_ROWS_SHOWN = 25  # longer tables show this many rows and the whole table one click away
-
-
 def setup(db_path: str | Path):
     """Open the database read-only and make Altair charts draw offline."""
     charts.enable_offline()
@@ -88,7 +86,7 @@ def sources(con, source_ids) -> pd.DataFrame:
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None) -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
-    the whole table in a collapsible block below."""
+    the whole table in a collapsible block below, and its unformatted data as a CSV download."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -111,7 +109,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
         return f'<table class="iobook-table">{title}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
     df = df.reset_index(drop=True)
+    link = charts.download(df, "Download this table")
     if len(df) <= MAX_ROWS_SHOWN:
-        return HTML(render(df))
+        return HTML(render(df) + link)
     return HTML(render(df.head(MAX_ROWS_SHOWN))
-                + f"<details><summary>All {len(df):,} rows</summary>{render(df)}</details>")
+                + f"<details><summary>All {len(df):,} rows</summary>{render(df)}</details>" + link)

@@ -33,3 +33,19 @@ def test_markup_in_data_cannot_end_or_open_anything_in_the_script():
     assert "<" not in script.split(">", 1)[1] and "&" not in script
     spec = json.loads(script[script.index("{\"$schema"):script.rindex("}, {renderer")+1])
     assert [row["label"] for row in next(iter(spec["datasets"].values()))] == hostile
+
+
+def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the kernel's working folder: the executed chapter's (book/)
+    html = charts._render(chart().to_dict())["text/html"]
+    (href,) = [h for h in html.split('href="')[1:]]
+    csv = tmp_path / "_static" / "downloads" / href.split('"')[0].rsplit("/", 1)[1]
+    assert href.startswith("../_static/downloads/") and "(4 rows, CSV)" in html
+    assert pd.read_csv(csv).value.tolist() == [106.612964, 51.311449, 205.041473, 26.995058]
+
+    from iobook import nb
+
+    table = nb.table(pd.DataFrame({"phase": ["ior-easy-write"], "value (GiB/s)": [106.612964]})).data
+    name = table.split('href="../_static/downloads/')[1].split('"')[0]
+    assert (tmp_path / "_static" / "downloads" / name).read_text() == "phase,value (GiB/s)\nior-easy-write,106.612964\n"
+    assert "<td>107</td>" in table  # shown to 3 significant digits, downloaded in full

@@ -2,9 +2,13 @@
 that could not be read and why, and the public SQL views with their columns."""
 from __future__ import annotations
 
+import hashlib
+import html
+import shutil
+
 import pandas as pd
 
-from .. import nb
+from .. import charts, nb
 from ..units import MIB
 
 HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it with "
@@ -132,3 +136,33 @@ def get_views(con) -> pd.DataFrame:
     df.insert(1, "one row per", df["view"].map(VIEW_ROWS))
     order = {name: i for i, name in enumerate(VIEW_ROWS)}
     return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True)
+
+
+def export_parquet(con) -> pd.DataFrame:
+    """Write the sources table and every public view as one Parquet file each into the book's downloads
+    (COPY ... TO writes files, not the database: a read-only connection does it). One row per file: view,
+    rows, and its link relative to a chapter page."""
+    # A folder per database content: Sphinx does not overwrite a changed static file of the same name.
+    digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in con.execute(
+        "SELECT path, sha256, status FROM sources ORDER BY path").fetchall()).encode()).hexdigest()[:12]
+    folder = charts.DOWNLOADS / f"database-{digest}"
+    for old in charts.DOWNLOADS.glob("database-*"):
+        if old != folder:
+            shutil.rmtree(old)
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for view in ["sources"] + sorted(v for (v,) in con.execute(
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()):
+        target = folder / f"{view}.parquet"
+        # names come from the database's own catalogue and this package's folder, never from a log
+        con.execute(f"""COPY (SELECT * FROM "{view}") TO '{target.as_posix()}' (FORMAT parquet)""")
+        (count,) = con.execute(f'SELECT count(*) FROM "{view}"').fetchone()
+        rows.append({"view": view, "rows": count, "href": f"{charts.DOWNLOADS_HREF}/{folder.name}/{view}.parquet"})
+    return pd.DataFrame(rows)
+
+
+def parquet_links(files: pd.DataFrame) -> str:
+    """The exported files as an HTML list of download links."""
+    items = "".join(f'<li><a href="{html.escape(f.href)}" download><code>{html.escape(f.view)}.parquet</code></a> '
+                    f"({f.rows:,} rows)</li>" for f in files.itertuples())
+    return f'<ul class="iobook-downloads">{items}</ul>'
