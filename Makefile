@@ -28,11 +28,11 @@ lock: venv
 # The book on DATA (default data/raw; `make book DATA="dir1 dir2"` for your own logs). Incremental: the
 # database persists, unchanged files are not re-parsed, files gone from DATA drop out of the book, and a
 # chapter re-executes only when its template, parameters or data changed. Files that fail to parse do not
-# stop the build; the Data chapter lists them.
+# stop the build; the Data chapter lists them. `make book ANONYMIZE=1`: a book safe to publish (README).
 DATA ?= data/raw
 
 book: venv
-	$(PY) -m iobook book --data $(DATA) --db $(DB)
+	$(PY) -m iobook book --data $(DATA) --db $(DB) $(if $(ANONYMIZE),--anonymize)
 
 # Chromium draws the built pages in the offline-rendering test.
 system-deps:

@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     p_book.add_argument("--config", type=Path, default=REGISTRY, help="chapter registry (notebooks/chapters.yml)")
     p_book.add_argument("--force", action="store_true", help="execute every chapter even if its inputs are unchanged")
     p_book.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_book.add_argument("--anonymize", action="store_true",
+                        help="show host, node and user names, IP addresses and absolute path prefixes as stable "
+                             "pseudonyms in every page and download (the database keeps the originals)")
 
     p_ingest = sub.add_parser("ingest", help="parse benchmark logs (files or folders, recursive) into DuckDB")
     p_ingest.add_argument("paths", nargs="*", type=Path)
@@ -44,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     p_chapters.add_argument("--config", type=Path, default=REGISTRY)
     p_chapters.add_argument("--only", nargs="*", help="names of the chapters to run (default: all)")
     p_chapters.add_argument("--force", action="store_true", help="execute even if the inputs are unchanged")
+    p_chapters.add_argument("--anonymize", action="store_true", help="pseudonyms in the outputs, as `book --anonymize`")
 
     p_registry = sub.add_parser("registry", help="write _toc.yml and the chapter tables from notebooks/chapters.yml")
     p_registry.add_argument("--config", type=Path, default=REGISTRY)
@@ -52,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "book":
         from .build import build_book
 
-        return build_book(args.data, args.db, args.config, force=args.force, progress=not args.quiet)
+        return build_book(args.data, args.db, args.config, force=args.force, progress=not args.quiet,
+                          anonymize=args.anonymize)
     if args.command == "ingest":
-        from .build import format_ingest
+        from .ingest import format_ingest
 
         if args.from_parquet:
             if args.paths or args.engine != "local":
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "chapters":
         from .chapters import format_summary, run_chapters
 
-        summary = run_chapters(args.db, args.config, only=args.only, force=args.force)
+        summary = run_chapters(args.db, args.config, only=args.only, force=args.force, anonymize=args.anonymize)
         print(format_summary(summary))
         return 1 if any(r["status"].startswith("FAILED") for r in summary) else 0
     if args.command == "registry":

@@ -10,20 +10,13 @@ from importlib import metadata
 from pathlib import Path
 
 from . import chapters, charts, store
-from .ingest import ingest
+from .ingest import format_ingest, ingest
 
 HTML = chapters.REPO_ROOT / "_build" / "html"
-INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "truncated", "skipped", "failed",
-                 "failed before")
-
-
-def format_ingest(counts) -> str:
-    return "ingest: " + ", ".join(f"{k} {counts[k]}" for k in INGEST_COUNTS)
-
-
-def write_provenance(db: Path) -> Path:
+def write_provenance(db: Path, anonymize: bool = False) -> Path:
     """book/_provenance.md, included by the landing page: which code and which data made this book. Only
-    what identifies the inputs (no build time, host or path), so an unchanged rebuild rewrites nothing."""
+    what identifies the inputs (no build time, host or path), so an unchanged rebuild rewrites nothing;
+    with `anonymize`, passed through the same pseudonyms as the chapters."""
     def git(*args: str) -> str:
         out = subprocess.run(["git", "-C", str(chapters.REPO_ROOT), *args], capture_output=True, text=True)
         return out.stdout.strip() if out.returncode == 0 else ""
@@ -40,21 +33,26 @@ def write_provenance(db: Path) -> Path:
     text = (f"iobook {metadata.version('iobook')}, commit `{commit}`{dirty} ({git('log', '-1', '--format=%cs') or 'date unknown'}); "
             f"data: {len(hashes):,} files ({logs:,} logs read, {runs:,} IO500 runs), digest "
             f"`{hashlib.sha256(''.join(hashes).encode()).hexdigest()[:16]}` (sha256 of the files' sha256s).\n")
+    if anonymize:
+        from . import anonymize as anonymize_module
+
+        text = anonymize_module.from_db(db, chapters.REPO_ROOT).text(text)
     target = chapters.REPO_ROOT / "book" / "_provenance.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
     return target
 
 
-def build_html() -> int:
+def build_html(anonymize: bool = False) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
-    static file (the Vega bundle, the book's CSS) needs a clean build, as Sphinx does not recopy them."""
+    static file (the Vega bundle, the book's CSS) needs a clean build, as Sphinx does not recopy them. So
+    does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
     static = chapters.REPO_ROOT / "book" / "_static"
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
     charts.write_vega_bundle(static)
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
     digest = hashlib.sha256(b"".join(f.name.encode() + f.read_bytes() for f in sorted(static.iterdir())
-                                     if f.is_file())).hexdigest()
+                                     if f.is_file()) + (b"anonymized" if anonymize else b"")).hexdigest()
     stamp = HTML.parent / "static.sha256"
     if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
         subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)
@@ -65,7 +63,7 @@ def build_html() -> int:
 
 
 def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, force: bool = False,
-               progress: bool = True) -> int:
+               progress: bool = True, anonymize: bool = False) -> int:
     counts = ingest(data, db, progress=progress, prune=True)
     print(format_ingest(counts))
     if counts["failed"] or counts["failed before"]:
@@ -73,13 +71,13 @@ def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, for
     changed = chapters.write_generated(chapters.load_registry(config))
     for path in changed:
         print(f"registry: rewrote {path.relative_to(chapters.REPO_ROOT)} from {config.name}")
-    summary = chapters.run_chapters(db, config, force=force, progress=progress)
+    summary = chapters.run_chapters(db, config, force=force, progress=progress, anonymize=anonymize)
     print(chapters.format_summary(summary))
     failed = [r["chapter"] for r in summary if r["status"].startswith("FAILED")]
     if failed:
         print(f"book: not built, {len(failed)} chapter(s) failed: {', '.join(failed)} (partial notebooks in _build/reports)")
         return 1
-    write_provenance(db)
-    status = build_html()
+    write_provenance(db, anonymize)
+    status = build_html(anonymize)
     print(f"book: {HTML.relative_to(chapters.REPO_ROOT)}/index.html" if status == 0 else "book: jupyter-book build failed")
     return status

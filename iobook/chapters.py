@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import papermill
 import yaml
 from tqdm import tqdm
 
@@ -120,12 +119,17 @@ def files_read(con, chapter: Chapter) -> list[tuple]:
     return con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
 
 
-def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], code_digest: str) -> str:
+def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], code_digest: str,
+                  anonymized: str | None = None) -> str:
+    """`anonymized`: the digest of the anonymizer's originals when the outputs are anonymized (so switching
+    --anonymize on or off, or a new host name in the data, executes the chapters again)."""
     h = hashlib.sha256()
     h.update(chapter.template.read_bytes())
     h.update(json.dumps(parameters, sort_keys=True).encode())
     h.update(json.dumps(files).encode())
     h.update(code_digest.encode())
+    if anonymized:
+        h.update(b"anonymized\0" + anonymized.encode())
     return h.hexdigest()
 
 
@@ -148,10 +152,22 @@ def _stamp(output: Path, digest: str) -> None:
 
 
 def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None = None,
-                 force: bool = False, progress: bool = True) -> list[dict]:
-    """Execute the chapters whose inputs changed; return one summary row per chapter."""
-    chapters = [c for c in load_registry(config) if not only or c.name in only]
+                 force: bool = False, progress: bool = True, anonymize: bool = False,
+                 out_dir: Path | None = None) -> list[dict]:
+    """Execute the chapters whose inputs changed into `out_dir` (default book/); return one summary row per
+    chapter. With `anonymize`, every executed notebook's outputs and downloads are rewritten with
+    pseudonyms (iobook/anonymize.py), and download files no chapter links to are deleted."""
+    import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
+
+    registry = load_registry(config)
+    chapters = [c for c in registry if not only or c.name in only]
+    out_dir = Path(out_dir) if out_dir is not None else REPO_ROOT / "book"
     code_digest = _code_digest()
+    anon = None
+    if anonymize:
+        from . import anonymize as anonymize_module
+
+        anon = anonymize_module.from_db(Path(db_path), REPO_ROOT, extra_paths=(out_dir.resolve().parent,))
     con = store.open_read(db_path)
     try:
         reads = {c.name: files_read(con, c) for c in chapters}
@@ -160,28 +176,33 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     summary = []
     for chapter in tqdm(chapters, desc="chapters", unit="chapter", disable=not progress):
         # db_path relative to the executed copy's folder (the kernel's cwd): no absolute path in the notebook
-        parameters = {**chapter.parameters, "db_path": os.path.relpath(Path(db_path).resolve(), chapter.output.parent)}
-        digest = inputs_digest(chapter, parameters, reads[chapter.name], code_digest)
+        output = out_dir / chapter.output.name
+        parameters = {**chapter.parameters, "db_path": os.path.relpath(Path(db_path).resolve(), output.parent)}
+        digest = inputs_digest(chapter, parameters, reads[chapter.name], code_digest, anon and anon.digest)
         row = {"chapter": chapter.name, "files read": len(reads[chapter.name]), "status": "unchanged", "seconds": 0.0}
         summary.append(row)
-        if not force and chapter.output.exists() and _executed_digest(chapter.output) == digest:
+        if not force and output.exists() and _executed_digest(output) == digest:
             continue
         started = time.perf_counter()
         try:
-            papermill.execute_notebook(str(chapter.template), str(chapter.output), parameters=parameters,
-                                       cwd=str(chapter.output.parent), kernel_name="python3", progress_bar=False)
+            papermill.execute_notebook(str(chapter.template), str(output), parameters=parameters,
+                                       cwd=str(output.parent), kernel_name="python3", progress_bar=False)
         except papermill.PapermillExecutionError as e:
             REPORTS.mkdir(parents=True, exist_ok=True)
-            report = REPORTS / chapter.output.name
-            shutil.move(chapter.output, report)
+            report = REPORTS / output.name
+            shutil.move(output, report)
             row.update(status=f"FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}"[:200],
                        report=str(report.relative_to(REPO_ROOT)))
             tqdm.write(f"chapter {chapter.name}: failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
                        f"  partial notebook: {report.relative_to(REPO_ROOT)}")
         else:
-            _stamp(chapter.output, digest)
+            if anon is not None:
+                anonymize_module.anonymize_notebook(anon, output)
+            _stamp(output, digest)
             row["status"] = "executed"
         row["seconds"] = round(time.perf_counter() - started, 1)
+    if anon is not None:  # the originals the kernels wrote, and downloads of an earlier build without it
+        anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
 
 

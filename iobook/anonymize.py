@@ -1,0 +1,387 @@
+"""Stable pseudonyms for a book that is safe to publish (`python -m iobook book --anonymize`).
+
+The database keeps the originals; only what the book shows and exports is rewritten, after each chapter
+executes: every string of its outputs (text, Markdown, HTML with the charts' SVG and Vega-Lite JSON), its
+injected parameters, the notebook's metadata (papermill's absolute paths) and the download files its
+outputs link to (CSV as text, Parquet column by column), which get new names.
+
+What is replaced (`originals`), each by `<kind>-<8 hex of sha256(SALT, kind, original)>`, the same on
+every build and machine:
+  host  the collectors' host names (runs, run_facts), Storage Scale node names (gpfs_nodes: daemon and
+        admin names and their short form; node names in gpfs_config scopes), cluster names, and the build
+        machine's host name
+  ip    IPv4 and IPv6 addresses: every address of gpfs_nodes, and any string that looks like one (a
+        dotted quad is an address when it is private, has an octet above 31 or a /prefix; Storage Scale
+        versions such as 5.1.7.1 are not), found in the database or in the output itself
+  user  the segment after /home/ or /Users/ (after /home/users/ and the like: the one after it), found in
+        any string of the database or output, and the build machine's user; once known, the name is
+        replaced wherever it stands as a whole word (e.g. /gpfs/fs1/<user>/)
+  path  absolute prefixes: this checkout, the folder above the ingested files outside it, and the folders
+        of the IO500 runs' result directories (their last component, a timestamp, stays)
+Names are matched as whole words (not inside a longer name: `vm` is replaced in `vm-2026...` and
+`/vm/` but not in `vmstat`), longest first, case-sensitively, also in their HTML and JSON escaped forms.
+Common words (client, root, users, daos, ...) are never taken for a name.
+"""
+from __future__ import annotations
+
+import getpass
+import hashlib
+import html
+import ipaddress
+import json
+import os
+import re
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import duckdb
+
+SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
+KINDS = ("host", "ip", "user", "path")
+PSEUDONYM = re.compile(r"(?:/?(?:host|ip|user|path))-[0-9a-f]{8}")
+
+# Never names: node classes, roles, file systems and folders that are words, not machines or people.
+GENERIC = frozenset("""
+    localhost login master client clients server servers node nodes compute computes mgmt manager managers
+    quorum admin root user users userexternal home work scratch shared share data public group groups
+    project projects apps software local opt tmp test tests bench benchmark benchmarks io500 daos lustre
+    gpfs beegfs nfs all none common amd intel nvidia cesnodes storage storagenodegrp ess cluster
+""".split())
+GROUP_DIRS = frozenset({"users", "user", "userexternal", "staff", "students", "people"})  # /home/users/<user>
+
+_WORD = "A-Za-z0-9_"
+_USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{2,31}")
+_HOME = re.compile(r"/(?:home|Users)/([^/\s\"'<>\\]+)(?:/([^/\s\"'<>\\]+))?")
+_IPV4 = re.compile(rf"(?<![{_WORD}.\-])(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?![{_WORD}]|\.\d)(/\d{{1,2}}(?!\d))?")
+_IPV6 = re.compile(rf"(?<![{_WORD}:.])([0-9A-Fa-f]{{0,4}}(?::[0-9A-Fa-f]{{0,4}}){{2,7}})(?![{_WORD}:])")
+_SQL_IPV4 = r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
+_SQL_IPV6 = r"[0-9A-Fa-f]::|::[0-9A-Fa-f]|([0-9A-Fa-f]{1,4}:){7}"
+BINARY_OUTPUTS = ("image/png", "image/jpeg", "image/gif")  # base64: nothing to match in them
+
+
+def pseudonym(kind: str, original: str) -> str:
+    digest = hashlib.sha256(f"{SALT}\0{kind}\0{original}".encode()).hexdigest()[:8]
+    return f"/path-{digest}" if kind == "path" else f"{kind}-{digest}"
+
+
+def is_address(quad: str, prefix: str | None = None, known: frozenset[str] = frozenset()) -> bool:
+    """A dotted quad that is an IPv4 address rather than a version number: known, with a /prefix, in a
+    private, shared or loopback range, or with an octet above 31 (versions have small parts)."""
+    octets = [int(p) for p in quad.split(".")]
+    if any(o > 255 for o in octets):
+        return False
+    if quad in known or prefix:
+        return True
+    address = ipaddress.IPv4Address(quad)
+    shared = address in ipaddress.IPv4Network("100.64.0.0/10")
+    return address.is_private or address.is_loopback or shared or any(o > 31 for o in octets)
+
+
+def _ipv6(token: str) -> bool:
+    if len(token) < 3 or ("::" not in token and token.count(":") != 7) or not re.search("[0-9A-Fa-f]", token):
+        return False
+    try:
+        ipaddress.IPv6Address(token)
+    except ValueError:
+        return False
+    return True
+
+
+def addresses_in(text: str, known: frozenset[str] = frozenset()) -> set[str]:
+    found = {m[1] for m in _IPV4.finditer(text) if is_address(m[1], m[2], known)}
+    return found | {m[1] for m in _IPV6.finditer(text) if _ipv6(m[1])}
+
+
+def users_in(text: str) -> set[str]:
+    """User names from home folders: /home/<user>/, /Users/<user>/, /home/users/<user>/."""
+    found = set()
+    for m in _HOME.finditer(text):
+        name = m[2] if m[1] in GROUP_DIRS else m[1]
+        if name and _USER_NAME.fullmatch(name) and name.lower() not in GENERIC and not PSEUDONYM.fullmatch(name):
+            found.add(name)
+    return found
+
+
+def _host_like(name: str) -> bool:
+    """A node name in an mmlsconfig scope, not a node class word: letters and digits, not a common word."""
+    return (bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\-]{1,62}", name)) and bool(re.search(r"\d", name))
+            and name.lower() not in GENERIC)
+
+
+def _rows(con, sql: str, params=()) -> list:
+    try:
+        return con.execute(sql, list(params)).fetchall()
+    except duckdb.CatalogException:  # a database made before the view existed
+        return []
+
+
+def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[str, str]:
+    """original -> kind, from the database (read-only) and the build machine."""
+    found: dict[str, str] = {}
+
+    def add(kind: str, name: str | None) -> None:
+        name = (name or "").strip()
+        if kind == "host" and (len(name) < 2 or name.lower() in GENERIC or not re.search("[A-Za-z0-9]", name)):
+            return
+        if name and not PSEUDONYM.fullmatch(name):
+            found.setdefault(name, kind)
+
+    def add_path(path: str | os.PathLike) -> None:
+        p = PurePosixPath(str(path))
+        if p.is_absolute() and len(p.parts) >= 3:  # /a/b at least: never / or /home alone
+            add("path", str(p))
+
+    # hosts
+    for (h,) in _rows(con, "SELECT DISTINCT host FROM runs") + _rows(
+            con, "SELECT DISTINCT value FROM run_facts WHERE key LIKE '%hostname%' OR key LIKE '%fqdn%'"):
+        add("host", h)
+        add("host", (h or "").split(".")[0])
+    nodes = set()
+    for daemon, admin, ip in _rows(con, "SELECT DISTINCT daemon_node, admin_node, ip_address FROM gpfs_nodes"):
+        for name in (daemon, admin):
+            if name:
+                nodes |= {name, name.split(".")[0]}
+        add("ip", ip)
+    for name in nodes:
+        add("host", name)
+    for (cluster,) in _rows(con, "SELECT cluster FROM gpfs_nodes UNION SELECT cluster FROM gpfs_config "
+                                 "UNION SELECT cluster FROM gpfs_filesystems"):
+        if cluster and cluster.lower() not in GENERIC:
+            add("host", cluster)
+            rest = cluster.split(".", 1)[-1]  # <name>.<primary server>
+            if rest in nodes or rest.split(".")[0] in nodes:
+                add("host", rest)
+    for (scope,) in _rows(con, "SELECT DISTINCT scope FROM gpfs_config WHERE scope <> 'common'"):
+        for name in (scope or "").split(","):
+            if name.strip() in nodes or _host_like(name.strip()):
+                add("host", name.strip())
+    for (value,) in _rows(con, "SELECT DISTINCT value FROM gpfs_config WHERE key = 'subnets'"):
+        for name in re.findall(r"/([A-Za-z][A-Za-z0-9_.\-]*)", value or ""):  # 10.2.1.0/<cluster>
+            if name.lower() not in GENERIC:
+                add("host", name)
+    hostname = socket.gethostname()
+    add("host", hostname)
+    add("host", hostname.split(".")[0])
+
+    # addresses and users in any string of the database
+    known_ips = frozenset(n for n, k in found.items() if k == "ip")
+    columns = _rows(con, "SELECT c.table_name, c.column_name FROM duckdb_columns() c JOIN duckdb_tables() t "
+                         "USING (database_name, schema_name, table_name) WHERE c.data_type = 'VARCHAR' "
+                         "AND NOT c.internal AND NOT t.internal AND NOT t.temporary")
+    for table, column in columns:
+        # names come from the database's own catalogue
+        values = con.execute(f'SELECT DISTINCT "{column}" FROM "{table}" WHERE regexp_matches("{column}", ?) '
+                             f'OR regexp_matches("{column}", ?) OR regexp_matches("{column}", ?)',
+                             [_SQL_IPV4, _SQL_IPV6, "/(home|Users)/"]).fetchall()
+        for (value,) in values:
+            for ip in addresses_in(value, known_ips):
+                add("ip", ip)
+            for user in users_in(value):
+                add("user", user)
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = ""
+    if _USER_NAME.fullmatch(user) and user.lower() not in GENERIC:
+        add("user", user)
+
+    # absolute path prefixes
+    add_path(repo_root.resolve())
+    for p in extra_paths:
+        add_path(Path(p).resolve())
+    add_path(Path.home())
+    outside = [str(PurePosixPath(p).parent) for (p,) in _rows(con, "SELECT path FROM sources")
+               if not PurePosixPath(p).is_relative_to(repo_root.resolve().as_posix())]
+    if outside:
+        add_path(PurePosixPath(os.path.commonpath(outside)).parent)
+    for (result_dir,) in _rows(con, "SELECT DISTINCT result_dir FROM io500_runs WHERE result_dir LIKE '/%'"):
+        add_path(PurePosixPath(result_dir).parent)
+    return found
+
+
+def _json(t: str) -> str:
+    return json.dumps(t, ensure_ascii=False)[1:-1]
+
+
+# The forms a string takes inside the outputs: as is, HTML-escaped, JSON-escaped, JSON in a script element
+# (charts._script_safe), JSON in an HTML attribute.
+ESCAPES = (lambda t: t, html.escape, lambda t: html.escape(t, quote=False), _json, lambda t: json.dumps(t)[1:-1],
+           lambda t: _json(t).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"),
+           lambda t: html.escape(_json(t)))
+
+
+def _trie_pattern(words) -> str:
+    """One regex matching any of `words`, the longest first (a trie: fast on long text)."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass
+class Anonymizer:
+    kinds: dict[str, str]                      # original -> kind
+    mapping: dict[str, str] = field(init=False)  # original -> pseudonym
+
+    def __post_init__(self):
+        self.mapping = {o: pseudonym(k, o) for o, k in self.kinds.items()}
+        self._replace: dict[str, str] = {}
+        for original, fake in self.mapping.items():
+            for escape in ESCAPES:
+                self._replace.setdefault(escape(original), escape(fake))
+        self._known_ips = frozenset(o for o, k in self.kinds.items() if k == "ip")
+        words = sorted(self._replace, key=len, reverse=True)
+        # a name starts after a non-word character or after a JSON escape (\n, \u003c: `a \u003cvm`)
+        start = rf"(?:(?<![{_WORD}])|(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{{4}}))"
+        self._pattern = (re.compile(rf"{start}(?:{_trie_pattern(words)})(?![{_WORD}])") if words else None)
+
+    @property
+    def digest(self) -> str:
+        """Changes with the set of originals: chapters executed with another set are executed again."""
+        return hashlib.sha256(json.dumps([SALT, sorted(self.kinds.items())]).encode()).hexdigest()
+
+    def text(self, s: str) -> str:
+        if self._pattern is not None:
+            s = self._pattern.sub(lambda m: self._replace[m[0]], s)
+        s = _IPV4.sub(lambda m: (pseudonym("ip", m[1]) + (m[2] or "")) if is_address(m[1], m[2], self._known_ips)
+                      else m[0], s)
+        s = _IPV6.sub(lambda m: pseudonym("ip", m[1]) if _ipv6(m[1]) else m[0], s)
+
+        def home(m: re.Match) -> str:
+            users = users_in(m[0])
+            out = m[0]
+            for user in users:
+                out = re.sub(rf"(?<=/){re.escape(user)}(?=/|$)", pseudonym("user", user), out)
+            return out
+
+        return _HOME.sub(home, s)
+
+    def value(self, v):
+        """Every string inside lists and dicts (notebook JSON), except base64 images."""
+        if isinstance(v, str):
+            return self.text(v)
+        if isinstance(v, list):
+            return [self.value(x) for x in v]
+        if isinstance(v, dict):
+            return {k: (x if k in BINARY_OUTPUTS else self.value(x)) for k, x in v.items()}
+        return v
+
+
+def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> Anonymizer:
+    from . import store
+
+    con = store.open_read(db_path)
+    try:
+        return Anonymizer(originals(con, repo_root, extra_paths))
+    finally:
+        con.close()
+
+
+# --- executed notebooks and their downloads ------------------------------------------------------------
+
+def _downloads():
+    """Where chapters write their downloads (iobook.charts), relative to the executed notebook's folder,
+    and the href prefix their links use."""
+    from . import charts
+
+    return Path(getattr(charts, "DOWNLOADS", "_static/downloads")), getattr(charts, "DOWNLOADS_HREF", "../_static/downloads")
+
+
+def download_refs(nb: dict) -> set[str]:
+    """Paths (relative to the downloads folder) of the download files a notebook's outputs link to."""
+    _, href = _downloads()
+    pattern = re.compile(re.escape(href.rstrip("/") + "/") + r"([^\"'\s<>)?#]+)")
+    text = json.dumps([c.get("outputs", []) for c in nb.get("cells", [])], ensure_ascii=False)
+    return set(pattern.findall(text))
+
+
+def _anonymized_file(anon: Anonymizer, src: Path) -> bytes:
+    if src.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(src)
+        columns = []
+        for column in table.columns:
+            if pa.types.is_dictionary(column.type):
+                column = column.cast(column.type.value_type)
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                unique = pc.unique(column)
+                mapped = [None if v is None else anon.text(v) for v in unique.to_pylist()]
+                if mapped != unique.to_pylist():
+                    column = pa.array(mapped, column.type).take(pc.index_in(column, value_set=unique))
+            columns.append(column)
+        out = pa.BufferOutputStream()
+        pq.write_table(pa.table(columns, names=table.column_names), out)
+        return out.getvalue().to_pybytes()
+    if src.suffix in (".csv", ".tsv", ".txt", ".json", ".md", ".html", ".svg"):
+        return anon.text(src.read_text(encoding="utf-8")).encode()
+    raise ValueError(f"{src}: cannot anonymize a .{src.suffix.lstrip('.')} download; add its format to "
+                     "iobook/anonymize.py or do not publish it")
+
+
+def anonymize_notebook(anon: Anonymizer, path: Path) -> None:
+    """Rewrite an executed notebook in place: outputs, injected parameters and metadata; its downloads are
+    written anonymized under new names (top-level files by the hash of their new content, files in a folder
+    into `<folder>-anon`) and its links point to them. The original download files stay until `prune`."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["metadata"] = anon.value(nb.get("metadata", {}))
+    for cell in nb["cells"]:
+        if "outputs" in cell:
+            cell["outputs"] = anon.value(cell["outputs"])
+        cell["metadata"] = anon.value(cell.get("metadata", {}))
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["source"] = anon.value(cell["source"])
+    folder, href = _downloads()
+    folder = path.parent / folder
+    renamed = {}
+    for rel in sorted(download_refs(nb)):
+        src = folder / rel
+        if not src.is_file():
+            continue
+        data = _anonymized_file(anon, src)
+        parts = PurePosixPath(rel).parts
+        new = (PurePosixPath(f"{hashlib.sha256(data).hexdigest()[:16]}{src.suffix}") if len(parts) == 1
+               else PurePosixPath(parts[0] + "-anon", *parts[1:]))
+        (folder / new).parent.mkdir(parents=True, exist_ok=True)
+        if not (folder / new).is_file() or (folder / new).read_bytes() != data:
+            (folder / new).write_bytes(data)
+        renamed[f"{href.rstrip('/')}/{rel}"] = f"{href.rstrip('/')}/{new}"
+    if renamed:
+        links = re.compile("|".join(re.escape(k) for k in sorted(renamed, key=len, reverse=True)))
+        for cell in nb["cells"]:
+            if "outputs" in cell:
+                cell["outputs"] = json.loads(links.sub(lambda m: renamed[m[0]], json.dumps(cell["outputs"])))
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def prune_downloads(notebooks: list[Path], book: Path) -> list[Path]:
+    """Delete every download file no notebook links to (the originals written while the chapters ran, and
+    those of an earlier build without --anonymize), so that none reaches the site; return them."""
+    folder = book / _downloads()[0]
+    if not folder.is_dir():
+        return []
+    keep = set()
+    for nb in notebooks:
+        if nb.is_file():
+            keep |= download_refs(json.loads(nb.read_text(encoding="utf-8")))
+    removed = [f for f in folder.rglob("*") if f.is_file() and f.relative_to(folder).as_posix() not in keep]
+    for f in removed:
+        f.unlink()
+    for d in sorted((d for d in folder.rglob("*") if d.is_dir()), key=lambda d: len(d.parts), reverse=True):
+        if not any(d.iterdir()):
+            d.rmdir()
+    return removed
