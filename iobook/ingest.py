@@ -5,22 +5,26 @@ transaction; a file that fails is recorded with its error and line while the res
 """
 from __future__ import annotations
 
+import bz2
 import ctypes
 import dataclasses
 import functools
 import hashlib
 import itertools
+import lzma
 import math
 import multiprocessing
 import os
 import signal
 import stat
+import zlib
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import zstandard
 from tqdm import tqdm
 
 from . import store
@@ -104,7 +108,43 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
         return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], [])
 
 
+MAX_DECOMPRESSED = 1 << 30  # a compressed log larger than this unpacked is refused, not unpacked
+_MAGIC = {b"\x1f\x8b": "gzip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
+def _decompressed(data: bytes) -> bytes:
+    """The log inside a gzip, xz, bzip2 or zstd file (as a tool's output is often archived), at most
+    MAX_DECOMPRESSED bytes of it; other bytes as they are."""
+    kind = next((k for magic, k in _MAGIC.items() if data.startswith(magic)), None)
+    if kind is None:
+        return data
+    if kind == "gzip":
+        out = zlib.decompressobj(wbits=47).decompress(data, MAX_DECOMPRESSED + 1)
+    elif kind == "xz":
+        out = lzma.LZMADecompressor().decompress(data, MAX_DECOMPRESSED + 1)
+    elif kind == "bzip2":
+        out = bz2.BZ2Decompressor().decompress(data, MAX_DECOMPRESSED + 1)
+    else:
+        out = zstandard.ZstdDecompressor().stream_reader(data).read(MAX_DECOMPRESSED + 1)
+    if len(out) > MAX_DECOMPRESSED:
+        raise ValueError(f"{kind} file unpacks to more than {MAX_DECOMPRESSED >> 20} MiB")
+    return out
+
+
+def _text_bytes(data: bytes) -> bytes:
+    """UTF-8 bytes of a log however an editor or a crash left it: UTF-16 with its BOM re-encoded, a UTF-8
+    BOM dropped, the NUL padding a crash leaves at the end of a file cut off, CRLF line ends made LF."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = data.decode("utf-16").encode("utf-8")
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    text = data.rstrip(b"\0")
+    if b"\n" in text:  # a text log with a NUL tail; a binary file keeps its NULs and is skipped as binary
+        data = text
+    return data.replace(b"\r\n", b"\n")
+
+
 def _parse(row: dict, data: bytes) -> Outcome:
+    data = _text_bytes(_decompressed(data))
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
         return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
@@ -259,10 +299,12 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
 
 
 def parsers_digest() -> str:
-    """What decides the records a file gives: the parsers and the code that derives and stores them."""
+    """What decides the records a file gives: decoding (this module), the parsers, and the code that
+    derives and stores them."""
     package = Path(__file__).parent
     h = hashlib.sha256()
-    for f in sorted([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "store.py"]):
+    for f in sorted([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "store.py",
+                     Path(__file__)]):
         h.update(f.name.encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
 

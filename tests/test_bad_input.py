@@ -204,3 +204,53 @@ def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
     assert con.execute("SELECT sha256 FROM sources").fetchone()[0] == __import__("hashlib").sha256(MDTEST_CSV.read_bytes()).hexdigest()
     values = {round(v, 6) for (v,) in con.execute("SELECT time FROM raw_mdtest_ranks WHERE time IS NOT NULL").fetchall()}
     assert 328.639762 in values and 999.999999 not in values
+
+
+def _variant_cases():
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard
+
+    return {
+        "gzip": gzip.compress, "xz": lzma.compress, "bzip2": bz2.compress,
+        "zstd": lambda b: zstandard.ZstdCompressor().compress(b),
+        "utf-8 BOM": lambda b: b"\xef\xbb\xbf" + b,
+        "utf-16 BOM": lambda b: b.decode().encode("utf-16"),
+        "CRLF": lambda b: b.replace(b"\n", b"\r\n"),
+        "NUL tail": lambda b: b + b"\0" * 4096,
+    }
+
+
+@pytest.mark.parametrize("variant", list(_variant_cases()))
+def test_real_log_variants_give_the_same_rows(variant, tmp_path):
+    """Tucson's SC23 ior-easy-write log as archived (compressed), converted by an editor or padded by a
+    crash: the same rows as the log itself."""
+    from conftest import TUCSON_SC23
+
+    log = next((TUCSON_SC23 / "results").glob("*/ior-easy-write.txt"))
+    plain, varied = tmp_path / "plain", tmp_path / "varied"
+    plain.mkdir(), varied.mkdir()
+    (plain / "ior.txt").write_bytes(log.read_bytes())
+    (varied / "ior.txt").write_bytes(_variant_cases()[variant](log.read_bytes()))
+    ingest([plain], tmp_path / "plain.duckdb", progress=False)
+    counts = ingest([varied], tmp_path / "varied.duckdb", progress=False)
+    assert counts["parsed"] == 1
+    plain_rows, varied_rows = _rows(tmp_path / "plain.duckdb"), _rows(tmp_path / "varied.duckdb")
+    assert varied_rows == plain_rows and plain_rows["raw_ior_iterations"]
+
+
+def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
+    import gzip
+
+    import iobook.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "MAX_DECOMPRESSED", 1 << 20)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "big.gz").write_bytes(gzip.compress(b"IOR-3.3.0: MPI Coordinated Test\n" * 100_000))
+    counts = ingest([tmp_path / "logs"], tmp_path / "t.duckdb", progress=False)
+    con = store.open_read(tmp_path / "t.duckdb")
+    assert counts["failed"] == 1
+    assert con.execute("SELECT status, error FROM sources").fetchone() == (
+        "error", "ValueError: gzip file unpacks to more than 1 MiB")

@@ -1,0 +1,204 @@
+"""`--anonymize`: host, node and user names, IP addresses and absolute path prefixes are replaced by stable
+pseudonyms in everything the executed chapters show and export, while the database keeps the originals."""
+import html
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from iobook import anonymize, chapters
+from iobook.anonymize import Anonymizer, pseudonym
+
+REPO = Path(__file__).resolve().parents[1]
+RAW = REPO / "data" / "raw"
+TUCSON = RAW / "io500" / "IBM Tucson"
+SAGUARO = (TUCSON / "Saguaro Storage Scale System 6000" / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0"
+           / "2024" / "submission-722")
+ARCHES = TUCSON / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023" / "submission-679"
+# result.txt holds /home/ishaeffe/... and /scratch/ishaeffe/... in its result-dir and command lines
+SOL = RAW / "io500" / "Arizona State University" / "Sol" / "BeeGFS" / "2023" / "submission-642"
+DATA = [RAW / "checksum", SAGUARO, ARCHES, SOL]
+
+
+# --- the mapping on real strings -------------------------------------------------------------------------
+
+def test_mapping_on_real_strings():
+    anon = Anonymizer({"vm": "host", "saguaro10ib": "host", "saguaro1ib": "host", "e352bib.gpfs.net": "host",
+                       "e352bib": "host", "test01.s6k2a-hs": "host", "100.168.83.60": "ip", "ishaeffe": "user",
+                       "/work/main": "path", "/home/ishaeffe/io500/results": "path"})
+    vm, ip = pseudonym("host", "vm"), pseudonym("ip", "100.168.83.60")
+    cases = {
+        # a collector run id and its host; vmstat is a tool, not the host
+        "vm-20261121T131428Z on vm, sampled by vmstat": f"{vm}-20261121T131428Z on {vm}, sampled by vmstat",
+        # mmlscluster lines (Saguaro, submission-722)
+        "  10   saguaro10ib       100.168.83.60    saguaro10ib      quorum-manager":
+            f"  10   {pseudonym('host', 'saguaro10ib')}       {ip}    {pseudonym('host', 'saguaro10ib')}      quorum-manager",
+        "saguaro10ib,saguaro1ib": f"{pseudonym('host', 'saguaro10ib')},{pseudonym('host', 'saguaro1ib')}",
+        "e352bib.gpfs.net e352bib": f"{pseudonym('host', 'e352bib.gpfs.net')} {pseudonym('host', 'e352bib')}",
+        "GPFS cluster name:         test01.s6k2a-hs": f"GPFS cluster name:         {pseudonym('host', 'test01.s6k2a-hs')}",
+        # IO500 result.txt (Sol, submission-642): the result folder's prefix, then the user anywhere
+        "result-dir      = /home/ishaeffe/io500/results/2023.03.22-18.10.33":
+            f"result-dir      = {pseudonym('path', '/home/ishaeffe/io500/results')}/2023.03.22-18.10.33",
+        "-o /scratch/ishaeffe/io500/datafiles/2023.03.22-18.10.33/ior-easy/ior_file_easy":
+            f"-o /scratch/{pseudonym('user', 'ishaeffe')}/io500/datafiles/2023.03.22-18.10.33/ior-easy/ior_file_easy",
+        # the checkout, and a home folder never seen in the database
+        "/work/main/data/raw/checksum": f"{pseudonym('path', '/work/main')}/data/raw/checksum",
+        "/home/newcomer/results": f"/home/{pseudonym('user', 'newcomer')}/results",
+        # addresses: gpfs subnets, IPv6, but not Storage Scale versions or clock times
+        "subnets 10.200.1.0/fscc 10.2.1.0/24": f"subnets {pseudonym('ip', '10.200.1.0')}/fscc {pseudonym('ip', '10.2.1.0')}/24",
+        "daemon on fe80::1c2:3ff:fe4d:5e6f": f"daemon on {pseudonym('ip', 'fe80::1c2:3ff:fe4d:5e6f')}",
+        "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0 at 12:30:45": "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0 at 12:30:45",
+        # escaped as the outputs hold them: chart JSON in a script element, HTML attributes
+        '{"label": "\\u003cvm\\u003e \\u0026 saguaro1ib"}':
+            f'{{"label": "\\u003c{vm}\\u003e \\u0026 {pseudonym("host", "saguaro1ib")}"}}',
+        "aria-label=\"host: vm; ip: 100.168.83.60\"": f"aria-label=\"host: {vm}; ip: {ip}\"",
+    }
+    for original, expected in cases.items():
+        assert anon.text(original) == expected, original
+        assert anon.text(expected) == expected  # pseudonyms are never replaced again
+    assert pseudonym("host", "vm") == "host-ab03f53d"  # a project constant: the same on every build
+    assert re.fullmatch(r"/path-[0-9a-f]{8}", pseudonym("path", "/work/main"))
+
+
+def test_addresses_and_users_are_conservative():
+    assert anonymize.is_address("10.241.1.224") and anonymize.is_address("9.152.186.205")
+    assert anonymize.is_address("1.2.3.4", "/24")
+    assert not any(map(anonymize.is_address, ["5.1.7.1", "6.0.0.0", "2.14.0.1", "1.2.9.2"]))
+    assert anonymize.addresses_in("bullxmpi_mlx-1.2.9.2 and 2019.11.11-19.43.30.10x40ppn") == set()
+    assert anonymize.users_in("/home/users/kunkel/io-500-dev /home/jburto2/x /home/daos/io-500 /Users/ann/a") == {
+        "kunkel", "jburto2", "ann"}
+
+
+# --- the chapters, executed and anonymized ----------------------------------------------------------------
+
+def _outputs(nb: dict) -> list[str]:
+    """Every string a published notebook holds besides the templates' own cells: outputs, metadata, the
+    injected parameters; chart JSON and HTML unescaped."""
+    strings = []
+
+    def walk(v):
+        if isinstance(v, str):
+            strings.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    walk(nb["metadata"])
+    for cell in nb["cells"]:
+        walk(cell.get("outputs", []))
+        walk(cell.get("metadata", {}))
+        if "injected-parameters" in cell["metadata"].get("tags", []):
+            walk(cell["source"])
+    return [html.unescape(s.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")) for s in strings]
+
+
+def _download_texts(folder: Path) -> dict[str, str]:
+    """Every download file as text (Parquet through DuckDB: every value of every column)."""
+    texts = {}
+    for f in sorted(folder.rglob("*")):
+        if f.suffix == ".parquet":
+            con = duckdb.connect()
+            texts[str(f)] = json.dumps(con.execute(f"SELECT * FROM read_parquet('{f.as_posix()}')").fetchall(),
+                                       default=str, ensure_ascii=False)
+            con.close()
+        elif f.is_file():
+            texts[str(f)] = f.read_text(encoding="utf-8")
+    return texts
+
+
+def _found(original: str, text: str) -> bool:
+    if re.fullmatch(r"[0-9.]+", original):  # 10.2.1.13 is not in 10.2.1.132
+        return re.search(rf"(?<![\d.]){re.escape(original)}(?!\d)", text) is not None
+    if len(original) >= 6:
+        return original in text
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(original)}(?![A-Za-z0-9_])", text) is not None
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> Path:
+    from iobook.ingest import ingest
+
+    db = tmp_path_factory.mktemp("anon") / "small.duckdb"
+    counts = ingest(DATA, db, progress=False)
+    assert counts["parsed"] > 0
+    return db
+
+
+@pytest.fixture(scope="module")
+def originals(small_db) -> dict[str, set[str]]:
+    """What must not be published, read from the database by queries of this test's own."""
+    con = duckdb.connect(str(small_db), read_only=True)
+    try:
+        hosts = {h for (h,) in con.execute("SELECT host FROM runs UNION SELECT value FROM run_facts "
+                                           "WHERE key = 'host.hostname'").fetchall()}
+        nodes = {n for row in con.execute("SELECT daemon_node, admin_node, cluster FROM gpfs_nodes").fetchall()
+                 for n in row}
+        ips = {ip for (ip,) in con.execute("SELECT ip_address FROM gpfs_nodes").fetchall()}
+        dirs = [d for (d,) in con.execute("SELECT result_dir FROM io500_runs WHERE result_dir LIKE '/home/%'").fetchall()]
+    finally:
+        con.close()
+    users = {d.split("/")[2] for d in dirs}
+    assert hosts == {"vm"} and len(nodes) > 20 and len(ips) > 20 and users == {"ishaeffe"}
+    return {"host": hosts, "node": nodes, "ip": ips, "user": users, "path": {str(REPO)}}
+
+
+@pytest.fixture(scope="module")
+def built(small_db, tmp_path_factory) -> dict[str, Path]:
+    """The chapters executed anonymized into two temporary book folders (all of them, then again the two
+    that show host and node names, forced)."""
+    books = {}
+    for run, only in (("first", None), ("second", ["checksum_cost", "ess_bandwidth"])):
+        book = tmp_path_factory.mktemp(f"book-{run}")
+        summary = chapters.run_chapters(small_db, only=only, force=True, progress=False, anonymize=True, out_dir=book)
+        assert all(r["status"] == "executed" for r in summary), summary
+        books[run] = book
+    return books
+
+
+def test_no_original_in_any_output_or_download(built, originals):
+    book = built["first"]
+    notebooks = sorted(book.glob("*.ipynb"))
+    assert [n.stem for n in notebooks] == sorted(c.name for c in chapters.load_registry())
+    texts = {str(n): "\n".join(_outputs(json.loads(n.read_text(encoding="utf-8")))) for n in notebooks}
+    downloads = _download_texts(book / "_static" / "downloads")
+    assert any(p.endswith(".csv") for p in downloads) and any(p.endswith("sources.parquet") for p in downloads)
+    texts.update(downloads)
+    leaks = [(kind, name, path) for kind, names in originals.items() for name in names
+             for path, text in texts.items() if _found(name, text)]
+    assert leaks == []
+    # ... and the chapters still show them, as pseudonyms
+    checksum = texts[str(book / "checksum_cost.ipynb")]
+    assert pseudonym("host", "vm") + "-20261121T131428Z" in checksum
+    ess = texts[str(book / "ess_bandwidth.ipynb")]
+    assert pseudonym("host", "saguaro10ib") in ess
+    assert "checksum/" + pseudonym("host", "vm") in downloads[next(p for p in downloads if p.endswith("sources.parquet"))]
+
+
+def test_downloads_are_all_linked(built):
+    book = built["first"]
+    linked = set()
+    for nb in book.glob("*.ipynb"):
+        linked |= anonymize.download_refs(json.loads(nb.read_text(encoding="utf-8")))
+    folder = book / "_static" / "downloads"
+    files = {f.relative_to(folder).as_posix() for f in folder.rglob("*") if f.is_file()}
+    assert files == linked  # the originals the kernels wrote are gone
+
+
+def test_pseudonyms_are_stable(built):
+    for name in ("checksum_cost", "ess_bandwidth"):
+        first, second = (_outputs(json.loads((built[run] / f"{name}.ipynb").read_text(encoding="utf-8")))
+                         for run in ("first", "second"))
+        found = [sorted(set(anonymize.PSEUDONYM.findall("\n".join(t)))) for t in (first, second)]
+        assert found[0] and found[0] == found[1]
+
+
+def test_digest_changes_with_anonymize(small_db):
+    chapter = chapters.load_registry()[0]
+    plain = chapters.inputs_digest(chapter, {}, [], "code")
+    assert chapters.inputs_digest(chapter, {}, [], "code", None) == plain
+    assert chapters.inputs_digest(chapter, {}, [], "code", anonymize.from_db(small_db, REPO).digest) != plain
