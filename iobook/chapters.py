@@ -188,13 +188,14 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
             papermill.execute_notebook(str(chapter.template), str(output), parameters=parameters,
                                        cwd=str(output.parent), kernel_name="python3", progress_bar=False)
         except papermill.PapermillExecutionError as e:
-            REPORTS.mkdir(parents=True, exist_ok=True)
-            report = REPORTS / output.name
+            reports = REPORTS if out_dir == REPO_ROOT / "book" else out_dir.parent / "reports"
+            reports.mkdir(parents=True, exist_ok=True)
+            report = reports / output.name
             shutil.move(output, report)
-            row.update(status=f"FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}"[:200],
-                       report=str(report.relative_to(REPO_ROOT)))
+            shown = report.relative_to(REPO_ROOT) if report.is_relative_to(REPO_ROOT) else report
+            row.update(status=f"FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}"[:200], report=str(shown))
             tqdm.write(f"chapter {chapter.name}: failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
-                       f"  partial notebook: {report.relative_to(REPO_ROOT)}")
+                       f"  partial notebook: {shown}")
         else:
             if anon is not None:
                 anonymize_module.anonymize_notebook(anon, output)

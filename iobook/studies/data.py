@@ -22,6 +22,8 @@ VIEW_ROWS = {
     "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, year, "
                   "submission from the archive's folder layout; run_key names it in chapter parameters",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
+    "io500_run_system_files": "Storage Scale listing (mmlsconfig, mmlscluster) describing an IO500 run's system: "
+                              "in the folder of one of the run's files or above it",
     "io500_phases": "phase of an IO500 run, named as the C app names it: value in GiB/s or kIOPS, time, "
                     "scored, valid",
     "io500_scores": "IO500 run: bandwidth, metadata and total score recomputed from its phases beside the "

@@ -178,23 +178,16 @@ def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
 
 
 def get_config(con, run_ids: Iterable[int], keys: Iterable[str] | None = None) -> pd.DataFrame:
-    """The mmlsconfig settings (`gpfs_config`) of each run: a listing belongs to a run when it sits in the folder
-    of one of the run's files (`io500_run_files`) or in a folder above it. `keys`: only these (matched
-    case-insensitively, as mmchconfig does); empty or None: every key."""
+    """The mmlsconfig settings (`gpfs_config`) of each run, through the run's system files
+    (`io500_run_system_files`). `keys`: only these (matched case-insensitively, as mmchconfig does); empty
+    or None: every key."""
     wanted = [k.lower() for k in keys or []]
     return con.execute(
         """
-        WITH run_folders AS (
-            SELECT DISTINCT run_id, parse_dirpath(path) AS folder FROM io500_run_files WHERE list_contains(?, run_id)
-        ), listings AS (
-            SELECT DISTINCT source_id, parse_dirpath(path) AS folder FROM gpfs_config
-        )
-        SELECT DISTINCT f.run_id, c.source_id, c.scope, c.key, c.value, c.line
-        FROM run_folders f
-        JOIN listings l ON f.folder = l.folder OR starts_with(f.folder, l.folder || '/')
-        JOIN gpfs_config c ON c.source_id = l.source_id
-        WHERE len(?) = 0 OR list_contains(?, lower(c.key))
-        ORDER BY f.run_id, c.source_id, c.line
+        SELECT DISTINCT x.run_id, c.source_id, c.scope, c.key, c.value, c.line
+        FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
+        WHERE list_contains(?, x.run_id) AND (len(?) = 0 OR list_contains(?, lower(c.key)))
+        ORDER BY x.run_id, c.source_id, c.line
         """,
         [[int(r) for r in run_ids], wanted, wanted],
     ).df()

@@ -44,3 +44,13 @@ FROM io500_run_info a JOIN io500_run_info b ON a.fingerprint = b.fingerprint AND
 CREATE OR REPLACE VIEW io500_system_info AS
 SELECT DISTINCT m.run_id, i.key, i.value
 FROM raw_io500_info i JOIN io500_run_members m USING (source_id);
+
+-- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster listings):
+-- those in the folder of one of the run's files or in a folder above it. Chapters read this view, never
+-- path patterns of their own.
+CREATE OR REPLACE VIEW io500_run_system_files AS
+WITH run_folders AS (SELECT DISTINCT run_id, parse_dirpath(path) AS folder FROM io500_run_files)
+SELECT DISTINCT f.run_id, s.source_id, s.path, s.format
+FROM run_folders f
+JOIN sources s ON s.tool = 'gpfs' AND s.status = 'ok'
+     AND (f.folder = parse_dirpath(s.path) OR starts_with(f.folder, parse_dirpath(s.path) || '/'));
