@@ -302,9 +302,18 @@ def _downloads():
 def download_refs(nb: dict) -> set[str]:
     """Paths (relative to the downloads folder) of the download files a notebook's outputs link to."""
     _, href = _downloads()
-    pattern = re.compile(re.escape(href.rstrip("/") + "/") + r"([^\"'\s<>)?#]+)")
-    text = json.dumps([c.get("outputs", []) for c in nb.get("cells", [])], ensure_ascii=False)
-    return set(pattern.findall(text))
+    pattern = re.compile(re.escape(href.rstrip("/") + "/") + r"([^\"'\s<>)?#\\]+)")
+    refs: set[str] = set()
+
+    def walk(v) -> None:
+        if isinstance(v, str):
+            refs.update(pattern.findall(v))
+        elif isinstance(v, (list, dict)):
+            for x in (v.values() if isinstance(v, dict) else v):
+                walk(x)
+
+    walk([c.get("outputs", []) for c in nb.get("cells", [])])
+    return refs
 
 
 def _anonymized_file(anon: Anonymizer, src: Path) -> bytes:

@@ -176,7 +176,7 @@ def test_no_original_in_any_output_or_download(built, originals):
     assert [n.stem for n in notebooks] == sorted(c.name for c in chapters.load_registry())
     texts = {str(n): "\n".join(_outputs(json.loads(n.read_text(encoding="utf-8")))) for n in notebooks}
     downloads = _download_texts(book / "_static" / "downloads")
-    assert any(p.endswith(".csv") for p in downloads) and any(p.endswith("sources.parquet") for p in downloads)
+    assert any(p.endswith(".csv") for p in downloads) and any(p.endswith("/sources.parquet") for p in downloads)
     texts.update(downloads)
     leaks = [(kind, name, path) for kind, names in originals.items() for name in names
              for path, text in texts.items() if _found(name, text)]
@@ -186,7 +186,7 @@ def test_no_original_in_any_output_or_download(built, originals):
     assert pseudonym("host", "vm") + "-20261121T131428Z" in checksum
     ess = texts[str(book / "ess_bandwidth.ipynb")]
     assert pseudonym("host", "saguaro10ib") in ess
-    assert "checksum/" + pseudonym("host", "vm") in downloads[next(p for p in downloads if p.endswith("sources.parquet"))]
+    assert "checksum/" + pseudonym("host", "vm") in downloads[next(p for p in downloads if p.endswith("/sources.parquet"))]
 
 
 def test_downloads_are_all_linked(built):
