@@ -214,24 +214,29 @@ def _parse_file(path: str) -> Outcome:
     return parse_bytes(path, data)
 
 
-def _die_with_parent() -> None:
-    """Worker initializer: a worker outlives a killed ingest otherwise (Linux; elsewhere a no-op)."""
+def _die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: a worker outlives a killed ingest otherwise (Linux; elsewhere a no-op). A parent
+    killed while this worker was starting is gone before the signal is armed: then exit now."""
     try:
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
 
 
 @contextmanager
 def _outcomes(paths: list[str]):
     """Outcomes of parsing `paths`, in order: in worker processes when there are enough files to repay
-    starting them (parsing is most of ingest's time). forkserver, because forking a process whose DuckDB
-    connection runs threads is unsafe."""
+    starting them (parsing is most of ingest's time). spawn, because forking a process whose DuckDB
+    connection runs threads is unsafe, and because spawned workers are this process's children, which
+    _die_with_parent ties to it (a forkserver's workers outlived a killed ingest with their server)."""
     if len(paths) < PARALLEL_FROM:
         yield map(_parse_file, paths)
         return
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context, initializer=_die_with_parent) as pool:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         # One window of files at a time: Executor.map submits everything at once, and workers running ahead
         # of the writer held every parsed file in memory (7 GiB at 82,000 files).
         yield itertools.chain.from_iterable(

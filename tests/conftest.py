@@ -111,3 +111,22 @@ def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str
                                kernel_name="python3", progress_bar=False)
     return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
             for cell in nbformat.read(out, 4).cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+
+
+def database_digest(db: Path) -> dict[str, tuple[int, str]]:
+    """table -> (rows, sha256 of its sorted rows), for every table of the database (sources included)."""
+    import hashlib
+
+    from iobook import store
+
+    con = store.open_read(db)
+    try:
+        names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                           "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        out = {}
+        for name in names:
+            rows = sorted(repr(r) for r in con.execute(f"SELECT * FROM {name}").fetchall())
+            out[name] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest())
+        return out
+    finally:
+        con.close()

@@ -1,17 +1,16 @@
 """The Dask path (parse on workers -> Parquet parts -> --from-parquet) gives the database a local ingest gives."""
-import hashlib
 import os
 import shutil
 from pathlib import Path
 
+import distributed
 import pytest
-from conftest import ARCHIVE, BUILT_TOOLS, REPO
+from conftest import ARCHIVE, BUILT_TOOLS, REPO, database_digest
 
 from iobook import store
 from iobook.dask_ingest import dask_ingest, load_parquet
 from iobook.ingest import ingest
 
-distributed = pytest.importorskip("distributed")
 
 FIO = REPO / "tests" / "fixtures" / "fio"  # fio logs: CSV loads, read on the workers
 SUBMISSIONS = sorted(ARCHIVE.glob("*/*/*/*/submission-*"))[::8]  # 30 of the archive's 238, deterministic
@@ -24,26 +23,11 @@ def client():
         yield c
 
 
-def tables(db: Path) -> dict[str, tuple[int, str]]:
-    """table -> (rows, sha256 of its sorted rows), for every table of the database (sources included)."""
-    con = store.open_read(db)
-    try:
-        names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
-                                           "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
-        out = {}
-        for name in names:
-            rows = sorted(repr(r) for r in con.execute(f"SELECT * FROM {name}").fetchall())
-            out[name] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest())
-        return out
-    finally:
-        con.close()
-
-
 def both(paths: list[Path], tmp: Path, client) -> tuple[dict, dict]:
     ingest(paths, tmp / "local.duckdb", progress=False)
     dask_ingest(paths, tmp / "parts", client=client, files_per_task=40, progress=False)
     load_parquet(tmp / "parts", tmp / "dask.duckdb")
-    return tables(tmp / "local.duckdb"), tables(tmp / "dask.duckdb")
+    return database_digest(tmp / "local.duckdb"), database_digest(tmp / "dask.duckdb")
 
 
 def test_dask_ingest_gives_the_local_database(tmp_path, client):
