@@ -45,14 +45,15 @@ def write_provenance(db: Path, anonymize: bool = False) -> Path:
 
 def build_html(anonymize: bool = False) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
-    static file (the Vega bundle, the book's CSS) needs a clean build, as Sphinx does not recopy them. So
+    static file (the Vega bundle, the charts' font, the book's CSS) needs a clean build, as Sphinx does not recopy them. So
     does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
     static = chapters.REPO_ROOT / "book" / "_static"
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
-    charts.write_vega_bundle(static)
+    charts.write_static(static)
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
-    digest = hashlib.sha256(b"".join(f.name.encode() + f.read_bytes() for f in sorted(static.iterdir())
-                                     if f.is_file()) + (b"anonymized" if anonymize else b"")).hexdigest()
+    digest = hashlib.sha256(b"".join(f.relative_to(static).as_posix().encode() + f.read_bytes()
+                                     for f in sorted(static.rglob("*")) if f.is_file() and "downloads" not in f.parts)
+                            + (b"anonymized" if anonymize else b"")).hexdigest()
     stamp = HTML.parent / "static.sha256"
     if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
         subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)

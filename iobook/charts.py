@@ -1,7 +1,7 @@
 """Altair charts that draw offline.
 
 Altair's default HTML output loads Vega from a CDN, which leaves charts blank in an offline book. The book
-ships one Vega bundle in its static files (`write_vega_bundle`, run by `make book`); notebooks call
+ships one Vega bundle in its static files (`write_static`, run by `make book`); notebooks call
 `enable_offline()` so every chart becomes a static SVG plus a div and a `vegaEmbed` call that uses that
 bundle. Chart ids are derived from the spec and vl-convert's SVG is deterministic, so re-executing a
 chapter yields identical output and nbval can compare it.
@@ -24,6 +24,7 @@ BUNDLE_NAME = "vega-bundle.js"
 # vl-convert measures SVG text with whatever fonts the machine has, so a chart's SVG differed between a
 # machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package).
 FONT = "Source Sans Pro"
+FONT_FILES = ("SourceSansPro-Regular.ttf", "SourceSansPro-Bold.ttf")  # served to browsers (book/_static/fonts)
 
 # The chart is drawn twice: a static SVG (vl-convert, now), shown wherever no script runs (JupyterLab
 # without the bundle, a notebook viewer), and the interactive vegaEmbed view with tooltips, which replaces
@@ -95,11 +96,15 @@ def enable_offline() -> None:
     alt.renderers.enable("iobook-offline")
 
 
-def write_vega_bundle(static_dir: Path) -> None:
-    """Write Vega, Vega-Lite and vega-embed as one script, wrapped in a function so its top-level names
-    (e.g. `_`) do not clash with Sphinx's own scripts; left untouched when unchanged (no page rebuilds)."""
-    static_dir.mkdir(parents=True, exist_ok=True)
-    target = static_dir / BUNDLE_NAME
-    bundle = "(function () {\n" + vl_convert.javascript_bundle() + "\n})();\n"
-    if not target.exists() or target.read_text(encoding="utf-8") != bundle:
-        target.write_text(bundle, encoding="utf-8")
+def write_static(static_dir: Path) -> None:
+    """The book's own static files: Vega, Vega-Lite and vega-embed as one script, wrapped in a function so
+    its top-level names (e.g. `_`) do not clash with Sphinx's own scripts, and the charts' font, so the
+    interactive charts draw in the face their static SVG was measured with. Files are left untouched when
+    unchanged (no page rebuilds)."""
+    fonts = Path(font_source_sans_pro.__file__).parent / "files"
+    wanted = {static_dir / BUNDLE_NAME: ("(function () {\n" + vl_convert.javascript_bundle() + "\n})();\n").encode()}
+    wanted |= {static_dir / "fonts" / name: (fonts / name).read_bytes() for name in FONT_FILES}
+    for target, data in wanted.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
