@@ -16,6 +16,7 @@ from . import charts, store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MAX_ROWS_SHOWN = 25  # longer tables show this many rows and the whole table one click away
+MAX_ROWS_INLINE = 1000  # longer tables are whole only in their CSV download (5,159 sources made a 1.6 MB page)
 def setup(db_path: str | Path):
     """Open the database read-only and make Altair charts draw offline."""
     charts.enable_offline()
@@ -86,7 +87,8 @@ def sources(con, source_ids) -> pd.DataFrame:
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None) -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
-    the whole table in a collapsible block below, and its unformatted data as a CSV download."""
+    the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
+    unformatted data as a CSV download."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -112,5 +114,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     link = charts.download(df, "Download this table")
     if len(df) <= MAX_ROWS_SHOWN:
         return HTML(render(df) + link)
+    if len(df) > MAX_ROWS_INLINE:  # the whole of a long table in the page would make it heavy: the CSV has it
+        return HTML(render(df.head(MAX_ROWS_SHOWN))
+                    + f"<p>The first {MAX_ROWS_SHOWN} of {len(df):,} rows; all of them are in the download.</p>" + link)
     return HTML(render(df.head(MAX_ROWS_SHOWN))
                 + f"<details><summary>All {len(df):,} rows</summary>{render(df)}</details>" + link)

@@ -49,3 +49,20 @@ def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
     name = table.split('href="../_static/downloads/')[1].split('"')[0]
     assert (tmp_path / "_static" / "downloads" / name).read_text() == "phase,value (GiB/s)\nior-easy-write,106.612964\n"
     assert "<td>107</td>" in table  # shown to 3 significant digits, downloaded in full
+
+
+def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from iobook import nb
+
+    monkeypatch.chdir(tmp_path)
+    ranks = pd.read_csv(Path(__file__).parent / "fixtures" / "mdtest" / "sub679-2023-mdtest-easy-write.csv")
+    long = pd.concat([ranks] * 6, ignore_index=True)  # 1,206 rows of IBM Tucson's per-rank times
+    html = nb.table(long).data
+    assert "<details>" not in html and html.count("<tr>") == nb.MAX_ROWS_SHOWN + 1
+    assert "The first 25 of 1,206 rows" in html
+    name = html.split('href="../_static/downloads/')[1].split('"')[0]
+    assert len(pd.read_csv(tmp_path / "_static" / "downloads" / name)) == 1206
+    shorter = nb.table(ranks).data  # 201 rows: all of them one click away in the page
+    assert "<details><summary>All 201 rows</summary>" in shorter
