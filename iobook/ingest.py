@@ -270,14 +270,18 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
                 counts["new"] += 1
                 todo.append((path, next_id))
                 next_id += 1
-        for f, reason in refused.items():  # recorded, never read
+        refusals = []  # recorded, never read; written only when new or for a new reason
+        for f, reason in refused.items():
             prior = known.get(str(f))
-            source_id = prior[0] if prior else next_id
-            next_id += not prior
             counts["skipped"] += 1
-            _transaction(con, [(source_id, refused_outcome(str(f), reason))])
+            if prior and prior[2:] == ("skipped", reason):
+                continue
+            refusals.append((prior[0] if prior else next_id, refused_outcome(str(f), reason)))
+            next_id += not prior
+        if refusals:
+            _transaction(con, refusals)
         present = {str(f) for f in files} | {str(f) for f in refused}
-        gone = [i for p, (i, _, status) in known.items() if prune and status != "gone" and p not in present]
+        gone = [i for p, (i, _, status, _) in known.items() if prune and status != "gone" and p not in present]
         counts["gone"] = len(gone)
         if gone:
             _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))

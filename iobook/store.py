@@ -116,9 +116,10 @@ def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(db_path), read_only=True)
 
 
-def known_sources(con) -> dict[str, tuple[int, str, str]]:
-    """path -> (source_id, sha256, status) of every file already in the store."""
-    return {p: (i, h, st) for i, p, h, st in con.execute("SELECT source_id, path, sha256, status FROM sources").fetchall()}
+def known_sources(con) -> dict[str, tuple[int, str, str, str | None]]:
+    """path -> (source_id, sha256, status, error) of every file already in the store."""
+    return {p: (i, h, st, e) for i, p, h, st, e in
+            con.execute("SELECT source_id, path, sha256, status, error FROM sources").fetchall()}
 
 
 def mark_gone(con, source_ids: list[int]) -> None:

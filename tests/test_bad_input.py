@@ -254,3 +254,19 @@ def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
     assert counts["failed"] == 1
     assert con.execute("SELECT status, error FROM sources").fetchone() == (
         "error", "ValueError: gzip file unpacks to more than 1 MiB")
+
+
+def test_an_unchanged_tree_with_a_refused_entry_is_not_written_again(clean, tmp_path, monkeypatch):
+    import iobook.ingest as ingest_module
+
+    folder, rows = clean
+    (folder / "zz-passwd").symlink_to("/etc/passwd")
+    db, _ = ingest_with(folder, tmp_path)
+    writes = []
+    monkeypatch.setattr(ingest_module, "_transaction", lambda con, pending: writes.append(pending))
+    rebuilt = []
+    monkeypatch.setattr(ingest_module.store, "rebuild_derived", lambda con: rebuilt.append(con))
+    counts = ingest([folder], db, progress=False)
+    assert counts["unchanged"] == counts["seen"] - 1 and counts["skipped"] == 1
+    assert writes == [] and rebuilt == []
+    assert _status(db, "zz-passwd") == ("skipped", "symlink leading out of the folders ingested")
