@@ -37,6 +37,8 @@ from pathlib import Path, PurePosixPath
 
 import duckdb
 
+from . import store
+
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
 KINDS = ("host", "ip", "user", "path")
 PSEUDONYM = re.compile(r"(?:/?(?:host|ip|user|path))-[0-9a-f]{8}")
@@ -191,10 +193,9 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
     for p in extra_paths:
         add_path(Path(p).resolve())
     add_path(Path.home())
-    outside = [str(PurePosixPath(p).parent) for (p,) in _rows(con, "SELECT path FROM sources")
-               if not PurePosixPath(p).is_relative_to(repo_root.resolve().as_posix())]
-    if outside:
-        add_path(PurePosixPath(os.path.commonpath(outside)).parent)
+    base = store.outside_base(con, repo_root)
+    if base:
+        add_path(base)
     for (result_dir,) in _rows(con, "SELECT DISTINCT result_dir FROM io500_runs WHERE result_dir LIKE '/%'"):
         add_path(PurePosixPath(result_dir).parent)
     return found
@@ -294,9 +295,9 @@ def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) 
 def _downloads():
     """Where chapters write their downloads (iobook.charts), relative to the executed notebook's folder,
     and the href prefix their links use."""
-    from . import charts
+    from . import charts  # Altair's import is not needed for anything else here
 
-    return Path(getattr(charts, "DOWNLOADS", "_static/downloads")), getattr(charts, "DOWNLOADS_HREF", "../_static/downloads")
+    return charts.DOWNLOADS, charts.DOWNLOADS_HREF
 
 
 def download_refs(nb: dict) -> set[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import html
-import os
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path, PurePosixPath
@@ -37,9 +36,7 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     outside = shown.str.startswith("/")
     if not outside.any():
         return shown
-    folders = [str(PurePosixPath(p).parent) for (p,) in con.execute("SELECT path FROM sources").fetchall()
-               if shown_path(p).startswith("/")]
-    base = PurePosixPath(os.path.commonpath(folders)).parent
+    base = store.outside_base(con, REPO_ROOT)
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 

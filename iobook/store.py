@@ -6,11 +6,12 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 import types
 import typing
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import duckdb
 import pyarrow as pa
@@ -145,6 +146,15 @@ def set_derived_stale(con, stale: bool) -> None:
 
 def derived_stale(con) -> bool:
     return get_state(con, "derived_stale") == "true"
+
+
+def outside_base(con, repo_root: Path) -> PurePosixPath | None:
+    """The folder above the deepest one holding every source outside `repo_root`: the part of their paths
+    that depends on the machine (None when every source is inside it)."""
+    root = repo_root.resolve().as_posix()
+    folders = [str(PurePosixPath(p).parent) for (p,) in con.execute("SELECT path FROM sources").fetchall()
+               if not PurePosixPath(p).is_relative_to(root)]
+    return PurePosixPath(os.path.commonpath(folders)).parent if folders else None
 
 
 def next_source_id(con) -> int:
