@@ -81,11 +81,30 @@ def sources(con, source_ids) -> pd.DataFrame:
     return df
 
 
-def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None) -> HTML:
+def anchor(name: str) -> HTML:
+    """A target a finding links to, shown just before its figure (`fig-...`) or table (`tab-...`)."""
+    return HTML(f'<span id="{html.escape(name)}" class="iobook-anchor"></span>')
+
+
+def findings(items: Iterable[str | tuple[str, str]], heading: str = "## Findings") -> Markdown:
+    """The chapter's opening list: each finding a sentence, optionally with the anchor (see `anchor`,
+    `table(anchor=...)`) of the figure or table that shows it, linked after the sentence. The page check
+    fails on a link whose target is not on the page."""
+    def line(item) -> str:
+        if isinstance(item, str):
+            return f"- {item}"
+        text, target = item
+        kind = "table" if target.startswith("tab-") else "figure"
+        return f'- {text} <a class="iobook-finding-link" href="#{html.escape(target)}">({kind})</a>'
+    return Markdown("\n".join([heading, ""] + [line(i) for i in items]))
+
+
+def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
+          anchor: str | None = None) -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
-    unformatted data as a CSV download."""
+    unformatted data as a CSV download. `anchor` gives the table an id findings can link to."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -99,13 +118,14 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
             return f"{value:,}"
         return str(value)
 
-    def render(frame: pd.DataFrame) -> str:
+    def render(frame: pd.DataFrame, first: bool = True) -> str:
+        table_id = f' id="{html.escape(anchor)}"' if anchor and first else ""  # ids are unique on a page
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
         rows = "".join(
             "<tr>" + "".join(f"<td>{html.escape(cell(c, v))}</td>" for c, v in zip(frame.columns, row)) + "</tr>"
             for row in frame.itertuples(index=False, name=None))
         title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-        return f'<table class="iobook-table">{title}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        return f'<table class="iobook-table"{table_id}>{title}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
     df = df.reset_index(drop=True)
     link = charts.download(df, "Download this table")
@@ -115,4 +135,4 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
         return HTML(render(df.head(MAX_ROWS_SHOWN))
                     + f"<p>The first {MAX_ROWS_SHOWN} of {len(df):,} rows; all of them are in the download.</p>" + link)
     return HTML(render(df.head(MAX_ROWS_SHOWN))
-                + f"<details><summary>All {len(df):,} rows</summary>{render(df)}</details>" + link)
+                + f"<details><summary>All {len(df):,} rows</summary>{render(df, first=False)}</details>" + link)

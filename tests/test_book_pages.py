@@ -4,6 +4,7 @@ mark, a traceback, warning or absolute path in an output, an element overflowing
 download that does not resolve, or more than 1.5 MB of its own (HTML, inline chart data). A full-page screenshot of each page is kept in
 _build/screenshots/. Needs `make book` first (make test does it)."""
 import functools
+import json
 import http.server
 import re
 import threading
@@ -18,6 +19,10 @@ HTML = REPO / "_build" / "html"
 SHOTS = REPO / "_build" / "screenshots"
 MAX_PAGE_BYTES = 1.5e6  # per page, besides the theme and Vega shared by all pages
 MAX_ROWS = 25
+NARROW_PX = 800  # charts and tables must stay readable (inside the page) on a narrow window too
+REPORTS = REPO / "_build" / "page-report"  # per page: findings, tables, charts, downloads, MB
+# The landing page lists each chapter's headline finding instead; the Data chapter is a catalogue.
+FINDINGS_EXEMPT = {"book/intro.html"}
 # Paths of the build machine: this checkout, the shared data beside it, root's home.
 # Paths quoted from a submission's own files (e.g. a config.ini naming /home/<user>/...) are data, not these.
 BUILD_PATHS = "|".join(re.escape(p) for p in sorted({str(REPO) + "/", str(REPO.resolve()) + "/", str(SHARED) + "/",
@@ -49,6 +54,20 @@ PROBE = r"""(absolutePath) => {
     pageOverflow: document.documentElement.scrollWidth > window.innerWidth,
     downloads: [...article.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))
                  .filter(h => /\.(csv|parquet|zip)$/.test(h)),
+    // a link within the page (a finding's link to its figure or table) whose target is not on it
+    brokenAnchors: [...article.querySelectorAll('a[href^="#"]')].map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
+                     .filter(id => id && !document.getElementById(id)),
+    undrawnCharts: [...article.querySelectorAll('.iobook-chart')].filter(c => !c.querySelector('svg, canvas')).length,
+    // what the page holds, for the stop's note (findings: items of the list under the first heading "Findings")
+    stats: {
+      findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
+                         while (el && el.tagName !== 'UL') el = el.nextElementSibling;
+                         return el ? el.children.length : 0; })(),
+      findingLinks: article.querySelectorAll('a.iobook-finding-link').length,
+      tables: article.querySelectorAll('table.iobook-table:not(details table)').length,
+      charts: article.querySelectorAll('.iobook-chart').length,
+      downloads: article.querySelectorAll('.iobook-download').length,
+    },
   };
 }"""
 
@@ -86,6 +105,19 @@ def browser():
         browser.close()
 
 
+def read_at(browser, server: str, page: str, width: int) -> dict:
+    """The probe on a page drawn `width` px wide (offline), with a screenshot."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    tab = context.new_page()
+    tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    tab.goto(f"{server}/{page}", wait_until="networkidle")
+    tab.wait_for_timeout(500)
+    found = tab.evaluate(PROBE, BUILD_PATHS)
+    tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + f"-{width}px.png")), full_page=True)
+    context.close()
+    return found
+
+
 @pytest.mark.parametrize("page", pages())
 def test_page_reads_like_a_published_study(page, server, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -105,6 +137,10 @@ def test_page_reads_like_a_published_study(page, server, browser):
     missing = [href for href in found["downloads"]
                if tab.request.get(f"{server}/{page.rsplit('/', 1)[0] + '/' if '/' in page else ''}{href}").status != 200]
     context.close()
+    narrow = read_at(browser, server, page, NARROW_PX)
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    (REPORTS / (page.replace("/", "_").removesuffix(".html") + ".json")).write_text(
+        json.dumps({"page": page, **found["stats"], "page_mb": round(weight / 1e6, 3)}, indent=1))
     problems = {
         "visible code cells": found["codeCells"],
         f"table rows shown over {MAX_ROWS}": max(0, found["longestTable"] - MAX_ROWS),
@@ -113,6 +149,12 @@ def test_page_reads_like_a_published_study(page, server, browser):
         "absolute path in an output": found["absolutePath"],
         "elements overflowing horizontally": found["overflowing"] or found["pageOverflow"],
         "downloads that do not resolve": missing,
+        "links to a figure or table not on the page": found["brokenAnchors"],
+        "charts that did not draw": found["undrawnCharts"],
+        f"elements overflowing horizontally at {NARROW_PX} px": narrow["overflowing"] or narrow["pageOverflow"],
+        "a chapter not opening with 3-6 findings, each linked to its figure or table":
+            page not in FINDINGS_EXEMPT and not (3 <= found["stats"]["findings"] <= 6
+                                                 and found["stats"]["findingLinks"] >= found["stats"]["findings"]),
         f"page bytes over {MAX_PAGE_BYTES:.0f}": max(0, weight - MAX_PAGE_BYTES),
         "Vega bundle loaded other than once": len(bundles) != 1,
     }

@@ -66,3 +66,21 @@ def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
     assert len(pd.read_csv(tmp_path / "_static" / "downloads" / name)) == 1206
     shorter = nb.table(ranks).data  # 201 rows: all of them one click away in the page
     assert "<details><summary>All 201 rows</summary>" in shorter
+
+
+def test_findings_link_to_the_table_that_shows_them(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from iobook import nb
+
+    monkeypatch.chdir(tmp_path)
+    ranks = pd.read_csv(Path(__file__).parent / "fixtures" / "mdtest" / "sub679-2023-mdtest-easy-write.csv")
+    html = nb.table(ranks, anchor="tab-ranks").data  # 201 rows: shown twice (head, then all in <details>)
+    assert html.count('id="tab-ranks"') == 1  # an id is unique on a page
+    listed = nb.findings([("201 ranks wrote", "tab-ranks"), ("a chart shows it", "fig-x"), "no link"]).data
+    assert listed.splitlines() == [
+        "## Findings", "",
+        '- 201 ranks wrote <a class="iobook-finding-link" href="#tab-ranks">(table)</a>',
+        '- a chart shows it <a class="iobook-finding-link" href="#fig-x">(figure)</a>',
+        "- no link"]
+    assert nb.anchor('fig-"x"').data == '<span id="fig-&quot;x&quot;" class="iobook-anchor"></span>'
