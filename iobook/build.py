@@ -4,6 +4,8 @@ parses no file, executes no notebook and rewrites no page."""
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -38,6 +40,43 @@ def write_provenance(db: Path, anonymize: bool = False) -> Path:
 
         text = anonymize_module.from_db(db, chapters.REPO_ROOT).text(text)
     target = chapters.REPO_ROOT / "book" / "_provenance.md"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return target
+
+
+FINDING_LINK = re.compile(r' <a class="iobook-finding-link" href="#([^"]+)">\((figure|table)\)</a>$')
+
+
+def headline(executed: Path) -> tuple[str, str | None] | None:
+    """A chapter's headline: the first item of the findings list its executed notebook shows (nb.findings),
+    and the anchor of the figure or table it links to."""
+    nb = json.loads(executed.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            text = "".join(output.get("data", {}).get("text/markdown", ""))
+            if text.startswith("## Findings"):
+                first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
+                if first is None:
+                    return None
+                link = FINDING_LINK.search(first)
+                return (first[:link.start()], link.group(1)) if link else (first, None)
+    return None
+
+
+def write_headlines(registry: list[chapters.Chapter]) -> Path:
+    """book/_headlines.md, included by the landing page: each chapter's first finding, linked to the chapter
+    (and to the figure or table that shows it). Rewritten only when it changes, like the provenance."""
+    lines = []
+    for chapter in registry:
+        found = headline(chapter.output) if chapter.output.exists() else None
+        if found is None:
+            continue
+        text, anchor = found
+        shown = f' <a href="{chapter.name}.html#{anchor}">(see it)</a>' if anchor else ""
+        lines.append(f"- **[{chapter.title}]({chapter.name})**: {text}{shown}")
+    text = "\n".join(lines) + "\n" if lines else "No chapter has findings yet: the database holds no data they read.\n"
+    target = chapters.REPO_ROOT / "book" / "_headlines.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
     return target
@@ -79,6 +118,7 @@ def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, for
         print(f"book: not built, {len(failed)} chapter(s) failed: {', '.join(failed)} (partial notebooks in _build/reports)")
         return 1
     write_provenance(db, anonymize)
+    write_headlines(chapters.load_registry(config))
     status = build_html(anonymize)
     print(f"book: {HTML.relative_to(chapters.REPO_ROOT)}/index.html" if status == 0 else "book: jupyter-book build failed")
     return status

@@ -99,12 +99,19 @@ def findings(items: Iterable[str | tuple[str, str]], heading: str = "## Findings
     return Markdown("\n".join([heading, ""] + [line(i) for i in items]))
 
 
+# Filters the rows of the whole table (the one in <details>) as the reader types, and opens it; static text.
+_SEARCH = """<p><input type="search" class="iobook-search" placeholder="Filter the rows (any column)" aria-label="Filter rows"
+oninput="const d = this.parentElement.nextElementSibling.querySelector('details'); const q = this.value.toLowerCase();
+d.open = q.length > 0; d.previousElementSibling.hidden = q.length > 0; d.querySelectorAll('tbody tr').forEach(r => r.hidden = q && !r.innerText.toLowerCase().includes(q));"></p>"""
+
+
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
-          anchor: str | None = None) -> HTML:
+          anchor: str | None = None, searchable: bool = False) -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
-    unformatted data as a CSV download. `anchor` gives the table an id findings can link to."""
+    unformatted data as a CSV download. `anchor` gives the table an id findings can link to; `searchable`
+    adds a box that filters the whole table's rows (when it is in the page: up to MAX_ROWS_INLINE)."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -134,5 +141,7 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     if len(df) > MAX_ROWS_INLINE:  # the whole of a long table in the page would make it heavy: the CSV has it
         return HTML(render(df.head(MAX_ROWS_SHOWN))
                     + f"<p>The first {MAX_ROWS_SHOWN} of {len(df):,} rows; all of them are in the download.</p>" + link)
-    return HTML(render(df.head(MAX_ROWS_SHOWN))
-                + f"<details><summary>All {len(df):,} rows</summary>{render(df, first=False)}</details>" + link)
+    whole = f"<details><summary>All {len(df):,} rows</summary>{render(df, first=False)}</details>"
+    if searchable:
+        return HTML(_SEARCH + f"<div>{render(df.head(MAX_ROWS_SHOWN))}{whole}</div>" + link)
+    return HTML(render(df.head(MAX_ROWS_SHOWN)) + whole + link)

@@ -41,6 +41,8 @@ def test_counts_on_each_database(any_db):
     if name == "default":
         assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {"checksum": 1, "pagecache": 1,
                                                                                "snapshots": 1}
+    table = data.run_table(runs)
+    assert table.columns.tolist() == ["study", "runs"] and dict(zip(table.study, table.runs)) == runs
 
 
 def test_empty_database_has_nothing_to_list(databases):

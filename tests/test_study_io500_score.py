@@ -99,3 +99,12 @@ def test_notebook_executes(databases, tmp_path, name):
     assert "## Findings" in text and "<table" in text
     assert ("Each cell below is the published value" in text) == (name == "default")
     assert ("are not all in this database" in text) == (name != "default")
+
+
+def test_widest_phase_between_two_sc23_runs(databases):
+    # result_summary.txt of submission-690 "mdtest-hard-stat 700.628381 kIOPS", of submission-679 "303.373622":
+    # 2.31x, the largest ratio of the 12 scored phases (next: mdtest-easy-delete 316.7 / 190.4 = 1.66x)
+    with store.open_read(databases["default"]) as con:
+        phases = study.get_phases(con, ["submission-679", "submission-690"])
+    assert study.widest_phase(phases) == "mdtest-hard-stat (2.3× between the highest and the lowest)"
+    assert study.widest_phase(phases[phases.run_key == "submission-679"]) == "no phase (one run shown)"

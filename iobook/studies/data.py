@@ -125,6 +125,11 @@ def get_run_counts(con) -> dict[str, int]:
     return {"IO500": con.execute("SELECT count(*) FROM io500_runs").fetchone()[0], **counts}
 
 
+def run_table(counts: dict[str, int]) -> pd.DataFrame:
+    """get_run_counts as a table: one row per study."""
+    return pd.DataFrame({"study": list(counts), "runs": list(counts.values())})
+
+
 def get_views(con) -> pd.DataFrame:
     """The public views (and the sources table) with what one row is and their columns in order."""
     df = con.execute(

@@ -113,6 +113,14 @@ def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
     return wide.sort_values("phase", key=lambda s: s.map(order))
 
 
+def widest_phase(phases: pd.DataFrame) -> str:
+    """The scored phase whose results differ most between the runs shown (ratio of highest to lowest), as text."""
+    spread = phases[phases.value > 0].groupby("phase", sort=False).value.agg(lambda v: v.max() / v.min())
+    if len(phases.run_key.unique()) < 2 or spread.empty:
+        return "no phase (one run shown)"
+    return f"{spread.idxmax()} ({spread.max():,.1f}× between the highest and the lowest)"
+
+
 def chart_phases(phases: pd.DataFrame) -> alt.Chart:
     """The chosen runs' phases as points on a log axis (a bar on a log axis has no zero to start from)."""
     return alt.Chart(phases[phases.value > 0]).mark_point(filled=True, size=80).encode(
