@@ -206,7 +206,7 @@ def _json(t: str) -> str:
 
 
 # The forms a string takes inside the outputs: as is, HTML-escaped, JSON-escaped, JSON in a script element
-# (charts._script_safe), JSON in an HTML attribute.
+# (charts.script_safe), JSON in an HTML attribute.
 ESCAPES = (lambda t: t, html.escape, lambda t: html.escape(t, quote=False), _json, lambda t: json.dumps(t)[1:-1],
            lambda t: _json(t).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"),
            lambda t: html.escape(_json(t)))

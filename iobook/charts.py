@@ -61,7 +61,7 @@ def download(frame: pd.DataFrame, label: str) -> str:
 _counts: dict[str, int] = {}
 
 
-def _script_safe(spec_json: str) -> str:
+def script_safe(spec_json: str) -> str:
     """JSON that cannot end or open anything inside a <script> element: `<`, `>` and `&` (from file and
     folder names in a spec's data) become JSON escapes, which parse back to the same characters."""
     return spec_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -72,7 +72,7 @@ def _render(spec: dict, **_metadata) -> dict:
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
-    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=_script_safe(text))
+    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=script_safe(text))
     for rows in spec.get("datasets", {}).values():  # the chart's own (aggregated) data, as drawn
         html += download(pd.DataFrame(rows), "Download the data of this chart")
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}

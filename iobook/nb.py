@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import json
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path, PurePosixPath
@@ -99,10 +100,37 @@ def findings(items: Iterable[str | tuple[str, str]], heading: str = "## Findings
     return Markdown("\n".join([heading, ""] + [line(i) for i in items]))
 
 
-# Filters the rows of the whole table (the one in <details>) as the reader types, and opens it; static text.
-_SEARCH = """<p><input type="search" class="iobook-search" placeholder="Filter the rows (any column)" aria-label="Filter rows"
-oninput="const d = this.parentElement.nextElementSibling.querySelector('details'); const q = this.value.toLowerCase();
-d.open = q.length > 0; d.previousElementSibling.hidden = q.length > 0; d.querySelectorAll('tbody tr').forEach(r => r.hidden = q && !r.innerText.toLowerCase().includes(q));"></p>"""
+MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
+
+# A searchable table: its rows (formatted cells) as JSON beside the table, a box that filters them, and pages
+# of MAX_ROWS_SHOWN rows. Cells are set as text, never as HTML. Static code: the data is only in the JSON.
+_SEARCH = """<script>
+(function (root) {
+  const rows = JSON.parse(root.querySelector("script.iobook-rows").textContent);
+  const body = root.querySelector("tbody"), first = body.innerHTML, box = root.querySelector("input");
+  const count = root.querySelector(".iobook-search-count"), [prev, next] = root.querySelectorAll("button");
+  let matches = rows, page = 0;
+  function show() {
+    const n = %(n)d, pages = Math.max(1, Math.ceil(matches.length / n));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    body.replaceChildren(...matches.slice(page * n, page * n + n).map(cells => {
+      const tr = document.createElement("tr");
+      cells.forEach(c => { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); });
+      return tr;
+    }));
+    count.textContent = `${matches.length.toLocaleString("en")} of ${rows.length.toLocaleString("en")} rows, page ${page + 1} of ${pages}`;
+    prev.disabled = page === 0; next.disabled = page >= pages - 1;
+  }
+  box.addEventListener("input", () => {
+    const q = box.value.toLowerCase();
+    matches = q ? rows.filter(cells => cells.join(" ").toLowerCase().includes(q)) : rows;
+    page = 0; show();
+  });
+  prev.addEventListener("click", () => { page -= 1; show(); });
+  next.addEventListener("click", () => { page += 1; show(); });
+  show();
+})(document.currentScript.parentElement);
+</script>""" % {"n": MAX_ROWS_SHOWN}
 
 
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
@@ -110,8 +138,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
-    unformatted data as a CSV download. `anchor` gives the table an id findings can link to; `searchable`
-    adds a box that filters the whole table's rows (when it is in the page: up to MAX_ROWS_INLINE)."""
+    unformatted data as a CSV download. `anchor` gives the table an id findings can link to. A `searchable`
+    table (up to MAX_ROWS_SEARCHABLE rows) shows pages of MAX_ROWS_SHOWN rows and a box that filters them."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -138,10 +166,16 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     link = charts.download(df, "Download this table")
     if len(df) <= MAX_ROWS_SHOWN:
         return HTML(render(df) + link)
+    if searchable and len(df) <= MAX_ROWS_SEARCHABLE:
+        cells = [[cell(c, v) for c, v in zip(df.columns, row)] for row in df.itertuples(index=False, name=None)]
+        rows_json = charts.script_safe(json.dumps(cells, separators=(",", ":")))
+        return HTML('<div class="iobook-searchable"><p><input type="search" placeholder="Filter the rows (any column)" '
+                    'aria-label="Filter rows"> <button type="button">Previous</button> <button type="button">Next'
+                    '</button> <span class="iobook-search-count"></span></p>' + render(df.head(MAX_ROWS_SHOWN))
+                    + f'<script type="application/json" class="iobook-rows">{rows_json}'
+                    + "</script>" + _SEARCH + "</div>" + link)
     if len(df) > MAX_ROWS_INLINE:  # the whole of a long table in the page would make it heavy: the CSV has it
         return HTML(render(df.head(MAX_ROWS_SHOWN))
                     + f"<p>The first {MAX_ROWS_SHOWN} of {len(df):,} rows; all of them are in the download.</p>" + link)
-    whole = f"<details><summary>All {len(df):,} rows</summary>{render(df, first=False)}</details>"
-    if searchable:
-        return HTML(_SEARCH + f"<div>{render(df.head(MAX_ROWS_SHOWN))}{whole}</div>" + link)
-    return HTML(render(df.head(MAX_ROWS_SHOWN)) + whole + link)
+    return HTML(render(df.head(MAX_ROWS_SHOWN))
+                + f"<details><summary>All {len(df):,} rows</summary>{render(df, first=False)}</details>" + link)

@@ -159,3 +159,26 @@ def test_page_reads_like_a_published_study(page, server, browser):
         "Vega bundle loaded other than once": len(bundles) != 1,
     }
     assert not {k: v for k, v in problems.items() if v}, f"{page}: {problems}"
+
+
+def test_data_page_filters_its_file_list_as_the_reader_types(server, browser):
+    """The Data chapter's list of every file: typing part of a path shows exactly the rows holding it, in
+    pages of 25; clearing the box shows every file again."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    tab.goto(f"{server}/book/data.html", wait_until="networkidle")
+    table = tab.locator("div.iobook-searchable")
+    everything = table.locator("script.iobook-rows").evaluate("s => JSON.parse(s.textContent)")
+    wanted = "result_summary.txt"
+    expected = [row for row in everything if wanted in " ".join(row).lower()]
+    assert 25 < len(expected) < len(everything)  # more than a page of them, fewer than all
+    table.locator("input").fill(wanted)
+    shown = table.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    assert shown == expected[:25]
+    assert table.locator(".iobook-search-count").inner_text() == f"{len(expected):,} of {len(everything):,} rows, page 1 of {-(-len(expected) // 25)}"
+    table.locator("button", has_text="Next").click()
+    assert table.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))") == expected[25:50]
+    table.locator("input").fill("")
+    assert table.locator("tbody tr").count() == 25
+    context.close()

@@ -84,3 +84,15 @@ def test_findings_link_to_the_table_that_shows_them(tmp_path, monkeypatch):
         '- a chart shows it <a class="iobook-finding-link" href="#fig-x">(figure)</a>',
         "- no link"]
     assert nb.anchor('fig-"x"').data == '<span id="fig-&quot;x&quot;" class="iobook-anchor"></span>'
+
+
+def test_a_searchable_table_carries_its_rows_as_script_safe_json(tmp_path, monkeypatch):
+    from iobook import nb
+
+    monkeypatch.chdir(tmp_path)
+    hostile = [f"runs/<!--<script>alert({i})</script>/result.txt" for i in range(30)]
+    html = nb.table(pd.DataFrame({"path": hostile, "size (bytes)": range(30)}), searchable=True).data
+    rows = html.split('<script type="application/json" class="iobook-rows">')[1].split("</script>")[0]
+    assert "<" not in rows and ">" not in rows  # nothing in the data can close the script element
+    assert json.loads(rows)[29] == [hostile[29], "29"]  # cells as formatted for people
+    assert html.count("<tr>") == nb.MAX_ROWS_SHOWN + 1 and "&lt;!--&lt;script&gt;" in html

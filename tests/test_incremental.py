@@ -25,6 +25,11 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     # result.txt still describes the run: it stays, now without the summary among its files
     assert con.execute("SELECT count(*) FROM io500_run_files WHERE source_id = ?", [source_id]).fetchone() == (0,)
     assert con.execute("SELECT count(*) FROM io500_runs").fetchone() == (1,)
+    # the Data chapter lists the files of this build; a gone file is only counted there
+    from iobook.studies import data
+
+    listed = data.get_sources(con)
+    assert not listed.path.str.endswith("/result_summary.txt").any() and data.get_status_counts(con)["gone"] == 1
     con.close()
     summary.write_bytes(kept)
     counts = ingest([tucson_results], db, progress=False, prune=True)
@@ -112,3 +117,24 @@ def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
     assert counts["changed"] == counts["seen"] and counts["unchanged"] == 0
     again = ingest([tucson_results], db, progress=False)
     assert again["unchanged"] == again["seen"]
+
+
+def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monkeypatch):
+    import nbformat
+
+    from iobook import build, chapters, nb
+
+    monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
+    (tmp_path / "book").mkdir()
+    registry = [chapters.Chapter(name=n, title=f"Title {n}", about="", data="", reads=["*"]) for n in ("a", "b", "c")]
+    findings = nb.findings([("247 of the 250 runs agree.", "fig-recomputed"), ("second", "tab-x")])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/markdown": findings.data})])])
+    nbformat.write(notebook, tmp_path / "book" / "a.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "book" / "b.ipynb")  # no findings: not listed
+    target = build.write_headlines(registry)  # c not executed: not listed
+    assert target.read_text() == ('- **[Title a](a)**: 247 of the 250 runs agree. '
+                                  '<a href="a.html#fig-recomputed">(see it)</a>\n')
+    stamp = target.stat().st_mtime_ns
+    build.write_headlines(registry)
+    assert target.stat().st_mtime_ns == stamp  # unchanged: not rewritten, so Sphinx rebuilds nothing

@@ -111,9 +111,10 @@ def get_failed(con) -> pd.DataFrame:
 
 
 def get_sources(con) -> pd.DataFrame:
-    """Every file ingest saw, path as shown to readers, sorted by it."""
+    """Every file of this build (not those gone from the folders ingested), path as shown to readers, sorted by it."""
     df = con.execute(
-        """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources"""
+        """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources
+           WHERE status <> 'gone'"""
     ).df()
     df["path"] = nb.reader_paths(con, df["path"])
     return df.sort_values("path", kind="stable", ignore_index=True)
