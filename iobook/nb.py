@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 import html
 import json
+import posixpath
+import urllib.parse
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path, PurePosixPath
@@ -128,9 +130,19 @@ _SEARCH = """<script>
   });
   prev.addEventListener("click", () => { page -= 1; show(); });
   next.addEventListener("click", () => { page += 1; show(); });
-  show();
+  box.value = new URLSearchParams(location.search).get("files") || "";  // a chapter's link to its files
+  box.dispatchEvent(new Event("input"));
 })(document.currentScript.parentElement);
 </script>""" % {"n": MAX_ROWS_SHOWN}
+
+
+def files_link(paths: pd.Series, label: str) -> HTML:
+    """A link to the Data chapter's list of files filtered to the folder holding all of `paths` (as readers see
+    them, e.g. from `sources`), or to `paths`' one file."""
+    folder = posixpath.commonpath(list(paths)) if len(paths) else ""
+    href = f"data.html?files={urllib.parse.quote(folder)}#data-sources"
+    return HTML(f'<p class="iobook-files-link">{html.escape(label)}: <a href="{html.escape(href)}">the files under '
+                f'{html.escape(folder)} in the Data chapter</a> ({len(paths):,} read here)</p>')
 
 
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,

@@ -181,4 +181,8 @@ def test_data_page_filters_its_file_list_as_the_reader_types(server, browser):
     assert table.locator("tbody tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.innerText))") == expected[25:50]
     table.locator("input").fill("")
     assert table.locator("tbody tr").count() == 25
+    # a chapter's link to its files opens the list filtered to their folder
+    tab.goto(f"{server}/book/data.html?files=submission-679#data-sources", wait_until="networkidle")
+    shown = table.locator("tbody tr").evaluate_all("rs => rs.map(r => r.cells[0].innerText)")
+    assert shown and all("submission-679" in path for path in shown)
     context.close()

@@ -96,3 +96,13 @@ def test_a_searchable_table_carries_its_rows_as_script_safe_json(tmp_path, monke
     assert "<" not in rows and ">" not in rows  # nothing in the data can close the script element
     assert json.loads(rows)[29] == [hostile[29], "29"]  # cells as formatted for people
     assert html.count("<tr>") == nb.MAX_ROWS_SHOWN + 1 and "&lt;!--&lt;script&gt;" in html
+
+
+def test_files_link_filters_the_data_chapter_to_the_runs_folder():
+    from iobook import nb
+
+    paths = pd.Series(["io500/IBM Tucson/submission-679/result_summary.txt",
+                       "io500/IBM Tucson/submission-679/results/2023.10.22-06.40.20/ior-easy-write.txt"])
+    link = nb.files_link(paths, "submission-679").data
+    assert 'href="data.html?files=io500/IBM%20Tucson/submission-679#data-sources"' in link
+    assert "(2 read here)" in link and link.startswith('<p class="iobook-files-link">submission-679: ')
