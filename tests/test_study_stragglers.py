@@ -76,3 +76,18 @@ def test_chapter_executes(databases, tmp_path, name):
         assert "No run in this database spans more than one node" in outputs
     if name == "default":
         assert "submission-694 mdtest-hard-read" in outputs
+
+
+def test_every_run_has_its_slowest_node_named(databases):
+    nodes = study.get_nodes(study.get_rank_times(store.open_read(databases["default"])))
+    spread = study.node_spread(nodes)
+    assert len(spread) == nodes.run.nunique() and spread.run.is_unique  # every run here spans >= 10 nodes
+    daos = spread.set_index("run").loc["submission-694 mdtest-hard-read"]
+    # 2080 ranks, 208 per node: node 4 (ranks 832-1039) holds the slowest rank (832, 156.8 s) and has the
+    # highest median of the 10 nodes; node 3 the lowest
+    assert (daos.label, daos.first_rank, daos.last_rank, daos.nodes) == ("node 4", 832, 1039, 10)
+    assert daos.lowest < 1 < daos.relative
+    chart = study.chart_every_run(spread).to_dict()
+    (rows,) = chart["datasets"].values()
+    assert len(rows) == len(spread) and chart["title"]["text"].startswith(f"The slowest node of each of {len(spread)} runs")
+    assert study.node_spread(study.get_nodes(study.get_rank_times(store.open_read(databases["built_tools"])))).empty

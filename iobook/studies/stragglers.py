@@ -155,6 +155,36 @@ def chart_nodes(nodes: pd.DataFrame, n_runs: int = 6) -> alt.Chart:
                  "with known placement, one point per node"))
 
 
+def node_spread(nodes: pd.DataFrame) -> pd.DataFrame:
+    """Per run over several nodes: the range of its nodes' median rank times (relative to the run median) and
+    its slowest node, worst run first."""
+    multi = nodes[nodes.groupby("run").node.transform("size") > 1]
+    spread = multi.groupby("run").agg(lowest=("relative", "min"), nodes=("node", "size")).reset_index()
+    worst = worst_nodes(nodes)[["run", "node", "relative", "first_rank", "last_rank"]]
+    return worst.merge(spread, on="run").assign(label=lambda d: "node " + d.node.astype(str))
+
+
+def chart_every_run(spread: pd.DataFrame) -> alt.Chart:
+    """Every run over several nodes on one row: the range of its nodes' relative times as a line, its slowest
+    node as a labelled point; a bad node is the point far right of its row."""
+    order = list(spread.run)
+    base = alt.Chart(spread).encode(y=alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=260)))
+    scale = alt.Scale(zero=False)
+    ranges = base.mark_rule(color="#999").encode(
+        x=alt.X("lowest:Q", scale=scale, title="node's median rank time / run median (range over the run's nodes)"),
+        x2="relative:Q")
+    tooltip = ["run", "label", "first_rank", "last_rank", "nodes",
+               alt.Tooltip("relative:Q", format=".3f", title="slowest node / run median"),
+               alt.Tooltip("lowest:Q", format=".3f", title="fastest node / run median")]
+    points = base.mark_point(filled=True, size=30, color="#c0392b").encode(x=alt.X("relative:Q", scale=scale),
+                                                                          tooltip=tooltip)
+    labels = base.mark_text(align="left", dx=6, fontSize=9).encode(x=alt.X("relative:Q", scale=scale), text="label:N")
+    top = spread.iloc[0]
+    return (ranges + points + labels).properties(width=380, height=alt.Step(13), title=alt.TitleParams(
+        f"The slowest node of each of {len(spread):,} runs; worst: {top.run}, {top.label} at {top.relative:.2f}×",
+        subtitle="source: ior_ranks, mdtest_ranks views; one row per run, its nodes' range and slowest node"))
+
+
 def describe_run(run: pd.Series) -> str:
     """A run's straggler in one phrase: slowest rank, its time and how it compares with the median."""
     return (f"rank {run.slowest_rank} took {run.max_s:,.1f} s against a median of {run.median_s:,.1f} s "
