@@ -67,7 +67,16 @@ def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
     in-memory database has just these)."""
     con.execute(SOURCES_DDL)
     for cls in all_records():
-        cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in record_columns(cls))
+        columns = record_columns(cls)
+        existing = [name for (name,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [cls.TABLE]).fetchall()]
+        if existing and existing != ["source_id", *(name for name, _ in columns)]:
+            # a record class changed (a database of an older iobook): its rows are made again by re-parsing
+            # every file, which forgetting the parsers' digest asks of the next ingest, this one included
+            con.execute(f"DROP TABLE {cls.TABLE}")
+            con.execute("DELETE FROM ingest_state WHERE key = 'parsers_digest'")
+        cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
 
 

@@ -138,3 +138,19 @@ def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monke
     stamp = target.stat().st_mtime_ns
     build.write_headlines(registry)
     assert target.stat().st_mtime_ns == stamp  # unchanged: not rewritten, so Sphinx rebuilds nothing
+
+
+def test_a_database_of_an_older_record_layout_is_reparsed(tucson_results, tmp_path):
+    """A record class that gained a column (IorTest's stonewall pairs): an older database's table is made
+    again and every file re-parsed, in the first ingest that opens it."""
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_write(db)
+    con.execute("ALTER TABLE raw_ior_tests DROP COLUMN stonewall_pairs_max")  # as an older iobook made it
+    con.close()
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["changed"] == counts["seen"] and counts["unchanged"] == 0
+    con = store.open_read(db)
+    # ior-easy-write.txt line 34: "stonewalling pairs accessed min: 19673 max: 22355"
+    assert con.execute("SELECT stonewall_pairs_min, stonewall_pairs_max FROM ior_tests t JOIN sources s "
+                       "USING (source_id) WHERE s.path LIKE '%ior-easy-write.txt'").fetchall() == [(19673, 22355)]

@@ -91,3 +91,11 @@ def test_every_run_has_its_slowest_node_named(databases):
     (rows,) = chart["datasets"].values()
     assert len(rows) == len(spread) and chart["title"]["text"].startswith(f"The slowest node of each of {len(spread)} runs")
     assert study.node_spread(study.get_nodes(study.get_rank_times(store.open_read(databases["built_tools"])))).empty
+
+
+def test_ior_counts_at_the_stonewall(databases):
+    runs = _runs(store.open_read(databases["default"])).set_index("run")
+    # submission-679's ior-easy-write.txt line 34: "stonewalling pairs accessed min: 19673 max: 22355"
+    write = runs.loc["submission-679 ior-easy-write"]
+    assert (write.stonewall_items_min, write.stonewall_items_max) == (19673, 22355)
+    assert pd.isna(runs.loc["submission-679 ior-easy-read"].stonewall_items_min)  # reads: no stonewall count

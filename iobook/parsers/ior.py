@@ -48,6 +48,10 @@ class IorTest:
     file_per_proc: bool | None
     repetitions: int | None
     stonewall_s: int | None  # -D deadline
+    # "stonewalling pairs accessed min: 154427 max: 291671 -- ...": transfers per rank when the stonewall hit,
+    # least and most (the write phase; wear-out then brings every rank up to the most)
+    stonewall_pairs_min: int | None
+    stonewall_pairs_max: int | None
     rank_csv: str | None  # saveRankPerformanceDetailsCSV path as written on the command line
     finished: bool  # the log reached IOR's own end ("Finished"); IO500-app phase logs stop earlier
 
@@ -179,6 +183,9 @@ SUMMARY_COLUMNS = {
 }
 
 
+STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)")
+
+
 class _Test:
     """What the text log says about one test, gathered line by line."""
 
@@ -189,6 +196,7 @@ class _Test:
         self.iterations: list[IorIteration] = []
         self.summaries: dict[str, tuple[list, int]] = {}  # access -> ((column, word) pairs, line)
         self.abort: tuple[str, int] | None = None  # first ERROR line, for the reason when no result came
+        self.stonewall_pairs: tuple[int, int] | None = None
 
     def record(self) -> IorTest:
         o = self.options
@@ -217,6 +225,8 @@ class _Test:
             file_per_proc=access.startswith("file-per-process") if access else None,
             repetitions=_int(o.get("repetitions")) or _int(summary.get("reps")),
             stonewall_s=_int(o.get("stonewallingTime")) or (int(deadline.group(1)) if deadline else None),
+            stonewall_pairs_min=self.stonewall_pairs[0] if self.stonewall_pairs else None,
+            stonewall_pairs_max=self.stonewall_pairs[1] if self.stonewall_pairs else None,
             rank_csv=rank_csv.group(1) if rank_csv else None, finished=self.run["finished"],
         )
 
@@ -312,6 +322,10 @@ def parse_text(text: str) -> Parsed:
                 tests.append(test)
             test.columns, state = words, "results"
             continue
+        pairs_hit = STONEWALL_PAIRS.match(stripped)
+        if pairs_hit and test is not None:
+            test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)))
+            continue
         if state == "results" and len(words) > 1 and words[0] in ACCESSES and re.fullmatch(r"[-\d.]+", words[1]):
             test.iterations.append(_iteration(test, words, number))
         elif test is not None and test.abort is None and (stripped.startswith("ERROR") or "MPI_ABORT" in line):
@@ -389,7 +403,7 @@ def parse_json(text: str) -> Parsed:
             block_bytes=_json_int(params.get("blockSize")), sizes_from="options",
             file_per_proc=bool(fpp) if fpp is not None else None, repetitions=_json_int(params.get("repetitions")),
             stonewall_s=_json_int(params.get("deadlineForStonewall")) or None,  # 0: no deadline
-            rank_csv=None, finished="Finished" in doc,
+            stonewall_pairs_min=None, stonewall_pairs_max=None, rank_csv=None, finished="Finished" in doc,
         ))
         seen: dict[str, int] = {}
         for iteration, row in _results(test.get("Results")):
@@ -465,7 +479,8 @@ def parse_summary_csv(text: str) -> Parsed:
         test_index=0, run_index=0, layout="csv-summary", version=None, ior_test_id=None, began=None, command=None,
         api=None, tasks=tasks, tasks_per_node=None, nodes=None, segments=None, transfer_bytes=round(xfer * 1024),
         block_bytes=round(block * 1024), sizes_from="rounded", file_per_proc=None,
-        repetitions=max(r.iteration for r in records) + 1, stonewall_s=None, rank_csv=None, finished=True,
+        repetitions=max(r.iteration for r in records) + 1, stonewall_s=None, stonewall_pairs_min=None,
+        stonewall_pairs_max=None, rank_csv=None, finished=True,
     ))
     return Parsed("ior-csv-summary", "ior", None, records)
 
@@ -497,7 +512,8 @@ def parse_rank_csv(text: str) -> Parsed:
         test_index=0, run_index=0, layout="rank-csv", version=None, ior_test_id=None, began=None, command=None,
         api=None, tasks=len({rank for _, rank in seen}), tasks_per_node=None, nodes=None, segments=None,
         transfer_bytes=None, block_bytes=None, sizes_from=None, file_per_proc=None,
-        repetitions=max(seen.values()) + 1, stonewall_s=None, rank_csv=None, finished=True,
+        repetitions=max(seen.values()) + 1, stonewall_s=None, stonewall_pairs_min=None,
+        stonewall_pairs_max=None, rank_csv=None, finished=True,
     ))
     return Parsed("ior-rank-csv", "ior", None, records)
 

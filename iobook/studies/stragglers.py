@@ -37,7 +37,9 @@ WITH mdtest_logs AS (
 ), ranks AS (
     SELECT 'IOR' AS tool, r.csv_source_id, r.access AS operation, r.iteration, r.rank, r.time_s,
            t.tasks_per_node, t.source_id AS log_source_id,
-           NULL::BIGINT AS stonewall_items_min, NULL::BIGINT AS stonewall_items_max
+           -- IOR prints the transfers per rank at the stonewall for the writes
+           CASE WHEN r.access = 'write' THEN t.stonewall_pairs_min END AS stonewall_items_min,
+           CASE WHEN r.access = 'write' THEN t.stonewall_pairs_max END AS stonewall_items_max
     FROM ior_ranks r LEFT JOIN ior_tests t USING (test_id)
     UNION ALL
     SELECT 'mdtest', k.source_id, k.operation, 0, k.rank, k.time_s,
@@ -193,8 +195,8 @@ def describe_run(run: pd.Series) -> str:
 
 def stonewall_table(runs: pd.DataFrame) -> pd.DataFrame:
     """IO500 runs' phases beside their per-rank times: the phase time IO500 printed, the stonewall, the slowest
-    and median rank, and for mdtest write phases the items per rank done when the stonewall hit (the log's
-    "Continue stonewall hit" line); IOR's stonewall pairs per rank are not in the data."""
+    and median rank, and for write phases the items per rank done when the stonewall hit, least and most
+    (mdtest's "Continue stonewall hit" line, IOR's "stonewalling pairs accessed": transfers)."""
     io500 = runs[runs.run_key.notna()].copy()
     io500["items_ratio"] = io500.stonewall_items_max / io500.stonewall_items_min
     return io500[["run", "io500_time_s", "stonewall_s", "max_s", "median_s", "stonewall_items_min",
@@ -234,4 +236,11 @@ def findings(runs: pd.DataFrame, worst: pd.DataFrame) -> dict:
         last = walled.sort_values(["after", "run"], ascending=[False, True]).iloc[0]
         f.update(after_stonewall_s=float(walled.after.median()), after_stonewall_max_s=float(last.after),
                  after_stonewall_run=last.run)
+        counted = walled[walled.stonewall_items_min > 0]
+        counted = counted.assign(items_ratio=counted.stonewall_items_max / counted.stonewall_items_min)
+        f["stonewall_counted"] = len(counted)
+        if len(counted):
+            most = counted.sort_values(["items_ratio", "run"], ascending=[False, True]).iloc[0]
+            f.update(imbalance_run=most.run, imbalance_ratio=float(most.items_ratio),
+                     imbalance_median=float(counted.items_ratio.median()))
     return f
