@@ -525,7 +525,7 @@ def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence:
     data = growth.merge(stage[["run_id", "phase", "snapshots", "mean", "low", "high"]],
                         on=["run_id", "phase", "snapshots"])
     pooled = comparisons[comparisons["snapshots"] == "with snapshots"]
-    title = "; ".join(f"{r['phase']} takes {r['difference (MiB)']:+.1f} MiB more with snapshots"
+    title = "; ".join(f"{r['phase']} takes {r['difference (MiB)']:+.2f} MiB more with snapshots"
                       for _, r in pooled.iterrows())
     x = alt.X("snapshots:O", title="snapshots present (count)")
     base = alt.Chart(data)
