@@ -80,10 +80,10 @@ def test_proc_sampler_reads_vmstat_and_cgroup_counters():
 
 
 def test_df_bytes_per_file_system():
-    # c001-space-s0.df.txt line 2: "/dev/loop0     4294967296 140607488 3606052864   4% /tmp/iobook-snapshots-..."
-    assert samples(DF, "used", "/dev/loop0") == [(0.0, 140607488.0, "bytes")]
-    assert samples(DF, "size", "/dev/loop0")[0][1] == 4294967296.0
-    assert samples(DF, "available", "/dev/loop0")[0][1] == 3606052864.0
+    # c001-space-s0.df.txt line 2: "/dev/loop1     4294967296 140607488 3606052864   4% /tmp/iobook-snapshots-..."
+    assert samples(DF, "used", "/dev/loop1") == [(0.0, 140607488.0, "bytes")]
+    assert samples(DF, "size", "/dev/loop1")[0][1] == 4294967296.0
+    assert samples(DF, "available", "/dev/loop1")[0][1] == 3606052864.0
     assert len(parsed(DF)[1].records) == 3  # the mount point (a path of the collecting machine) is not kept
 
 
