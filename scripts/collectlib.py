@@ -21,12 +21,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# Every step runs in the C locale, so text outputs (df's header, dates) parse the same whatever the reader's locale.
+C_LOCALE = {**os.environ, "LC_ALL": "C"}
 
 # Debian package that provides each tool, for the "missing" message.
 PACKAGES = {
     "fio": "fio", "vmstat": "procps", "mpstat": "sysstat", "perf": "linux-perf",
     "mkfs.btrfs": "btrfs-progs", "btrfs": "btrfs-progs", "losetup": "mount", "mount": "mount",
-    "umount": "mount", "findmnt": "util-linux",
+    "umount": "mount", "findmnt": "util-linux", "df": "coreutils",
 }
 
 
@@ -126,15 +128,19 @@ class Run:
         tmp.replace(self.dir / "manifest.json")
 
     def step(self, name: str, argv: list[str], labels: dict, files: list[str] = (),
-             check: bool = True) -> subprocess.CompletedProcess:
-        """Run one command; record argv, times, exit code, short stdout/stderr, and the labels of each output file."""
+             check: bool = True, stdout_file: str | None = None) -> subprocess.CompletedProcess:
+        """Run one command; record argv, times, exit code, short stdout/stderr, and the labels of each output file.
+        With `stdout_file`, the command's whole stdout is also written, unmodified, to that file of the run folder
+        (for tools that print their result, such as df), which becomes one of the step's files."""
         labels = {k: str(v) for k, v in labels.items()}
         entry = {"name": name, "command": argv, "started_utc": utc_now(), "labels": labels,
-                 "files": list(files)}
+                 "files": list(files) + ([stdout_file] if stdout_file else [])}
         t0 = time.monotonic()
-        proc = subprocess.run(argv, capture_output=True, text=True)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=C_LOCALE)
         entry.update(finished_utc=utc_now(), seconds=round(time.monotonic() - t0, 6), exit_code=proc.returncode,
                      stdout=proc.stdout[-4000:], stderr=proc.stderr[-4000:])
+        if stdout_file:
+            (self.dir / stdout_file).write_text(proc.stdout)
         self.manifest["steps"].append(entry)
         self.save()
         if check and proc.returncode != 0:
@@ -144,6 +150,43 @@ class Run:
     def finish(self, status: str) -> None:
         self.manifest.update(finished_utc=utc_now(), status=status)
         self.save()
+
+    def start(self, name: str, argv: list[str], labels: dict) -> "BackgroundStep":
+        """Start a command that runs while other steps run (e.g. waiting for btrfs's cleaner)."""
+        return BackgroundStep(self, name, argv, labels)
+
+
+class BackgroundStep:
+    """A command started by Run.start; a thread waits for it, so its end time is exact, not the time someone
+    looked. `finish` records it in the manifest like a step (after the steps that started later; its
+    started_utc says when it began)."""
+
+    def __init__(self, run: Run, name: str, argv: list[str], labels: dict):
+        self.run = run
+        self.entry = {"name": name, "command": argv, "started_utc": utc_now(),
+                      "labels": {k: str(v) for k, v in labels.items()}, "files": []}
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=C_LOCALE)
+
+        def wait() -> None:
+            out, err = self.proc.communicate()
+            self.entry.update(finished_utc=utc_now(), seconds=round(time.monotonic() - t0, 6),
+                              exit_code=self.proc.returncode, stdout=out[-4000:], stderr=err[-4000:])
+
+        self.waiter = threading.Thread(target=wait, daemon=True)
+        self.waiter.start()
+
+    def done(self) -> bool:
+        return not self.waiter.is_alive()
+
+    def finish(self, timeout_s: float) -> None:
+        """Wait up to timeout_s, stop the command if it is still running (its exit code then says so), record it."""
+        self.waiter.join(timeout_s)
+        if self.waiter.is_alive():
+            self.proc.terminate()
+            self.waiter.join()
+        self.run.manifest["steps"].append(self.entry)
+        self.run.save()
 
 
 class Monitors:
@@ -165,7 +208,7 @@ class Monitors:
 
     def __enter__(self):
         # C locale and ISO dates so the parsers see one time format whatever the reader's locale.
-        env = {**os.environ, "LC_ALL": "C", "S_TIME_FORMAT": "ISO"}
+        env = {**C_LOCALE, "S_TIME_FORMAT": "ISO"}
         for tool, argv in self.commands().items():
             out = open(self.run.dir / self.files[tool], "w")
             self.procs.append(subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env))

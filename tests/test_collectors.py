@@ -51,9 +51,9 @@ def db(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("study", COLLECTORS)
-def test_committed_run_parses_and_every_file_has_labels(study, db):
-    (run_dir,) = committed_runs(study)
+@pytest.mark.parametrize("run_dir", [run for study in COLLECTORS for run in committed_runs(study)],
+                         ids=lambda run: f"{run.parent.name}/{run.name}")
+def test_committed_run_parses_and_every_file_has_labels(run_dir, db):
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete"
     listed = {f for step in manifest["steps"] for f in step["files"]}
@@ -72,3 +72,13 @@ def test_committed_run_parses_and_every_file_has_labels(study, db):
                                                                         (run_dir / n).stat().st_size == 0)}
     assert failed == {}
     assert labelled == listed
+
+
+def test_snapshot_parts_are_checked_before_anything_runs(tmp_path):
+    out = run_collector("collect_snapshots.py", "--parts", "recovery,bogus", "--out", str(tmp_path / "out"),
+                        "--image-dir", str(tmp_path), env={"PATH": str(tmp_path / "empty")})
+    assert out.returncode == 2
+    assert "unknown part 'bogus' in --parts" in out.stderr
+    assert "--parts recovery needs cow" in out.stderr
+    assert "missing tool: df (Debian package: coreutils)" in out.stderr
+    assert not (tmp_path / "out").exists()

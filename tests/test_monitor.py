@@ -1,4 +1,4 @@
-"""Monitor parsers (vmstat, mpstat, /proc sampler, perf stat, manifest): exact values from the runs the
+"""Monitor parsers (vmstat, mpstat, /proc sampler, perf stat, df, btrfs usage, manifest): exact values from the runs the
 collectors committed under data/raw/ (made on this project's build machine by scripts/collect_*.py)."""
 from pathlib import Path
 
@@ -19,9 +19,12 @@ VMSTAT = CHECKSUM / "001-write-none-direct-r1.vmstat.txt"
 MPSTAT = CHECKSUM / "001-write-none-direct-r1.mpstat.txt"
 PERF = CHECKSUM / "003-write-crc32c-direct-r1.perf.txt"
 PROC = PAGECACHE / "001-write-buffered-r1.proc.txt"
+SNAPSHOTS = RAW / "snapshots" / "vm-20261123T160956Z"
+DF = SNAPSHOTS / "c001-space-s0.df.txt"
+BTRFS_USAGE = SNAPSHOTS / "c001-space-s0.btrfs-usage.txt"
 MANIFEST = CHECKSUM / "manifest.json"
 REAL_FILES = {"vmstat-text": VMSTAT, "mpstat-text": MPSTAT, "perf-stat-csv": PERF, "iobook-proc-sampler": PROC,
-              "iobook-manifest": MANIFEST}
+              "df-bytes": DF, "btrfs-usage-bytes": BTRFS_USAGE, "iobook-manifest": MANIFEST}
 
 
 def parsed(path: Path):
@@ -76,6 +79,33 @@ def test_proc_sampler_reads_vmstat_and_cgroup_counters():
     assert [r.value for r in memcg if r.metric == "pgpgout"][-1] == 53359.0
 
 
+def test_df_bytes_per_file_system():
+    # c001-space-s0.df.txt line 2: "/dev/loop1     4294967296 140607488 3606052864   4% /tmp/iobook-snapshots-..."
+    assert samples(DF, "used", "/dev/loop1") == [(0.0, 140607488.0, "bytes")]
+    assert samples(DF, "size", "/dev/loop1")[0][1] == 4294967296.0
+    assert samples(DF, "available", "/dev/loop1")[0][1] == 3606052864.0
+    assert len(parsed(DF)[1].records) == 3  # the mount point (a path of the collecting machine) is not kept
+
+
+def test_btrfs_usage_overall_and_block_groups():
+    # c001-space-s0.btrfs-usage.txt: "    Used:\t\t\t         134840320", "    Metadata ratio:\t\t              2.00",
+    # "Data,single: Size:444596224, Used:134217728 (30.19%)", "Metadata,DUP: Size:268435456, Used:294912 (0.11%)"
+    assert samples(BTRFS_USAGE, "Used") == [(0.0, 134840320.0, "bytes")]
+    assert samples(BTRFS_USAGE, "Free (estimated)")[0][1] == 3607101440.0  # not the "(min: ...)" after it
+    assert samples(BTRFS_USAGE, "Metadata ratio") == [(0.0, 2.0, "ratio")]
+    assert samples(BTRFS_USAGE, "Data,single Used")[0][1] == 134217728.0
+    assert samples(BTRFS_USAGE, "Metadata,DUP Size")[0][1] == 268435456.0
+    metrics = [r.metric for r in parsed(BTRFS_USAGE)[1].records]
+    assert "Multiple profiles" not in metrics and len(metrics) == 17  # 11 Overall numbers, 3 groups x 2
+
+
+def test_btrfs_usage_without_bytes_flag_is_refused():
+    text = BTRFS_USAGE.read_text().replace("134840320", "128.59MiB")
+    with pytest.raises(ParseError, match="without -b") as e:
+        monitor._parse_btrfs_usage(text)
+    assert e.value.line == 7
+
+
 def test_manifest_run_steps_labels_facts():
     _, p = parsed(MANIFEST)
     (run,) = [r for r in p.records if isinstance(r, monitor.ManifestRun)]
@@ -116,6 +146,8 @@ BAD = [
     ("mpstat-text", "Linux 6.1 (h) \t2026-11-21 \t_x86_64_\t(2 CPU)\n\n13:00:00 all 1.0\n", 3),
     ("perf-stat-csv", "# started on x\n\n1.0,msec\n", 3),
     ("iobook-proc-sampler", "# iobook proc sampler 1: x\nnr_dirty 3\n", 2),
+    ("df-bytes", "Filesystem 1B-blocks Used Available Use% Mounted on\n/dev/loop0 4096 x 1 1% /mnt\n", 2),
+    ("btrfs-usage-bytes", "Overall:\n    Device size:\t\t4096\n    Used\n", 3),
     ("iobook-manifest", '{"iobook_manifest": 1,\n "run_id": 5}', None),
 ]
 

@@ -10,6 +10,10 @@
   /proc/vmstat and a cgroup's memory.stat after ``@ <unix time> <path>`` lines.
 - ``perf stat -x,`` output: one PerfCounter per event, value NULL when perf says
   ``<not supported>`` or ``<not counted>`` (the machine does not count it).
+- ``df -B1`` (coreutils, C locale): one MonitorSample per size column (size, used, available; bytes)
+  per file system, instance = the file system's source (e.g. /dev/loop0).
+- ``btrfs filesystem usage -b`` (btrfs-progs): the "Overall:" figures (bytes; the ratios as ratio) and
+  each block group type's Size and Used (metric e.g. "Data,single Used"); per-device lines are left out.
 - ``manifest.json`` (``"iobook_manifest": 1``): the run, its steps, each output file's labels and
   the host/tool facts.
 
@@ -31,11 +35,11 @@ from . import Format, ParseError, Parsed
 @dataclass(frozen=True)
 class MonitorSample:
     TABLE: ClassVar[str] = "raw_monitor_samples"
-    tool: str  # vmstat | mpstat | proc
+    tool: str  # vmstat | mpstat | proc | df | btrfs-usage
     t_s: float  # seconds since the file's first sample
     instance: str  # mpstat: CPU ("all", "0", ...); proc: the sampled file; vmstat: ""
     metric: str  # the tool's column or key name, without mpstat's "%"
-    unit: str  # %, KiB, KiB/s, 1/s, pages, bytes, count, processes
+    unit: str  # %, KiB, KiB/s, 1/s, pages, bytes, count, processes, ratio
     value: float
 
 
@@ -286,6 +290,59 @@ def _parse_perf(text: str) -> Parsed:
     return Parsed("perf-stat-csv", "perf", None, records)
 
 
+# ---------------------------------------------------------------- df -B1 and btrfs filesystem usage -b
+
+DF_HEADER = ["Filesystem", "1B-blocks", "Used", "Available", "Use%", "Mounted", "on"]
+DF_METRICS = {1: "size", 2: "used", 3: "available"}  # column index -> metric (bytes)
+
+
+def _parse_df(text: str) -> Parsed:
+    lines = text.splitlines()
+    if not lines or lines[0].split() != DF_HEADER:
+        raise ParseError(f"not df -B1 output: the header is not {' '.join(DF_HEADER)!r}", 1)
+    records = []
+    for lineno, line in enumerate(lines[1:], start=2):
+        fields = line.split(None, 5)
+        if len(fields) != 6:
+            raise ParseError("df line does not have 6 columns (source, size, used, available, use%, mount)", lineno)
+        records += [MonitorSample("df", 0.0, fields[0], metric, "bytes", _number(fields[i], lineno, f"df {metric}"))
+                    for i, metric in DF_METRICS.items()]
+    if not records:
+        raise ParseError("df output has no file system line", None)
+    return Parsed("df-bytes", "df", None, records)
+
+
+BTRFS_OVERALL = re.compile(r"^\s+([A-Z][\w ()',]*?):\s+(\S+)")
+BTRFS_GROUP = re.compile(r"^(\w+),([\w]+): Size:(\d+), Used:(\d+)")
+
+
+def _parse_btrfs_usage(text: str) -> Parsed:
+    lines = text.splitlines()
+    if not lines or lines[0] != "Overall:":
+        raise ParseError("not btrfs filesystem usage output: the first line is not 'Overall:'", 1)
+    records, overall = [], True
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            overall = False
+            continue
+        if overall:
+            m = BTRFS_OVERALL.match(line)
+            if m is None:
+                raise ParseError("Overall line is not '<name>: <value>'", lineno)
+            name, value = m.groups()
+            if name == "Multiple profiles":
+                continue  # yes/no, not a number
+            if not value.isdigit() and "ratio" not in name:
+                raise ParseError(f"{name}: {value!r} is not a byte count (was the output made without -b?)", lineno)
+            records.append(MonitorSample("btrfs-usage", 0.0, "", name, "ratio" if "ratio" in name else "bytes",
+                                         _number(value, lineno, name)))
+        elif m := BTRFS_GROUP.match(line):
+            kind, profile, size, used = m.groups()
+            records += [MonitorSample("btrfs-usage", 0.0, "", f"{kind},{profile} {metric}", "bytes", float(value))
+                        for metric, value in (("Size", size), ("Used", used))]
+    return Parsed("btrfs-usage-bytes", "btrfs", None, records)
+
+
 # ---------------------------------------------------------------- manifest.json
 
 def _detect_manifest(head: str) -> bool:
@@ -361,4 +418,7 @@ FORMATS = (
     Format("mpstat-text", "mpstat", _detect_mpstat, _parse_mpstat),
     Format("iobook-proc-sampler", "proc", lambda head: head.startswith(SAMPLER_HEADER), _parse_proc),
     Format("perf-stat-csv", "perf", _detect_perf, _parse_perf),
+    Format("df-bytes", "df", lambda head: head.split("\n", 1)[0].split() == DF_HEADER, _parse_df),
+    Format("btrfs-usage-bytes", "btrfs", lambda head: head.startswith("Overall:\n    Device size:"),
+           _parse_btrfs_usage),
 )

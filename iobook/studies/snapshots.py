@@ -178,6 +178,8 @@ def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
     columns = ["run_id", "step_index", "operation", "stage", "snapshots", "repetition", "files", "source_id",
                "fio_engine", "numjobs", "error", "files_per_s", "runtime_ms"]
     steps = local_runs.get_step_labels(con, run_ids)
+    if "phase" in steps:  # the copy-on-write and recovery parts' fio outputs have other phases
+        steps = steps[steps["phase"].isin(OPERATIONS)]
     if steps.empty:
         return pd.DataFrame(columns=columns)
     labels = pd.DataFrame({
@@ -345,3 +347,292 @@ def get_run_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
         """,
         [list(run_ids)],
     ).df()
+
+
+# ---------------------------------------------------------------- copy-on-write writes, space, and recovery
+
+COW_PHASES = ["overwrite", "append"]  # fio random overwrite of every block, then an append, per repetition
+MIB = 1 << 20
+
+
+def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFrame:
+    """get_step_labels of one collector part's files, with each step's start time (run_steps)."""
+    steps = local_runs.get_step_labels(con, run_ids, suffix)
+    if "part" not in steps:
+        return steps.iloc[0:0]
+    steps = steps[steps["part"] == part]
+    started = con.execute("SELECT run_id, step_index, started_utc FROM run_steps WHERE list_contains(?, run_id)",
+                          [list(run_ids)]).df()
+    return steps.merge(started, on=["run_id", "step_index"]).reset_index(drop=True)
+
+
+def _fio_writes(con, steps: pd.DataFrame) -> pd.DataFrame:
+    """fio's write result of each labelled step: writes, IOPS and completion latency mean and percentiles (µs)."""
+    fio = con.execute(
+        "SELECT j.source_id, io.io_bytes / 4096 AS writes, io.iops, io.clat_mean_ns / 1e3 AS clat_mean_us, "
+        "io.lat_p50_ns / 1e3 AS clat_p50_us, io.lat_p99_ns / 1e3 AS clat_p99_us, "
+        "io.lat_p999_ns / 1e3 AS clat_p999_us, j.error "
+        "FROM fio_jobs j JOIN fio_io io USING (job_id) WHERE io.direction = 'write' AND list_contains(?, j.source_id)",
+        [[int(i) for i in steps["source_id"]]]).df()
+    return steps.merge(fio, on="source_id")
+
+
+def get_cow_writes(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """One row per fio write of the copy-on-write part (manifest label part=cow): run, step, phase
+    (overwrite: every 4 KiB block of a file once, random order; append), snapshots present, repetition
+    (the file), source_id, and fio's writes, IOPS and completion latency (clat mean, p50, p99, p99.9, µs)."""
+    columns = ["run_id", "step_index", "phase", "snapshots", "repetition", "source_id", "writes", "iops",
+               "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p999_us", "error"]
+    steps = _labelled(con, run_ids, ".fio.json", "cow")
+    if steps.empty:
+        return pd.DataFrame(columns=columns)
+    steps = steps.astype({"snapshots": "int32", "repetition": "int32"})
+    return _fio_writes(con, steps).sort_values(["run_id", "step_index"])[columns].reset_index(drop=True)
+
+
+def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
+    """One row per space measurement of a collector part ('cow' or 'recovery'): the `btrfs filesystem usage
+    -b` file and the `df -B1` file of the same moment, with the usage step's start time and its labels
+    (one column each): btrfs's Overall "Used" (data + metadata copies), its data and metadata block
+    groups' Used, and df's used, in bytes."""
+    columns = ["run_id", "step_index", "started_utc", "usage_source_id", "df_source_id", "used_bytes",
+               "data_used_bytes", "metadata_used_bytes", "df_used_bytes"]
+    usage = _labelled(con, run_ids, ".btrfs-usage.txt", part)
+    df = _labelled(con, run_ids, ".df.txt", part)
+    if usage.empty:
+        return pd.DataFrame(columns=columns)
+    values = con.execute(
+        """
+        SELECT source_id,
+               max(value) FILTER (tool = 'btrfs-usage' AND metric = 'Used') AS used_bytes,
+               sum(value) FILTER (tool = 'btrfs-usage' AND metric LIKE 'Data,% Used') AS data_used_bytes,
+               sum(value) FILTER (tool = 'btrfs-usage' AND metric LIKE 'Metadata,% Used') AS metadata_used_bytes,
+               max(value) FILTER (tool = 'df' AND metric = 'used') AS df_used_bytes
+        FROM monitor_series WHERE list_contains(?, source_id) GROUP BY source_id
+        """, [[int(i) for i in pd.concat([usage["source_id"], df["source_id"]])]]).df().set_index("source_id")
+    # the df step directly follows its usage step (collect_snapshots.space)
+    df = df.assign(step_index=df["step_index"] - 1)[["run_id", "step_index", "source_id"]]
+    out = usage.merge(df, on=["run_id", "step_index"], suffixes=("", "_df"))
+    out["usage_source_id"], out["df_source_id"] = out["source_id"], out["source_id_df"]
+    for c in ["used_bytes", "data_used_bytes", "metadata_used_bytes"]:
+        out[c] = out["usage_source_id"].map(values[c])
+    out["df_used_bytes"] = out["df_source_id"].map(values["df_used_bytes"])
+    label_keys = [c for c in usage.columns if c not in local_runs.STEP_COLUMNS + ["started_utc"]]
+    return out[columns + label_keys].sort_values(["run_id", "step_index"]).reset_index(drop=True)
+
+
+def get_cow_growth(space: pd.DataFrame) -> pd.DataFrame:
+    """Space each copy-on-write fio write took: per run, the committed btrfs "Used" and df used after the
+    write minus after the step before it (the stage's start or the previous write), in MiB, with the
+    snapshots present, the phase and the repetition."""
+    columns = ["run_id", "snapshots", "phase", "repetition", "growth_mib", "df_growth_mib"]
+    if space.empty:
+        return pd.DataFrame(columns=columns)
+    space = space.sort_values(["run_id", "step_index"])
+    by_run = space.groupby("run_id")
+    out = space.assign(growth_mib=by_run["used_bytes"].diff() / MIB, df_growth_mib=by_run["df_used_bytes"].diff() / MIB)
+    out = out[out["after"].isin(COW_PHASES)].rename(columns={"after": "phase"})
+    return out.astype({"snapshots": "int32", "repetition": "int32"})[columns].reset_index(drop=True)
+
+
+def welch_difference(sample, baseline, confidence: float) -> tuple[float, float, float, float]:
+    """Difference of two independent groups' means with Welch's t interval and two-sided p (scipy)."""
+    test = sps.ttest_ind(np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float), equal_var=False)
+    ci = test.confidence_interval(confidence)
+    return float(np.mean(sample) - np.mean(baseline)), float(ci.low), float(ci.high), float(test.pvalue)
+
+
+def _verdict(excludes: pd.Series, significant: pd.Series) -> np.ndarray:
+    return np.where(excludes & significant, "distinguishable",
+                    np.where(excludes == significant, "within noise", "unclear (one test)"))
+
+
+def get_cow_latency_comparisons(writes: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Per run, phase and latency measure (mean and p99 completion latency of each repetition's fio run):
+    each snapshot count's mean over the no-snapshot stage's, with a bootstrap interval and Welch's p
+    (stats.ratio_of_means), and one row 'with snapshots' pooling every stage with one or more."""
+    out = []
+    for (run_id, phase), group in writes.groupby(["run_id", "phase"], sort=False):
+        baseline = group[group["snapshots"] == 0]
+        if baseline.empty:
+            continue
+        stages = [(str(k), g) for k, g in group[group["snapshots"] > 0].groupby("snapshots")]
+        for label, sample in stages + [("with snapshots", group[group["snapshots"] > 0])]:
+            for measure, column in (("mean", "clat_mean_us"), ("p99", "clat_p99_us")):
+                r = stats.ratio_of_means(sample[column], baseline[column], confidence=confidence)
+                out.append({"run_id": run_id, "phase": phase, "latency": measure, "snapshots": label,
+                            "repetitions": len(sample), "baseline repetitions": len(baseline),
+                            "mean (µs)": sample[column].mean(), "baseline mean (µs)": baseline[column].mean(),
+                            "ratio": r.ratio, "low": r.low, "high": r.high, "p (Welch)": r.p_welch})
+    df = pd.DataFrame(out, columns=["run_id", "phase", "latency", "snapshots", "repetitions", "baseline repetitions",
+                                    "mean (µs)", "baseline mean (µs)", "ratio", "low", "high", "p (Welch)"])
+    df["verdict"] = _verdict(~((df["low"] <= 1) & (1 <= df["high"])), df["p (Welch)"] < 1 - confidence)
+    return df
+
+
+def get_cow_space_comparisons(growth: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Per run and phase: the space one write step took with snapshots present (all stages with one or
+    more, pooled, and each count) minus with none, in MiB, with Welch's t interval and p."""
+    out = []
+    for (run_id, phase), group in growth.groupby(["run_id", "phase"], sort=False):
+        baseline = group.loc[group["snapshots"] == 0, "growth_mib"]
+        if len(baseline) < 2:
+            continue
+        stages = [(str(k), g["growth_mib"]) for k, g in group[group["snapshots"] > 0].groupby("snapshots")]
+        for label, sample in stages + [("with snapshots", group.loc[group["snapshots"] > 0, "growth_mib"])]:
+            difference, low, high, p = welch_difference(sample, baseline, confidence)
+            out.append({"run_id": run_id, "phase": phase, "snapshots": label, "repetitions": len(sample),
+                        "baseline repetitions": len(baseline), "growth (MiB)": sample.mean(),
+                        "baseline growth (MiB)": baseline.mean(), "difference (MiB)": difference, "low": low,
+                        "high": high, "p (Welch)": p})
+    df = pd.DataFrame(out, columns=["run_id", "phase", "snapshots", "repetitions", "baseline repetitions",
+                                    "growth (MiB)", "baseline growth (MiB)", "difference (MiB)", "low", "high",
+                                    "p (Welch)"])
+    df["verdict"] = _verdict(~((df["low"] <= 0) & (0 <= df["high"])), df["p (Welch)"] < 1 - confidence)
+    return df
+
+
+def chart_cow_latency(comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
+    """Write latency with k snapshots over with none, per phase and latency measure, with intervals."""
+    per_stage = comparisons[comparisons["snapshots"] != "with snapshots"]
+    pooled = comparisons[(comparisons["snapshots"] == "with snapshots") & (comparisons["latency"] == "mean")]
+    title = "; ".join(f"{r['phase']} mean latency {r['ratio']:.2f}x with snapshots" for _, r in pooled.iterrows())
+    base = alt.Chart(per_stage).encode(
+        x=alt.X("snapshots:O", title="snapshots present (count)"),
+        color=alt.Color("latency:N", title="completion latency", legend=alt.Legend(orient="bottom")),
+        xOffset="latency:N")
+    rules = base.mark_rule().encode(y=alt.Y("low:Q", title="latency / latency with no snapshot (ratio)",
+                                            scale=alt.Scale(zero=False)), y2="high:Q")
+    points = base.mark_point(filled=True, size=40).encode(
+        y="ratio:Q", tooltip=["run_id", "phase", "latency", "snapshots", alt.Tooltip("ratio:Q", format=".2f"),
+                              alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f"),
+                              alt.Tooltip("p (Welch):Q", format=".2g"), "verdict"])
+    one = alt.Chart(per_stage).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
+    return alt.layer(one, rules, points, data=per_stage).properties(width=200, height=220).facet(
+        column=alt.Column("phase:N", sort=COW_PHASES, title=None),
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": title, "subtitle": [
+        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} bootstrap intervals over the repetitions",
+        "(source: fio_io, run_labels views)"]})
+
+
+def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
+    """Space each write step took per snapshot count: the repetitions and the mean with its Welch interval."""
+    stage = growth.groupby(["run_id", "phase", "snapshots"])["growth_mib"].agg(["mean", "std", "size"]).reset_index()
+    half = sps.t.ppf(0.5 + confidence / 2, stage["size"] - 1) * stage["std"] / np.sqrt(stage["size"])
+    stage = stage.assign(low=stage["mean"] - half, high=stage["mean"] + half)
+    # one data set for the facet: each repetition's row carries its stage's mean and interval
+    data = growth.merge(stage[["run_id", "phase", "snapshots", "mean", "low", "high"]],
+                        on=["run_id", "phase", "snapshots"])
+    pooled = comparisons[comparisons["snapshots"] == "with snapshots"]
+    title = "; ".join(f"{r['phase']} takes {r['difference (MiB)']:+.2f} MiB more with snapshots"
+                      for _, r in pooled.iterrows())
+    x = alt.X("snapshots:O", title="snapshots present (count)")
+    base = alt.Chart(data)
+    points = base.mark_circle(size=30, opacity=0.5, color="gray").encode(
+        x=x, y=alt.Y("growth_mib:Q", title="space taken by one write step (MiB)"),
+        tooltip=["run_id", "phase", "snapshots", "repetition", alt.Tooltip("growth_mib:Q", format=".2f")])
+    rules = base.mark_rule(strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q")
+    means = base.mark_tick(thickness=2, size=18).encode(
+        x=x, y="mean:Q", tooltip=["phase", "snapshots", alt.Tooltip("mean:Q", format=".2f"),
+                                  alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")])
+    return alt.layer(points, rules, means, data=data).properties(width=200, height=220).facet(
+        column=alt.Column("phase:N", sort=COW_PHASES, title=None),
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": title, "subtitle": [
+        f"btrfs filesystem usage 'Used' after the step minus before it; tick: mean, bar: {confidence:.0%} t interval",
+        "(source: monitor_series, run_labels views)"]})
+
+
+def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """The recovery part, one row per sample: seconds from the start of `btrfs subvolume sync` (started
+    right after the last snapshot delete returned) to the sample, whether the sync had returned, space
+    (btrfs Used, df used; MiB) and the sample's fio overwrite latency (mean, p50, p99; µs)."""
+    columns = ["run_id", "sample", "t_s", "sync_returned", "used_mib", "df_used_mib", "clat_mean_us", "clat_p50_us",
+               "clat_p99_us", "source_id", "usage_source_id"]
+    space = get_space(con, run_ids, "recovery")
+    writes = _labelled(con, run_ids, ".fio.json", "recovery")
+    if space.empty or writes.empty:
+        return pd.DataFrame(columns=columns)
+    sync = get_sync_steps(con, run_ids)[["run_id", "started_utc"]].rename(columns={"started_utc": "sync_started"})
+    writes = _fio_writes(con, writes)
+    samples = space[space["sample"].notna()].merge(
+        writes[["run_id", "sample", "source_id", "clat_mean_us", "clat_p50_us", "clat_p99_us"]], on=["run_id", "sample"])
+    samples = samples.merge(sync, on="run_id")
+    samples["t_s"] = (samples["started_utc"] - samples["sync_started"]).dt.total_seconds()
+    samples["sample"] = samples["sample"].astype(int)
+    samples["sync_returned"] = samples["sync_returned"] == "True"
+    samples["used_mib"], samples["df_used_mib"] = samples["used_bytes"] / MIB, samples["df_used_bytes"] / MIB
+    return samples.sort_values(["run_id", "sample"])[columns].reset_index(drop=True)
+
+
+def get_sync_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """The `btrfs subvolume sync` of each run's recovery part: when it started and how long it waited."""
+    return con.execute(
+        "SELECT run_id, step_index, started_utc, seconds, exit_code FROM run_steps "
+        "WHERE list_contains(?, run_id) AND name = 'recovery-subvolume-sync' ORDER BY run_id",
+        [list(run_ids)]).df()
+
+
+def get_recovery_summary(con, recovery: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Per run: the snapshots deleted and how long each delete took to return, how long `btrfs subvolume
+    sync` waited, btrfs Used just before the deletes and at the last sample (MiB freed), the first sample
+    by which 90 % of that was freed, and the overwrite latency while the cleaner ran (samples before the
+    sync returned) over after, with a bootstrap interval and Welch's p (stats.ratio_of_means), and the
+    highest sample p99 latency on each side (ms)."""
+    out = []
+    run_ids = recovery["run_id"].unique().tolist()
+    before = get_space(con, run_ids, "recovery")
+    before = before[before["when"] == "before-delete"].set_index("run_id")["used_bytes"] / MIB
+    sync = get_sync_steps(con, run_ids).set_index("run_id")
+    deletes = con.execute(
+        "SELECT run_id, count(*) AS deletes, max(seconds) AS longest_delete_s FROM run_steps "
+        "WHERE list_contains(?, run_id) AND starts_with(name, 'delete-cow-snap-') GROUP BY run_id",
+        [run_ids]).df().set_index("run_id")
+    for run_id, group in recovery.groupby("run_id"):
+        freed = before[run_id] - group["used_mib"].iloc[-1]
+        reached = group[before[run_id] - group["used_mib"] >= 0.9 * freed]
+        during, after = group[~group["sync_returned"]], group[group["sync_returned"]]
+        if min(len(during), len(after)) >= 2:
+            r = stats.ratio_of_means(during["clat_mean_us"], after["clat_mean_us"], confidence=confidence)
+        else:  # one sample on a side: a ratio, but no interval or test (ratio_text then says it cannot tell)
+            r = stats.Ratio(during["clat_mean_us"].mean() / after["clat_mean_us"].mean(), np.nan, np.nan, np.nan)
+        out.append({"run_id": run_id, "snapshots deleted": int(deletes.loc[run_id, "deletes"]),
+                    "longest delete (s)": deletes.loc[run_id, "longest_delete_s"],
+                    "sync waited (s)": sync.loc[run_id, "seconds"], "used before delete (MiB)": before[run_id],
+                    "used at last sample (MiB)": group["used_mib"].iloc[-1], "freed (MiB)": freed,
+                    "90 % freed by (s)": reached["t_s"].iloc[0] if len(reached) else np.nan,
+                    "samples while cleaning": len(during), "samples after": len(after),
+                    "latency during / after": r.ratio, "low": r.low, "high": r.high, "p (Welch)": r.p_welch,
+                    "highest p99 while cleaning (ms)": during["clat_p99_us"].max() / 1e3,
+                    "highest p99 after (ms)": after["clat_p99_us"].max() / 1e3})
+    return pd.DataFrame(out)
+
+
+def chart_recovery(recovery: pd.DataFrame, summary: pd.DataFrame) -> alt.VConcatChart:
+    """Space used and overwrite latency per sample after the snapshots were deleted, with the moment
+    `btrfs subvolume sync` returned."""
+    sync = summary[["run_id", "sync waited (s)"]].rename(columns={"sync waited (s)": "t_s"})
+    x = alt.X("t_s:Q", title="seconds since the snapshots were deleted (s)")
+    returned = alt.Chart(sync).mark_rule(strokeDash=[4, 3], color="gray").encode(x="t_s:Q")
+    color = alt.Color("run_id:N", title=None, legend=alt.Legend(orient="bottom"))
+    space = alt.Chart(recovery).mark_line(point=True).encode(
+        x=x, y=alt.Y("used_mib:Q", title="btrfs Used (MiB)"), color=color,
+        tooltip=["run_id", "sample", alt.Tooltip("t_s:Q", format=".1f"), alt.Tooltip("used_mib:Q", format=",.1f")])
+    latency = alt.Chart(recovery).encode(x=x, color=color)
+    spread = latency.mark_rule(opacity=0.5).encode(y=alt.Y("clat_p50_us:Q", title="overwrite latency (µs)",
+                                                          scale=alt.Scale(type="log")), y2="clat_p99_us:Q")
+    means = latency.mark_point(filled=True).encode(
+        y="clat_mean_us:Q", tooltip=["run_id", "sample", alt.Tooltip("t_s:Q", format=".1f"),
+                                     alt.Tooltip("clat_mean_us:Q", format=",.0f"),
+                                     alt.Tooltip("clat_p50_us:Q", format=",.0f"),
+                                     alt.Tooltip("clat_p99_us:Q", format=",.0f")])
+    first = summary.iloc[0]
+    return alt.vconcat(
+        alt.layer(space, returned).properties(width=460, height=160),
+        alt.layer(spread, means, returned).properties(width=460, height=160),
+    ).properties(title={
+        "text": f"{first['freed (MiB)']:,.0f} MiB came back {first['90 % freed by (s)']:.0f} s after the delete; "
+                f"btrfs subvolume sync returned at {first['sync waited (s)']:.0f} s",
+        "subtitle": ["dashed: sync returned; points: mean latency, bars: p50 to p99 of each sample",
+                     "(source: monitor_series, fio_io, run_steps views)"]})
