@@ -320,13 +320,23 @@ def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tu
     return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence)
 
 
-def _interval_layers(data: pd.DataFrame, x: alt.X, color: alt.Color, y_title: str, offset=None) -> alt.LayerChart:
-    """A point at each mean and a rule over its interval."""
-    enc = {"x": x, "color": color} | ({"xOffset": offset} if offset is not None else {})
-    rules = alt.Chart(data).mark_rule(strokeWidth=2).encode(**enc, y=alt.Y("low:Q", title=y_title), y2="high:Q")
-    points = alt.Chart(data).mark_point(filled=True, size=50).encode(
+def _where(chart: alt.Chart, where: dict) -> alt.Chart:
+    """The chart's rows whose columns take the given values. Every panel filters one shared data frame,
+    so a multi-panel chart embeds (and offers for download) its data once."""
+    for column, value in where.items():
+        chart = chart.transform_filter(alt.FieldEqualPredicate(field=column, equal=value))
+    return chart
+
+
+def _interval_layers(data: pd.DataFrame, where: dict, x: alt.X, color: alt.Color, y_title: str,
+                     **encodings) -> alt.LayerChart:
+    """A point at each mean and a rule over its interval, for the rows of `data` selected by `where`."""
+    enc = {"x": x, "color": color, **encodings}
+    rules = _where(alt.Chart(data), where).mark_rule(strokeWidth=2).encode(
+        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title), y2="high:Q")
+    points = _where(alt.Chart(data), where).mark_point(filled=True, size=50).encode(
         **enc, y="mean:Q",
-        tooltip=[*(c for c in data.columns if c not in ("mean", "low", "high")),
+        tooltip=[*(c for c in data.columns if c not in ("mean", "low", "high", "x", "kind")),
                  alt.Tooltip("mean:Q", format=",.3g"), alt.Tooltip("low:Q", format=",.3g"),
                  alt.Tooltip("high:Q", format=",.3g")])
     return alt.layer(rules, points)
@@ -334,17 +344,14 @@ def _interval_layers(data: pd.DataFrame, x: alt.X, color: alt.Color, y_title: st
 
 def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
     """Buffered against direct per phase: each measure's mean over the repetitions with its t interval,
-    one panel per measure (own scale), runs side by side."""
+    one panel per measure (own scale), runs side by side (shape)."""
     data = costs.round({"mean": 6, "low": 6, "high": 6})
-    panels = []
-    for measure in MODE_MEASURES.values():
-        part = data[data.measure == measure]
-        if part.empty:
-            continue
-        panels.append(_interval_layers(
-            part, alt.X("phase:N", title=None, sort=PHASES),
-            alt.Color("mode:N", title="I/O mode", sort=MODES, legend=alt.Legend(orient="bottom")),
-            measure, offset=alt.XOffset("run_id:N")).properties(width=180, height=150))
+    color = alt.Color("mode:N", title="I/O mode", sort=MODES, legend=alt.Legend(orient="bottom"))
+    panels = [_interval_layers(data, {"measure": m}, alt.X("phase:N", title=None, sort=PHASES), color, m,
+                               xOffset=alt.XOffset("run_id:N"),
+                               shape=alt.Shape("run_id:N", title="run", legend=alt.Legend(orient="bottom")),
+                               ).properties(width=180, height=150)
+              for m in MODE_MEASURES.values() if (data.measure == m).any()]
     rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
     return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
         "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
@@ -353,25 +360,26 @@ def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) 
 
 def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
     """Read bandwidth by iodepth (direct, per engine) and by read-ahead (buffered), each with its
-    reference series as a dashed band, means with t intervals."""
+    reference series as a dashed line and band, means with t intervals."""
     data = reads[reads.measure == "bandwidth (MiB/s)"].drop(columns="measure").round(
         {"mean": 3, "low": 3, "high": 3})
+    data = data.assign(kind=np.where(data.value.isna(), "reference", "varied"), x=data.value.clip(lower=1))
     color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2))
     panels = []
     for experiment, x_title in [("queue-depth", "iodepth (I/Os in flight)"),
                                 ("readahead", "read-ahead of the loop device (KiB, 0 drawn at 1)")]:
-        part = data[data.experiment == experiment].copy()
-        if part.empty:
+        values = sorted(data.loc[(data.experiment == experiment) & (data.kind == "varied"), "x"].unique())
+        if not values:
             continue
-        varied, reference = part[part.value.notna()].copy(), part[part.value.isna()]
-        varied["x"] = varied.value.clip(lower=1)
-        x = alt.X("x:Q", title=x_title, scale=alt.Scale(type="log", base=2 if experiment == "queue-depth" else 10))
-        layers = [alt.Chart(varied).mark_line(opacity=0.5).encode(x=x, y="mean:Q", color=color, detail="run_id:N"),
-                  _interval_layers(varied, x, color, "read bandwidth (MiB/s)")]
-        if not reference.empty:
-            ref = reference.groupby("series", as_index=False)[["mean", "low", "high"]].mean()
-            layers += [alt.Chart(ref).mark_rect(opacity=0.15).encode(y="low:Q", y2="high:Q", color=color),
-                       alt.Chart(ref).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
+        x = alt.X("x:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(values=values, format=",.0f"))
+        varied = {"experiment": experiment, "kind": "varied"}
+        reference = {"experiment": experiment, "kind": "reference"}
+        layers = [_where(alt.Chart(data), varied).mark_line(opacity=0.5).encode(
+                      x=x, y="mean:Q", color=color, detail="run_id:N"),
+                  _interval_layers(data, varied, x, color, "read bandwidth (MiB/s)"),
+                  _where(alt.Chart(data), reference).mark_rect(opacity=0.15).encode(y="low:Q", y2="high:Q",
+                                                                                    color=color),
+                  _where(alt.Chart(data), reference).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
         panels.append(alt.layer(*layers).properties(width=200, height=200, title=experiment))
     return alt.hconcat(*panels).properties(title={
         "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
@@ -401,17 +409,19 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
     scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
     side."""
     summary = intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence)
-    summary = summary.drop(columns="measure").round({"mean": 3, "low": 3, "high": 3})
-    reps = steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].round(3)
+    data = pd.concat([summary.drop(columns="measure").assign(kind="mean"),
+                      steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].rename(
+                          columns={"bw_mib_s": "mean"}).assign(kind="repetition")], ignore_index=True).round(
+        {"mean": 3, "low": 3, "high": 3})
     x = alt.X("layout:N", title=None, sort=["shared", "per-file"])
     color = alt.Color("layout:N", title="files", sort=["shared", "per-file"], legend=None)
     panels = []
     for mode in [m for m in MODES if m in set(steps["mode"])]:
-        points = alt.Chart(reps[reps["mode"] == mode]).mark_point(size=15, opacity=0.6).encode(
-            x=x, xOffset="run_id:N", y="bw_mib_s:Q", color=color)
+        points = _where(alt.Chart(data), {"mode": mode, "kind": "repetition"}).mark_point(
+            size=15, opacity=0.6).encode(x=x, xOffset="run_id:N", y="mean:Q", color=color)
         panels.append(alt.layer(
-            _interval_layers(summary[summary["mode"] == mode], x, color, "write bandwidth, all writers (MiB/s)",
-                             offset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
+            _interval_layers(data, {"mode": mode, "kind": "mean"}, x, color, "write bandwidth, all writers (MiB/s)",
+                             xOffset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
     return alt.hconcat(*panels).resolve_scale(y="independent").properties(title={
         "text": title, "subtitle": f"large point: mean over the repetitions; line: {confidence:.0%} t interval; "
                                    "small points: repetitions (source: fio_io)"})
