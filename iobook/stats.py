@@ -107,3 +107,24 @@ def ratio_of_means(sample, baseline, confidence: float = 0.95, seed: int = 0, n_
     welch = stats.ttest_ind(sample, baseline, equal_var=False)
     return Ratio(float(sample.mean() / baseline.mean()), float(boot.confidence_interval.low),
                  float(boot.confidence_interval.high), float(welch.pvalue))
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    n: int
+    mean: float
+    low: float  # Student's t interval of the mean at the requested confidence; NaN with fewer than 2 values
+    high: float
+
+
+def mean_interval(values, confidence: float = 0.95) -> MeanInterval:
+    """Mean of repetitions with its t interval (scipy.stats.t, standard error of the sample)."""
+    x = np.asarray(values, dtype=float)
+    mean = float(x.mean()) if len(x) else float("nan")
+    if len(x) < 2:
+        return MeanInterval(len(x), mean, float("nan"), float("nan"))
+    sem = float(stats.sem(x))
+    if sem == 0:
+        return MeanInterval(len(x), mean, mean, mean)
+    low, high = stats.t.interval(confidence, len(x) - 1, loc=mean, scale=sem)
+    return MeanInterval(len(x), mean, float(low), float(high))

@@ -1,15 +1,31 @@
 #!/usr/bin/env python3
-"""Page-cache passthrough: fio sequential write and read, buffered vs direct=1, under a memory limit.
+"""Page-cache passthrough and the other two topics of seed 001, as fio experiments under a memory limit.
 
-The method behind seed 001 (Lustre LU-11347: OSS I/O through the page cache spends CPU on page
-allocation and reclaim and makes throughput fluctuate; bypassing it does not). fio runs inside a
-memory cgroup whose limit (default 1 GiB) is well below the test file (default 4 GiB), so buffered
-I/O must keep writing back and reclaiming the cgroup's page cache without filling the host's RAM.
-Each step is time-based and logs bandwidth and latency averaged over --log-avg-msec; alongside run
-`vmstat 1`, `mpstat -P ALL 1` and a sampler of /proc/vmstat and the cgroup's memory.stat.
+The method behind seed 001 (Lustre on a DDN SFA18KE). fio always runs inside a memory cgroup whose limit
+(default 1 GiB) is well below the data it moves, so buffered I/O must keep writing back and reclaiming
+the cgroup's page cache without filling the host's RAM. Alongside every step run `vmstat 1`,
+`mpstat -P ALL 1` and a sampler of /proc/vmstat and the cgroup's memory.stat. One --experiment per run:
 
-Output: <out>/<hostname>-<UTC>/ with per step a fio JSON+ file, fio bw/lat logs, the monitor files,
-and manifest.json listing every command, the cgroup and its limit, and each file's labels.
+  modes        LU-11347: sequential write then read of a --size file, buffered and direct=1, time-based;
+               fio logs bandwidth and latency averaged over --log-avg-msec.
+  queue-depth  Why direct reads are slower: direct sequential reads of the same file with --engines
+               (libaio, io_uring) at each --iodepths value, beside a buffered psync read at depth 1.
+  readahead    Why buffered reads are faster: buffered sequential reads of a loop device (losetup
+               --direct-io=on over an image file in --dir) at each --readahead-kb value (blockdev --setra,
+               cache dropped with blockdev --flushbufs before each read), beside a direct read at depth 1.
+  trim         LU-11355's XSR method on a loop device over a file: fill it, then per repetition and
+               condition a random 4 KiB write stimulus, a trim of the whole device (fio rw=trim) or none,
+               and a sequential write whose bandwidth over time is the recovery. A loop device over a file
+               turns a trim into holes punched in the image file: this measures the loop device and the
+               backing file system, not an SSD's garbage collection.
+  shared-file  LU-9846 (overstriping) addresses the shared-file penalty: --writers fio jobs write to one
+               file (each its own contiguous segment, offset_increment) or each to its own file,
+               buffered and direct.
+
+Output: <out>/<hostname>-<UTC>/ with per step a fio JSON+ file, fio logs, the monitor files, and
+manifest.json listing every command, the cgroup and its limit, and each file's labels (`experiment`,
+`phase`, `mode`, `repetition`, and the varied setting: `ioengine`/`iodepth`, `readahead_kb`, `trim`,
+`layout`/`writers`).
 """
 from __future__ import annotations
 
@@ -20,68 +36,209 @@ from pathlib import Path
 
 import collectlib as cl
 
+EXPERIMENTS = ("modes", "queue-depth", "readahead", "trim", "shared-file")
+
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--experiment", choices=EXPERIMENTS, default="modes", help="default %(default)s")
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp/iobook-pagecache"),
-                    help="directory for the test file (removed afterwards); default %(default)s")
-    ap.add_argument("--size", default="4G", help="test file size, fio syntax; default %(default)s")
+                    help="directory for the test files and loop image (removed afterwards); default %(default)s")
+    ap.add_argument("--size", default="4G", help="test file, loop image or shared-file total size, fio syntax; "
+                    "default %(default)s")
     ap.add_argument("--memory-limit", default="1G", help="cgroup memory limit for fio; default %(default)s")
-    ap.add_argument("--runtime", type=int, default=30, help="seconds per step (time-based); default %(default)s")
+    ap.add_argument("--runtime", type=int, default=30, help="seconds per measured step (time-based); "
+                    "default %(default)s")
     ap.add_argument("--bs", default="1M", help="default %(default)s")
-    ap.add_argument("--modes", default="buffered,direct", help="buffered and/or direct; default %(default)s")
+    ap.add_argument("--modes", default="buffered,direct", help="buffered and/or direct (modes, shared-file); "
+                    "default %(default)s")
     ap.add_argument("--repetitions", type=int, default=2, help="default %(default)s")
     ap.add_argument("--log-avg-msec", type=int, default=100, help="fio log averaging window; default %(default)s")
-    ap.add_argument("--ioengine", default="psync", help="default %(default)s")
+    ap.add_argument("--ioengine", default="psync", help="engine of the modes, readahead and shared-file steps; "
+                    "default %(default)s")
+    ap.add_argument("--engines", default="libaio,io_uring", help="queue-depth: engines; default %(default)s")
+    ap.add_argument("--iodepths", default="1,4,16,64", help="queue-depth: depths; default %(default)s")
+    ap.add_argument("--readahead-kb", default="0,128,1024,8192", help="readahead: loop device read-ahead "
+                    "values in KiB; default %(default)s")
+    ap.add_argument("--stimulus-runtime", type=int, default=10, help="trim: seconds of random 4 KiB writes "
+                    "before each trim or none; default %(default)s")
+    ap.add_argument("--writers", type=int, default=4, help="shared-file: fio jobs; default %(default)s")
     ap.add_argument("--out", type=Path, default=cl.REPO / "data/raw/pagecache",
                     help="where the run folder is created; default %(default)s")
     args = ap.parse_args(argv)
 
     limit = cl.parse_size(args.memory_limit)
     cgroup = cl.MemoryCgroup(limit, f"iobook-pagecache-{os.getpid()}")
-    cl.require(["fio", "vmstat", "mpstat", "findmnt"], [p for p in [cgroup.problem()] if p])
+    tools = ["fio", "vmstat", "mpstat", "findmnt"]
+    problems = [p for p in [cgroup.problem()] if p]
+    if args.experiment in ("readahead", "trim"):
+        tools += ["losetup", "blockdev"]
+        if os.geteuid() != 0:
+            problems.append("the readahead and trim experiments must run as root (losetup, blockdev)")
+    cl.require(tools, problems)
+    cl.install_signal_cleanup()
     args.dir.mkdir(parents=True, exist_ok=True)
-    data_file = args.dir / "pagecache.dat"
 
     run = cl.Run("pagecache", args.out, [sys.argv[0], *argv],
-                 {"size": args.size, "bs": args.bs, "runtime_s": args.runtime, "memory_limit_bytes": limit,
-                  "log_avg_msec": args.log_avg_msec, "ioengine": args.ioengine})
+                 {"experiment": args.experiment, "size": args.size, "bs": args.bs, "runtime_s": args.runtime,
+                  "memory_limit_bytes": limit, "log_avg_msec": args.log_avg_msec})
     run.manifest["target"] = cl.target_facts(args.dir)
     run.manifest["tools"] = {"fio": cl.tool_version(["fio", "--version"]),
                              "vmstat": cl.tool_version(["vmstat", "-V"]),
                              "mpstat": cl.tool_version(["mpstat", "-V"])}
     status = "failed"
+    experiment = Experiment(args, run, cgroup)
     try:
         with cgroup:
             run.manifest["facts"]["cgroup"] = cgroup.describe()
-            samples = ["/proc/vmstat"] + ([cgroup.stat_file()] if cgroup.stat_file() else [])
-            n = 0
-            for rep in range(1, args.repetitions + 1):
-                for mode in args.modes.split(","):
-                    for phase in ("write", "read"):
-                        n += 1
-                        prefix = f"{n:03d}-{phase}-{mode}-r{rep}"
-                        labels = {"phase": phase, "mode": mode, "repetition": rep}
-                        fio = cgroup.prefix() + fio_command(args, data_file, phase, mode, run.dir / prefix)
-                        # fio names its logs <prefix>_bw.1.log, <prefix>_lat.1.log, _clat.1.log, _slat.1.log
-                        logs = [f"{prefix}_{kind}.1.log" for kind in ("bw", "lat", "clat", "slat")]
-                        mon = cl.Monitors(run, prefix, sample_paths=samples)
-                        with mon:
-                            run.step(prefix, fio, labels, [f"{prefix}.fio.json", *logs, *mon.files.values()])
+            run.save()
+            {"modes": experiment.modes, "queue-depth": experiment.queue_depth, "readahead": experiment.readahead,
+             "trim": experiment.trim, "shared-file": experiment.shared_file}[args.experiment]()
         status = "complete"
     finally:
-        data_file.unlink(missing_ok=True)
+        experiment.cleanup()
         run.finish(status)
     print(run.dir)
     return 0
 
 
-def fio_command(args, data_file: Path, phase: str, mode: str, prefix: Path) -> list[str]:
-    return ["fio", f"--name={phase}-{mode}", f"--filename={data_file}", f"--size={args.size}", f"--bs={args.bs}",
-            f"--rw={phase}", f"--ioengine={args.ioengine}", f"--direct={1 if mode == 'direct' else 0}",
-            "--time_based", f"--runtime={args.runtime}",
-            f"--write_bw_log={prefix}", f"--write_lat_log={prefix}", f"--log_avg_msec={args.log_avg_msec}",
-            "--output-format=json+", f"--output={prefix}.fio.json"]
+class Experiment:
+    """The steps of each experiment. Every fio step runs in the memory cgroup with the monitors; the
+    steps that set up or change the device (losetup, blockdev) are recorded in the manifest too."""
+
+    def __init__(self, args, run: cl.Run, cgroup: cl.MemoryCgroup):
+        self.args, self.run, self.cgroup = args, run, cgroup
+        self.data_file = args.dir / "pagecache.dat"
+        self.image = args.dir / "pagecache-loop.img"
+        self.loop: str | None = None
+        self.n = 0
+
+    def fio(self, name: str, labels: dict, options: list[str], logs: tuple[str, ...] = ("bw",), jobs: int = 1):
+        """One measured fio step: json+ output, the requested logs (fio names them <prefix>_<kind>.<job>.log)."""
+        self.n += 1
+        prefix = f"{self.n:03d}-{name}"
+        path = self.run.dir / prefix
+        argv = ["fio", f"--name={name}", *options, "--output-format=json+", f"--output={path}.fio.json"]
+        if "bw" in logs:
+            argv.append(f"--write_bw_log={path}")
+        if "lat" in logs:
+            argv.append(f"--write_lat_log={path}")
+        if logs:
+            argv.append(f"--log_avg_msec={self.args.log_avg_msec}")
+        kinds = [k for k in logs if k == "bw"] + (["lat", "clat", "slat"] if "lat" in logs else [])
+        files = [f"{prefix}.fio.json"] + [f"{prefix}_{k}.{j}.log" for k in kinds for j in range(1, jobs + 1)]
+        samples = ["/proc/vmstat"] + ([self.cgroup.stat_file()] if self.cgroup.stat_file() else [])
+        mon = cl.Monitors(self.run, prefix, sample_paths=samples)
+        with mon:
+            self.run.step(prefix, self.cgroup.prefix() + argv, labels, [*files, *mon.files.values()])
+
+    def command(self, name: str, argv: list[str]):
+        """A set-up step (no output files, no labels): its argv, exit code and output go into the manifest."""
+        return self.run.step(name, argv, {})
+
+    def timed(self) -> list[str]:
+        return ["--time_based", f"--runtime={self.args.runtime}"]
+
+    def attach_loop(self) -> str:
+        """An image file of --size on a loop device that does direct I/O to it (so the image's own page cache
+        is not a second cache under the device's), filled once by a sequential direct write."""
+        self.command("truncate-image", ["truncate", "-s", self.args.size, str(self.image)])
+        self.loop = self.command("losetup", ["losetup", "--direct-io=on", "--find", "--show",
+                                             str(self.image)]).stdout.strip()
+        name = Path(self.loop).name
+        queue = Path("/sys/block") / name / "queue"
+        self.run.manifest["facts"]["loop"] = {
+            "device": self.loop, "image_size": self.args.size,
+            "direct_io": (Path("/sys/block") / name / "loop" / "dio").read_text().strip(),
+            "discard_max_bytes": (queue / "discard_max_bytes").read_text().strip(),
+            "read_ahead_kb_at_start": (queue / "read_ahead_kb").read_text().strip()}
+        self.run.save()
+        self.fio("fill", {"phase": "fill", "mode": "direct"},
+                 [f"--filename={self.loop}", f"--bs={self.args.bs}", "--rw=write", "--ioengine=libaio",
+                  "--iodepth=16", "--direct=1"], logs=())
+        return self.loop
+
+    def cleanup(self) -> None:
+        if self.loop:
+            self.run.step("losetup-detach", ["losetup", "-d", self.loop], {}, check=False)
+        for f in [self.data_file, self.image, *self.args.dir.glob("shared-file*")]:
+            f.unlink(missing_ok=True)
+
+    def modes(self) -> None:
+        a = self.args
+        for rep in range(1, a.repetitions + 1):
+            for mode in a.modes.split(","):
+                for phase in ("write", "read"):
+                    self.fio(f"{phase}-{mode}-r{rep}", {"phase": phase, "mode": mode, "repetition": rep},
+                             [f"--filename={self.data_file}", f"--size={a.size}", f"--bs={a.bs}", f"--rw={phase}",
+                              f"--ioengine={a.ioengine}", f"--direct={1 if mode == 'direct' else 0}", *self.timed()],
+                             logs=("bw", "lat"))
+
+    def queue_depth(self) -> None:
+        a = self.args
+        self.fio("layout", {"phase": "layout", "mode": "direct"},
+                 [f"--filename={self.data_file}", f"--size={a.size}", f"--bs={a.bs}", "--rw=write",
+                  "--ioengine=libaio", "--iodepth=16", "--direct=1"], logs=())
+        common = [f"--filename={self.data_file}", f"--size={a.size}", f"--bs={a.bs}", "--rw=read", *self.timed()]
+        for rep in range(1, a.repetitions + 1):
+            self.fio(f"read-buffered-{a.ioengine}-qd1-r{rep}", {"phase": "read", "mode": "buffered",
+                     "ioengine": a.ioengine, "iodepth": 1, "repetition": rep},
+                     [*common, f"--ioengine={a.ioengine}", "--direct=0"])
+            for engine in a.engines.split(","):
+                for depth in [int(d) for d in a.iodepths.split(",")]:
+                    self.fio(f"read-direct-{engine}-qd{depth}-r{rep}", {"phase": "read", "mode": "direct",
+                             "ioengine": engine, "iodepth": depth, "repetition": rep},
+                             [*common, f"--ioengine={engine}", f"--iodepth={depth}", "--direct=1"])
+
+    def readahead(self) -> None:
+        a = self.args
+        loop = self.attach_loop()
+        common = [f"--filename={loop}", f"--bs={a.bs}", "--rw=read", f"--ioengine={a.ioengine}", *self.timed()]
+        for rep in range(1, a.repetitions + 1):
+            self.fio(f"read-direct-r{rep}", {"phase": "read", "mode": "direct", "repetition": rep},
+                     [*common, "--direct=1"])
+            for kb in [int(k) for k in a.readahead_kb.split(",")]:
+                # blockdev counts read-ahead in 512-byte sectors; --flushbufs drops the device's cached pages
+                self.command(f"setra-{kb}kb-r{rep}", ["blockdev", "--setra", str(kb * 2), loop])
+                self.command(f"getra-{kb}kb-r{rep}", ["blockdev", "--getra", loop])
+                self.command(f"flushbufs-{kb}kb-r{rep}", ["blockdev", "--flushbufs", loop])
+                self.fio(f"read-buffered-ra{kb}-r{rep}", {"phase": "read", "mode": "buffered",
+                         "readahead_kb": kb, "repetition": rep}, [*common, "--direct=0"])
+
+    def trim(self) -> None:
+        a = self.args
+        loop = self.attach_loop()
+        for rep in range(1, a.repetitions + 1):
+            for trim in ("trim", "none"):
+                labels = {"mode": "direct", "trim": trim, "repetition": rep}
+                self.fio(f"stimulus-randwrite-{trim}-r{rep}", {**labels, "phase": "stimulus"},
+                         [f"--filename={loop}", "--bs=4k", "--rw=randwrite", "--ioengine=libaio", "--iodepth=16",
+                          "--direct=1", "--time_based", f"--runtime={a.stimulus_runtime}"])
+                if trim == "trim":
+                    self.fio(f"trim-r{rep}", {**labels, "phase": "trim"},
+                             [f"--filename={loop}", f"--bs={a.bs}", "--rw=trim", "--ioengine=libaio",
+                              "--iodepth=16", "--direct=1"])
+                self.fio(f"recovery-write-{trim}-r{rep}", {**labels, "phase": "write"},
+                         [f"--filename={loop}", f"--bs={a.bs}", "--rw=write", "--ioengine=libaio", "--iodepth=16",
+                          "--direct=1", *self.timed()])
+
+    def shared_file(self) -> None:
+        a = self.args
+        per_job = cl.parse_size(a.size) // a.writers
+        layouts = {"shared": [f"--filename={a.dir / 'shared-file.dat'}", f"--offset_increment={per_job}"],
+                   "per-file": [f"--filename_format={a.dir}/shared-file-per-job.$jobnum.dat"]}
+        common = [f"--numjobs={a.writers}", f"--size={per_job}", f"--bs={a.bs}", "--rw=write",
+                  f"--ioengine={a.ioengine}"]
+        for layout, options in layouts.items():  # lay the files out once: the steps then overwrite, never allocate
+            self.fio(f"layout-{layout}", {"phase": "layout", "layout": layout, "writers": a.writers},
+                     [*common, *options, "--direct=1"], logs=(), jobs=a.writers)
+        for rep in range(1, a.repetitions + 1):
+            for mode in a.modes.split(","):
+                for layout, options in layouts.items():
+                    self.fio(f"write-{mode}-{layout}-r{rep}", {"phase": "write", "mode": mode, "layout": layout,
+                             "writers": a.writers, "repetition": rep},
+                             [*common, *options, f"--direct={1 if mode == 'direct' else 0}", *self.timed()],
+                             jobs=a.writers)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ C_LOCALE = {**os.environ, "LC_ALL": "C"}
 PACKAGES = {
     "fio": "fio", "vmstat": "procps", "mpstat": "sysstat", "perf": "linux-perf",
     "mkfs.btrfs": "btrfs-progs", "btrfs": "btrfs-progs", "losetup": "mount", "mount": "mount",
-    "umount": "mount", "findmnt": "util-linux", "df": "coreutils",
+    "umount": "mount", "findmnt": "util-linux", "blockdev": "util-linux", "truncate": "coreutils", "df": "coreutils",
 }
 
 
@@ -189,6 +189,12 @@ class BackgroundStep:
         self.run.save()
 
 
+def _stop_on_sigint() -> None:
+    """In a monitor's child process: SIGINT's default action. A shell starts a background job with SIGINT
+    ignored and children inherit that, so vmstat would ignore the SIGINT that stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Monitors:
     """vmstat and mpstat (and optionally a /proc sampler) writing into the run folder while a step runs.
 
@@ -211,7 +217,8 @@ class Monitors:
         env = {**C_LOCALE, "S_TIME_FORMAT": "ISO"}
         for tool, argv in self.commands().items():
             out = open(self.run.dir / self.files[tool], "w")
-            self.procs.append(subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env))
+            self.procs.append(subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                               preexec_fn=_stop_on_sigint))
             out.close()
         if self.sample_paths:
             self.sampler = ProcSampler(self.run.dir / self.files["proc"], self.sample_paths)

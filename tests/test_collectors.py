@@ -65,7 +65,8 @@ def test_committed_run_parses_and_every_file_has_labels(run_dir, db):
             "SELECT DISTINCT file FROM run_labels WHERE run_id = ? AND source_id IS NOT NULL", [run_dir.name]
         ).fetchall()}
     by_name = {Path(p).name: (status, error) for p, status, error in rows}
-    # Every file in the folder is either the manifest or listed in it, and every listed file exists.
+    # Every file in the folder is either the manifest or listed in it, and every listed file exists (the
+    # pagecache experiments' set-up steps, losetup and blockdev, list no file).
     assert set(by_name) == listed | {"manifest.json"}
     # Everything parses; the only exception is fio's empty slat log (psync has no submission latency).
     failed = {n: e for n, (s, e) in by_name.items() if s != "ok" and not (n.endswith("_slat.1.log") and
@@ -82,3 +83,24 @@ def test_snapshot_parts_are_checked_before_anything_runs(tmp_path):
     assert "--parts recovery needs cow" in out.stderr
     assert "missing tool: df (Debian package: coreutils)" in out.stderr
     assert not (tmp_path / "out").exists()
+def test_monitors_stop_when_the_collector_was_started_in_the_background(tmp_path):
+    # A shell starts a background job (`python3 scripts/collect_pagecache.py &`) with SIGINT ignored, and
+    # vmstat inherits that: it ignored the SIGINT that stops it, Monitors waited 10 s and raised, and the
+    # run failed after its first step. The monitors must stop on SIGINT (mpstat prints its averages then).
+    script = f"""
+import signal, sys
+sys.path.insert(0, {str(REPO / 'scripts')!r})
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+import collectlib as cl
+run = cl.Run("test", {str(tmp_path)!r}, ["test"], {{}})
+mon = cl.Monitors(run, "001-step", settle_s=1.5)
+with mon:
+    pass
+print(sorted(p.returncode for p in mon.procs))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    # vmstat dies of the signal (-2); mpstat catches it, prints its Average lines and exits 0
+    assert out.stdout.split() == ["[-2,", "0]"]
+    (run_dir,) = tmp_path.iterdir()
+    assert "Average:" in (run_dir / "001-step.mpstat.txt").read_text()

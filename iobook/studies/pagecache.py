@@ -1,6 +1,9 @@
-"""Lustre page-cache passthrough (LU-11347, seed 001): the published profile shares and tested configuration,
-beside fio runs through the page cache (buffered) and around it (direct) made by scripts/collect_pagecache.py:
-bandwidth over time, its spread, CPU per GiB, and the cgroup's dirty/write-back pages and reclaim."""
+"""Lustre page-cache passthrough (LU-11347, seed 001) and the talk's two other topics, trim recovery (LU-11355)
+and the shared-file penalty overstriping addresses (LU-9846): the published profile shares and tested
+configuration, beside fio experiments made by scripts/collect_pagecache.py (manifest label `experiment`):
+buffered against direct (`modes`: bandwidth over time, its spread, CPU and reclaim per GiB), direct reads
+by queue depth and buffered reads by read-ahead (`queue-depth`, `readahead`), write bandwidth over time
+after a trim or none (`trim`), and N writers to one file or one file each (`shared-file`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -10,11 +13,16 @@ import numpy as np
 import pandas as pd
 
 from .. import published, stats
+from ..units import GIB
 from . import local_runs
 
 PUBLISHED = "seed001_page_cache_facts"
 PHASES = ["write", "read"]
+MODES = ["buffered", "direct"]
 MEMORY_METRICS = ["cache", "dirty", "writeback"]
+EXPERIMENTS = ["modes", "queue-depth", "readahead", "trim", "shared-file"]
+# Runs collected before the collector had experiments carry no `experiment` label: they are `modes` runs.
+DEFAULT_EXPERIMENT = "modes"
 
 
 def get_published() -> pd.DataFrame:
@@ -23,8 +31,9 @@ def get_published() -> pd.DataFrame:
 
 
 def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
-    """The pagecache runs named by run folder (all when empty, local_runs.select_runs), with the memory
-    cgroup the collector made: its mechanism and its limit in MiB."""
+    """The pagecache runs named by run folder (all when empty, local_runs.select_runs), with their
+    `experiment` (the manifest label; 'modes' for runs made before it existed) and the memory cgroup the
+    collector made: its mechanism and its limit in MiB."""
     runs = local_runs.select_runs(con, "pagecache", run_folders)
     cgroup = con.execute(
         """
@@ -35,31 +44,49 @@ def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
         """,
         [runs.run_id.tolist()],
     ).df()
-    return runs.merge(cgroup, on="run_id", how="left")
+    experiment = con.execute(
+        "SELECT run_id, any_value(value) AS experiment FROM run_labels "
+        "WHERE list_contains(?, run_id) AND key = 'experiment' GROUP BY run_id",
+        [runs.run_id.tolist()],
+    ).df()
+    runs = runs.merge(cgroup, on="run_id", how="left").merge(experiment, on="run_id", how="left")
+    runs["experiment"] = runs.experiment.fillna(DEFAULT_EXPERIMENT)
+    return runs
+
+
+def run_ids(runs: pd.DataFrame, experiment: str) -> list[str]:
+    """The run ids of one experiment."""
+    return runs.loc[runs.experiment == experiment, "run_id"].tolist()
 
 
 def get_buckets(con, run_ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
-    """fio's 100 ms bandwidth log of each step (view fio_series, KiB/s, the phase's direction) averaged
-    into buckets of bucket_ms, keeping only buckets wholly inside the job's runtime: one row per step and
-    bucket, t_s = bucket start in seconds since fio started, mib_s."""
+    """fio's bandwidth logs of each step (view fio_series, KiB/s, the phase's direction; every job's log,
+    summed) averaged into buckets of bucket_ms, keeping only buckets wholly inside the job's runtime:
+    one row per step and bucket with the step's labels, t_s = bucket start in seconds since fio started,
+    mib_s."""
     steps = local_runs.get_step_labels(con, run_ids)
-    if steps.empty:
-        return pd.DataFrame(columns=["run_id", "step_index", "step", "phase", "mode", "repetition", "t_s",
-                                     "mib_s", "log_entries", "log_source_id"])
+    columns = ["run_id", "step_index", "step", "phase", "t_s", "mib_s", "log_entries", "log_source_id"]
+    if steps.empty or "phase" not in steps:
+        return pd.DataFrame(columns=columns)
     buckets = con.execute(
         """
-        SELECT j.source_id, f.direction AS phase, floor(f.t_ms / ?) * ? / 1000 AS t_s,
-               round(avg(f.value) / 1024, 6) AS mib_s, count(*) AS log_entries, j.source_id AS log_source_id
-        FROM fio_jobs j
-        JOIN fio_series f ON f.job_id = j.job_id AND f.kind = 'bw'
-        WHERE list_contains(?, j.source_id) AND f.t_ms < floor(j.runtime_s * 1000 / ?) * ?
-        GROUP BY ALL
+        WITH per_job AS (
+            SELECT j.source_id, j.job_index, f.direction AS phase, floor(f.t_ms / ?) * ? / 1000 AS t_s,
+                   avg(f.value) AS kib_s, count(*) AS log_entries
+            FROM fio_jobs j
+            JOIN fio_series f ON f.job_id = j.job_id AND f.kind = 'bw'
+            WHERE list_contains(?, j.source_id) AND f.t_ms < floor(j.runtime_s * 1000 / ?) * ?
+            GROUP BY ALL
+        )
+        SELECT source_id, phase, t_s, round(sum(kib_s) / 1024, 6) AS mib_s,
+               sum(log_entries) AS log_entries, source_id AS log_source_id
+        FROM per_job GROUP BY source_id, phase, t_s
         """,
         [bucket_ms, bucket_ms, steps.source_id.astype(int).tolist(), bucket_ms, bucket_ms],
     ).df()
-    df = steps[["run_id", "step_index", "step", "phase", "mode", "repetition", "source_id"]].merge(
-        buckets, on=["source_id", "phase"]).drop(columns="source_id")
-    df["repetition"] = df.repetition.astype(int)
+    df = steps.drop(columns=["step_s", "file"]).merge(buckets, on=["source_id", "phase"]).drop(columns="source_id")
+    if "repetition" in df:
+        df["repetition"] = df.repetition.astype(int)
     return df.sort_values(["run_id", "step_index", "t_s"]).reset_index(drop=True)
 
 
@@ -79,7 +106,7 @@ def get_steps(con, run_ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFram
 
 def compare_modes(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per run and phase: buffered over direct for fio's bandwidth, the coefficient of variation of the
-    bucket means, and fio's CPU-seconds per GiB, each a ratio of means over the repetitions with its
+    bucket means, and fio's CPU-seconds per GiB (usr + sys, and sys alone), each a ratio of means over the repetitions with its
     bootstrap interval and Welch's p (iobook.stats.ratio_of_means; NaN interval with one repetition)."""
     rows = []
     for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True):
@@ -88,7 +115,8 @@ def compare_modes(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
             continue
         row = {"run_id": run_id, "phase": phase, "buffered_repetitions": len(buffered),
                "direct_repetitions": len(direct)}
-        for name, column in [("bw", "bw_mib_s"), ("cv", "cv"), ("cpu", "fio_cpu_s_per_gib")]:
+        for name, column in [("bw", "bw_mib_s"), ("cv", "cv"), ("cpu", "fio_cpu_s_per_gib"),
+                             ("sys", "fio_sys_cpu_s_per_gib")]:
             row[f"buffered_{name}"], row[f"direct_{name}"] = buffered[column].mean(), direct[column].mean()
             if min(len(buffered), len(direct)) < 2:
                 r = (row[f"buffered_{name}"] / row[f"direct_{name}"], np.nan, np.nan, np.nan)
@@ -149,9 +177,267 @@ def get_reclaim(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
+def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confidence: float = 0.95) -> pd.DataFrame:
+    """Per group of `by` and measure (`measures`: column -> name shown), the mean over the rows (the
+    repetitions) with its t interval (iobook.stats.mean_interval): long format, one row per group and
+    measure with repetitions, mean, low, high (NaN with one repetition)."""
+    rows = []
+    for keys, part in df.groupby(by, sort=True):
+        for column, name in measures.items():
+            m = stats.mean_interval(part[column].dropna(), confidence)
+            rows.append({**dict(zip(by, keys)), "measure": name, "repetitions": m.n, "mean": m.mean,
+                         "low": m.low, "high": m.high})
+    return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
+
+
+MODE_MEASURES = {"bw_mib_s": "bandwidth (MiB/s)", "cv": "coefficient of variation per second",
+                 "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)",
+                 "cgroup_pgpgout_per_gib": "cgroup pgpgout (events/GiB)"}
+
+
+def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Buffered and direct per run and phase: fio bandwidth, the coefficient of variation of the bucket
+    means, fio's system CPU-seconds per GiB and the cgroup's pgpgout events per GiB moved, each as the
+    mean over the repetitions with its t interval (`intervals`)."""
+    df = steps.merge(reclaim[["run_id", "step_index", "cgroup_pgpgout_events"]], on=["run_id", "step_index"],
+                     how="left")
+    df["cgroup_pgpgout_per_gib"] = df.cgroup_pgpgout_events / df.gib
+    return intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence)
+
+
+def get_fio_results(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """One row per fio step of the runs (local_runs.get_fio_steps) with every job summed: bandwidth
+    (bw_mib_s), bytes (gib), fio's system CPU-seconds per GiB, mean completion latency over the jobs
+    (clat_mean_ms), jobs; labels kept."""
+    steps = local_runs.get_fio_steps(con, run_ids)
+    if steps.empty:
+        return steps
+    clat = con.execute(
+        "SELECT j.source_id, io.direction AS phase, avg(io.clat_mean_ns) / 1e6 AS clat_mean_ms "
+        "FROM fio_jobs j JOIN fio_io io USING (job_id) WHERE list_contains(?, j.source_id) AND io.bw_bytes_s > 0 "
+        "GROUP BY ALL",
+        [steps.source_id.astype(int).unique().tolist()],
+    ).df()
+    labels = [c for c in steps.columns if c not in local_runs.FIO_STEP_MEASURES]
+    steps = steps.assign(sys_cpu_s=steps.sys_cpu_pct / 100 * steps.runtime_s)
+    summed = steps.groupby(labels, dropna=False, sort=False).agg(
+        jobs=("bw_bytes_s", "size"), bw_bytes_s=("bw_bytes_s", "sum"), io_bytes=("io_bytes", "sum"),
+        runtime_s=("runtime_s", "max"), sys_cpu_s=("sys_cpu_s", "sum")).reset_index()
+    summed["bw_mib_s"] = summed.bw_bytes_s / 2**20
+    summed["gib"] = summed.io_bytes / GIB
+    summed["fio_sys_cpu_s_per_gib"] = summed.sys_cpu_s / summed.gib
+    return summed.merge(clat, on=["source_id", "phase"], how="left").sort_values(
+        ["run_id", "step_index"]).reset_index(drop=True)
+
+
+def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[str],
+                      confidence: float = 0.95) -> pd.DataFrame:
+    """Sequential read bandwidth by setting, mean over the repetitions with its t interval: the
+    queue-depth runs' direct reads per engine and iodepth beside their buffered psync read at depth 1,
+    and the readahead runs' buffered reads of the loop device per read-ahead (KiB) beside its direct
+    read at depth 1. `setting` names the varied value; `value` is it as a number (iodepth or KiB)."""
+    frames = []
+    depth = get_fio_results(con, depth_runs)
+    if not depth.empty:
+        depth = depth[depth.phase == "read"].copy()
+        depth["series"] = np.where(depth["mode"] == "direct", "direct " + depth.ioengine, "buffered psync, depth 1")
+        depth["value"] = np.where(depth["mode"] == "direct", depth.iodepth.astype(float), np.nan)
+        depth["experiment"] = "queue-depth"
+        frames.append(depth)
+    ahead = get_fio_results(con, readahead_runs)
+    if not ahead.empty:
+        ahead = ahead[ahead.phase == "read"].copy()
+        ahead["series"] = np.where(ahead["mode"] == "direct", "direct psync, depth 1", "buffered psync")
+        ahead["value"] = pd.to_numeric(ahead.readahead_kb).astype("Int64")
+        ahead["experiment"] = "readahead"
+        frames.append(ahead)
+    if not frames:
+        return pd.DataFrame(columns=["run_id", "experiment", "series", "value", "measure", "repetitions", "mean",
+                                     "low", "high"])
+    df = pd.concat(frames, ignore_index=True)
+    df["value"] = df["value"].astype(float)  # NaN: the reference series has no varied value
+    df["value_key"] = df["value"].fillna(-1)
+    out = intervals(df, ["run_id", "experiment", "series", "value_key"],
+                    {"bw_mib_s": "bandwidth (MiB/s)", "clat_mean_ms": "completion latency (ms)",
+                     "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"}, confidence)
+    out["value"] = out.pop("value_key").replace(-1, np.nan)
+    return out
+
+
+def get_trim_recovery(buckets: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """The trim runs' sequential writes after a trim or none: per run, condition and second, the mean
+    bandwidth over the repetitions with its t interval."""
+    if "trim" not in buckets:
+        return intervals(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
+    after = buckets[buckets.phase == "write"]
+    return intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence)
+
+
+def compare_groups(df: pd.DataFrame, by: list[str], label: str, sample: str, baseline: str, column: str,
+                   confidence: float = 0.95) -> pd.DataFrame:
+    """Per group of `by`: mean `column` of the rows whose `label` is `sample` over those whose label is
+    `baseline`, with its bootstrap interval and Welch's p (iobook.stats.ratio_of_means; NaN interval
+    when a side has one row)."""
+    rows = []
+    for keys, part in df.groupby(by, sort=True):
+        a, b = part.loc[part[label] == sample, column], part.loc[part[label] == baseline, column]
+        if a.empty or b.empty:
+            continue
+        if min(len(a), len(b)) < 2:
+            r = stats.Ratio(a.mean() / b.mean(), np.nan, np.nan, np.nan)
+        else:
+            r = stats.ratio_of_means(a, b, confidence=confidence)
+        rows.append({**dict(zip(by, keys)), "sample_repetitions": len(a), "baseline_repetitions": len(b),
+                     "sample_mean": a.mean(), "baseline_mean": b.mean(), "ratio": r.ratio, "low": r.low,
+                     "high": r.high, "p_welch": r.p_welch})
+    return pd.DataFrame(rows, columns=[*by, "sample_repetitions", "baseline_repetitions", "sample_mean",
+                                       "baseline_mean", "ratio", "low", "high", "p_welch"])
+
+
+def get_trim_effect(buckets: pd.DataFrame, first_s: float, confidence: float = 0.95) -> pd.DataFrame:
+    """Write bandwidth after a trim over that after none, per run, for the first `first_s` seconds and
+    for the whole step: per repetition the mean of its buckets, then compare_groups."""
+    if "trim" not in buckets:
+        return compare_groups(pd.DataFrame(columns=["run_id", "window", "trim", "mib_s"]), ["run_id", "window"],
+                              "trim", "trim", "none", "mib_s")
+    after = buckets[buckets.phase == "write"]
+    rows = []
+    for window, part in [(f"first {first_s:g} s", after[after.t_s < first_s]), ("whole step", after)]:
+        per_rep = part.groupby(["run_id", "trim", "repetition"]).mib_s.mean().reset_index()
+        per_rep["window"] = window
+        rows.append(compare_groups(per_rep, ["run_id", "window"], "trim", "trim", "none", "mib_s", confidence))
+    return pd.concat(rows, ignore_index=True)
+
+
+def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The shared-file runs' writes: per step the bandwidth of all writers summed (get_fio_results), and
+    per run and mode one file shared by the writers over one file per writer (compare_groups)."""
+    steps = get_fio_results(con, run_ids)
+    if steps.empty:
+        return steps, compare_groups(pd.DataFrame(columns=["run_id", "mode", "layout", "bw_mib_s"]),
+                                     ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s")
+    steps = steps[steps.phase == "write"].reset_index(drop=True)
+    return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence)
+
+
+def _where(chart: alt.Chart, where: dict) -> alt.Chart:
+    """The chart's rows whose columns take the given values. Every panel filters one shared data frame,
+    so a multi-panel chart embeds (and offers for download) its data once."""
+    for column, value in where.items():
+        chart = chart.transform_filter(alt.FieldEqualPredicate(field=column, equal=value))
+    return chart
+
+
+def _interval_layers(data: pd.DataFrame, where: dict, x: alt.X, color: alt.Color, y_title: str,
+                     **encodings) -> alt.LayerChart:
+    """A point at each mean and a rule over its interval, for the rows of `data` selected by `where`."""
+    enc = {"x": x, "color": color, **encodings}
+    rules = _where(alt.Chart(data), where).mark_rule(strokeWidth=2).encode(
+        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title), y2="high:Q")
+    points = _where(alt.Chart(data), where).mark_point(filled=True, size=50).encode(
+        **enc, y="mean:Q",
+        tooltip=[*(c for c in data.columns if c not in ("mean", "low", "high", "x", "kind")),
+                 alt.Tooltip("mean:Q", format=",.3g"), alt.Tooltip("low:Q", format=",.3g"),
+                 alt.Tooltip("high:Q", format=",.3g")])
+    return alt.layer(rules, points)
+
+
+def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+    """Buffered against direct per phase: each measure's mean over the repetitions with its t interval,
+    one panel per measure (own scale), runs side by side (shape)."""
+    data = costs.round({"mean": 6, "low": 6, "high": 6})
+    color = alt.Color("mode:N", title="I/O mode", sort=MODES, legend=alt.Legend(orient="bottom"))
+    panels = [_interval_layers(data, {"measure": m}, alt.X("phase:N", title=None, sort=PHASES), color, m,
+                               xOffset=alt.XOffset("run_id:N"),
+                               shape=alt.Shape("run_id:N", title="run", legend=alt.Legend(orient="bottom")),
+                               ).properties(width=180, height=150)
+              for m in MODE_MEASURES.values() if (data.measure == m).any()]
+    rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
+    return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
+        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
+                                   "runs side by side (source: fio_io, fio_series, monitor_series)"})
+
+
+def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+    """Read bandwidth by iodepth (direct, per engine) and by read-ahead (buffered), each with its
+    reference series as a dashed line and band, means with t intervals."""
+    data = reads[reads.measure == "bandwidth (MiB/s)"].drop(columns="measure").round(
+        {"mean": 3, "low": 3, "high": 3})
+    data = data.assign(kind=np.where(data.value.isna(), "reference", "varied"), x=data.value.clip(lower=1))
+    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2))
+    panels = []
+    for experiment, x_title in [("queue-depth", "iodepth (I/Os in flight)"),
+                                ("readahead", "read-ahead of the loop device (KiB, 0 drawn at 1)")]:
+        values = sorted(data.loc[(data.experiment == experiment) & (data.kind == "varied"), "x"].unique())
+        if not values:
+            continue
+        x = alt.X("x:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(values=values, format=",.0f"))
+        varied = {"experiment": experiment, "kind": "varied"}
+        reference = {"experiment": experiment, "kind": "reference"}
+        layers = [_where(alt.Chart(data), varied).mark_line(opacity=0.5).encode(
+                      x=x, y="mean:Q", color=color, detail="run_id:N"),
+                  _interval_layers(data, varied, x, color, "read bandwidth (MiB/s)"),
+                  _where(alt.Chart(data), reference).mark_rect(opacity=0.15).encode(y="low:Q", y2="high:Q",
+                                                                                    color=color),
+                  _where(alt.Chart(data), reference).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
+        panels.append(alt.layer(*layers).properties(width=200, height=200, title=experiment))
+    return alt.hconcat(*panels).properties(title={
+        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
+                                   "dashed with band: the reference read (source: fio_io, run_labels)"})
+
+
+def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+    """Sequential write bandwidth per second after a trim or none: the mean over the repetitions and its
+    t interval as a band."""
+    data = recovery.drop(columns="measure").round({"mean": 3, "low": 3, "high": 3})
+    color = alt.Color("trim:N", title="before the write", sort=["trim", "none"],
+                      scale=alt.Scale(domain=["trim", "none"]), legend=alt.Legend(orient="bottom"))
+    x = alt.X("t_s:Q", title="seconds since the write started (s)")
+    band = alt.Chart(data).mark_area(opacity=0.25).encode(x=x, y="low:Q", y2="high:Q", color=color)
+    line = alt.Chart(data).mark_line(point=True).encode(
+        x=x, y=alt.Y("mean:Q", title="write bandwidth (MiB/s, 1 s mean)"), color=color,
+        tooltip=["run_id", "trim", "t_s", "repetitions", alt.Tooltip("mean:Q", format=",.0f"),
+                 alt.Tooltip("low:Q", format=",.0f"), alt.Tooltip("high:Q", format=",.0f")])
+    return alt.layer(band, line).properties(width=380, height=220).facet(
+        row=alt.Row("run_id:N", title=None)).properties(title={
+            "text": title, "subtitle": f"line: mean over the repetitions; band: {confidence:.0%} t interval "
+                                       "(source: fio_series)"})
+
+
+def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+    """Bandwidth of all writers together, one shared file against one file each, one panel per mode (own
+    scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
+    side."""
+    summary = intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence)
+    data = pd.concat([summary.drop(columns="measure").assign(kind="mean"),
+                      steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].rename(
+                          columns={"bw_mib_s": "mean"}).assign(kind="repetition")], ignore_index=True).round(
+        {"mean": 3, "low": 3, "high": 3})
+    x = alt.X("layout:N", title=None, sort=["shared", "per-file"])
+    color = alt.Color("layout:N", title="files", sort=["shared", "per-file"], legend=None)
+    panels = []
+    for mode in [m for m in MODES if m in set(steps["mode"])]:
+        points = _where(alt.Chart(data), {"mode": mode, "kind": "repetition"}).mark_point(
+            size=15, opacity=0.6).encode(x=x, xOffset="run_id:N", y="mean:Q", color=color)
+        panels.append(alt.layer(
+            _interval_layers(data, {"mode": mode, "kind": "mean"}, x, color, "write bandwidth, all writers (MiB/s)",
+                             xOffset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
+    return alt.hconcat(*panels).resolve_scale(y="independent").properties(title={
+        "text": title, "subtitle": f"large point: mean over the repetitions; line: {confidence:.0%} t interval; "
+                                   "small points: repetitions (source: fio_io)"})
+
+
+def get_source_ids(con, run_ids: Iterable[str]) -> list[int]:
+    """Every ingested file of the runs (view run_sources): manifests, fio output and logs, monitors."""
+    return [int(i) for (i,) in con.execute(
+        "SELECT source_id FROM run_sources WHERE list_contains(?, run_id) ORDER BY source_id", [list(run_ids)]
+    ).fetchall()]
+
+
 def chart_bandwidth_over_time(buckets: pd.DataFrame, bucket_ms: int, title: str) -> alt.Chart:
     """Bandwidth per bucket over each step, buffered against direct, per phase and run."""
-    return alt.Chart(buckets.drop(columns=["log_entries", "log_source_id"])).mark_line(point=True).encode(
+    data = buckets[["run_id", "step_index", "step", "phase", "mode", "repetition", "t_s", "mib_s"]]
+    return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("t_s:Q", title="seconds since fio started (s)"),
         y=alt.Y("mib_s:Q", title=f"bandwidth (MiB/s, {bucket_ms} ms mean)"),
         color=alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom")),
@@ -163,28 +449,6 @@ def chart_bandwidth_over_time(buckets: pd.DataFrame, bucket_ms: int, title: str)
         column=alt.Column("phase:N", title=None, sort=PHASES), row=alt.Row("run_id:N", title=None),
     ).properties(title={"text": title, "subtitle": f"fio bandwidth log in {bucket_ms} ms buckets "
                                                    "(source: fio_series view)"})
-
-
-def chart_spread(steps: pd.DataFrame, bucket_ms: int, title: str) -> alt.Chart:
-    """Per step: the mean of its buckets (point) and their 5th-95th percentile (line)."""
-    data = steps[["run_id", "step_index", "step", "mode", "bucket_mean_mib_s", "stddev_mib_s", "cv", "p5_mib_s",
-                  "p95_mib_s", "fio_cpu_s_per_gib"]].round(6)
-    x = alt.X("step:N", title=None, sort=alt.SortField("step_index"))
-    color = alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom"))
-    whiskers = alt.Chart(data).mark_rule().encode(
-        x=x, y=alt.Y("p5_mib_s:Q", title=f"bandwidth (MiB/s, {bucket_ms} ms buckets)"), y2="p95_mib_s:Q",
-        color=color)
-    means = alt.Chart(data).mark_point(filled=True, size=60).encode(
-        x=x, y="bucket_mean_mib_s:Q", color=color,
-        tooltip=["run_id", "step", alt.Tooltip("bucket_mean_mib_s:Q", format=",.0f", title="mean MiB/s"),
-                 alt.Tooltip("stddev_mib_s:Q", format=",.0f", title="std dev MiB/s"),
-                 alt.Tooltip("cv:Q", format=".2f", title="coefficient of variation"),
-                 alt.Tooltip("p5_mib_s:Q", format=",.0f", title="5th percentile MiB/s"),
-                 alt.Tooltip("p95_mib_s:Q", format=",.0f", title="95th percentile MiB/s"),
-                 alt.Tooltip("fio_cpu_s_per_gib:Q", format=".3f", title="fio CPU-s/GiB")])
-    return alt.layer(whiskers, means).properties(width=480, height=220, title={
-        "text": title, "subtitle": "point: mean of the buckets; line: 5th to 95th percentile "
-                                   "(source: fio_series, fio_io views)"})
 
 
 def chart_memory(memory: pd.DataFrame, runs: pd.DataFrame, title: str) -> alt.Chart:
