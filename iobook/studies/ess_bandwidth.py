@@ -286,17 +286,19 @@ def get_hard_delete(con, runs: pd.DataFrame, config: pd.DataFrame) -> pd.DataFra
     settings the talk's inode-prefetch slides name, as the run's mmlsconfig listing sets them
     (fgdlTokenBatchAcquire, autoCompactDir; "not set" in a listing without them, "no listing" without one)."""
     df = con.execute(
-        "SELECT run_id, value AS kiops, source_id FROM io500_phases "
-        "WHERE phase = 'mdtest-hard-delete' AND list_contains(?, run_id)",
+        # the IO500 apps print the start as 2023.10.22-06.40.20 (bash script) or 2023-10-22 06:40:20 (C app)
+        "SELECT p.run_id, p.value AS kiops, p.source_id, "
+        "       try_strptime(r.started, ['%Y.%m.%d-%H.%M.%S', '%Y-%m-%d %H:%M:%S']) AS started "
+        "FROM io500_phases p JOIN io500_runs r USING (run_id) "
+        "WHERE p.phase = 'mdtest-hard-delete' AND list_contains(?, p.run_id)",
         [[int(r) for r in runs.run_id]]).df()
-    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "started", "year"]], on="run_id")
+    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year"]], on="run_id")
     listed = set(config.run_id)
     for key in ("fgdlTokenBatchAcquire", "autoCompactDir"):
         rows = config[config.key.str.lower() == key.lower()]
         rows = rows.assign(setting=rows.value + " [" + rows.scope.map(scope_kind) + "]")
         values = rows.groupby("run_id").setting.agg(lambda v: ", ".join(sorted(set(v))))
         df[key] = df.run_id.map(values).fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
-    df["started"] = pd.to_datetime(df.started)
     return df.sort_values(["started", "run_key"]).reset_index(drop=True)
 
 
