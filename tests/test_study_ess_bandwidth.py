@@ -112,6 +112,17 @@ def test_per_building_block_percent_of_claim(databases):
         "submission-722": "1", "submission-731": "2", "submission-784": "unknown", "submission-785": "unknown"}
 
 
+def test_fewest_blocks_for_runs_without_a_count(databases):
+    con = store.open_read(databases["default"])
+    _, _, _, per_block = chapter_data(con)
+    con.close()
+    fewest = ess.fewest_blocks(per_block).set_index("run_key")
+    # submission-785 result_summary.txt line 2: ior-easy-write 436.642877 GiB/s = 468.84 GB/s > 3 x 155 GB/s: 4;
+    # submission-784 line 8: ior-easy-read 422.225378 GiB/s = 453.36 GB/s > 310 GB/s: 2
+    assert fewest.at_least.to_dict() == {"submission-784": 2, "submission-785": 4}
+    assert fewest.phase["submission-785"] == "ior-easy-write"
+
+
 def nodes_of(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     return [r.daemon_node for r in detect(text[:DETECT_BYTES]).parse(text).records if isinstance(r, gpfs.GpfsNode)]
