@@ -207,7 +207,7 @@ def test_ceilings_and_scaling(databases):
 def test_hard_delete_in_time_order(databases):
     con = store.open_read(databases["default"])
     runs = ess.select_runs(ess.get_runs(con))
-    hard = ess.get_hard_delete(con, runs, ess.get_config(con, runs.run_id, ["fgdlTokenBatchAcquire", "autoCompactDir"]))
+    hard = ess.get_hard_delete(con, runs)
     con.close()
     assert hard.started.is_monotonic_increasing and len(hard) == 10
     by_run = hard.set_index("run_key")
@@ -218,6 +218,14 @@ def test_hard_delete_in_time_order(databases):
     assert by_run.fgdlTokenBatchAcquire["submission-722"] == "1 [cluster]"
     assert by_run.fgdlTokenBatchAcquire["submission-690"] == "not set"  # seed 000: not used for IBM Ehningen
     assert by_run.fgdlTokenBatchAcquire["submission-785"] == "no listing"
+    # TUSCON_ISC23/results/mmlsconfig sets neither key: the listing exists, the keys are not set
+    assert by_run.fgdlTokenBatchAcquire["submission-651"] == "not set" == by_run.autoCompactDir["submission-651"]
+    # EHNINGEN_2024/mmlsconfig.out: "fgdlTokenBatchAcquire yes" under a node class
+    assert by_run.token_batching.to_dict() == {
+        "submission-586": "no listing", "submission-590": "no listing", "submission-651": "not set or 0",
+        "submission-679": "1 or yes", "submission-690": "not set or 0", "submission-687": "1 or yes",
+        "submission-722": "1 or yes", "submission-731": "1 or yes", "submission-784": "no listing",
+        "submission-785": "no listing"}
 
 
 def test_claims_are_the_talks_decimal_figures():

@@ -294,10 +294,11 @@ def get_scaling(per_block: pd.DataFrame, ior: pd.DataFrame) -> pd.DataFrame:
                   "gb_s_many", "blocks_ratio", "gb_s_ratio"]].reset_index(drop=True)
 
 
-def get_hard_delete(con, runs: pd.DataFrame, config: pd.DataFrame) -> pd.DataFrame:
+def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
     """mdtest-hard-delete (kIOPS, `io500_phases`) of each run in time order (the run's start), with the two
-    settings the talk's inode-prefetch slides name, as the run's mmlsconfig listing sets them
-    (fgdlTokenBatchAcquire, autoCompactDir; "not set" in a listing without them, "no listing" without one)."""
+    settings the talk's inode-prefetch slides name as the run's mmlsconfig listing sets them (fgdlTokenBatchAcquire,
+    autoCompactDir: "value [scope]", "not set" in a listing without the key, "no listing" without a listing),
+    and `token_batching`: "1 or yes" where fgdlTokenBatchAcquire is set to 1 or yes in some scope."""
     df = con.execute(
         # the IO500 apps print the start as 2023.10.22-06.40.20 (bash script) or 2023-10-22 06:40:20 (C app)
         "SELECT p.run_id, p.value AS kiops, p.source_id, "
@@ -306,12 +307,17 @@ def get_hard_delete(con, runs: pd.DataFrame, config: pd.DataFrame) -> pd.DataFra
         "WHERE p.phase = 'mdtest-hard-delete' AND list_contains(?, p.run_id)",
         [[int(r) for r in runs.run_id]]).df()
     df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year"]], on="run_id")
-    listed = set(config.run_id)
+    files = get_system_files(con, runs.run_id)
+    listed = set(files[files.format.str.contains("mmlsconfig")].run_id)
+    config = get_config(con, runs.run_id, ["fgdlTokenBatchAcquire", "autoCompactDir"])
     for key in ("fgdlTokenBatchAcquire", "autoCompactDir"):
         rows = config[config.key.str.lower() == key.lower()]
         rows = rows.assign(setting=rows.value + " [" + rows.scope.map(scope_kind) + "]")
         values = rows.groupby("run_id").setting.agg(lambda v: ", ".join(sorted(set(v))))
         df[key] = df.run_id.map(values).fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
+    on = set(config[(config.key.str.lower() == "fgdltokenbatchacquire") & config.value.str.lower().isin(["1", "yes"])].run_id)
+    df["token_batching"] = [("1 or yes" if r in on else "not set or 0") if r in listed else "no listing"
+                            for r in df.run_id]
     return df.sort_values(["started", "run_key"]).reset_index(drop=True)
 
 
@@ -323,8 +329,7 @@ def chart_hard_delete(hard: pd.DataFrame) -> alt.Chart:
         x=alt.X("started:T", title="run started (date)"),
         y=alt.Y("kiops:Q", title="mdtest-hard-delete (kIOPS)"),
         color=alt.Color("model:N", title="IBM model", legend=alt.Legend(orient="bottom", columns=2)),
-        shape=alt.Shape("fgdlTokenBatchAcquire:N", title="fgdlTokenBatchAcquire",
-                        legend=alt.Legend(orient="bottom", columns=2)),
+        shape=alt.Shape("token_batching:N", title="fgdlTokenBatchAcquire", legend=alt.Legend(orient="bottom")),
         tooltip=["run_key", "institution", "model", alt.Tooltip("started:T", format="%Y-%m-%d"),
                  alt.Tooltip("kiops:Q", title="kIOPS", format=".1f"), "fgdlTokenBatchAcquire", "autoCompactDir"])
     return points.properties(width=380, height=240, title={
