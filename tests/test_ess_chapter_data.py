@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from iobook import published, store
+from iobook.studies import ess_bandwidth as ess
 from iobook.ingest import ingest
 
 from conftest import SHARED
@@ -49,18 +50,17 @@ def test_totals_are_the_published_cells(con):
     assert printed == {label: round(recomputed(con, label, "score"), 1) for label in SC23}
 
 
-def test_building_block_evidence_is_quoted_from_a_file():
-    """Every quoted phrase in ibm_building_blocks.csv appears in seed 000 or in that submission's
-    folder names, READMEs or config.ini."""
-    import csv
+def test_building_blocks_from_listings_match_the_talk(con):
+    """Seed 000's SC23 table labels the runs "ESS3500 2BBs" (IBM Tucson) and "ESS3500 3BBs" (IBM Ehningen);
+    the canister pairs in each run's own mmlscluster listing give the same counts."""
     import re
 
     seed = (SHARED / "seeds" / "000_e82b5fd1ddcfd1a1.txt").read_text(encoding="utf-8")
-    rows = list(csv.DictReader((IO500.parents[1] / "reference" / "ibm_building_blocks.csv").open(encoding="utf-8")))
-    assert [r["submission"] for r in rows if r["building_blocks"]] == ["590", "651", "679", "690"]
-    for row in rows:
-        (folder,) = IO500.glob(f"*/*/*/*/submission-{row['submission']}")
-        texts = [seed, str(folder)] + [p.read_text(encoding="utf-8") for p in folder.rglob("*")
-                                        if p.name.startswith(("README", "config.ini"))]
-        for quote in re.findall(r'"([^"]+)"', row["evidence"]):
-            assert any(quote in t for t in texts), (row["submission"], quote)
+    header = next(line for line in seed.splitlines() if line.startswith("Benchmark Storage Scale 5.1.9.0\tIBM Tucson"))
+    talk = {label: int(re.search(r"ESS3500 (\d+)BBs", cell)[1])
+            for label, cell in zip(["IBM Tucson", "IBM Ehningen"], header.split("\t")[1:3])}
+    runs = ess.get_runs(con)
+    blocks = ess.get_building_blocks(con, runs).merge(runs[["run_id", "submission"]])
+    derived = {label: int(blocks[blocks.submission == int(SC23[label].name.removeprefix("submission-"))]
+                          .building_blocks.iloc[0]) for label in talk}
+    assert talk == derived == {"IBM Tucson": 2, "IBM Ehningen": 3}

@@ -127,7 +127,7 @@ def test_every_cell_matches_its_seed(name):
 def test_all_tables_are_present_and_described():
     assert NAMES == [
         "seed000_checksum_cpu_memory", "seed000_cloud_hpc_sc23", "seed000_ehningen_vs_tucson",
-        "seed000_ess3500_read_bandwidth", "seed000_sc23_io500", "seed000_ss6000_claims", "seed000_tucson_isc23_to_sc23",
+        "seed000_ess3500_io500_clients", "seed000_ess3500_read_bandwidth", "seed000_sc23_io500", "seed000_ss6000_claims", "seed000_tucson_isc23_to_sc23",
         "seed000_tuning_settings", "seed001_page_cache_facts", "seed002_daos_isc20_result_summary",
         "seed002_historic_top_list", "seed002_phase_tables", "seed002_sc19_list", "seed002_tianhe_servers",
         "seed002_winning_systems_trend",

@@ -17,6 +17,14 @@ TUCSON_SC23 = IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage S
 SAGUARO_2024 = (IO500 / "IBM Tucson/Saguaro Storage Scale System 6000"
                 / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-722/results"
                 / "2024.10.17-15.15.56")
+SAGUARO_2024_SUMMARY = SAGUARO_2024 / "result_summary.txt"
+EHNINGEN_2024 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 6000"
+                 / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-731/results"
+                 / "2024.11.11-00.01.32")
+EHNINGEN_SC23 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 3500/IBM Storage Scale/2023/submission-690"
+                 / "results/2023.11.06-05.10.43")
+TUSCON_ISC23 = IO500 / "IBM Tuscon/Arches 2 Storage Scale 3500 BBs/IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0/2023/submission-651"
+CLOUD_SC23 = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687"
 TEMPLATE = REPO / "notebooks" / "ess_bandwidth.ipynb"
 
 # Runs the default selection picks in each database.
@@ -34,7 +42,7 @@ def chapter_data(con, requested=None):
     runs_all = ess.get_runs(con)
     runs = ess.select_runs(runs_all, requested)
     ior = ess.get_ior_phases(con, runs.run_id)
-    per_block = ess.get_per_block(con, runs, ess.get_building_blocks(), ess.get_claims())
+    per_block = ess.get_per_block(con, runs, ess.get_building_blocks(con, runs), ess.get_claims())
     return runs_all, runs, ior, per_block
 
 
@@ -63,7 +71,8 @@ def test_values_read_from_raw_files(any_db):
     elif name == "other_io500":
         # <archive>/NLHPC/Guacolda/ESS/2021/submission-589/result_summary.txt line 2: "ior-easy-write 102.506586 GiB/s"
         assert value(per_block, "submission-589", "ior-easy-write", "gib_s") == 102.506586
-        assert (per_block.building_blocks == "unknown").all()  # NLHPC's run has no row in the curated CSV
+        # no mmlscluster listing, and no folder name ("NLHPC/Guacolda/ESS/2021/submission-589") states a count
+        assert (per_block.building_blocks == "unknown").all()
         # submission-218's two runs share one folder of logs, linked to the later run (io500_phase_log_links)
         assert sorted(set(ior.run_key)) == ["submission-218/results#2", "submission-589"] and len(ior) == 8
     elif name == "built_tools":
@@ -88,11 +97,135 @@ def test_per_building_block_percent_of_claim(databases):
     assert round(value(per_block, "submission-679", "ior-easy-read", "pct_of_claim"), 2) == 87.37
     # submission-690/result_summary.txt (IBM Ehningen System, SC23) line 8: ior-easy-read 227.115780 GiB/s over 3 blocks: 81.29 GB/s, 64.51 %.
     assert round(value(per_block, "submission-690", "ior-easy-read", "pct_of_claim"), 2) == 64.51
-    # The talk states no ESS 3500 write figure; the Storage Scale System 6000 runs state no count.
-    assert per_block[per_block.phase == "ior-easy-write"].pct_of_claim.isna().all()
-    ss6000 = per_block[per_block.model == "Storage Scale System 6000"]
-    assert set(ss6000.run_key) == {"submission-722", "submission-731", "submission-784", "submission-785"}
-    assert (ss6000.building_blocks == "unknown").all() and ss6000.per_block_gb_s.isna().all()
+    # The talk states no ESS 3500 write figure.
+    assert per_block[(per_block.phase == "ior-easy-write") & (per_block.model == "ESS 3500")].pct_of_claim.isna().all()
+    # SAGUARO_2024_SUMMARY line 8: ior-easy-read 284.203357 GiB/s = 305.16 GB/s on 1 building block (s6k2a/s6k2b):
+    # 98.44 % of 310 GB/s; line 2: ior-easy-write 151.096382 GiB/s = 162.24 GB/s, 104.67 % of 155 GB/s.
+    assert round(value(per_block, "submission-722", "ior-easy-read", "pct_of_claim"), 2) == 98.44
+    assert round(value(per_block, "submission-722", "ior-easy-write", "per_block_gb_s"), 2) == 162.24
+    assert round(value(per_block, "submission-722", "ior-easy-write", "pct_of_claim"), 2) == 104.67
+    # EHNINGEN_2024/result_summary.txt line 8: 310.400939 GiB/s = 333.29 GB/s over 2 building blocks: 53.76 %.
+    assert round(value(per_block, "submission-731", "ior-easy-read", "pct_of_claim"), 2) == 53.76
+    ss6000 = per_block[per_block.model == "Storage Scale System 6000"].drop_duplicates("run_key")
+    # the 2025 runs (784, 785) saved no mmlscluster listing and no folder name states a count
+    assert dict(zip(ss6000.run_key, ss6000.building_blocks)) == {
+        "submission-722": "1", "submission-731": "2", "submission-784": "unknown", "submission-785": "unknown"}
+
+
+def test_fewest_blocks_for_runs_without_a_count(databases):
+    con = store.open_read(databases["default"])
+    _, _, _, per_block = chapter_data(con)
+    con.close()
+    fewest = ess.fewest_blocks(per_block).set_index("run_key")
+    # submission-785 result_summary.txt line 2: ior-easy-write 436.642877 GiB/s = 468.84 GB/s > 3 x 155 GB/s: 4;
+    # submission-784 line 8: ior-easy-read 422.225378 GiB/s = 453.36 GB/s > 310 GB/s: 2
+    assert fewest.at_least.to_dict() == {"submission-784": 2, "submission-785": 4}
+    assert fewest.phase["submission-785"] == "ior-easy-write"
+
+
+def nodes_of(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return [r.daemon_node for r in detect(text[:DETECT_BYTES]).parse(text).records if isinstance(r, gpfs.GpfsNode)]
+
+
+def test_canister_pairs_in_real_listings():
+    # TUCSON_SC23/results/mmlscluster lines 13-14 and 26-27: e351aib/e351bib, e352aib/e352bib (.gpfs.net)
+    assert ess.canister_pairs(nodes_of(TUCSON_SC23 / "results" / "mmlscluster")) == [
+        ("e351aib", "e351bib"), ("e352aib", "e352bib")]
+    # SAGUARO_2024/mmlscluster nodes 1-2: s6k2aib, s6k2bib; saguaro1ib..saguaro10ib are clients
+    assert ess.canister_pairs(nodes_of(SAGUARO_2024 / "mmlscluster")) == [("s6k2aib", "s6k2bib")]
+    # EHNINGEN_SC23/mmlscluster: ess3500-1a-i1/-1b-i1, -4a/-4b, -5a/-5b among osi*/osa* nodes
+    assert ess.canister_pairs(nodes_of(EHNINGEN_SC23 / "mmlscluster")) == [
+        ("ess3500-1a-i1", "ess3500-1b-i1"), ("ess3500-4a-i1", "ess3500-4b-i1"), ("ess3500-5a-i1", "ess3500-5b-i1")]
+    # EHNINGEN_2024/mmlscluster.out: fscc-ess6000-2-a/-b and fscc-ess6000-3-a/-b; slurm-master, fscc-sr655v3-*
+    assert ess.canister_pairs(nodes_of(EHNINGEN_2024 / "mmlscluster.out")) == [
+        ("fscc-ess6000-2-a", "fscc-ess6000-2-b"), ("fscc-ess6000-3-a", "fscc-ess6000-3-b")]
+    # TUSCON_ISC23/results/mmlscluster: e351aib/e351bib and ess3500rw2a/ess3500rw2b
+    assert len(ess.canister_pairs(nodes_of(TUSCON_ISC23 / "results" / "mmlscluster"))) == 2
+    # CLOUD_SC23/results/mmlscluster.out: 202 nodes hpc-perf-*, a shared-nothing cluster without canisters
+    cloud = nodes_of(CLOUD_SC23 / "results" / "mmlscluster.out")
+    assert len(cloud) == 202 and ess.canister_pairs(cloud) == []
+    # a letter not after a digit or hyphen is no canister: "lab1"/"lbb1", "osa09i"
+    assert ess.canister_pairs(["lab1", "lbb1", "osa09i", "osb09i"]) == []
+
+
+def test_count_in_folder():
+    assert ess.count_in_folder("IBM Tucson/Arches 2021B/IBM Elastic Storage System 3200 - 2 Building Blocks/2021") == (
+        2, "IBM Elastic Storage System 3200 - 2 Building Blocks")
+    assert ess.count_in_folder("x/ESS3500 3BBs/y") == (3, "ESS3500 3BBs")
+    # a model number is not a count: submission 651's folder
+    assert ess.count_in_folder("IBM Tuscon/Arches 2 Storage Scale 3500 BBs/2023/submission-651") is None
+
+
+def test_building_blocks_per_run(databases):
+    con = store.open_read(databases["default"])
+    runs = ess.select_runs(ess.get_runs(con))
+    blocks = ess.get_building_blocks(con, runs).merge(runs[["run_id", "run_key"]]).set_index("run_key")
+    con.close()
+    assert blocks.building_blocks.astype("string").fillna("unknown").to_dict() == {
+        "submission-586": "unknown", "submission-590": "2", "submission-651": "2", "submission-679": "2",
+        "submission-690": "3", "submission-687": "unknown", "submission-722": "1", "submission-731": "2",
+        "submission-784": "unknown", "submission-785": "unknown"}
+    assert blocks.basis["submission-590"] == "folder name"  # no listing: the folder says "2 Building Blocks"
+    assert blocks.evidence["submission-679"] == "canister pairs e351aib/e351bib, e352aib/e352bib"
+    assert blocks.evidence["submission-687"] == "mmlscluster lists 202 nodes, no a/b canister pair"
+
+
+def test_bounding_side():
+    assert ess.bounding_side(220, 250, 252) == "both"  # within 10 %
+    assert ess.bounding_side(244, 500, 378) == "storage"
+    assert ess.bounding_side(100, 150, 400) == "client"
+    assert ess.bounding_side(305, float("nan"), 310) == "storage"  # reached the claim
+    assert ess.bounding_side(167, float("nan"), 620) == "unknown"
+    assert ess.bounding_side(167, float("nan"), float("nan")) == "unknown"
+
+
+def test_ceilings_and_scaling(databases):
+    con = store.open_read(databases["default"])
+    runs_all, runs, ior, per_block = chapter_data(con)
+    con.close()
+    ceilings = ess.get_ceilings(per_block, ior, runs, ess.get_client_links())
+    # TUCSON_SC23 ior-easy-read.txt line 20 "nodes : 10"; the talk: one HDR200 (200 Gb/s) link per client:
+    # 10 x 25 GB/s = 250 GB/s; 2 building blocks x 126 GB/s = 252 GB/s: within 10 %, "both"
+    assert value(ceilings, "submission-679", "ior-easy-read", "client_ceiling_gb_s") == 250
+    assert value(ceilings, "submission-679", "ior-easy-read", "storage_ceiling_gb_s") == 252
+    assert value(ceilings, "submission-679", "ior-easy-read", "bound") == "both"
+    # Ehningen SC23: 10 nodes x two HDR200 = 500 GB/s; 3 x 126 = 378 GB/s
+    assert value(ceilings, "submission-690", "ior-easy-read", "client_ceiling_gb_s") == 500
+    assert value(ceilings, "submission-690", "ior-easy-read", "bound") == "storage"
+    assert value(ceilings, "submission-722", "ior-easy-read", "bound") == "storage"  # 98 % of its claim
+    assert value(ceilings, "submission-731", "ior-easy-read", "bound") == "client (inferred)"
+    assert value(ceilings, "submission-785", "ior-easy-read", "bound") == "unknown"
+    scaling = ess.get_scaling(per_block, ior)
+    ss = scaling[scaling.run_key_many == "submission-731"].set_index("phase")
+    # EHNINGEN_2024 / SAGUARO_2024_SUMMARY: 310.400939 / 284.203357 and 148.001603 / 151.096382
+    assert round(ss.gb_s_ratio["ior-easy-read"], 4) == 1.0922
+    assert round(ss.gb_s_ratio["ior-easy-write"], 4) == 0.9795
+    assert set(ss.run_key_few) == {"submission-722"} and set(ss.nodes) == {10}
+
+
+def test_hard_delete_in_time_order(databases):
+    con = store.open_read(databases["default"])
+    runs = ess.select_runs(ess.get_runs(con))
+    hard = ess.get_hard_delete(con, runs)
+    con.close()
+    assert hard.started.is_monotonic_increasing and len(hard) == 10
+    by_run = hard.set_index("run_key")
+    # TUSCON_ISC23/results/2023.04.26-04.29.59/result_summary.txt line 14: mdtest-hard-delete 26.443120 kIOPS
+    assert by_run.kiops["submission-651"] == 26.443120
+    # SAGUARO_2024_SUMMARY line 14: 29.443611 kIOPS; its mmlsconfig sets fgdlTokenBatchAcquire 1 cluster-wide
+    assert by_run.kiops["submission-722"] == 29.443611
+    assert by_run.fgdlTokenBatchAcquire["submission-722"] == "1 [cluster]"
+    assert by_run.fgdlTokenBatchAcquire["submission-690"] == "not set"  # seed 000: not used for IBM Ehningen
+    assert by_run.fgdlTokenBatchAcquire["submission-785"] == "no listing"
+    # TUSCON_ISC23/results/mmlsconfig sets neither key: the listing exists, the keys are not set
+    assert by_run.fgdlTokenBatchAcquire["submission-651"] == "not set" == by_run.autoCompactDir["submission-651"]
+    # EHNINGEN_2024/mmlsconfig.out: "fgdlTokenBatchAcquire yes" under a node class
+    assert by_run.token_batching.to_dict() == {
+        "submission-586": "no listing", "submission-590": "no listing", "submission-651": "not set or 0",
+        "submission-679": "1 or yes", "submission-690": "not set or 0", "submission-687": "1 or yes",
+        "submission-722": "1 or yes", "submission-731": "1 or yes", "submission-784": "no listing",
+        "submission-785": "no listing"}
 
 
 def test_claims_are_the_talks_decimal_figures():
@@ -190,5 +323,7 @@ def test_notebook_runs(databases, tmp_path, name):
     else:
         assert "## Findings" in text and "<table" in text
     if name == "default":
-        assert "87 % (110.1 of 126 GB/s, ior-easy-read, submission-679 (IBM Tucson, ESS 3500))" in text
+        assert "ior-easy-read 54–98 % (5 runs) and ior-easy-write 51–105 % (2 runs) of IBM" in text
+        assert "delivered 0.98x in ior-easy-write and 1.09x in ior-easy-read of what 1 did (submission-722)" in text
+        assert "from 26.4 to 32.7 kIOPS (+23.5 %" in text
         assert "7 differ in value and 7 are not set in every listing; 5 differ only in case, units or scope" in text
