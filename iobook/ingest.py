@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bz2
 import ctypes
-import dataclasses
 import functools
 import hashlib
 import itertools
@@ -46,7 +45,7 @@ def format_ingest(counts) -> str:
 class Outcome:
     row: dict
     records: list
-    csv_loads: list
+    tables: dict  # record class -> Arrow table of its rows (the parsers' bulk formats)
 
 
 def find_files(paths: list[Path]) -> tuple[list[Path], dict[Path, str]]:
@@ -105,7 +104,7 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
     try:
         return _parse(row, data)
     except Exception as e:  # one file's failure must never stop the others: record it, with its type
-        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], [])
+        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], {})
 
 
 MAX_DECOMPRESSED = 1 << 30  # a compressed log larger than this unpacked is refused, not unpacked
@@ -148,7 +147,7 @@ def _parse(row: dict, data: bytes) -> Outcome:
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
         return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
-                        "error_line": _line_of(data, nul)}, [], [])
+                        "error_line": _line_of(data, nul)}, [], {})
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -156,10 +155,10 @@ def _parse(row: dict, data: bytes) -> Outcome:
         return Outcome({**row, "status": "error" if fmt else "skipped",
                         "format": fmt.name if fmt else None, "tool": fmt.tool if fmt else None,
                         "error": f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
-                        "error_line": _line_of(data, e.start)}, [], [])
+                        "error_line": _line_of(data, e.start)}, [], {})
     fmt = detect(text[:DETECT_BYTES])
     if fmt is None:
-        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], [])
+        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], {})
     row.update(format=fmt.name, tool=fmt.tool)
     cut_line = None
     if fmt.lines_are_records and not text.endswith("\n"):  # killed while writing its last line
@@ -168,15 +167,15 @@ def _parse(row: dict, data: bytes) -> Outcome:
     try:
         parsed = fmt.parse(text)
     except ParseError as e:
-        return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], [])
-    bad = _non_finite(parsed.records)
+        return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], {})
+    bad = _non_finite(parsed.records) or _non_finite_in_tables(parsed.tables)
     if bad:
-        return Outcome({**row, "status": "error", "error": bad}, [], [])
+        return Outcome({**row, "status": "error", "error": bad}, [], {})
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
     if cut_line:
         row.update(error=f"truncated: line {cut_line} ends without a newline, so it was cut short; "
                          "the lines before it were loaded", error_line=cut_line)
-    return Outcome(row, parsed.records, [dataclasses.replace(load, text=text) for load in parsed.csv_loads])
+    return Outcome(row, parsed.records, parsed.tables)
 
 
 def _non_finite(records: list) -> str | None:
@@ -190,6 +189,24 @@ def _non_finite(records: list) -> str | None:
     return None
 
 
+def _non_finite_in_tables(tables: dict) -> str | None:
+    """_non_finite for the parsers' Arrow tables, one vectorized check a column."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    for cls, table in tables.items():
+        for name in _float_fields(cls):
+            if name not in table.column_names:
+                continue
+            finite = pc.fill_null(pc.is_finite(table.column(name)), True).to_numpy(zero_copy_only=False)
+            if not finite.all():
+                i = int(np.argmin(finite))
+                line = table.column("line")[i].as_py() if "line" in table.column_names else None
+                where = f" (line {line})" if isinstance(line, int) else ""
+                return f"non-finite value {table.column(name)[i].as_py()} in {cls.__name__}.{name}{where}"
+    return None
+
+
 @functools.cache
 def _float_fields(cls: type) -> tuple[str, ...]:
     """The float columns of a record class (checking every field of every record cost 6 s an archive)."""
@@ -198,12 +215,12 @@ def _float_fields(cls: type) -> tuple[str, ...]:
 
 def refused_outcome(path: str, reason: str) -> Outcome:
     """The sources row of an entry find_files refused: recorded as skipped, never read."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], [])
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], {})
 
 
 def failed_outcome(path: str, reason: str) -> Outcome:
     """A file that could not be parsed for a reason outside its content (unreadable, its worker lost)."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], [])
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], {})
 
 
 def _parse_file(path: str) -> Outcome:
@@ -349,7 +366,7 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
                 _transaction(con, [(source_id, o)])
             except Exception as e:
                 row = {**o.row, "status": "error", "error": f"could not load into DuckDB: {e}"}
-                _transaction(con, [(source_id, Outcome(row, [], []))])
+                _transaction(con, [(source_id, Outcome(row, [], {}))])
                 tqdm.write(f"error: {o.row['path']}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
     return moved
@@ -357,7 +374,7 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
 
 def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
     def write():
-        store.replace_sources(con, [(source_id, o.row, o.records, o.csv_loads) for source_id, o in pending])
+        store.replace_sources(con, [(source_id, o.row, o.records, o.tables) for source_id, o in pending])
         store.set_derived_stale(con, True)
 
     _in_transaction(con, write)

@@ -6,17 +6,21 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 import os
-import tempfile
 import types
 import typing
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
-from .parsers import CsvLoad, all_records
+from .parsers import all_records
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEFAULT_DB = Path("data/iobook.duckdb")
 WRITE_MEMORY_LIMIT = "256MB"
@@ -41,7 +45,6 @@ CREATE TABLE IF NOT EXISTS ingest_state (key VARCHAR PRIMARY KEY, value VARCHAR)
 """
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
-_ARROW_TYPES = {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}
 
 
 def _base_type(annotation) -> type:
@@ -161,81 +164,76 @@ def next_source_id(con) -> int:
     return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
 
 
-def _arrow_tables(items: list[tuple[int, list]]) -> dict[type, pa.Table]:
-    """Records of many files, one Arrow table per record class, each row prefixed with its source_id."""
-    by_class: dict[type, tuple[list, list]] = {}
-    for source_id, records in items:
-        for rec in records:
-            ids, rows = by_class.setdefault(type(rec), ([], []))
+def _arrow_tables(items: list[tuple[int, list, dict]]) -> dict[type, pa.Table]:
+    """Records and parsers' Arrow tables of many files, one Arrow table per record class, each row prefixed
+    with its source_id."""
+    import pyarrow as pa
+
+    records: dict[type, tuple[list, list]] = {}
+    parts: dict[type, list] = {}
+    for source_id, file_records, tables in items:
+        for rec in file_records:
+            ids, rows = records.setdefault(type(rec), ([], []))
             ids.append(source_id)
             rows.append(rec)
-    tables = {}
-    for cls, (ids, rows) in by_class.items():
-        arrays = {"source_id": pa.array(ids, pa.int64())}
-        for name, t in record_columns(cls):
-            arrays[name] = pa.array([getattr(r, name) for r in rows], _ARROW_TYPES[t])
-        tables[cls] = pa.table(arrays)
-    return tables
+        for cls, table in tables.items():
+            source_ids = pa.repeat(pa.scalar(source_id, pa.int64()), len(table))
+            parts.setdefault(cls, []).append(_conformed(cls, table, source_ids))
+    for cls, (ids, rows) in records.items():
+        schema = _arrow_schema(cls)
+        columns = zip(*map(operator.attrgetter(*schema.names[1:]), rows))  # every record class has 2+ fields
+        parts.setdefault(cls, []).append(pa.Table.from_arrays(
+            [pa.array(ids, pa.int64()), *(pa.array(c, t) for c, t in zip(columns, schema.types[1:]))], schema=schema))
+    return {cls: pa.concat_tables(tables) for cls, tables in parts.items()}
+
+
+@functools.cache
+def _arrow_schema(cls: type) -> pa.Schema:
+    import pyarrow as pa
+
+    types = {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}
+    return pa.schema([("source_id", pa.int64()), *((name, types[t]) for name, t in record_columns(cls))])
+
+
+def _conformed(cls: type, table: pa.Table, source_ids: pa.Array) -> pa.Table:
+    """A parser's table of `cls` rows with its source_id, every column of the class (null where it has none)
+    and the class's types; a column of another type is an error in the parser."""
+    import pyarrow as pa
+
+    schema = _arrow_schema(cls)
+    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(len(table), f.type)
+               for f in schema][1:]
+    return pa.Table.from_arrays([source_ids, *columns], schema=schema)
 
 
 SOURCE_COLUMNS = ("source_id", "path", "sha256", "bytes", "format", "tool", "tool_version", "status", "error",
                   "error_line")
 
 
-def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> None:
-    """Write files' rows and records (source_id, sources row, records, csv loads), replacing whatever the
-    store held for them. One statement per table for the whole batch: per-file statements dominated ingest.
+def replace_sources(con, files: list[tuple[int, dict, list, dict]]) -> None:
+    """Write files' rows and records (source_id, sources row, records, parsers' Arrow tables), replacing
+    whatever the store held for them. One statement per table for the whole batch: per-file statements
+    dominated ingest.
 
     The caller wraps calls in a transaction, so a file's old records never outlive its new ones.
     """
+    import pyarrow as pa
+
     ids = [source_id for source_id, *_ in files]
-    for table in raw_tables():
-        con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [ids])
+    # Only files the store already holds have rows to delete: a first ingest's deletes would scan every
+    # record table once a batch for nothing.
+    held = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall()]
+    if held:
+        for table in raw_tables():
+            con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
     rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
     incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})
     con.register("_incoming", incoming)
     con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
-    for cls, table in _arrow_tables([(source_id, records) for source_id, _, records, _ in files]).items():
+    for cls, table in _arrow_tables([(source_id, records, tables) for source_id, _, records, tables in files]).items():
         con.register("_incoming", table)
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
     con.unregister("_incoming")
-    # One read_csv over all of a batch's files that share a load's table, columns and options (one call
-    # per file cost ~9 ms each), read from the text that was parsed, written under names of our own (a
-    # log's own name may hold glob characters, and the file may have changed since it was hashed).
-    by_load: dict[tuple, list[tuple[int, str]]] = {}
-    for source_id, _row, _, csv_loads in files:
-        for load in csv_loads:
-            key = (load.table, load.select, _csv_options(load.options))
-            by_load.setdefault(key, []).append((source_id, load.text))
-    with tempfile.TemporaryDirectory(prefix="iobook-csv-") as tmp:
-        for n, ((table, select, options), members) in enumerate(by_load.items()):
-            names = []
-            for source_id, text in members:
-                names.append(str(Path(tmp, f"{n}-{source_id}.csv")))
-                Path(names[-1]).write_text(text, encoding="utf-8")
-            con.register("_csv_sources", pa.table({"_path": names, "_source_id": [i for i, _ in members]}))
-            con.execute(
-                f"INSERT INTO {table} BY NAME SELECT s._source_id AS source_id, {select} "
-                f"FROM read_csv(?, filename = true, {options}) JOIN _csv_sources s ON filename = s._path",
-                [names],
-            )
-            con.unregister("_csv_sources")
-
-
-def _csv_options(options: dict) -> str:
-    """read_csv keyword options as SQL literals; the values come from parser code, never from files."""
-    def literal(v):
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"'{k}': {literal(x)}" for k, x in v.items()) + "}"
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(literal(x) for x in v) + "]"
-        return "'" + str(v).replace("'", "''") + "'"
-
-    return ", ".join(f"{k} = {literal(v)}" for k, v in options.items()) or "auto_detect = true"
 
 
 def rebuild_derived(con) -> None:
