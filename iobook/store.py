@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import operator
 import os
 import types
@@ -42,7 +43,12 @@ CREATE TABLE IF NOT EXISTS sources (
 -- Set in the transaction that writes a batch of files, cleared in the one that rebuilds the derived
 -- tables: a run killed in between leaves it set, and the next ingest rebuilds them.
 CREATE TABLE IF NOT EXISTS ingest_state (key VARCHAR PRIMARY KEY, value VARCHAR);
+-- The stat of the bytes a source's row and records were made from, when it can be trusted (ingest's
+-- RACY_NS): a file whose stat still equals it is unchanged without being read (git's index does this).
+CREATE TABLE IF NOT EXISTS file_stats (source_id BIGINT PRIMARY KEY, bytes BIGINT NOT NULL,
+    mtime_ns BIGINT NOT NULL, ctime_ns BIGINT NOT NULL, inode BIGINT NOT NULL);
 """
+STAT_COLUMNS = ("bytes", "mtime_ns", "ctime_ns", "inode")
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
 
@@ -66,8 +72,8 @@ def raw_tables() -> list[str]:
 
 
 def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """sources, ingest_state and the record tables: all that replace_sources writes to (a Dask worker's
-    in-memory database has just these)."""
+    """sources, ingest_state, file_stats and the record tables: all that replace_sources writes to (a Dask
+    worker's in-memory database has just these)."""
     con.execute(SOURCES_DDL)
     for cls in all_records():
         cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in record_columns(cls))
@@ -110,8 +116,28 @@ def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     # DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB
     # at 20,000 files); ingest writes it out and reads back little.
     con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT})
-    _create_schema(con)
+    schema = schema_digest()
+    if _recorded_schema(con) != schema:  # (re)creating it costs imports and DDL an unchanged re-ingest need not pay
+        _create_schema(con)
+        set_state(con, "schema_digest", schema)
     return con
+
+
+def schema_digest() -> str:
+    """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
+    package = Path(__file__).parent
+    h = hashlib.sha256()
+    for f in sorted([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
+                     package / "io500_runs.py", Path(__file__)]):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _recorded_schema(con) -> str | None:
+    try:
+        return get_state(con, "schema_digest")
+    except duckdb.CatalogException:  # a new database: no ingest_state yet
+        return None
 
 
 def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
@@ -126,8 +152,27 @@ def known_sources(con) -> dict[str, tuple[int, str, str, str | None]]:
             con.execute("SELECT source_id, path, sha256, status, error FROM sources").fetchall()}
 
 
+def file_stats(con) -> dict[int, tuple[int, int, int, int]]:
+    """source_id -> (bytes, mtime_ns, ctime_ns, inode) of the files whose stat was recorded."""
+    return {i: (size, mtime, ctime, inode) for i, size, mtime, ctime, inode in
+            con.execute("SELECT source_id, bytes, mtime_ns, ctime_ns, inode FROM file_stats").fetchall()}
+
+
+def set_file_stats(con, stats: list[tuple[int, tuple[int, int, int, int]]]) -> None:
+    """Record (source_id, (bytes, mtime_ns, ctime_ns, inode)) of files found unchanged by their hash."""
+    import pyarrow as pa
+
+    ids = [i for i, _ in stats]
+    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [ids])
+    columns = {"source_id": ids} | {c: [st[k] for _, st in stats] for k, c in enumerate(STAT_COLUMNS)}
+    con.register("_stats", pa.table(columns))
+    con.execute("INSERT INTO file_stats BY NAME SELECT * FROM _stats")
+    con.unregister("_stats")
+
+
 def mark_gone(con, source_ids: list[int]) -> None:
     """Files no longer in the folders ingested: their records go, their sources rows stay as 'gone'."""
+    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [source_ids])
     for cls in all_records():
         con.execute(f"DELETE FROM {cls.TABLE} WHERE list_contains(?, source_id)", [source_ids])
     con.execute("UPDATE sources SET status = 'gone', error = NULL, error_line = NULL "
@@ -224,8 +269,11 @@ def replace_sources(con, files: list[tuple[int, dict, list, dict]]) -> None:
     # record table once a batch for nothing.
     held = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall()]
     if held:
-        for table in raw_tables():
+        for table in [*raw_tables(), "file_stats"]:
             con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
+    stats = [(source_id, row["stat"]) for source_id, row, _, _ in files if row.get("stat")]
+    if stats:
+        set_file_stats(con, stats)
     rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
     incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})
     con.register("_incoming", incoming)

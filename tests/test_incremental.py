@@ -5,6 +5,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from iobook import chapters, store
 from iobook.ingest import ingest
 
@@ -112,3 +114,62 @@ def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
     assert counts["changed"] == counts["seen"] and counts["unchanged"] == 0
     again = ingest([tucson_results], db, progress=False)
     assert again["unchanged"] == again["seen"]
+
+
+def _age(folder, seconds: int = 3600) -> None:
+    """Files last modified `seconds` ago (an hour, as an archive's are: their stat is recorded)."""
+    import os
+    import time
+
+    for f in folder.iterdir():
+        os.utime(f, ns=(time.time_ns() - seconds * 10**9,) * 2)
+
+
+def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
+    import iobook.ingest
+
+    _age(tucson_results)
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert con.execute("SELECT count(*) FROM file_stats").fetchone() == con.execute(
+        "SELECT count(*) FROM sources").fetchone()
+    con.close()
+    monkeypatch.setattr(iobook.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
+
+
+def test_a_file_just_written_is_hashed_next_time_then_trusted(tucson_results, tmp_path):
+    _age(tucson_results, -60)  # mtime a minute ahead (a file server's clock): within RACY_NS of any read
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)  # no stat recorded
+    con = store.open_read(db)
+    assert con.execute("SELECT count(*) FROM file_stats").fetchone() == (0,)
+    con.close()
+    _age(tucson_results)  # a new mtime: each file is hashed, found the same, and its stat recorded
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert counts["unchanged"] == counts["seen"] and con.execute("SELECT count(*) FROM file_stats").fetchone()[0] > 0
+    con.close()
+
+
+def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path):
+    """Same size, same mtime (set back, as `touch -d` or a careless copy does): the ctime still differs."""
+    import os
+
+    _age(tucson_results)
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    csv = tucson_results / "ior-easy-write.csv"
+    st = csv.stat()
+    # rank 0's first field, "3.2759371901e+02" (runtime-with-openclose) becomes "4.2759371901e+02"
+    csv.write_bytes(csv.read_bytes().replace(b"write,0,3.2759371901e+02", b"write,0,4.2759371901e+02", 1))
+    os.utime(csv, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert csv.stat().st_size == st.st_size and csv.stat().st_mtime_ns == st.st_mtime_ns
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert counts["changed"] == 1
+    assert con.execute("SELECT time_with_openclose_s FROM raw_ior_ranks r JOIN sources s USING (source_id) "
+                       "WHERE s.path = ? AND rank = 0", [str(csv)]).fetchone() == (427.59371901,)
+    con.close()
