@@ -88,6 +88,15 @@ def dask_files_per_s(archive: Path, workers: int, tmp: Path, n_files: int) -> di
             "parquet_mib": round(parquet_mib, 1)}
 
 
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo; platform.processor() is empty on Linux)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), platform.processor())
+
+
 def book_seconds(tmp: Path) -> dict:
     """Wall and CPU seconds of a clean `python -m iobook book` on data/raw (a new database, no executed
     chapters, no HTML) and of the same build again with nothing changed, in a copy of the tracked files."""
@@ -124,7 +133,7 @@ def main() -> None:
     cat()  # warm the page cache
     cat_s, _, cat_cpu = min(cat() for _ in range(3))
     result = {"archive": str(archive), "files": len(files), "mib": round(nbytes / 2**20, 1),
-              "cpus": os.cpu_count(), "machine": platform.machine(), "processor": platform.processor(),
+              "cpus": os.cpu_count(), "machine": platform.machine(), "processor": cpu_model(),
               "loadavg_at_start": os.getloadavg(), "cat_s": round(cat_s, 3), "cat_cpu_s": round(cat_cpu, 3)}
     with tempfile.TemporaryDirectory(prefix="iobook-bench-") as tmp:
         tmp = Path(tmp)

@@ -66,8 +66,8 @@ def find_files(paths: list[Path]) -> tuple[dict[str, os.stat_result], dict[str, 
                 found[str(root)] = root.stat()
         else:
             raise FileNotFoundError(f"{root}: no such file or folder")
-    order = sorted(found, key=_path_order)
-    return {path: found[path] for path in order}, dict(sorted(refused.items(), key=lambda kv: _path_order(kv[0])))
+    return ({path: found[path] for path in sorted(found, key=_path_order)},
+            {path: refused[path] for path in sorted(refused, key=_path_order)})
 
 
 def _path_order(path: str) -> list[str]:
@@ -232,9 +232,7 @@ def _non_finite_in_tables(tables: dict) -> str | None:
             finite = pc.fill_null(pc.is_finite(table.column(name)), True).to_numpy(zero_copy_only=False)
             if not finite.all():
                 i = int(np.argmin(finite))
-                line = table.column("line")[i].as_py() if "line" in table.column_names else None
-                where = f" (line {line})" if isinstance(line, int) else ""
-                return f"non-finite value {table.column(name)[i].as_py()} in {cls.__name__}.{name}{where}"
+                return f"non-finite value {table.column(name)[i].as_py()} in {cls.__name__}.{name} (row {i + 1})"
     return None
 
 

@@ -128,3 +128,22 @@ def test_a_fio_log_value_past_bigint_fails_alone_with_its_line(tmp_path):
     assert error.startswith("a number past the 64-bit integer range: '99999999999999999999, ") and line == 1
     lines = len((logs / "raw_bw.1.log").read_text().splitlines())
     assert con.execute("SELECT count(*) FROM fio_series").fetchone() == (lines,)
+
+
+def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
+    """The parsers' Arrow tables get the same inf/nan check as their records (the per-rank CSV parsers refuse
+    such fields themselves; this guards any parser that returns tables)."""
+    import pyarrow as pa
+
+    from iobook.ingest import _non_finite_in_tables
+    from iobook.parsers import ior
+
+    from conftest import REPO
+
+    parsed = ior.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
+    table = parsed.tables[ior.IorRank]
+    assert _non_finite_in_tables(parsed.tables) is None
+    bw = table.column("bw_mib_s").to_pylist()
+    bw[3] = float("inf")
+    bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
+    assert _non_finite_in_tables({ior.IorRank: bad}) == "non-finite value inf in IorRank.bw_mib_s (row 4)"
