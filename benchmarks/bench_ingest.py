@@ -1,20 +1,26 @@
-"""Ingest speed as a ratio to `cat` of the same files, peak memory, scaling with archive size, and Dask throughput.
+"""Ingest speed as a ratio to `cat` of the same files, peak memory, scaling with archive size, Dask throughput,
+and the book's build times.
 
     .venv/bin/python benchmarks/bench_ingest.py ../shared/io500-submissions [--scales 1,4,16] [--dask-workers 1,2]
     make bench BENCH_ARGS="--scales 1,4,16"
 
 Writes _build/bench.json and prints a table:
 - cat_s, ingest_s (local ingest into a new database), reingest_s (the same again: nothing changed), each also
-  as a ratio to cat; both read from a warm page cache (one untimed `cat` first). Goal: ingest <= 10x cat.
+  as a ratio to cat (ingest_over_cat, reingest_over_cat); both read from a warm page cache (one untimed
+  `cat` first). Goals (issue 14): ingest <= 10x cat, re-ingest <= 2x cat.
 - peak_rss_mib: the largest resident set of any one process of the ingest child (the child or a parse
-  worker; os.wait4's ru_maxrss). Goal: <= 1 GiB.
+  worker; os.wait4's ru_maxrss). Goal: <= 500 MiB however large the tree.
 - scales: the archive hard-linked (copied when links fail) N times into a temp folder; seconds per file
-  and peak RSS of a fresh ingest of each. 16x is opt-in (`--scales 1,4,16`): its ingest of 82,544 files
-  took 564 s on the 2 shared cores this was written on, the whole run 16 min (1x and 4x alone: ~6 min).
+  and peak RSS of a fresh ingest of each. Goal: seconds per file within 20% of each other. 16x is opt-in
+  (`--scales 1,4,16`): 82,544 files.
 - dask: files/s of `--engine dask` on a LocalCluster of 1 and 2 single-threaded workers, writing Parquet;
   the cluster is started (and its workers import iobook) before the clock starts. Also the time of
   `--from-parquet` into a new database.
-Numbers are wall-clock: on a shared machine they are as noisy as its load.
+- book: seconds of a clean `python -m iobook book` (what `make book` runs, on data/raw, into a new database)
+  and of the same again with nothing changed, in a copy of the repository's tracked files so that the
+  working tree's build is left alone (`--no-book` to skip: the clean build takes minutes).
+CPU seconds (user + sys of the command and its children) are recorded beside the wall seconds: on a shared
+machine wall-clock numbers are as noisy as its load, CPU seconds much less.
 """
 import argparse
 import json
@@ -30,18 +36,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(cmd: list[str], **kw) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB of the process tree's largest process) of one command."""
+def run(cmd: list[str], **kw) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB of the process tree's largest process, CPU seconds: user + sys of the
+    command and the children it waited for) of one command, which must succeed."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if "input" in kw else None,
-                            stdout=subprocess.DEVNULL, stderr=kw.get("stderr"))
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if "input" in kw else None, stdout=subprocess.DEVNULL,
+                            stderr=kw.get("stderr"), cwd=kw.get("cwd"), env=kw.get("env"))
     if "input" in kw:
         proc.stdin.write(kw["input"])
         proc.stdin.close()
     _pid, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss / 1024
+    if os.waitstatus_to_exitcode(status):
+        raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), cmd)
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def ingest_cmd(db: Path, *paths: Path) -> list[str]:
@@ -80,11 +88,38 @@ def dask_files_per_s(archive: Path, workers: int, tmp: Path, n_files: int) -> di
             "parquet_mib": round(parquet_mib, 1)}
 
 
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo; platform.processor() is empty on Linux)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), platform.processor())
+
+
+def book_seconds(tmp: Path) -> dict:
+    """Wall and CPU seconds of a clean `python -m iobook book` on data/raw (a new database, no executed
+    chapters, no HTML) and of the same build again with nothing changed, in a copy of the tracked files."""
+    copy = tmp / "repo"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, copy / name)
+    (tmp / "shared").symlink_to(REPO.parent / "shared")  # ../shared as the repository sees it
+    env = {**os.environ, "PYTHONPATH": str(copy)}  # the copy's package, not the editable install's
+    cmd = [sys.executable, "-m", "iobook", "book", "--quiet", "--data", "data/raw", "--db", "data/iobook.duckdb"]
+    clean_s, _, clean_cpu = run(cmd, cwd=copy, env=env)
+    again_s, _, again_cpu = run(cmd, cwd=copy, env=env)
+    return {"clean_s": round(clean_s, 1), "clean_cpu_s": round(clean_cpu, 1),
+            "no_change_s": round(again_s, 2), "no_change_cpu_s": round(again_cpu, 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("archive", type=Path)
     ap.add_argument("--scales", default="1,4", help="copies of the archive to ingest (default 1,4; add 16 for 16x)")
     ap.add_argument("--dask-workers", default="1,2", help="LocalCluster sizes to measure (default 1,2; '' for none)")
+    ap.add_argument("--no-book", action="store_true", help="skip the book's clean and no-change build times")
     ap.add_argument("--out", type=Path, default=REPO / "_build" / "bench.json")
     args = ap.parse_args()
     archive = args.archive.resolve()
@@ -92,53 +127,72 @@ def main() -> None:
     nbytes = sum(os.path.getsize(f) for f in files)
     file_list = "\0".join(files).encode()
 
-    def cat() -> float:
-        return run(["xargs", "-0", "cat"], input=file_list)[0]
+    def cat() -> tuple[float, float, float]:
+        return run(["xargs", "-0", "cat"], input=file_list)
 
     cat()  # warm the page cache
-    cat_s = min(cat() for _ in range(3))
+    cat_s, _, cat_cpu = min(cat() for _ in range(3))
     result = {"archive": str(archive), "files": len(files), "mib": round(nbytes / 2**20, 1),
-              "cpus": os.cpu_count(), "machine": platform.machine(), "loadavg_at_start": os.getloadavg(),
-              "cat_s": round(cat_s, 3)}
+              "cpus": os.cpu_count(), "machine": platform.machine(), "processor": cpu_model(),
+              "loadavg_at_start": os.getloadavg(), "cat_s": round(cat_s, 3), "cat_cpu_s": round(cat_cpu, 3)}
     with tempfile.TemporaryDirectory(prefix="iobook-bench-") as tmp:
         tmp = Path(tmp)
         db = tmp / "bench.duckdb"
-        ingest_s, peak = run(ingest_cmd(db, archive))
-        reingest_s, _ = run(ingest_cmd(db, archive))
-        result.update(ingest_s=round(ingest_s, 3), ingest_over_cat=round(ingest_s / cat_s, 1),
-                      reingest_s=round(reingest_s, 3), reingest_over_cat=round(reingest_s / cat_s, 1),
-                      peak_rss_mib=round(peak))
+        ingest_s, peak, ingest_cpu = run(ingest_cmd(db, archive))
+        reingest_s, _, reingest_cpu = run(ingest_cmd(db, archive))
+        result.update(ingest_s=round(ingest_s, 3), ingest_cpu_s=round(ingest_cpu, 2),
+                      ingest_over_cat=round(ingest_s / cat_s, 1),
+                      reingest_s=round(reingest_s, 3), reingest_cpu_s=round(reingest_cpu, 3),
+                      reingest_over_cat=round(reingest_s / cat_s, 1), peak_rss_mib=round(peak))
         result["scales"] = []
         for n in [int(s) for s in args.scales.split(",") if s]:
             if n == 1:
-                seconds, rss = ingest_s, peak
+                seconds, rss, cpu = ingest_s, peak, ingest_cpu
             else:
                 tree = tmp / f"x{n}"
                 replicate(archive, n, tree)
-                seconds, rss = run(ingest_cmd(tmp / f"x{n}.duckdb", tree))
+                seconds, rss, cpu = run(ingest_cmd(tmp / f"x{n}.duckdb", tree))
                 shutil.rmtree(tree)
                 (tmp / f"x{n}.duckdb").unlink()
             result["scales"].append({"copies": n, "files": n * len(files), "seconds": round(seconds, 2),
                                      "ms_per_file": round(1000 * seconds / (n * len(files)), 3),
+                                     "cpu_ms_per_file": round(1000 * cpu / (n * len(files)), 3),
                                      "peak_rss_mib": round(rss)})
         result["dask"] = [dask_files_per_s(archive, int(w), tmp, len(files))
                           for w in args.dask_workers.split(",") if w]
+        if not args.no_book:
+            result["book"] = book_seconds(tmp)
     result["loadavg_at_end"] = os.getloadavg()
+    per_file = [s["ms_per_file"] for s in result["scales"]]
+    result["goals"] = {
+        "ingest_over_cat <= 10": result["ingest_over_cat"] <= 10,
+        "reingest_over_cat <= 2": result["reingest_over_cat"] <= 2,
+        "peak_rss_mib <= 500": max([result["peak_rss_mib"], *(s["peak_rss_mib"] for s in result["scales"])]) <= 500,
+        "ms_per_file within 20%": max(per_file) <= 1.2 * min(per_file) if len(per_file) > 1 else None,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
 
     print(f"files {len(files)}, {nbytes / 2**20:.1f} MiB, {os.cpu_count()} CPUs, "
           f"load {result['loadavg_at_start'][0]:.1f} at start, {result['loadavg_at_end'][0]:.1f} at end")
     print(f"cat            {cat_s:8.3f} s")
-    print(f"ingest (new)   {ingest_s:8.3f} s   {result['ingest_over_cat']:6.1f}x cat   peak RSS {peak:.0f} MiB")
-    print(f"ingest (again) {reingest_s:8.3f} s   {result['reingest_over_cat']:6.1f}x cat")
-    print(f"{'copies':>6} {'files':>8} {'seconds':>9} {'ms/file':>8} {'peak MiB':>9}")
+    print(f"ingest (new)   {ingest_s:8.3f} s   {result['ingest_over_cat']:6.1f}x cat   peak RSS {peak:.0f} MiB   "
+          f"CPU {ingest_cpu:.1f} s")
+    print(f"ingest (again) {reingest_s:8.3f} s   {result['reingest_over_cat']:6.1f}x cat   CPU {reingest_cpu:.2f} s")
+    print(f"{'copies':>6} {'files':>8} {'seconds':>9} {'ms/file':>8} {'CPU ms/file':>12} {'peak MiB':>9}")
     for s in result["scales"]:
-        print(f"{s['copies']:>5}x {s['files']:>8} {s['seconds']:>9.2f} {s['ms_per_file']:>8.3f} {s['peak_rss_mib']:>9}")
+        print(f"{s['copies']:>5}x {s['files']:>8} {s['seconds']:>9.2f} {s['ms_per_file']:>8.3f} "
+              f"{s['cpu_ms_per_file']:>12.3f} {s['peak_rss_mib']:>9}")
     print(f"{'dask workers':>12} {'seconds':>8} {'files/s':>8} {'/worker':>8} {'from-parquet s':>15}")
     for d in result["dask"]:
         print(f"{d['workers']:>12} {d['seconds']:>8.2f} {d['files_per_s']:>8.1f} {d['files_per_s_per_worker']:>8.1f} "
               f"{d['from_parquet_s']:>15.2f}")
+    if "book" in result:
+        b = result["book"]
+        print(f"book: clean build {b['clean_s']:.1f} s (CPU {b['clean_cpu_s']:.1f} s), "
+              f"no-change rebuild {b['no_change_s']:.2f} s (CPU {b['no_change_cpu_s']:.2f} s)")
+    for goal, met in result["goals"].items():
+        print(f"goal {goal}: {'met' if met else 'not measured' if met is None else 'MISSED'}")
     print(f"wrote {args.out}")
 
 

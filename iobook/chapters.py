@@ -20,9 +20,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-from tqdm import tqdm
-
 from . import store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +50,8 @@ class Chapter:
 
 
 def load_registry(config: Path = REGISTRY) -> list[Chapter]:
+    import yaml  # here, not at the top: `python -m iobook ingest` imports this module for its defaults
+
     return [Chapter(**entry) for entry in yaml.safe_load(config.read_text(encoding="utf-8"))["chapters"]]
 
 
@@ -173,6 +172,8 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         reads = {c.name: files_read(con, c) for c in chapters}
     finally:
         con.close()
+    from tqdm import tqdm
+
     summary = []
     for chapter in tqdm(chapters, desc="chapters", unit="chapter", disable=not progress):
         # db_path relative to the executed copy's folder (the kernel's cwd): no absolute path in the notebook

@@ -6,8 +6,8 @@
 The client lists the files (ingest.find_files) and numbers them exactly as a local ingest numbers them on a
 fresh database: the sorted files get source ids 1..n, the entries it refuses (FIFOs, symlinks out of the
 tree, ...) the ids after them. Each task takes a batch of files, parses them with ingest._parse_file (the
-local ingest's function), and writes them with store.replace_sources (the local ingest's function, CSV loads
-included) into an in-memory DuckDB holding the raw tables, whose rows it then writes as
+local ingest's function), and writes them with store.replace_sources (the local ingest's function, the
+parsers' Arrow tables included) into an in-memory DuckDB holding the raw tables, whose rows it then writes as
 DIR/<table>/part-<batch>.parquet. So a file's rows, its failure and the reason for it are the ones a local
 ingest stores; loading the parts into a fresh database and rebuilding the derived tables gives the database
 a local ingest gives.

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bz2
 import ctypes
-import dataclasses
 import functools
 import hashlib
 import itertools
@@ -17,15 +16,13 @@ import multiprocessing
 import os
 import signal
 import stat
+import time
 import zlib
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import zstandard
-from tqdm import tqdm
 
 from . import store
 from .parsers import DETECT_BYTES, ParseError, detect
@@ -46,35 +43,66 @@ def format_ingest(counts) -> str:
 class Outcome:
     row: dict
     records: list
-    csv_loads: list
+    tables: dict  # record class -> Arrow table of its rows (the parsers' bulk formats)
 
 
-def find_files(paths: list[Path]) -> tuple[list[Path], dict[Path, str]]:
-    """Every regular file under the given files/folders, absolute and sorted so ids are reproducible, and
-    the entries that are not read, each with its reason: symlinks leading out of the given tree or to a
-    folder (a loop is such a link), FIFOs, sockets and devices (reading one can block forever)."""
-    found: set[Path] = set()
-    refused: dict[Path, str] = {}
+def find_files(paths: list[Path]) -> tuple[dict[str, os.stat_result], dict[str, str]]:
+    """Every regular file under the given files/folders, absolute and sorted so ids are reproducible, with
+    its stat (which tells an unchanged file without reading it), and the entries that are not read, each
+    with its reason: symlinks leading out of the given tree or to a folder (a loop is such a link), FIFOs,
+    sockets and devices (reading one can block forever). One scandir and one lstat a file: listing is
+    most of an unchanged re-ingest."""
+    found: dict[str, os.stat_result] = {}
+    refused: dict[str, str] = {}
     for root in paths:
         root = Path(root).resolve()
         if root.is_dir():
-            for dirpath, _dirs, files in os.walk(root):  # os.walk does not follow folder symlinks
-                for name in files:
-                    entry = Path(dirpath, name)
-                    reason = _refusal(entry, root)
-                    if reason:
-                        refused[entry] = reason
-                    else:
-                        found.add(entry)
+            _scan(str(root), root, found, refused)
         elif root.exists():
             reason = _refusal(root, root.parent)
             if reason:
-                refused[root] = reason
+                refused[str(root)] = reason
             else:
-                found.add(root)
+                found[str(root)] = root.stat()
         else:
             raise FileNotFoundError(f"{root}: no such file or folder")
-    return sorted(found), refused
+    return ({path: found[path] for path in sorted(found, key=_path_order)},
+            {path: refused[path] for path in sorted(refused, key=_path_order)})
+
+
+def _path_order(path: str) -> list[str]:
+    return path.split(os.sep)  # as Path objects sort: by their parts
+
+
+def _scan(folder: str, root: Path, found: dict, refused: dict) -> None:
+    """os.walk's walk (folder symlinks are not followed; unreadable folders are passed over), keeping the
+    stat scandir already holds."""
+    try:
+        with os.scandir(folder) as entries:
+            entries = list(entries)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir():  # follows symlinks, as os.walk sorts them; a link to a folder is not entered
+            if not entry.is_symlink():
+                _scan(entry.path, root, found, refused)
+            continue
+        if entry.is_symlink():
+            reason = _refusal(Path(entry.path), root)
+            try:
+                st = None if reason else os.stat(entry.path)
+            except OSError as e:
+                reason = f"cannot be read: {e.strerror}"
+        else:
+            try:
+                st = entry.stat(follow_symlinks=False)
+                reason = None if stat.S_ISREG(st.st_mode) else "not a regular file (FIFO, socket or device)"
+            except OSError as e:
+                reason = f"cannot be read: {e.strerror}"
+        if reason:
+            refused[entry.path] = reason
+        else:
+            found[entry.path] = st
 
 
 def _refusal(entry: Path, root: Path) -> str | None:
@@ -105,7 +133,7 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
     try:
         return _parse(row, data)
     except Exception as e:  # one file's failure must never stop the others: record it, with its type
-        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], [])
+        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], {})
 
 
 MAX_DECOMPRESSED = 1 << 30  # a compressed log larger than this unpacked is refused, not unpacked
@@ -125,6 +153,8 @@ def _decompressed(data: bytes) -> bytes:
     elif kind == "bzip2":
         out = bz2.BZ2Decompressor().decompress(data, MAX_DECOMPRESSED + 1)
     else:
+        import zstandard  # here: an unchanged re-ingest reads no file and should not pay for the import
+
         out = zstandard.ZstdDecompressor().stream_reader(data).read(MAX_DECOMPRESSED + 1)
     if len(out) > MAX_DECOMPRESSED:
         raise ValueError(f"{kind} file unpacks to more than {MAX_DECOMPRESSED >> 20} MiB")
@@ -148,7 +178,7 @@ def _parse(row: dict, data: bytes) -> Outcome:
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
         return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
-                        "error_line": _line_of(data, nul)}, [], [])
+                        "error_line": _line_of(data, nul)}, [], {})
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -156,10 +186,10 @@ def _parse(row: dict, data: bytes) -> Outcome:
         return Outcome({**row, "status": "error" if fmt else "skipped",
                         "format": fmt.name if fmt else None, "tool": fmt.tool if fmt else None,
                         "error": f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
-                        "error_line": _line_of(data, e.start)}, [], [])
+                        "error_line": _line_of(data, e.start)}, [], {})
     fmt = detect(text[:DETECT_BYTES])
     if fmt is None:
-        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], [])
+        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], {})
     row.update(format=fmt.name, tool=fmt.tool)
     cut_line = None
     if fmt.lines_are_records and not text.endswith("\n"):  # killed while writing its last line
@@ -168,15 +198,15 @@ def _parse(row: dict, data: bytes) -> Outcome:
     try:
         parsed = fmt.parse(text)
     except ParseError as e:
-        return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], [])
-    bad = _non_finite(parsed.records)
+        return Outcome({**row, "status": "error", "error": e.reason, "error_line": e.line}, [], {})
+    bad = _non_finite(parsed.records) or _non_finite_in_tables(parsed.tables)
     if bad:
-        return Outcome({**row, "status": "error", "error": bad}, [], [])
+        return Outcome({**row, "status": "error", "error": bad}, [], {})
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
     if cut_line:
         row.update(error=f"truncated: line {cut_line} ends without a newline, so it was cut short; "
                          "the lines before it were loaded", error_line=cut_line)
-    return Outcome(row, parsed.records, [dataclasses.replace(load, text=text) for load in parsed.csv_loads])
+    return Outcome(row, parsed.records, parsed.tables)
 
 
 def _non_finite(records: list) -> str | None:
@@ -190,6 +220,22 @@ def _non_finite(records: list) -> str | None:
     return None
 
 
+def _non_finite_in_tables(tables: dict) -> str | None:
+    """_non_finite for the parsers' Arrow tables, one vectorized check a column."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    for cls, table in tables.items():
+        for name in _float_fields(cls):
+            if name not in table.column_names:
+                continue
+            finite = pc.fill_null(pc.is_finite(table.column(name)), True).to_numpy(zero_copy_only=False)
+            if not finite.all():
+                i = int(np.argmin(finite))
+                return f"non-finite value {table.column(name)[i].as_py()} in {cls.__name__}.{name} (row {i + 1})"
+    return None
+
+
 @functools.cache
 def _float_fields(cls: type) -> tuple[str, ...]:
     """The float columns of a record class (checking every field of every record cost 6 s an archive)."""
@@ -198,20 +244,41 @@ def _float_fields(cls: type) -> tuple[str, ...]:
 
 def refused_outcome(path: str, reason: str) -> Outcome:
     """The sources row of an entry find_files refused: recorded as skipped, never read."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], [])
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], {})
 
 
 def failed_outcome(path: str, reason: str) -> Outcome:
     """A file that could not be parsed for a reason outside its content (unreadable, its worker lost)."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], [])
+    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], {})
+
+
+RACY_NS = 2 * 10**9  # a stat is recorded only for a file last modified this long before it was read
+
+
+def stat_signature(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+def trusted_stat(st: os.stat_result, read_ns: int) -> tuple[int, int, int, int] | None:
+    """The signature to record for bytes read at `read_ns` from a file of stat `st`, or None. A write after
+    the read sets mtime to the time of that write; when st's mtime is older than the read by more than
+    the clock's granularity (seconds on some file systems), any later write changes it. A file modified
+    within RACY_NS of its read is hashed again next time (git's "racily clean" entries)."""
+    return stat_signature(st) if st.st_mtime_ns < read_ns - RACY_NS else None
 
 
 def _parse_file(path: str) -> Outcome:
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            before, read_ns = os.fstat(f.fileno()), time.time_ns()
+            data = f.read()
+            after = os.fstat(f.fileno())
     except OSError as e:  # vanished since the scan, unreadable, ...
         return failed_outcome(path, f"cannot be read: {e.strerror or e}")
-    return parse_bytes(path, data)
+    outcome = parse_bytes(path, data)
+    if stat_signature(before) == stat_signature(after) and before.st_size == len(data):  # not written meanwhile
+        outcome.row["stat"] = trusted_stat(before, read_ns)
+    return outcome
 
 
 def _die_with_parent(parent_pid: int) -> None:
@@ -257,10 +324,12 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         parsers = parsers_digest()
         same_parsers = store.get_state(con, "parsers_digest") == parsers
         todo: list[tuple[str, int]] = []  # (path, source_id) of new and changed files
-        for f in files:
-            path = str(f)
+        stats = store.file_stats(con) if same_parsers else {}
+        refresh = []  # (source_id, stat) of files whose stat changed but bytes did not (touched, copied back)
+        for path, st in files.items():
             prior = known.get(path)
-            if prior and prior[2] != "gone" and same_parsers and prior[1] == _sha256_or_none(f):
+            if prior and prior[2] != "gone" and same_parsers and (
+                    stats.get(prior[0]) == stat_signature(st) or _same_bytes(path, st, prior, refresh)):
                 counts["unchanged"] += 1
                 counts["failed before"] += prior[2] == "error"
             elif prior:
@@ -270,33 +339,38 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
                 counts["new"] += 1
                 todo.append((path, next_id))
                 next_id += 1
+        if refresh:
+            _in_transaction(con, lambda: store.set_file_stats(con, refresh))
         refusals = []  # recorded, never read; written only when new or for a new reason
-        for f, reason in refused.items():
-            prior = known.get(str(f))
+        for path, reason in refused.items():
+            prior = known.get(path)
             counts["skipped"] += 1
             if prior and prior[2:] == ("skipped", reason):
                 continue
-            refusals.append((prior[0] if prior else next_id, refused_outcome(str(f), reason)))
+            refusals.append((prior[0] if prior else next_id, refused_outcome(path, reason)))
             next_id += not prior
         if refusals:
             _transaction(con, refusals)
-        present = {str(f) for f in files} | {str(f) for f in refused}
+        present = files.keys() | refused.keys()
         gone = [i for p, (i, _, status, _) in known.items() if prune and status != "gone" and p not in present]
         counts["gone"] = len(gone)
         if gone:
             _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))
         pending: list[tuple[int, Outcome]] = []
-        with _outcomes([path for path, _ in todo]) as outcomes:
-            for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
-                                                   unit="file", disable=not progress):
-                counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
-                counts["truncated"] += outcome.row["status"] == "ok" and bool(outcome.row.get("error"))
-                if outcome.row["status"] == "error":
-                    tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
-                pending.append((source_id, outcome))
-                if len(pending) >= BATCH_FILES:
-                    counts.update(_write(con, pending))
-                    pending = []
+        if todo:
+            from tqdm import tqdm  # here, as zstandard: start-up is most of an unchanged re-ingest
+
+            with _outcomes([path for path, _ in todo]) as outcomes:
+                for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
+                                                       unit="file", disable=not progress):
+                    counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
+                    counts["truncated"] += outcome.row["status"] == "ok" and bool(outcome.row.get("error"))
+                    if outcome.row["status"] == "error":
+                        tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
+                    pending.append((source_id, outcome))
+                    if len(pending) >= BATCH_FILES:
+                        counts.update(_write(con, pending))
+                        pending = []
         counts.update(_write(con, pending))
         if store.derived_stale(con):
             _in_transaction(con, lambda: (store.rebuild_derived(con), store.set_derived_stale(con, False)))
@@ -318,11 +392,17 @@ def parsers_digest() -> str:
     return h.hexdigest()
 
 
-def _sha256_or_none(f: Path) -> str | None:
+def _same_bytes(path: str, st: os.stat_result, prior: tuple, refresh: list) -> bool:
+    """Whether the file still holds the bytes hashed for `prior` (its stat differs, or was not recorded);
+    if so its stat joins `refresh`, so that the next ingest need not read it."""
     try:
-        return hashlib.sha256(f.read_bytes()).hexdigest()
+        read_ns = time.time_ns()
+        same = hashlib.sha256(Path(path).read_bytes()).hexdigest() == prior[1]
     except OSError:
-        return None  # parsed again, which records why it cannot be read
+        return False  # parsed again, which records why it cannot be read
+    if same and (signature := trusted_stat(st, read_ns)):
+        refresh.append((prior[0], signature))
+    return same
 
 
 def _in_transaction(con, work) -> None:
@@ -348,8 +428,10 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
             try:
                 _transaction(con, [(source_id, o)])
             except Exception as e:
+                from tqdm import tqdm
+
                 row = {**o.row, "status": "error", "error": f"could not load into DuckDB: {e}"}
-                _transaction(con, [(source_id, Outcome(row, [], []))])
+                _transaction(con, [(source_id, Outcome(row, [], {}))])
                 tqdm.write(f"error: {o.row['path']}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
     return moved
@@ -357,7 +439,7 @@ def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
 
 def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
     def write():
-        store.replace_sources(con, [(source_id, o.row, o.records, o.csv_loads) for source_id, o in pending])
+        store.replace_sources(con, [(source_id, o.row, o.records, o.tables) for source_id, o in pending])
         store.set_derived_stale(con, True)
 
     _in_transaction(con, write)

@@ -6,17 +6,22 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import operator
 import os
-import tempfile
 import types
 import typing
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
-from .parsers import CsvLoad, all_records
+from .parsers import all_records
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEFAULT_DB = Path("data/iobook.duckdb")
 WRITE_MEMORY_LIMIT = "256MB"
@@ -38,10 +43,14 @@ CREATE TABLE IF NOT EXISTS sources (
 -- Set in the transaction that writes a batch of files, cleared in the one that rebuilds the derived
 -- tables: a run killed in between leaves it set, and the next ingest rebuilds them.
 CREATE TABLE IF NOT EXISTS ingest_state (key VARCHAR PRIMARY KEY, value VARCHAR);
+-- The stat of the bytes a source's row and records were made from, when it can be trusted (ingest's
+-- RACY_NS): a file whose stat still equals it is unchanged without being read (git's index does this).
+CREATE TABLE IF NOT EXISTS file_stats (source_id BIGINT PRIMARY KEY, bytes BIGINT NOT NULL,
+    mtime_ns BIGINT NOT NULL, ctime_ns BIGINT NOT NULL, inode BIGINT NOT NULL);
 """
+STAT_COLUMNS = ("bytes", "mtime_ns", "ctime_ns", "inode")
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
-_ARROW_TYPES = {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}
 
 
 def _base_type(annotation) -> type:
@@ -63,8 +72,8 @@ def raw_tables() -> list[str]:
 
 
 def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """sources, ingest_state and the record tables: all that replace_sources writes to (a Dask worker's
-    in-memory database has just these)."""
+    """sources, ingest_state, file_stats and the record tables: all that replace_sources writes to (a Dask
+    worker's in-memory database has just these)."""
     con.execute(SOURCES_DDL)
     for cls in all_records():
         columns = record_columns(cls)
@@ -116,8 +125,28 @@ def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     # DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB
     # at 20,000 files); ingest writes it out and reads back little.
     con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT})
-    _create_schema(con)
+    schema = schema_digest()
+    if _recorded_schema(con) != schema:  # (re)creating it costs imports and DDL an unchanged re-ingest need not pay
+        _create_schema(con)
+        set_state(con, "schema_digest", schema)
     return con
+
+
+def schema_digest() -> str:
+    """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
+    package = Path(__file__).parent
+    h = hashlib.sha256()
+    for f in sorted([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
+                     package / "io500_runs.py", Path(__file__)]):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _recorded_schema(con) -> str | None:
+    try:
+        return get_state(con, "schema_digest")
+    except duckdb.CatalogException:  # a new database: no ingest_state yet
+        return None
 
 
 def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
@@ -132,8 +161,27 @@ def known_sources(con) -> dict[str, tuple[int, str, str, str | None]]:
             con.execute("SELECT source_id, path, sha256, status, error FROM sources").fetchall()}
 
 
+def file_stats(con) -> dict[int, tuple[int, int, int, int]]:
+    """source_id -> (bytes, mtime_ns, ctime_ns, inode) of the files whose stat was recorded."""
+    return {i: (size, mtime, ctime, inode) for i, size, mtime, ctime, inode in
+            con.execute("SELECT source_id, bytes, mtime_ns, ctime_ns, inode FROM file_stats").fetchall()}
+
+
+def set_file_stats(con, stats: list[tuple[int, tuple[int, int, int, int]]]) -> None:
+    """Record (source_id, (bytes, mtime_ns, ctime_ns, inode)) of files found unchanged by their hash."""
+    import pyarrow as pa
+
+    ids = [i for i, _ in stats]
+    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [ids])
+    columns = {"source_id": ids} | {c: [st[k] for _, st in stats] for k, c in enumerate(STAT_COLUMNS)}
+    con.register("_stats", pa.table(columns))
+    con.execute("INSERT INTO file_stats BY NAME SELECT * FROM _stats")
+    con.unregister("_stats")
+
+
 def mark_gone(con, source_ids: list[int]) -> None:
     """Files no longer in the folders ingested: their records go, their sources rows stay as 'gone'."""
+    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [source_ids])
     for cls in all_records():
         con.execute(f"DELETE FROM {cls.TABLE} WHERE list_contains(?, source_id)", [source_ids])
     con.execute("UPDATE sources SET status = 'gone', error = NULL, error_line = NULL "
@@ -170,81 +218,79 @@ def next_source_id(con) -> int:
     return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
 
 
-def _arrow_tables(items: list[tuple[int, list]]) -> dict[type, pa.Table]:
-    """Records of many files, one Arrow table per record class, each row prefixed with its source_id."""
-    by_class: dict[type, tuple[list, list]] = {}
-    for source_id, records in items:
-        for rec in records:
-            ids, rows = by_class.setdefault(type(rec), ([], []))
+def _arrow_tables(items: list[tuple[int, list, dict]]) -> dict[type, pa.Table]:
+    """Records and parsers' Arrow tables of many files, one Arrow table per record class, each row prefixed
+    with its source_id."""
+    import pyarrow as pa
+
+    records: dict[type, tuple[list, list]] = {}
+    parts: dict[type, list] = {}
+    for source_id, file_records, tables in items:
+        for rec in file_records:
+            ids, rows = records.setdefault(type(rec), ([], []))
             ids.append(source_id)
             rows.append(rec)
-    tables = {}
-    for cls, (ids, rows) in by_class.items():
-        arrays = {"source_id": pa.array(ids, pa.int64())}
-        for name, t in record_columns(cls):
-            arrays[name] = pa.array([getattr(r, name) for r in rows], _ARROW_TYPES[t])
-        tables[cls] = pa.table(arrays)
-    return tables
+        for cls, table in tables.items():
+            source_ids = pa.repeat(pa.scalar(source_id, pa.int64()), len(table))
+            parts.setdefault(cls, []).append(_conformed(cls, table, source_ids))
+    for cls, (ids, rows) in records.items():
+        schema = _arrow_schema(cls)
+        columns = zip(*map(operator.attrgetter(*schema.names[1:]), rows))  # every record class has 2+ fields
+        parts.setdefault(cls, []).append(pa.Table.from_arrays(
+            [pa.array(ids, pa.int64()), *(pa.array(c, t) for c, t in zip(columns, schema.types[1:]))], schema=schema))
+    return {cls: pa.concat_tables(tables) for cls, tables in parts.items()}
+
+
+@functools.cache
+def _arrow_schema(cls: type) -> pa.Schema:
+    import pyarrow as pa
+
+    types = {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}
+    return pa.schema([("source_id", pa.int64()), *((name, types[t]) for name, t in record_columns(cls))])
+
+
+def _conformed(cls: type, table: pa.Table, source_ids: pa.Array) -> pa.Table:
+    """A parser's table of `cls` rows with its source_id, every column of the class (null where it has none)
+    and the class's types; a column of another type is an error in the parser."""
+    import pyarrow as pa
+
+    schema = _arrow_schema(cls)
+    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(len(table), f.type)
+               for f in schema][1:]
+    return pa.Table.from_arrays([source_ids, *columns], schema=schema)
 
 
 SOURCE_COLUMNS = ("source_id", "path", "sha256", "bytes", "format", "tool", "tool_version", "status", "error",
                   "error_line")
 
 
-def replace_sources(con, files: list[tuple[int, dict, list, list[CsvLoad]]]) -> None:
-    """Write files' rows and records (source_id, sources row, records, csv loads), replacing whatever the
-    store held for them. One statement per table for the whole batch: per-file statements dominated ingest.
+def replace_sources(con, files: list[tuple[int, dict, list, dict]]) -> None:
+    """Write files' rows and records (source_id, sources row, records, parsers' Arrow tables), replacing
+    whatever the store held for them. One statement per table for the whole batch: per-file statements
+    dominated ingest.
 
     The caller wraps calls in a transaction, so a file's old records never outlive its new ones.
     """
+    import pyarrow as pa
+
     ids = [source_id for source_id, *_ in files]
-    for table in raw_tables():
-        con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [ids])
+    # Only files the store already holds have rows to delete: a first ingest's deletes would scan every
+    # record table once a batch for nothing.
+    held = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall()]
+    if held:
+        for table in [*raw_tables(), "file_stats"]:
+            con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
+    stats = [(source_id, row["stat"]) for source_id, row, _, _ in files if row.get("stat")]
+    if stats:
+        set_file_stats(con, stats)
     rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
     incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})
     con.register("_incoming", incoming)
     con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
-    for cls, table in _arrow_tables([(source_id, records) for source_id, _, records, _ in files]).items():
+    for cls, table in _arrow_tables([(source_id, records, tables) for source_id, _, records, tables in files]).items():
         con.register("_incoming", table)
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
     con.unregister("_incoming")
-    # One read_csv over all of a batch's files that share a load's table, columns and options (one call
-    # per file cost ~9 ms each), read from the text that was parsed, written under names of our own (a
-    # log's own name may hold glob characters, and the file may have changed since it was hashed).
-    by_load: dict[tuple, list[tuple[int, str]]] = {}
-    for source_id, _row, _, csv_loads in files:
-        for load in csv_loads:
-            key = (load.table, load.select, _csv_options(load.options))
-            by_load.setdefault(key, []).append((source_id, load.text))
-    with tempfile.TemporaryDirectory(prefix="iobook-csv-") as tmp:
-        for n, ((table, select, options), members) in enumerate(by_load.items()):
-            names = []
-            for source_id, text in members:
-                names.append(str(Path(tmp, f"{n}-{source_id}.csv")))
-                Path(names[-1]).write_text(text, encoding="utf-8")
-            con.register("_csv_sources", pa.table({"_path": names, "_source_id": [i for i, _ in members]}))
-            con.execute(
-                f"INSERT INTO {table} BY NAME SELECT s._source_id AS source_id, {select} "
-                f"FROM read_csv(?, filename = true, {options}) JOIN _csv_sources s ON filename = s._path",
-                [names],
-            )
-            con.unregister("_csv_sources")
-
-
-def _csv_options(options: dict) -> str:
-    """read_csv keyword options as SQL literals; the values come from parser code, never from files."""
-    def literal(v):
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"'{k}': {literal(x)}" for k, x in v.items()) + "}"
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(literal(x) for x in v) + "]"
-        return "'" + str(v).replace("'", "''") + "'"
-
-    return ", ".join(f"{k} = {literal(v)}" for k, v in options.items()) or "auto_detect = true"
 
 
 def rebuild_derived(con) -> None:

@@ -114,7 +114,9 @@ def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str
 
 
 def database_digest(db: Path) -> dict[str, tuple[int, str]]:
-    """table -> (rows, sha256 of its sorted rows), for every table of the database (sources included)."""
+    """table -> (rows, sha256 of its sorted rows), for every table of the database (sources included) but
+    file_stats: the stat cache of the machine that ingested (inodes, ctimes), which a load from Parquet
+    starts without."""
     import hashlib
 
     from iobook import store
@@ -122,7 +124,8 @@ def database_digest(db: Path) -> dict[str, tuple[int, str]]:
     con = store.open_read(db)
     try:
         names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
-                                           "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+                                           "WHERE table_type = 'BASE TABLE' AND table_name <> 'file_stats' "
+                                           "ORDER BY 1").fetchall()]
         out = {}
         for name in names:
             rows = sorted(repr(r) for r in con.execute(f"SELECT * FROM {name}").fetchall())

@@ -5,6 +5,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from iobook import chapters, store
 from iobook.ingest import ingest
 
@@ -146,7 +148,8 @@ def test_a_database_of_an_older_record_layout_is_reparsed(tucson_results, tmp_pa
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False)
     con = store.open_write(db)
-    con.execute("ALTER TABLE raw_ior_tests DROP COLUMN stonewall_pairs_max")  # as an older iobook made it
+    con.execute("ALTER TABLE raw_ior_tests DROP COLUMN stonewall_pairs_max")  # as an older iobook made it,
+    store.set_state(con, "schema_digest", "an older iobook's")                  # with its own schema
     con.close()
     counts = ingest([tucson_results], db, progress=False)
     assert counts["changed"] == counts["seen"] and counts["unchanged"] == 0
@@ -154,3 +157,60 @@ def test_a_database_of_an_older_record_layout_is_reparsed(tucson_results, tmp_pa
     # ior-easy-write.txt line 34: "stonewalling pairs accessed min: 19673 max: 22355"
     assert con.execute("SELECT stonewall_pairs_min, stonewall_pairs_max FROM ior_tests t JOIN sources s "
                        "USING (source_id) WHERE s.path LIKE '%ior-easy-write.txt'").fetchall() == [(19673, 22355)]
+def _age(folder, seconds: int = 3600) -> None:
+    """Files last modified `seconds` ago (an hour, as an archive's are: their stat is recorded)."""
+    import os
+    import time
+
+    for f in folder.iterdir():
+        os.utime(f, ns=(time.time_ns() - seconds * 10**9,) * 2)
+
+
+def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
+    import iobook.ingest
+
+    _age(tucson_results)
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert con.execute("SELECT count(*) FROM file_stats").fetchone() == con.execute(
+        "SELECT count(*) FROM sources").fetchone()
+    con.close()
+    monkeypatch.setattr(iobook.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
+
+
+def test_a_file_just_written_is_hashed_next_time_then_trusted(tucson_results, tmp_path):
+    _age(tucson_results, -60)  # mtime a minute ahead (a file server's clock): within RACY_NS of any read
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)  # no stat recorded
+    con = store.open_read(db)
+    assert con.execute("SELECT count(*) FROM file_stats").fetchone() == (0,)
+    con.close()
+    _age(tucson_results)  # a new mtime: each file is hashed, found the same, and its stat recorded
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert counts["unchanged"] == counts["seen"] and con.execute("SELECT count(*) FROM file_stats").fetchone()[0] > 0
+    con.close()
+
+
+def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path):
+    """Same size, same mtime (set back, as `touch -d` or a careless copy does): the ctime still differs."""
+    import os
+
+    _age(tucson_results)
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    csv = tucson_results / "ior-easy-write.csv"
+    st = csv.stat()
+    # rank 0's first field, "3.2759371901e+02" (runtime-with-openclose) becomes "4.2759371901e+02"
+    csv.write_bytes(csv.read_bytes().replace(b"write,0,3.2759371901e+02", b"write,0,4.2759371901e+02", 1))
+    os.utime(csv, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert csv.stat().st_size == st.st_size and csv.stat().st_mtime_ns == st.st_mtime_ns
+    counts = ingest([tucson_results], db, progress=False)
+    con = store.open_read(db)
+    assert counts["changed"] == 1
+    assert con.execute("SELECT time_with_openclose_s FROM raw_ior_ranks r JOIN sources s USING (source_id) "
+                       "WHERE s.path = ? AND rank = 0", [str(csv)]).fetchone() == (427.59371901,)
+    con.close()

@@ -90,7 +90,7 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     log = TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "mdtest-easy-write.txt"
     outcome = parse_bytes(str(log), log.read_bytes())
     con = store.open_write(tmp_path / "t.duckdb")
-    store.replace_sources(con, [(2153, outcome.row, outcome.records, outcome.csv_loads)])
+    store.replace_sources(con, [(2153, outcome.row, outcome.records, outcome.tables)])
     assert con.execute("SELECT mdtest_id FROM mdtest_runs").fetchall() == [(2153 * 1000000,)]
 
 
@@ -108,9 +108,9 @@ def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     assert table_rows(parallel) == table_rows(serial)
 
 
-def test_a_csv_duckdb_refuses_fails_alone_in_its_batch(tmp_path):
-    """CSV-backed logs of a batch are read in one read_csv; one that DuckDB cannot load (a value past
-    BIGINT, which the parser's line check lets through) is recorded as failed and the rest still land."""
+def test_a_fio_log_value_past_bigint_fails_alone_with_its_line(tmp_path):
+    """A value past BIGINT (which the parser's line check lets through, and Arrow's int64 refuses) fails its
+    file at its line; the other file of the batch still lands."""
     from conftest import REPO
 
     logs = REPO / "tests" / "fixtures" / "fio" / "logs-raw"
@@ -124,7 +124,26 @@ def test_a_csv_duckdb_refuses_fails_alone_in_its_batch(tmp_path):
     rows = dict(con.execute("SELECT path, status FROM sources").fetchall())
     assert rows == {str(good): "ok", str(bad): "error"}
     assert counts["failed"] == 1 and counts["parsed"] == 1
-    error, = con.execute("SELECT error FROM sources WHERE path = ?", [str(bad)]).fetchone()
-    assert error.startswith("could not load into DuckDB")
+    error, line = con.execute("SELECT error, error_line FROM sources WHERE path = ?", [str(bad)]).fetchone()
+    assert error.startswith("a number past the 64-bit integer range: '99999999999999999999, ") and line == 1
     lines = len((logs / "raw_bw.1.log").read_text().splitlines())
     assert con.execute("SELECT count(*) FROM fio_series").fetchone() == (lines,)
+
+
+def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
+    """The parsers' Arrow tables get the same inf/nan check as their records (the per-rank CSV parsers refuse
+    such fields themselves; this guards any parser that returns tables)."""
+    import pyarrow as pa
+
+    from iobook.ingest import _non_finite_in_tables
+    from iobook.parsers import ior
+
+    from conftest import REPO
+
+    parsed = ior.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
+    table = parsed.tables[ior.IorRank]
+    assert _non_finite_in_tables(parsed.tables) is None
+    bw = table.column("bw_mib_s").to_pylist()
+    bw[3] = float("inf")
+    bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
+    assert _non_finite_in_tables({ior.IorRank: bad}) == "non-finite value inf in IorRank.bw_mib_s (row 4)"

@@ -31,7 +31,9 @@ def parse(path: Path):
 
 
 def of(parsed, cls) -> list:
-    return [r for r in parsed.records if isinstance(r, cls)]
+    """The records of `cls`, whether the parser gave them as records or as an Arrow table (per-rank CSVs)."""
+    table = parsed.tables.get(cls)
+    return [r for r in parsed.records if isinstance(r, cls)] + ([cls(**row) for row in table.to_pylist()] if table else [])
 
 
 # --- text logs, by version --------------------------------------------------------------------

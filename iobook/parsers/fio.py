@@ -2,7 +2,7 @@
 
 Every format becomes the same records: one FioJob per job, one FioIO per direction that did I/O,
 clat percentiles and (json+) clat latency bins, run-status-group lines of the normal text, and
-the bw/iops/lat logs as a CsvLoad. Units are converted here to bytes, bytes/s and nanoseconds:
+the bw/iops/lat logs as an Arrow table. Units are converted here to bytes, bytes/s and nanoseconds:
 - fio 3.x JSON: bw_bytes in B/s, latencies in ns (slat_ns/clat_ns/lat_ns).
 - fio 2.x JSON: "io_bytes" is really KiB (3.0 added io_kbytes and fixed it), bw in KiB/s,
   latencies in usec (slat/clat/lat).
@@ -13,12 +13,16 @@ the bw/iops/lat logs as a CsvLoad. Units are converted here to bytes, bytes/s an
 """
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import DETECT_BYTES, CsvLoad, Format, ParseError, Parsed, json_float
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from . import DETECT_BYTES, Format, ParseError, Parsed, json_float
 
 DIRECTIONS = ("read", "write", "trim")
 LAT_UNIT_NS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6}
@@ -99,7 +103,7 @@ class FioGroupStatus:
 
 @dataclass(frozen=True)
 class FioLogSample:
-    """Schema of fio's bw/iops/lat log lines; rows come from read_csv (CsvLoad), not Python."""
+    """Schema of fio's bw/iops/lat log lines; rows come from pyarrow's read_csv, not Python."""
 
     TABLE: ClassVar[str] = "raw_fio_series"
     t_ms: int
@@ -466,9 +470,15 @@ def parse_log(text: str) -> Parsed:
         lines = lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
         bad = next(n for n, line in enumerate(lines, 1) if not line_re.fullmatch(line))
         raise ParseError(f"not a fio log line of {ncols} integers: {lines[bad - 1][:60]!r}", bad)
-    columns = dict.fromkeys(LOG_COLUMNS[:ncols], "BIGINT")
-    load = CsvLoad(FioLogSample.TABLE, ", ".join(columns), {"header": False, "delim": ",", "columns": columns})
-    return Parsed("fio-log", "fio", None, [], [load])
+    names = LOG_COLUMNS[:ncols]
+    try:
+        table = pa_csv.read_csv(io.BytesIO(text.encode()), pa_csv.ReadOptions(column_names=names, use_threads=False),
+                                convert_options=pa_csv.ConvertOptions(column_types=dict.fromkeys(names, pa.int64())))
+    except pa.ArrowInvalid:  # the lines are checked above: only a number past BIGINT is left to fail
+        lines = text.split("\n")
+        bad = next(n for n, line in enumerate(lines, 1) if any(int(v) >= 2**63 for v in line.split(",")))
+        raise ParseError(f"a number past the 64-bit integer range: {lines[bad - 1][:60]!r}", bad) from None
+    return Parsed("fio-log", "fio", None, tables={FioLogSample: table})
 
 
 FORMATS = (

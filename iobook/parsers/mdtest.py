@@ -14,12 +14,16 @@ Tree creation rate 1.449 ops/s prints its time as 0.690. The label as printed is
 """
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import CsvLoad, Format, Parsed, ParseError
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import Format, Parsed, ParseError
+from .arrow_csv import COUNT, NULL_STRING, NUMBER, all_match, csv_rows, float_array, floats
 
 TOOL = "mdtest"
 
@@ -62,7 +66,7 @@ class MdtestResult:
 
 @dataclass(frozen=True)
 class MdtestRankRow:
-    """One operation of one row of a --saveRankPerformanceDetails CSV (loaded by DuckDB)."""
+    """One operation of one row of a --saveRankPerformanceDetails CSV (converted by Arrow)."""
 
     TABLE: ClassVar[str] = "raw_mdtest_ranks"
     rank: int | None  # None on the "all" row
@@ -187,45 +191,53 @@ CSV_OPERATIONS = ("Directory creation", "Directory stat", "Directory read", "Dir
                   "Directory removal", "File creation", "File stat", "File read", "File removal",
                   "Tree creation", "Tree removal")
 CSV_HEADER = ["rank", "items"] + [f"{kind}-{op}" for op in CSV_OPERATIONS for kind in ("rate", "time")]
-_CSV_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?")  # ASCII, finite, as DuckDB reads
-_CSV_COUNT = re.compile(r"[0-9]{1,18}")  # fits a BIGINT
 
 
 def parse_rank_csv(text: str) -> Parsed:
-    rows = csv.reader(text.split("\n"))
-    try:
-        _check_rank_csv(rows)
-    except csv.Error as e:  # e.g. a NUL byte or a stray carriage return
-        raise ParseError(f"not a readable CSV: {e}", rows.line_num) from None
-    # Unpivot in DuckDB: one row per (CSV row, operation mdtest measured).
-    pairs = ", ".join(f"{{'operation': '{op}', 'rate': \"rate-{op}\", 'time': \"time-{op}\"}}"
-                      for op in CSV_OPERATIONS)
-    select = ("TRY_CAST(rank AS BIGINT) AS rank, rank = 'all' AS all_ranks, items, "
-              f"unnest(list_filter([{pairs}], lambda p: p.rate IS NOT NULL OR p.time IS NOT NULL), "
-              "recursive := true)")
-    columns = {"rank": "VARCHAR", "items": "BIGINT"} | {name: "DOUBLE" for name in CSV_HEADER[2:]}
-    load = CsvLoad(MdtestRankRow.TABLE, select, options={
-        "auto_detect": False, "delim": ",", "header": True, "null_padding": True, "columns": columns})
-    return Parsed("mdtest-rank-csv", TOOL, None, csv_loads=[load])
-
-
-def _check_rank_csv(rows) -> None:
-    """Raise ParseError at the first row DuckDB would load wrongly (csv.Error escapes to the caller)."""
-    if next(rows, None) != CSV_HEADER:
+    """One MdtestRankRow per CSV row and operation with a rate or a time, split, checked and converted by
+    Arrow (this format is most of the IO500 archive's rows); the first bad row fails the file at its line."""
+    width = len(CSV_HEADER)
+    rows = csv_rows(text, width)
+    if rows.header.split(",") != CSV_HEADER:
         raise ParseError("not the mdtest per-rank CSV header", 1)
-    for row in rows:
-        lineno = rows.line_num
-        if not row:
-            continue
-        if row[0] != "all" and not _CSV_COUNT.fullmatch(row[0]):
-            raise ParseError(f"rank {row[0][:40]!r} is neither 'all' nor a number", lineno)
-        if len(row) > len(CSV_HEADER):
-            raise ParseError(f"{len(row)} fields, the header has {len(CSV_HEADER)}", lineno)
-        if len(row) > 1 and row[1] and not _CSV_COUNT.fullmatch(row[1]):
-            raise ParseError(f"items {row[1][:40]!r} is not a count", lineno)
-        for field in row[2:]:
-            if field and not _CSV_NUMBER.fullmatch(field):
-                raise ParseError(f"{field[:40]!r} is not a number", lineno)
+    n = len(rows)
+    rank, items, values = rows.column(0), rows.column(1), rows.columns_from(2)
+    numbers = floats(values)
+    all_ranks = pc.equal(rank, "all").to_numpy(zero_copy_only=False)
+    good = (all_ranks | all_match(rank, COUNT)) & (rows.counts <= width) & all_match(items, f"(?:{COUNT})?")
+    if numbers is None:
+        good &= all_match(values, f"(?:{NUMBER})?").reshape(n, width - 2).all(axis=1)
+    if not good.all():
+        bad = int(np.argmin(good))
+        raise ParseError(_rank_csv_error(rows.row(bad), int(rows.counts[bad])), int(rows.lines[bad]))
+    if numbers is None:
+        raise ParseError("a number past the range of a float")
+    # Unpivot: one row per (CSV row, operation mdtest measured), in the CSV's order.
+    numbers = numbers.reshape(n, width - 2)
+    rates, times = numbers[:, 0::2], numbers[:, 1::2]
+    row, op = np.nonzero(~(np.isnan(rates) & np.isnan(times)))
+    at = pa.array(row)
+    table = pa.table({
+        "rank": pc.cast(pc.if_else(all_ranks, NULL_STRING, rank), pa.int64()).take(at),
+        "all_ranks": pa.array(all_ranks[row]),
+        "items": pc.cast(pc.if_else(pc.equal(items, ""), NULL_STRING, items), pa.int64()).take(at),
+        "operation": pa.array(CSV_OPERATIONS).take(pa.array(op)),
+        "rate": float_array(rates[row, op]),
+        "time": float_array(times[row, op]),
+    })
+    return Parsed("mdtest-rank-csv", TOOL, None, tables={MdtestRankRow: table})
+
+
+def _rank_csv_error(row: list[str], fields: int) -> str:
+    """Why the row is refused: its first bad field, checked in the order of the row."""
+    if row[0] != "all" and not re.fullmatch(COUNT, row[0]):
+        return f"rank {row[0][:40]!r} is neither 'all' nor a number"
+    if fields > len(CSV_HEADER):
+        return f"{fields} fields, the header has {len(CSV_HEADER)}"
+    if len(row) > 1 and row[1] and not re.fullmatch(COUNT, row[1]):
+        return f"items {row[1][:40]!r} is not a count"
+    field = next(f for f in row[2:] if f and not re.fullmatch(NUMBER, f))
+    return f"{field[:40]!r} is not a number"
 
 
 def detect_log(head: str) -> bool:
