@@ -15,8 +15,8 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
 - Time series that DuckDB reads faster than Python (fio's bw/iops/lat logs, per-rank CSVs) can be
   returned as ``CsvLoad`` entries: the store runs ``read_csv`` on the text that was parsed (never on the
   file by its path, which may have changed since it was hashed).
-- ``Format.lines_are_records``: every line is one record (CSVs, fio logs). A file not ending in a newline
-  was cut inside its last line; ingest parses the whole lines before it and records the cut.
+- Every real log of every format ends in a newline: a file that does not was cut inside its last line, and
+  ingest parses the whole lines before it (then records the cut) rather than the cut line.
 """
 from __future__ import annotations
 
@@ -77,7 +77,6 @@ class Format:
     tool: str
     detect: Callable[[str], bool]
     parse: Callable[[str], Parsed]
-    lines_are_records: bool = False
 
 
 def all_formats() -> tuple[Format, ...]:
