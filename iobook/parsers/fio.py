@@ -486,6 +486,8 @@ def _detect_error(head: str) -> bool:
 def parse_error(text: str) -> Parsed:
     """A failed fio run: fio's own message (its distinct error lines, in order) at the first one's line."""
     found = list(ERROR_LINE.finditer(text))
+    if not found:
+        raise ParseError("no fio error line ('fio: ...' or 'Bad option <...>')", 1)
     message = "; ".join(dict.fromkeys(m.group(0) for m in found))
     raise ParseError(f"fio failed: {message}", text.count("\n", 0, found[0].start()) + 1)
 
