@@ -1,14 +1,15 @@
 """Time and peak memory of ingesting one very large file (issue 13: peak memory under 1 GiB for any single
 file, time linear in size or a fast clear refusal).
 
-    .venv/bin/python benchmarks/bench_big_files.py FIO_LOG [--line-mb 200]
+    .venv/bin/python benchmarks/bench_big_files.py FIO_LOG... [--line-mb 200]
 
 - "single line": a real IOR JSON log (built-tools ior_json_posix_fpp_1m_np2_i3.log) with its newlines made
   spaces, repeated to --line-mb MB on one line, once without a final newline (a cut file: refused) and once
   with it (that many IOR runs, each parsed).
-- "fio log": FIO_LOG as it is, a real fio bandwidth log; make one of ~1 GiB with
+- "fio log": each FIO_LOG as it is, a real fio bandwidth log; make one of ~1 GiB with
   `fio --name=bwlog --ioengine=null --rw=write --bs=4k --size=100g --time_based --runtime=32
-   --write_bw_log=fiobw --log_avg_msec=0` (one line per I/O; 1.1 GiB on the machine this was written on).
+   --write_bw_log=fiobw --log_avg_msec=0` (one line per I/O; 1.25 GiB on the machine this was written on;
+  --runtime=3 gave 82 MiB, under ingest.MAX_FILE_BYTES).
 Each is ingested alone into a new database by `python -m iobook ingest` in a child process; prints wall
 seconds, the child's peak RSS (os.wait4 ru_maxrss) and what sources recorded. Numbers are as noisy as the
 machine's load.
@@ -51,21 +52,20 @@ def ingest_alone(path: Path, work: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("fio_log", type=Path)
+    parser.add_argument("fio_logs", type=Path, nargs="+")
     parser.add_argument("--line-mb", type=int, default=200)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=args.fio_log.parent) as tmp:
+    with tempfile.TemporaryDirectory(dir=args.fio_logs[0].parent) as tmp:
         work = Path(tmp)
         one = (BUILT_TOOLS / "ior" / "ior_json_posix_fpp_1m_np2_i3.log").read_bytes().replace(b"\n", b" ")
         line = one * (args.line_mb * 10**6 // len(one))
-        results = []
-        for name, data in (("single-line-cut.json", line), ("single-line.json", line + b"\n")):
-            (work / name).write_bytes(data)
-            results.append(ingest_alone(work / name, work))
-            (work / name).unlink()
-        results.append(ingest_alone(args.fio_log, work))
-    for r in results:
-        print(json.dumps(r))
+        (work / "single-line-cut.json").write_bytes(line)
+        print(json.dumps(ingest_alone(work / "single-line-cut.json", work)), flush=True)
+        (work / "single-line-cut.json").unlink()
+        for log in args.fio_logs:
+            print(json.dumps(ingest_alone(log, work)), flush=True)
+        (work / "single-line.json").write_bytes(line + b"\n")
+        print(json.dumps(ingest_alone(work / "single-line.json", work)), flush=True)
 
 
 if __name__ == "__main__":

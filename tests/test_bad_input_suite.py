@@ -250,6 +250,19 @@ def unreadable(folder, tmp, monkeypatch):
     return Bad(target, "error", r"^cannot be read: Permission denied$")
 
 
+def larger_than_read(folder, tmp, monkeypatch):
+    """A file over ingest's size bound is refused before it is read. The bound is lowered to the largest
+    good file here, and the bad one is that file twice (two runs appended); the real case, a 1.25 GiB fio
+    log, is measured by benchmarks/bench_big_files.py."""
+    import iobook.ingest as ingest_module
+
+    largest = max(GOOD, key=lambda n: len(good(n)))
+    monkeypatch.setattr(ingest_module, "MAX_FILE_BYTES", len(good(largest)))
+    big = folder / "zz-big"
+    big.write_bytes(good(largest) * 2)
+    return Bad(big, "error", rf"^0 MiB: larger than the 0 MiB iobook reads in one file \(split it\)$")
+
+
 def dangling_symlink(folder, tmp):
     (folder / "zz-dangling").symlink_to(folder / "no-such-file")
     return Bad(folder / "zz-dangling", "skipped", r"^cannot be read: No such file or directory$")
@@ -409,6 +422,7 @@ CASES = {
     "mdtest rank csv integer overflow": integer_overflow_mdtest_csv,
     # entries that cannot or must not be read
     "unreadable file": unreadable,
+    "file over the size bound": larger_than_read,
     "dangling symlink": dangling_symlink,
     "symlink to itself": self_loop_symlink,
     "symlink to a device": symlink_to_device,
