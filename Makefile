@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test venv lock bench lab clean system-deps
+.PHONY: book test fuzz venv lock bench lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -40,6 +40,12 @@ system-deps:
 
 test: book system-deps
 	$(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
+
+# Every parser and ingest's decoding under hypothesis for longer than `make test` does (2,000 examples a
+# property instead of 50; the property tests only).
+fuzz: venv
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests/test_fuzz_all_parsers.py tests/test_ior.py tests/test_mdtest.py \
+		tests/test_fio.py tests/test_io500.py tests/test_gpfs.py tests/test_monitor.py -k "fuzz or damaged or hypothesis or mutat" -q
 
 # JupyterLab on the chapter templates; charts show as static SVG there, interactive in the built book.
 lab: venv

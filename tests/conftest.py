@@ -3,6 +3,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,6 +20,12 @@ def _shared() -> Path:
         return beside
     return Path(origin).resolve().parent / "shared"
 
+
+# Fuzz budgets: `make test` runs the bounded profile (every property test of the suite within ~30 s),
+# `make fuzz` the long one (HYPOTHESIS_PROFILE=fuzz). A test's own @settings(max_examples=...) wins.
+settings.register_profile("bounded", max_examples=30, deadline=None)
+settings.register_profile("fuzz", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "bounded"))
 
 SHARED = _shared().resolve()  # ingest stores resolved paths; ../shared may be a symlink
 ARCHIVE = SHARED / "io500-submissions"

@@ -146,4 +146,4 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     bw = table.column("bw_mib_s").to_pylist()
     bw[3] = float("inf")
     bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
-    assert _non_finite_in_tables({ior.IorRank: bad}) == "non-finite value inf in IorRank.bw_mib_s (row 4)"
+    assert _non_finite_in_tables({ior.IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)

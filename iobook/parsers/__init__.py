@@ -15,8 +15,8 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
 - Bulk rows (fio's bw/iops/lat logs, per-rank CSVs: ~1.3 million rows in the IO500 archive) are returned
   as Arrow tables (``Parsed.tables``, one per record class, columns named as its fields), split, checked
   and converted by pyarrow (``arrow_csv``) from the text that was parsed, not record by record in Python.
-- ``Format.lines_are_records``: every line is one record (CSVs, fio logs). A file not ending in a newline
-  was cut inside its last line; ingest parses the whole lines before it and records the cut.
+- Every real log of every format ends in a newline: a file that does not was cut inside its last line, and
+  ingest parses the whole lines before it (then records the cut) rather than the cut line.
 """
 from __future__ import annotations
 
@@ -65,7 +65,6 @@ class Format:
     tool: str
     detect: Callable[[str], bool]
     parse: Callable[[str], Parsed]
-    lines_are_records: bool = False
 
 
 def all_formats() -> tuple[Format, ...]:

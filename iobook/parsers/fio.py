@@ -481,10 +481,32 @@ def parse_log(text: str) -> Parsed:
     return Parsed("fio-log", "fio", None, tables={FioLogSample: table})
 
 
+# ---------------------------------------------------------------- fio's own error output
+
+# fio refusing its options or job file prints only these lines (e.g. "fio: failed parsing rw=wriet",
+# "fio: unrecognized option '--badopt=1'", "Bad option <x=7>" then "fio: job job1 dropped") and no job.
+ERROR_LINE = re.compile(r"^(?:fio: .+|Bad option <.*>)$", re.M)
+
+
+def _detect_error(head: str) -> bool:
+    first = head.lstrip().split("\n", 1)[0]
+    return bool(ERROR_LINE.fullmatch(first))
+
+
+def parse_error(text: str) -> Parsed:
+    """A failed fio run: fio's own message (its distinct error lines, in order) at the first one's line."""
+    found = list(ERROR_LINE.finditer(text))
+    if not found:
+        raise ParseError("no fio error line ('fio: ...' or 'Bad option <...>')", 1)
+    message = "; ".join(dict.fromkeys(m.group(0) for m in found))
+    raise ParseError(f"fio failed: {message}", text.count("\n", 0, found[0].start()) + 1)
+
+
 FORMATS = (
     Format("fio-json", "fio", _detect_json, parse_json),
     Format("fio-terse", "fio", _detect_terse, parse_terse),
     Format("fio-normal", "fio", _detect_normal, parse_normal),
-    Format("fio-log", "fio", _detect_log, parse_log, lines_are_records=True),
+    Format("fio-log", "fio", _detect_log, parse_log),
+    Format("fio-error", "fio", _detect_error, parse_error),
 )
 RECORDS = (FioJob, FioIO, FioPercentile, FioLatencyBin, FioGroupStatus, FioLogSample)

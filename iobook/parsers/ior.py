@@ -175,6 +175,7 @@ def _nodes(tasks: int | None, per_node: int | None) -> int | None:
 # --- text logs ---------------------------------------------------------------------------------
 
 RESULTS_HEADER = re.compile(r"^access\s+bw\(MiB/s\)")
+RESULT_VALUE = re.compile(r"[-\d.]+|[-+]?(?i:inf|nan)")  # inf/nan rows are read, and refused by ingest
 KEY_VALUE = re.compile(r"^([A-Za-z][\w /#()-]*?)\s*:(?:\s+(.*?))?\s*$")  # "tasks               : 200"
 OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 3.1: "\tclients            = 1200 (12 per node)"
 ITERATION_COLUMNS = {
@@ -332,7 +333,7 @@ def parse_text(text: str) -> Parsed:
         if pairs_hit and test is not None:
             test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)))
             continue
-        if state == "results" and len(words) > 1 and words[0] in ACCESSES and re.fullmatch(r"[-\d.]+", words[1]):
+        if state == "results" and len(words) > 1 and words[0] in ACCESSES and RESULT_VALUE.fullmatch(words[1]):
             test.iterations.append(_iteration(test, words, number))
         elif test is not None and test.abort is None and (stripped.startswith("ERROR") or "MPI_ABORT" in line):
             test.abort = (stripped, number)
@@ -378,23 +379,51 @@ def _json_int(value) -> int | None:
 
 
 def parse_json(text: str) -> Parsed:
+    """Every IOR JSON document of the file, one after another (runs appended to one log); anything else
+    after a document is an error, never silently dropped."""
     start = JSON_START.search(text)
     if start is None:
         raise ParseError("no IOR JSON object (a line starting '{ \"Version\":')", 1)
-    first_line = text.count("\n", 0, start.start()) + 1
-    try:
-        doc, _ = json.JSONDecoder(object_pairs_hook=_first_wins).raw_decode(text, start.start())
-    except json.JSONDecodeError as e:
-        raise ParseError(f"IOR JSON unreadable: {e.msg}", e.lineno) from None
+    decoder = json.JSONDecoder(object_pairs_hook=_first_wins)
+    records: list = []
+    version = None
+    pos, run_index = start.start(), 0
+    first_line = text.count("\n", 0, pos) + 1
+    while True:
+        try:
+            doc, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise ParseError(f"IOR JSON unreadable: {e.msg}", e.lineno) from None
+        if not isinstance(doc, dict):
+            raise ParseError("IOR JSON is not an object", first_line)
+        version = version or doc.get("Version")
+        records += _json_run(doc, run_index, sum(isinstance(r, IorTest) for r in records), first_line)
+        # Counted from the last document on, never from the start: a long file of documents stays linear.
+        first_line += text.count("\n", pos, end)
+        pos = BLANKS.match(text, end).end()
+        first_line += text.count("\n", end, pos)
+        if pos == len(text):
+            return Parsed("ior-json", "ior", version, records)
+        if not NEXT_JSON.match(text, pos):
+            raise ParseError("text after the IOR JSON document that is not another one", first_line)
+        run_index += 1
+
+
+NEXT_JSON = re.compile(r'\{\s*"Version"\s*:')
+BLANKS = re.compile(r"\s*")
+
+
+def _json_run(doc: dict, run_index: int, first_index: int, first_line: int) -> list:
+    """The records of one IOR JSON document, its tests numbered from `first_index`."""
     tests = doc.get("tests")
     if not isinstance(tests, list) or not tests:
         raise ParseError("IOR JSON has no tests", first_line)
     command, version = doc.get("Command line"), doc.get("Version")
     summaries = [s for s in doc.get("summary") or [] if isinstance(s, dict)]
     records: list = []
-    for index, test in enumerate(tests):
+    for index, test in enumerate(tests, first_index):
         if not isinstance(test, dict):
-            raise ParseError(f"IOR JSON test {index} is not an object", first_line)
+            raise ParseError(f"IOR JSON test {index - first_index} is not an object", first_line)
         params = test.get("Parameters") if isinstance(test.get("Parameters"), dict) else {}
         options = test.get("Options") if isinstance(test.get("Options"), dict) else {}
         test_id = _json_int(test.get("TestID"))
@@ -402,7 +431,7 @@ def parse_json(text: str) -> Parsed:
         per_node = _json_int(params.get("tasksPerNode"))
         fpp = params.get("filePerProc")
         records.append(IorTest(
-            test_index=index, run_index=0, layout="json", version=version, ior_test_id=test_id,
+            test_index=index, run_index=run_index, layout="json", version=version, ior_test_id=test_id,
             began=doc.get("Began"), command=command, api=params.get("api") or options.get("api"), tasks=tasks,
             tasks_per_node=per_node, nodes=_json_int(params.get("nodes")) or _nodes(tasks, per_node),
             segments=_json_int(params.get("segmentCount")), transfer_bytes=_json_int(params.get("transferSize")),
@@ -437,7 +466,7 @@ def parse_json(text: str) -> Parsed:
                 mean_time_s=json_float(s.get("MeanTime")), stonewall_time_s=None, stonewall_bw_mib_s=None,
                 iterations=_json_int(s.get("repetitions")),
             ))
-    return Parsed("ior-json", "ior", version, records)
+    return records
 
 
 # --- CSVs --------------------------------------------------------------------------------------
@@ -565,6 +594,5 @@ FORMATS = (
     Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
     Format("ior-text", "ior", detect_text, parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
-    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv,
-           lines_are_records=True),
+    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
 )

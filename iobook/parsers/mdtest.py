@@ -252,5 +252,5 @@ def _detect_rank_csv(head: str) -> bool:
 
 FORMATS = (
     Format("mdtest-text", TOOL, detect_log, parse_log),
-    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv, lines_are_records=True),
+    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv),
 )

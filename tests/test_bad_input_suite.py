@@ -1,0 +1,544 @@
+"""The bad-input suite: each case adds one bad input, made from a real log, to a small tree of real logs of
+every kind iobook reads (IOR text/CSV/JSON, mdtest text/CSV, fio JSON and logs, IO500 summaries, GPFS
+listings, vmstat). Every case asserts that
+
+- every good file's rows are those of a clean ingest of the good files alone (rows lost 0): per table, row
+  count and a digest of the rows, with the file's path relative to the tree in place of its source id;
+- the bad input is recorded in `sources` with its status, reason and, where there is one, its line;
+- the bad input stores no rows when it failed, and exactly the rows of its readable part when it loaded
+  (wrong values stored 0);
+- ingest ends within the case's timeout (hangs 0).
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import shutil
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from conftest import BUILT_TOOLS, REPO, TUCSON_SC23
+from iobook import store
+from iobook.ingest import ingest
+
+TUCSON = TUCSON_SC23 / "results" / "2023.10.22-06.40.20"
+FIO = REPO / "tests" / "fixtures" / "fio"
+FIO_ERRORS = FIO / "errors"
+RAW_679 = next((REPO / "data" / "raw" / "io500").glob("IBM Tucson/Arches Storage Scale System 3500/*/2023/submission-679/results"))
+CHECKSUM_RUN = REPO / "data" / "raw" / "checksum" / "vm-20261121T131428Z"
+
+# name in the good tree -> the real log it is a copy of
+GOOD = {
+    "ior-easy-write.txt": TUCSON / "ior-easy-write.txt",
+    "ior-easy-write.csv": TUCSON / "ior-easy-write.csv",
+    "mdtest-easy-write.txt": TUCSON / "mdtest-easy-write.txt",
+    "mdtest-easy-write.csv": TUCSON / "mdtest-easy-write.csv",
+    "result_summary.txt": TUCSON / "result_summary.txt",
+    "result.txt": TUCSON / "result.txt",
+    "mmlsconfig": RAW_679 / "mmlsconfig",
+    "fio-multi.json": FIO / "fio333-multi.json",
+    "raw_bw.1.log": FIO / "logs-raw" / "raw_bw.1.log",
+    "ior-summary.csv": BUILT_TOOLS / "ior" / "ior_csv_posix_fpp_1m_np2_i3.log",
+    "ior.json": BUILT_TOOLS / "ior" / "ior_json_posix_fpp_1m_np2_i3.log",
+    "mdtest.log": BUILT_TOOLS / "mdtest" / "mdtest_n1000_i3_np2.log",
+    "vmstat.txt": CHECKSUM_RUN / "001-write-none-direct-r1.vmstat.txt",
+}
+
+
+def good(name: str) -> bytes:
+    return GOOD[name].read_bytes()
+
+
+def _make_good_tree(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name, source in GOOD.items():
+        shutil.copyfile(source, folder / name)
+    return folder
+
+
+def _rel(path: str, root: Path) -> str:
+    return path.removeprefix(str(root) + os.sep)
+
+
+def good_files_digest(db: Path, root: Path) -> dict:
+    """table -> (rows, sha256 of the sorted rows) over the files whose relative path has no `zz-` (the bad
+    inputs' mark), each row keyed by its file's path relative to `root` instead of its source id; the
+    good files' sources rows (path, hash, status, reason, line) count as a table too."""
+    con = store.open_read(db)
+    try:
+        prefix = str(root) + os.sep
+        tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = "
+                                            "'BASE TABLE' AND table_name <> 'ingest_state' ORDER BY 1").fetchall()]
+        out = {}
+        for table in tables:
+            columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
+                                                 "WHERE table_name = ?", [table]).fetchall()]
+            if table == "sources":
+                sql = ("SELECT replace(path, ?, '') AS rel, sha256, bytes, status, error, error_line FROM sources "
+                       "WHERE starts_with(path, ?) AND NOT contains(replace(path, ?, ''), 'zz-')")
+                params = [prefix, prefix, prefix]
+            elif "source_id" in columns:
+                sql = (f"SELECT replace(s.path, ?, '') AS rel, t.* EXCLUDE (source_id) FROM {table} t "
+                       "JOIN sources s USING (source_id) WHERE NOT contains(replace(s.path, ?, ''), 'zz-')")
+                params = [prefix, prefix]
+            else:  # derived from IO500 runs (a bad input's run is not a good file's): paths made relative
+                sql = f"SELECT * FROM {table}" + (
+                    " WHERE run_id NOT IN (SELECT run_id FROM io500_run_info WHERE contains(replace(path, ?, ''), 'zz-'))"
+                    if "run_id" in columns else "")
+                params = [str(root)] if "run_id" in columns else []
+            rows = sorted(repr(r).replace(str(root), "") for r in con.execute(sql, params).fetchall())
+            out[table] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest())
+        return out
+    finally:
+        con.close()
+
+
+def rows_of(db: Path, path: Path) -> dict:
+    """table -> sorted rows (without source_id) that the file at `path` stored."""
+    con = store.open_read(db)
+    try:
+        found = con.execute("SELECT source_id FROM sources WHERE path = ?", [str(path)]).fetchone()
+        assert found, f"{path} is not in sources"
+        out = {}
+        for table in store.raw_tables()[1:]:
+            rows = con.execute(f"SELECT * EXCLUDE (source_id) FROM {table} WHERE source_id = ?", [found[0]]).fetchall()
+            if rows:
+                out[table] = sorted(map(repr, rows))
+        return out
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def clean_digest(tmp_path_factory) -> dict:
+    folder = _make_good_tree(tmp_path_factory.mktemp("clean") / "tree")
+    db = folder.parent / "clean.duckdb"
+    counts = ingest([folder], db, progress=False)
+    assert counts["parsed"] == len(GOOD) and counts["failed"] == 0 and counts["skipped"] == 0
+    return good_files_digest(db, folder)
+
+
+@dataclass
+class Bad:
+    """What a case expects of its bad input `path`: its status in sources, a regex its reason must match,
+    its line (None: none recorded), and, for an input that loads, the bytes whose clean ingest gives
+    exactly its rows."""
+    path: Path
+    status: str
+    reason: str
+    line: int | None = None
+    rows_like: bytes | None = None
+    extra: list[Path] = field(default_factory=list)  # more arguments to ingest (e.g. a FIFO)
+    tables: dict[str, int] = field(default_factory=dict)  # raw table -> rows it must hold from the input
+    tool: str | None = None  # the tool sources must name (a tool's own failed run)
+
+
+def replace_once(data: bytes, old: bytes, new: bytes) -> bytes:
+    assert old in data, old
+    return data.replace(old, new, 1)
+
+
+def line_no(data: bytes, needle: bytes) -> int:
+    return data[: data.index(needle)].count(b"\n") + 1
+
+
+def cut_in_last_number(data: bytes) -> bytes:
+    """The file as a wall-time kill leaves it: cut inside the last number of its last line."""
+    body = data.rstrip(b"\n")
+    last_number = list(re.finditer(rb"\d+\.\d+|\d{3,}", body))[-1]
+    return body[: last_number.start() + 2]
+
+
+def whole_lines(data: bytes) -> bytes:
+    return data[: data.rfind(b"\n") + 1]
+
+
+# ---------------------------------------------------------------- the cases
+
+def non_finite_fio_json(token: bytes):
+    def case(folder, tmp):
+        data = replace_once(good("fio-multi.json"), b'"iops" : 32000.000000,', b'"iops" : ' + token + b",")
+        (folder / "zz-fio.json").write_bytes(data)
+        line = line_no(data, b'"iops" : ' + token)
+        return Bad(folder / "zz-fio.json", "error", rf"^non-finite value -?(inf|nan) in FioIO\.iops \(line {line}\)$", line)
+    return case
+
+
+def non_finite_csv_field(name: str, row: int, column: int, token: bytes, reason: str):
+    def case(folder, tmp):
+        lines = good(name).splitlines(keepends=True)
+        fields = lines[row - 1].split(b",")
+        fields[column] = token
+        lines[row - 1] = b",".join(fields)
+        (folder / f"zz-{name}").write_bytes(b"".join(lines))
+        return Bad(folder / f"zz-{name}", "error", reason, row)
+    return case
+
+
+def non_finite_ior_text(folder, tmp):
+    data = good("ior-easy-write.txt")
+    row = b"write     109172     13654      0.000262"
+    bad = replace_once(data, row, b"write     inf     13654      0.000262")
+    (folder / "zz-ior.txt").write_bytes(bad)
+    line = line_no(bad, b"write     inf")
+    return Bad(folder / "zz-ior.txt", "error", rf"^non-finite value inf in IorIteration\.bw_mib_s \(line {line}\)$", line)
+
+
+def non_finite_mdtest_text(folder, tmp):
+    data = good("mdtest.log")
+    first = re.search(rb"\n(   File creation\s+)(\d+\.\d+)", data)
+    bad = data[: first.start(2)] + b"nan" + data[first.end(2):]
+    (folder / "zz-mdtest.log").write_bytes(bad)
+    line = bad[: first.start(2)].count(b"\n") + 1
+    return Bad(folder / "zz-mdtest.log", "error", rf"^non-finite value nan in MdtestResult\.max \(line {line}\)$", line)
+
+
+def non_finite_io500_result(folder, tmp):
+    data = replace_once(good("result_summary.txt"), b"106.612964 GiB/s", b"inf GiB/s")
+    (folder / "zz-run").mkdir()  # a run is a folder: the bad summary is its own run's
+    (folder / "zz-run" / "result_summary.txt").write_bytes(data)
+    return Bad(folder / "zz-run" / "result_summary.txt", "error", r"^non-finite value inf in Io500Phase.value",
+               line_no(data, b"inf GiB/s"))
+
+
+def deep_json(name: str, key: bytes):
+    """A key 100,000 arrays deep inserted before `key` of a real JSON log (Python's json recurses)."""
+    def case(folder, tmp):
+        data = good(name)
+        at = data.index(key)
+        (folder / f"zz-{name}").write_bytes(data[:at] + b'"x": ' + b"[" * 100_000 + b"]" * 100_000 + b", " + data[at:])
+        return Bad(folder / f"zz-{name}", "error", r"^RecursionError: maximum recursion depth exceeded")
+    return case
+
+
+def integer_overflow_ior_text(folder, tmp):
+    data = good("ior.json") if False else good("ior-easy-write.txt")
+    bad = re.sub(rb"(?m)^(tasks\s*: )\d+", rb"\g<1>99999999999999999999999", data, count=1)
+    (folder / "zz-ior-overflow.txt").write_bytes(bad)
+    return Bad(folder / "zz-ior-overflow.txt", "error", r"out of range|overflow", line_no(bad, b"99999999999999999999999"))
+
+
+def integer_overflow_mdtest_csv(folder, tmp):
+    lines = good("mdtest-easy-write.csv").splitlines(keepends=True)
+    fields = lines[2].split(b",")
+    fields[1] = b"99999999999999999999999"
+    lines[2] = b",".join(fields)
+    (folder / "zz-ranks.csv").write_bytes(b"".join(lines))
+    return Bad(folder / "zz-ranks.csv", "error", r"out of range|overflow|not", 3)
+
+
+def unreadable(folder, tmp, monkeypatch):
+    """Root reads a chmod-000 file, so the OSError a user without rights gets is raised where ingest reads."""
+    target = folder / "zz-unreadable.txt"
+    target.write_bytes(good("ior-easy-write.txt"))
+    import builtins
+
+    real = builtins.open
+
+    def guarded_open(file, *args, **kwargs):
+        if str(file) == str(target):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    return Bad(target, "error", r"^cannot be read: Permission denied$")
+
+
+def larger_than_read(folder, tmp, monkeypatch):
+    """A file over ingest's size bound is refused before it is read. The bound is lowered to the largest
+    good file here, and the bad one is that file twice (two runs appended); the real case, a 1.25 GiB fio
+    log, is measured by benchmarks/bench_big_files.py."""
+    import iobook.ingest as ingest_module
+
+    largest = max(GOOD, key=lambda n: len(good(n)))
+    monkeypatch.setattr(ingest_module, "MAX_FILE_BYTES", len(good(largest)))
+    big = folder / "zz-big"
+    big.write_bytes(good(largest) * 2)
+    return Bad(big, "error", rf"^0 MiB: larger than the 0 MiB iobook reads in one file \(split it\)$")
+
+
+def dangling_symlink(folder, tmp):
+    (folder / "zz-dangling").symlink_to(folder / "no-such-file")
+    return Bad(folder / "zz-dangling", "skipped", r"^cannot be read: No such file or directory$")
+
+
+def self_loop_symlink(folder, tmp):
+    (folder / "zz-self").symlink_to(folder / "zz-self")
+    return Bad(folder / "zz-self", "skipped", r"^cannot be read: .*(loop|Too many levels)")
+
+
+def symlink_to_device(folder, tmp):
+    (folder / "zz-null").symlink_to("/dev/zero")
+    return Bad(folder / "zz-null", "skipped", r"^symlink leading out of the folders ingested$")
+
+
+def device_as_argument(folder, tmp):
+    return Bad(Path("/dev/zero"), "skipped", r"^not a regular file \(FIFO, socket or device\)$", extra=[Path("/dev/zero")])
+
+
+def unix_socket(folder, tmp):
+    path = folder / "zz-sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    return Bad(path, "skipped", r"^not a regular file \(FIFO, socket or device\)$")
+
+
+def fifo_in_a_subfolder(folder, tmp):
+    (folder / "zz-sub").mkdir()
+    os.mkfifo(folder / "zz-sub" / "pipe")
+    return Bad(folder / "zz-sub" / "pipe", "skipped", r"^not a regular file \(FIFO, socket or device\)$")
+
+
+def truncated(name: str, loads: bool):
+    """A log cut inside the last number of its last line: whole lines before the cut load and the cut is
+    recorded at its line, or, when those lines do not make a log, the file is refused at the cut; never is
+    the shortened number stored."""
+    def case(folder, tmp):
+        data = good(name)
+        cut = cut_in_last_number(data)
+        (folder / "zz-cut").mkdir()
+        (folder / "zz-cut" / name).write_bytes(cut)
+        line = cut.count(b"\n") + 1
+        reason = rf"^truncated: line {line} ends without a newline, so it was cut short; " + (
+            "the lines before it were loaded$" if loads else "the lines before it do not parse: ")
+        return Bad(folder / "zz-cut" / name, "ok" if loads else "error", reason, line,
+                   rows_like=whole_lines(cut) if loads else None)
+    return case
+
+
+def cut_json(folder, tmp):
+    data = good("fio-multi.json")
+    cut = data[: len(data) // 2]
+    (folder / "zz-fio.json").write_bytes(cut)
+    return Bad(folder / "zz-fio.json", "error", r"JSON|json|truncated", cut.count(b"\n") + 1)
+
+
+def cut_ior_header(folder, tmp):
+    data = good("ior-easy-write.txt")
+    cut = data[: data.index(b"Results:")]
+    (folder / "zz-ior.txt").write_bytes(cut)
+    return Bad(folder / "zz-ior.txt", "error", r"^test 0 has no result row \(log truncated\)$", cut.count(b"\n"))
+
+
+def named(name: str, source: str):
+    """A good log under a name with characters that are special to globbing, SQL LIKE, HTML or the shell."""
+    def case(folder, tmp):
+        (folder / name).write_bytes(good(source))
+        return Bad(folder / name, "ok", r"^$", rows_like=good(source))
+    return case
+
+
+def variant(source: str, transform, label: str):
+    def case(folder, tmp):
+        (folder / f"zz-{label}").mkdir()  # its own folder: an IO500 file joins the run of its folder
+        (folder / f"zz-{label}" / source).write_bytes(transform(good(source)))
+        return Bad(folder / f"zz-{label}" / source, "ok", r"^$", rows_like=good(source))
+    return case
+
+
+def corrupt_compressed(kind: str, compress):
+    def case(folder, tmp):
+        packed = compress(good("ior-easy-write.txt"))
+        (folder / f"zz-cut.{kind}").write_bytes(packed[: len(packed) // 2])
+        return Bad(folder / f"zz-cut.{kind}", "error", r".+")
+    return case
+
+
+def invalid_utf8(folder, tmp):
+    data = good("mdtest-easy-write.txt")
+    lines = data.splitlines(keepends=True)
+    lines[19] = lines[19][:5] + b"\xff\xfe\xc3" + lines[19][5:]
+    (folder / "zz-mdtest.txt").write_bytes(b"".join(lines))
+    return Bad(folder / "zz-mdtest.txt", "error", r"^not valid UTF-8: byte 0xff", 20)
+
+
+def binary_file(folder, tmp):
+    shutil.copyfile("/bin/true", folder / "zz-true")
+    return Bad(folder / "zz-true", "skipped", r"^binary file \(NUL byte\)$", 1)
+
+
+def empty_file(folder, tmp):
+    (folder / "zz-empty.csv").write_bytes(b"")
+    return Bad(folder / "zz-empty.csv", "skipped", r"^not a log format iobook reads$")
+
+
+def long_single_line(size: int, end: bytes, reason: str | None):
+    """A real IOR JSON log on one line, repeated to `size` bytes (the issue's 200 MB line, smaller): cut
+    (no newline at its end), it is refused at once and stores nothing; whole, every copy is read."""
+    def case(folder, tmp):
+        one = good("ior.json").replace(b"\n", b" ")
+        copies = size // len(one)
+        (folder / "zz-line").write_bytes(one * copies + end)
+        if reason is None:  # whole: as many IOR runs as copies, parsed in seconds
+            return Bad(folder / "zz-line", "ok", r"^$", tables={"raw_ior_tests": copies})
+        return Bad(folder / "zz-line", "error", reason, 1)
+    return case
+
+
+def tool_error(fixture: Path, tool: str, reason: str, line: int | None):
+    """A real run of the tool that failed: recorded as that tool's failed run, with the tool's message."""
+    def case(folder, tmp):
+        shutil.copyfile(fixture, folder / f"zz-{fixture.name}")
+        return Bad(folder / f"zz-{fixture.name}", "error", reason, line, tool=tool)
+    return case
+
+
+def concatenated_ior_and_mdtest(folder, tmp):
+    """An IOR log and an mdtest log in one file (a job script's combined output): both tools' rows."""
+    (folder / "zz-both.txt").write_bytes(good("ior-easy-write.txt") + good("mdtest.log"))
+    # what each log gives alone: 1 IOR iteration (Tucson's ior-easy-write), 10 mdtest summary rows
+    return Bad(folder / "zz-both.txt", "ok", r"^$", tables={"raw_ior_iterations": 1, "raw_mdtest_results": 10})
+
+
+def hostile_folder(name: str):
+    def case(folder, tmp):
+        (folder / name).mkdir()
+        (folder / name / "ior-easy-write.txt").write_bytes(good("ior-easy-write.txt"))
+        return Bad(folder / name / "ior-easy-write.txt", "ok", r"^$", rows_like=good("ior-easy-write.txt"))
+    return case
+
+
+CASES = {
+    # one bad file never stops the rest: values that are not finite, nesting, overflow
+    "fio json Infinity": non_finite_fio_json(b"Infinity"),
+    "fio json -Infinity": non_finite_fio_json(b"-Infinity"),
+    "fio json NaN": non_finite_fio_json(b"NaN"),
+    "ior summary csv inf": non_finite_csv_field("ior-summary.csv", 3, 1, b"inf", r"not a number|non-finite"),
+    "ior summary csv nan": non_finite_csv_field("ior-summary.csv", 2, 2, b"nan", r"not a number|non-finite"),
+    "ior rank csv nan": non_finite_csv_field("ior-easy-write.csv", 5, 5, b"nan\n", r"not a number|non-finite"),
+    "mdtest rank csv -inf": non_finite_csv_field("mdtest-easy-write.csv", 3, 2, b"-inf", r"not a number|non-finite"),
+    "ior text inf": non_finite_ior_text,
+    "mdtest text nan": non_finite_mdtest_text,
+    "io500 summary inf": non_finite_io500_result,
+    "fio json nested 100000 deep": deep_json("fio-multi.json", b'"jobs"'),
+    "ior json nested 100000 deep": deep_json("ior.json", b'"tests"'),
+    "ior text integer overflow": integer_overflow_ior_text,
+    "mdtest rank csv integer overflow": integer_overflow_mdtest_csv,
+    # entries that cannot or must not be read
+    "unreadable file": unreadable,
+    "file over the size bound": larger_than_read,
+    "dangling symlink": dangling_symlink,
+    "symlink to itself": self_loop_symlink,
+    "symlink to a device": symlink_to_device,
+    "device as an argument": device_as_argument,
+    "unix socket": unix_socket,
+    "FIFO in a subfolder": fifo_in_a_subfolder,
+    # cut by a wall-time kill
+    "fio bw log cut in a number": truncated("raw_bw.1.log", True),
+    "ior rank csv cut in a number": truncated("ior-easy-write.csv", True),
+    "ior summary csv cut in a number": truncated("ior-summary.csv", True),
+    "ior text cut in a number": truncated("ior-easy-write.txt", False),
+    "mdtest text cut in a number": truncated("mdtest.log", True),
+    "io500 summary cut in a number": truncated("result_summary.txt", True),
+    "vmstat cut in a number": truncated("vmstat.txt", True),
+    "fio json cut in half": cut_json,
+    "ior text cut in its header": cut_ior_header,
+    # names that glob, LIKE, HTML or a shell would read as syntax
+    "name with *": named("zz-mdtest-*.csv", "mdtest-easy-write.csv"),
+    "name with ? and [ab]": named("zz-mdtest-?[ab].csv", "mdtest-easy-write.csv"),
+    "name with % and _": named("zz-100%_done.txt", "ior-easy-write.txt"),
+    "name with quotes": named("zz-it's \"quoted\".json", "fio-multi.json"),
+    "name with a newline": named("zz-two\nlines.log", "raw_bw.1.log"),
+    "name with <script>": named("zz-<script>alert(1)<%2Fscript>.txt", "mdtest-easy-write.txt"),
+    "folder <!--<script>": hostile_folder("zz-<!--<script>"),
+    "folder with quotes and newline": hostile_folder("zz-\"'\nx"),
+    # real variants of good logs: the rows of the plain log
+    "gzip fio json": variant("fio-multi.json", gzip.compress, "gz"),
+    "xz mdtest csv": variant("mdtest-easy-write.csv", lzma.compress, "xz"),
+    "bzip2 mdtest text": variant("mdtest.log", bz2.compress, "bz2"),
+    "zstd io500 result ini": variant("result.txt", lambda b: zstandard.ZstdCompressor().compress(b), "zst"),
+    "utf-16 fio json": variant("fio-multi.json", lambda b: b.decode().encode("utf-16"), "u16"),
+    "utf-8 BOM ior summary csv": variant("ior-summary.csv", lambda b: b"\xef\xbb\xbf" + b, "bom"),
+    "CRLF mdtest rank csv": variant("mdtest-easy-write.csv", lambda b: b.replace(b"\n", b"\r\n"), "crlf"),
+    "NUL tail fio bw log": variant("raw_bw.1.log", lambda b: b + b"\0" * 8192, "nul"),
+    "CRLF gpfs mmlsconfig": variant("mmlsconfig", lambda b: b.replace(b"\n", b"\r\n"), "crlf"),
+    # broken containers and bytes
+    "gzip cut in half": corrupt_compressed("gz", gzip.compress),
+    "xz cut in half": corrupt_compressed("xz", lzma.compress),
+    "zstd cut in half": corrupt_compressed("zst", lambda b: zstandard.ZstdCompressor().compress(b)),
+    "invalid UTF-8 in an mdtest log": invalid_utf8,
+    "binary executable": binary_file,
+    "empty file": empty_file,
+    "20 MB single line": long_single_line(20_000_000, b"", r"^truncated: line 1 ends without a newline"),
+    "2 MB single line with its newline": long_single_line(2_000_000, b"\n", None),
+    # two tools in one file
+    "ior then mdtest in one file": concatenated_ior_and_mdtest,
+    "two IOR JSON runs in one file": lambda folder, tmp: (
+        (folder / "zz-two.json").write_bytes(good("ior.json") * 2),
+        Bad(folder / "zz-two.json", "ok", r"^$", tables={"raw_ior_tests": 2}))[1],
+    "IOR JSON then an mdtest log": lambda folder, tmp: (
+        (folder / "zz-json-then-mdtest.log").write_bytes(good("ior.json") + good("mdtest.log")),
+        Bad(folder / "zz-json-then-mdtest.log", "error", r"^text after the IOR JSON document that is not another one$",
+            good("ior.json").count(b"\n") + 1))[1],
+    # a tool's own error output: a failed run of that tool
+    "ior error (missing directory)": tool_error(BUILT_TOOLS / "ior" / "ior_error_nonexistent_dir_np2.log", "ior",
+                                                r"^IOR stopped with an error before any result: ERROR: open64", 34),
+    "mdtest error (shared dir with several)": tool_error(
+        BUILT_TOOLS / "mdtest" / "mdtest_error_multi_dir_shared_np2.log", "mdtest",
+        r"shared directory mode is not compatible with multiple directory paths", 5),
+    "fio unrecognized option": tool_error(FIO_ERRORS / "unrecognized-option.txt", "fio",
+                                          r"^fio failed: fio: unrecognized option '--badopt=1'$", 1),
+    "fio failed parsing rw": tool_error(FIO_ERRORS / "failed-parsing-rw.txt", "fio",
+                                        r"^fio failed: fio: failed parsing rw=wriet$", 1),
+    "fio failed parsing bs": tool_error(FIO_ERRORS / "failed-parsing-bs.txt", "fio",
+                                        r"^fio failed: fio: failed parsing bs=abc$", 1),
+    "fio job file bad option": tool_error(FIO_ERRORS / "jobfile-bad-option.txt", "fio",
+                                          r"^fio failed: Bad option <badoption=7>; fio: job job1 dropped$", 1),
+    "fio engine not loadable": tool_error(FIO_ERRORS / "engine-not-loadable.txt", "fio",
+                                          r"^fio failed: fio: engine nosuch not loadable; fio: failed to load engine", 1),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", list(CASES), ids=[re.sub(r"\W", "_", c) for c in CASES])
+def test_bad_input(case, clean_digest, tmp_path, monkeypatch):
+    folder = _make_good_tree(tmp_path / "tree")
+    setup = CASES[case]
+    bad = setup(folder, tmp_path, monkeypatch) if "monkeypatch" in setup.__code__.co_varnames else setup(folder, tmp_path)
+    db = tmp_path / "bad.duckdb"
+    counts = ingest([folder, *bad.extra], db, progress=False)
+    assert good_files_digest(db, folder) == clean_digest  # rows lost 0: every good file as in a clean ingest
+    con = store.open_read(db)
+    try:
+        recorded = con.execute("SELECT status, coalesce(error, ''), error_line FROM sources WHERE path = ?",
+                               [str(bad.path)]).fetchone()
+        tool = con.execute("SELECT tool FROM sources WHERE path = ?", [str(bad.path)]).fetchone()
+    finally:
+        con.close()
+    assert recorded is not None, f"{bad.path} not recorded"
+    status, reason, line = recorded
+    assert status == bad.status and re.search(bad.reason, reason), recorded
+    assert line == bad.line, recorded
+    assert bad.tool is None or tool == (bad.tool,)
+    stored = rows_of(db, bad.path) if status != "skipped" else {}
+    if bad.rows_like is None and status != "ok":
+        assert stored == {}  # a refused file stores nothing
+    elif bad.rows_like is not None:
+        alone = tmp_path / "alone"  # under the same name: fio logs take their kind from it
+        alone.mkdir()
+        (alone / bad.path.name).write_bytes(bad.rows_like)
+        ingest([alone], tmp_path / "alone.duckdb", progress=False)
+        assert stored == rows_of(tmp_path / "alone.duckdb", alone / bad.path.name) != {}
+    for table, n in bad.tables.items():
+        assert len(stored.get(table, [])) == n, table
+    assert counts["failed"] == (status == "error")
+
+
+def test_a_fio_job_that_fails_to_start_is_stored_with_its_error(tmp_path):
+    """fio ran and reported the job: its error number is the job's (err=22 in both files, EINVAL)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for name in ("missing-size.txt", "missing-size.json"):
+        shutil.copyfile(FIO_ERRORS / name, folder / name)
+    counts = ingest([folder], tmp_path / "t.duckdb", progress=False)
+    con = store.open_read(tmp_path / "t.duckdb")
+    assert counts["parsed"] == 2
+    assert con.execute("SELECT error, rw FROM raw_fio_jobs ORDER BY source_id").fetchall() == [(22, "read")] * 2
