@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import chapters, charts, store
+from .digest import files_digest
 from .ingest import format_ingest, ingest
 
 HTML = chapters.REPO_ROOT / "_build" / "html"
@@ -90,9 +91,8 @@ def build_html(anonymize: bool = False) -> int:
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
     charts.write_static(static)
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
-    digest = hashlib.sha256(b"".join(f.relative_to(static).as_posix().encode() + f.read_bytes()
-                                     for f in sorted(static.rglob("*")) if f.is_file() and "downloads" not in f.parts)
-                            + (b"anonymized" if anonymize else b"")).hexdigest()
+    digest = files_digest([f for f in static.rglob("*") if f.is_file() and "downloads" not in f.parts], static,
+                          b"anonymized" if anonymize else b"")
     stamp = HTML.parent / "static.sha256"
     if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
         subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)

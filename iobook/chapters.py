@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import store
+from .digest import files_digest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
@@ -101,13 +102,11 @@ def write_generated(chapters: list[Chapter]) -> list[Path]:
 # --- execution -------------------------------------------------------------------------------------------
 
 def _code_digest() -> str:
-    h = hashlib.sha256()
+    files = []
     for root in CODE_INPUTS:
         p = REPO_ROOT / root
-        files = sorted(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts) if p.is_dir() else [p]
-        for f in files:
-            h.update(f.relative_to(REPO_ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()
+        files += [f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts] if p.is_dir() else [p]
+    return files_digest(files, REPO_ROOT)
 
 
 def files_read(con, chapter: Chapter) -> list[tuple]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import store
+from .digest import files_digest
 from .parsers import DETECT_BYTES, ParseError, detect
 
 BATCH_FILES = 500  # files per write transaction: big enough to amortise commits, small enough to see progress
@@ -438,11 +439,8 @@ def parsers_digest() -> str:
     """What decides the records a file gives: decoding (this module), the parsers, and the code that
     derives and stores them."""
     package = Path(__file__).parent
-    h = hashlib.sha256()
-    for f in sorted([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "store.py",
-                     Path(__file__)]):
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+    return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py",
+                         package / "store.py", Path(__file__)], package)
 
 
 def _file_sha256(path: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import operator
 import os
 import types
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from .digest import files_digest
 from .parsers import all_records
 
 if TYPE_CHECKING:
@@ -135,11 +135,8 @@ def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
 def schema_digest() -> str:
     """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
     package = Path(__file__).parent
-    h = hashlib.sha256()
-    for f in sorted([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
-                     package / "io500_runs.py", Path(__file__)]):
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+    return files_digest([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
+                         package / "io500_runs.py", Path(__file__)], package)
 
 
 def _recorded_schema(con) -> str | None:
