@@ -138,6 +138,8 @@ def test_lists_apart_and_per_client_node(databases):
     # Intel/Wolf/DAOS/2019/submission-11/results/result_summary.txt:13 "[SCORE] Bandwidth 123.894 GB/s", 10 nodes
     assert wolf.list_kind == "10-node list (and full)"
     assert wolf.bw_per_client_node == pytest.approx(wolf.bw_gib_s / 10) and round(wolf.bw_gib_s, 3) == 123.894
+    differ = study.declared_against_logs(normalised).set_index("run_key")
+    assert differ.loc["submission-88", ["client_nodes", "declared_client_nodes"]].tolist() == [10, 480]
     apart = study.lists_apart(normalised).set_index("period")
     assert (apart.ten_node <= apart.client_nodes_known).all() and (apart.client_nodes_known <= apart.runs).all()
     assert apart.runs.sum() == len(normalised)

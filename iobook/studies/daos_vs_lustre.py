@@ -428,6 +428,13 @@ def per_client_node(chosen: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def declared_against_logs(normalised: pd.DataFrame) -> pd.DataFrame:
+    """Runs whose phase logs count a different number of client nodes than their submitter declared."""
+    differ = normalised[(normalised.nodes_from == "phase logs (IOR, mdtest)") & normalised.declared_client_nodes.notna()
+                        & (normalised.client_nodes != normalised.declared_client_nodes)]
+    return differ[["run_key", "institution", "system", "year", "client_nodes", "declared_client_nodes"]]
+
+
 def lists_apart(normalised: pd.DataFrame) -> pd.DataFrame:
     """Per list (or year): valid runs, how many have a known client count, how many ran on 10 client nodes
     (10-node list), and the median score on each list."""
@@ -456,8 +463,11 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
     known = normalised[normalised.client_nodes.notna()].assign(client_nodes=lambda d: d.client_nodes.astype(int))
     med = known.groupby("family").bw_per_client_node.median()
     return alt.Chart(known).mark_point(size=50).encode(
-        x=alt.X("bw_per_client_node:Q", scale=alt.Scale(type="log"), title="bandwidth per client node (GiB/s)"),
-        y=alt.Y("md_per_client_node:Q", scale=alt.Scale(type="log"), title="metadata per client node (kIOPS)"),
+        # powers of ten only: 170 px panels cannot hold the 2, 5 and 20 ticks of a log axis
+        x=alt.X("bw_per_client_node:Q", scale=alt.Scale(type="log"), title="bandwidth per client node (GiB/s)",
+                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
+        y=alt.Y("md_per_client_node:Q", scale=alt.Scale(type="log"), title="metadata per client node (kIOPS)",
+                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
         color=alt.Color("family:N", scale=colour(known.family), legend=None),
         shape=alt.Shape("list_kind:N", title=None, legend=alt.Legend(orient="bottom")),
         fill=alt.condition(alt.datum.list_kind == "10-node list (and full)", "family:N", alt.value("transparent"),
@@ -486,7 +496,6 @@ def wolf_and_tianhe(con, nodes: pd.DataFrame) -> pd.DataFrame:
         [WOLF["institution"], WOLF["system"], TIANHE["institution"], TIANHE["system"]],
     ).df().merge(nodes, on="run_id", how="left")
     runs["list"] = [list_label(v) or f"{int(y)} (list not named)" for v, y in zip(runs.io500_version, runs.year)]
-    runs["file system"] = runs.system.map({WOLF["system"]: "DAOS", TIANHE["system"]: "Lustre"})
     return runs
 
 
