@@ -127,6 +127,12 @@ def test_client_nodes_from_logs_before_declarations(databases):
     # Intel/Wolf/DAOS/2019/submission-11/results/mdtest_hard_stat.txt:3 "310 total task(s) on 10 node(s)"
     assert runs.loc["submission-11", "client_nodes"] == 10
     assert runs.loc["submission-15", "client_nodes"] == 480  # its ior and mdtest logs and io500_info agree
+    # Intel/Wolf/DAOS/2019/submission-4/results/io-500-summary.2019.11.08-10.28.23.txt declares
+    # io500_info_system_classification="Validation/CI"
+    with store.open_read(databases["default"]) as con:
+        declared = study.declared_classification(con).set_index(["key", "value"]).runs
+    assert declared[("system_classification", "Validation/CI")] == 2  # Wolf submissions 4 and 11
+    assert declared[("system_classification", "production")] == 6
     assert set(nodes.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
 
 

@@ -428,6 +428,17 @@ def per_client_node(chosen: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def declared_classification(con) -> pd.DataFrame:
+    """How submitters classified their systems in io500_info lines (system_classification: production,
+    Validation/CI, ...) and whether they declared a 10-node challenge run: runs per key and value as printed."""
+    if not _has_view(con, "io500_system_info"):
+        return pd.DataFrame(columns=["key", "value", "runs"])
+    return con.execute(
+        "SELECT key, value, count(DISTINCT run_id) AS runs FROM io500_system_info "
+        "WHERE key IN ('system_classification', '10nodechallenge', 'include-in-10node', 'include-in-io500') "
+        "GROUP BY key, value ORDER BY key, runs DESC, value").df()
+
+
 def declared_against_logs(normalised: pd.DataFrame) -> pd.DataFrame:
     """Runs whose phase logs count a different number of client nodes than their submitter declared."""
     differ = normalised[(normalised.nodes_from == "phase logs (IOR, mdtest)") & normalised.declared_client_nodes.notna()
