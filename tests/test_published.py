@@ -95,7 +95,8 @@ def check_value(cell: pd.Series) -> list[str]:
         if pd.isna(value) or re.sub(r"\D", "", printed) != re.sub(r"\D", "", repr(value)):
             return [f"value {value!r} is not a reading of garbled {printed!r}"]
         return []
-    number = NUMBER.fullmatch(printed)
+    # a unit printed glued to its number ("3TB", "120TiB/day") is the cell's unit
+    number = NUMBER.fullmatch(printed.removesuffix(cell["unit"]) if cell["unit"] else printed)
     if number and cell["unit"] != "version":
         if pd.isna(value) or value != float(number.group(1)):
             return [f"value {value!r} is not the printed number {printed!r}"]
@@ -131,7 +132,8 @@ def test_all_tables_are_present_and_described():
         "seed000_tuning_settings", "seed001_page_cache_facts", "seed002_daos_isc20_result_summary",
         "seed002_historic_top_list", "seed002_phase_tables", "seed002_sc19_list", "seed002_tianhe_servers",
         "seed002_winning_systems_trend",
-        "seed003_snapshot_mdtest", "seed003_test_configuration", "seed004_gekkofs_io500"]
+        "seed003_snapshot_mdtest", "seed003_test_configuration", "seed004_ecmwf_workflow", "seed004_gekkofs_io500",
+        "seed004_nextgenio_hardware"]
     readme = (published.PUBLISHED / "README.md").read_text(encoding="utf-8")
     assert all(f"`{name}.csv`" in readme for name in NAMES)
 
@@ -154,6 +156,11 @@ def test_known_values():
     assert (bw["printed"], bw["value"]) == ("108. <u>9</u> 24621", 108.924621)
     gekko = published.load("seed004_gekkofs_io500")
     assert gekko.loc[cell_of(gekko, "SCORE", "TOTAL"), "value"] == 110.812
+    # seed 004 line 34 "[| 200M obs/day 120TiB/day 45TiB/day", line 46 "- 34 node cluster with 3TB of Intel"
+    ecmwf = published.load("seed004_ecmwf_workflow").set_index("row")
+    assert ecmwf.loc["120TiB/day", ["value", "unit"]].tolist() == [120, "TiB/day"]
+    hardware = published.load("seed004_nextgenio_hardware")
+    assert hardware.loc[cell_of(hardware, "cluster", "Intel"), ["printed", "value", "unit"]].tolist() == ["3TB", 3, "TB"]
 
 
 @pytest.mark.parametrize(("column", "new"), [

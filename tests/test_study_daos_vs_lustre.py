@@ -1,4 +1,5 @@
 """The daos_vs_lustre chapter: its study module on the four test databases, and the notebook executed on each."""
+import pandas as pd
 import papermill
 import pytest
 
@@ -107,3 +108,63 @@ def test_notebook_executes(databases, tmp_path, name):
     assert ("## Score by family and list" in text) == (name != "built_tools")
     assert ("submission-15 has the SC19 list" in text) == (name == "default")
     assert "different numbers of data servers (52 and 24)" in text
+    assert ("## The IO500 lists, kept apart" in text) == (name != "built_tools")
+    assert ("On 10 client nodes each (the 10-node list)" in text) == (name == "default")
+    assert "the book has no value from them and shows none" in text  # seed 004's charts without numbers
+
+
+def test_client_nodes_from_logs_before_declarations(databases):
+    with store.open_read(databases["default"]) as con:
+        nodes = study.client_nodes(con)
+        runs = study.wolf_and_tianhe(con, nodes).set_index("run_key")
+    tianhe_88 = runs.loc["submission-88"]
+    # .../Tianhe-FS/2019/submission-88/results/mdtest_easy_write.txt:3 "160 total task(s) on 10 node(s)", while
+    # io-500-summary.2019.11.11-18.18.04.txt:16 declares "io500_info_num_client_nodes=480" (the SC19 run's number)
+    assert (tianhe_88.client_nodes, tianhe_88.declared_client_nodes) == (10, 480)
+    assert tianhe_88.nodes_from == "phase logs (IOR, mdtest)" and tianhe_88.data_servers == 52
+    # Intel/Wolf/DAOS/2020/submission-1/ior_easy_write.txt:25 "nodes               : 52"
+    assert runs.loc["submission-1", "client_nodes"] == 52 and pd.isna(runs.loc["submission-1", "data_servers"])
+    # Intel/Wolf/DAOS/2019/submission-11/results/mdtest_hard_stat.txt:3 "310 total task(s) on 10 node(s)"
+    assert runs.loc["submission-11", "client_nodes"] == 10
+    assert runs.loc["submission-15", "client_nodes"] == 480  # its ior and mdtest logs and io500_info agree
+    # Intel/Wolf/DAOS/2019/submission-4/results/io-500-summary.2019.11.08-10.28.23.txt declares
+    # io500_info_system_classification="Validation/CI"
+    with store.open_read(databases["default"]) as con:
+        declared = study.declared_classification(con).set_index(["key", "value"]).runs
+    assert declared[("system_classification", "Validation/CI")] == 2  # Wolf submissions 4 and 11
+    assert declared[("system_classification", "production")] == 6
+    assert set(nodes.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
+
+
+def test_lists_apart_and_per_client_node(databases):
+    with store.open_read(databases["default"]) as con:
+        runs = study.get_runs(con)
+        normalised = study.per_client_node(study.choose(runs, BOOK_FAMILIES, []), study.client_nodes(con))
+    wolf = normalised.set_index("run_key").loc["submission-11"]
+    # Intel/Wolf/DAOS/2019/submission-11/results/result_summary.txt:13 "[SCORE] Bandwidth 123.894 GB/s", 10 nodes
+    assert wolf.list_kind == "10-node list (and full)"
+    assert wolf.bw_per_client_node == pytest.approx(wolf.bw_gib_s / 10) and round(wolf.bw_gib_s, 3) == 123.894
+    differ = study.declared_against_logs(normalised).set_index("run_key")
+    assert differ.loc["submission-88", ["client_nodes", "declared_client_nodes"]].tolist() == [10, 480]
+    apart = study.lists_apart(normalised).set_index("period")
+    assert (apart.ten_node <= apart.client_nodes_known).all() and (apart.client_nodes_known <= apart.runs).all()
+    assert apart.runs.sum() == len(normalised)
+    medians = study.per_node_medians(normalised).set_index(["family", "list_kind"])
+    assert medians.loc[("DAOS", "10-node list (and full)"), "median_client_nodes"] == 10
+    study.chart_per_client_node(normalised).to_dict()
+
+
+def test_wolf_against_tianhe_per_client_node(databases):
+    with store.open_read(databases["default"]) as con:
+        runs = study.wolf_and_tianhe(con, study.client_nodes(con))
+        per_node = study.phases_per_client_node(con, runs)
+    ratios = study.phase_ratios(per_node, ["submission-4"], ["submission-15"]).set_index("phase")
+    # Intel/Wolf/DAOS/2019/submission-4/results/result_summary.txt:1 ior_easy_write 108.237 GB/s, on 26 client
+    # nodes; Tianhe-FS/2019/submission-15 608.644 GiB/s on 480 (seed 002's 608.64)
+    assert ratios.loc["ior-easy-write", "lowest ratio"] == pytest.approx((108.237 / 26) / (608.644 / 480))
+    assert ratios.pairs.unique().tolist() == [1] and len(ratios) == 12
+    ten = study.phase_ratios(per_node, ["submission-11", "submission-6", "submission-8"],
+                             ["submission-87", "submission-88"]).set_index("phase")
+    assert ten.pairs.unique().tolist() == [6]
+    assert (ten["lowest ratio"] <= ten["highest ratio"]).all()
+    assert ten.loc["ior-easy-write", "lowest ratio"] < 1 < ten.loc["mdtest-hard-write", "lowest ratio"]

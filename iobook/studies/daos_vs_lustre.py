@@ -364,3 +364,184 @@ def get_sources(con, run_ids) -> pd.DataFrame:
     """Source ids of every file of these runs (for nb.sources)."""
     return con.execute("SELECT DISTINCT source_id FROM io500_run_files WHERE list_contains(?, run_id) "
                        "ORDER BY source_id", [sorted(int(i) for i in run_ids)]).df()
+
+
+# ---------------------------------------------------------------- client nodes, lists, per client node
+
+TEN_NODES = 10  # seed 002: "10-node list - Submissions use only 10 client nodes for the benchmark."
+WOLF = {"institution": "Intel", "system": "Wolf"}
+
+
+def _has_view(con, name: str) -> bool:
+    return con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0] > 0
+
+
+def client_nodes(con) -> pd.DataFrame:
+    """Client and data-server nodes per run. Client nodes as the run's own phase logs count them (IOR's
+    `nodes`, mdtest's `on N node(s)`), where every linked log gives the same number; else as the submitter
+    declared them in io500_info lines (num_client_nodes, client_nodes); else unknown. Data servers only as
+    declared (num_data_server_nodes, ds_nodes): no log counts them."""
+    if not _has_view(con, "io500_system_info"):  # a database ingested before the view existed
+        return pd.DataFrame(columns=["run_id", "client_nodes", "nodes_from", "declared_client_nodes",
+                                     "data_servers"]).astype({"run_id": "int64"})
+    return con.execute(
+        """
+        WITH logged AS (
+            SELECT k.run_id, t.nodes FROM io500_phase_log_links k JOIN ior_tests t USING (source_id)
+            WHERE k.phase LIKE 'ior-%' AND t.nodes IS NOT NULL
+            UNION ALL
+            SELECT k.run_id, m.nodes FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
+            WHERE m.nodes IS NOT NULL),
+        from_logs AS (SELECT run_id, min(nodes) AS nodes FROM logged GROUP BY run_id
+                      HAVING min(nodes) = max(nodes)),
+        declared AS (
+            SELECT run_id,
+                   max(TRY_CAST(value AS INTEGER)) FILTER (WHERE key IN ('num_client_nodes', 'client_nodes'))
+                       AS client_nodes,
+                   max(TRY_CAST(value AS INTEGER)) FILTER (WHERE key IN ('num_data_server_nodes', 'ds_nodes'))
+                       AS data_servers
+            FROM io500_system_info GROUP BY run_id)
+        SELECT r.run_id, coalesce(l.nodes, d.client_nodes) AS client_nodes,
+               CASE WHEN l.nodes IS NOT NULL THEN 'phase logs (IOR, mdtest)'
+                    WHEN d.client_nodes IS NOT NULL THEN 'declared (io500_info)' ELSE 'unknown' END AS nodes_from,
+               d.client_nodes AS declared_client_nodes, d.data_servers
+        FROM io500_runs r LEFT JOIN from_logs l USING (run_id) LEFT JOIN declared d USING (run_id)
+        ORDER BY r.run_id
+        """
+    ).df().astype({"client_nodes": "Int64", "declared_client_nodes": "Int64", "data_servers": "Int64"})
+
+
+def per_client_node(chosen: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
+    """The chosen runs with their client and server nodes, which IO500 list each can enter (every run the full
+    list of its period; a run on exactly 10 client nodes also the 10-node list), and bandwidth and metadata
+    score per client node and, where servers are declared, per data server."""
+    out = chosen.merge(nodes, on="run_id", how="left")
+    out["nodes_from"] = out.nodes_from.fillna("unknown")
+    known = out.client_nodes.notna()
+    out["list_kind"] = "client nodes unknown"
+    out.loc[known, "list_kind"] = "full list only"
+    out.loc[known & (out.client_nodes == TEN_NODES), "list_kind"] = "10-node list (and full)"
+    out["bw_per_client_node"] = out.bw_gib_s / out.client_nodes.astype(float)
+    out["md_per_client_node"] = out.md_kiops / out.client_nodes.astype(float)
+    out["bw_per_data_server"] = out.bw_gib_s / out.data_servers.astype(float)
+    out["md_per_data_server"] = out.md_kiops / out.data_servers.astype(float)
+    return out
+
+
+def declared_classification(con) -> pd.DataFrame:
+    """How submitters classified their systems in io500_info lines (system_classification: production,
+    Validation/CI, ...) and whether they declared a 10-node challenge run: runs per key and value as printed."""
+    if not _has_view(con, "io500_system_info"):
+        return pd.DataFrame(columns=["key", "value", "runs"])
+    return con.execute(
+        "SELECT key, value, count(DISTINCT run_id) AS runs FROM io500_system_info "
+        "WHERE key IN ('system_classification', '10nodechallenge', 'include-in-10node', 'include-in-io500') "
+        "GROUP BY key, value ORDER BY key, runs DESC, value").df()
+
+
+def declared_against_logs(normalised: pd.DataFrame) -> pd.DataFrame:
+    """Runs whose phase logs count a different number of client nodes than their submitter declared."""
+    differ = normalised[(normalised.nodes_from == "phase logs (IOR, mdtest)") & normalised.declared_client_nodes.notna()
+                        & (normalised.client_nodes != normalised.declared_client_nodes)]
+    return differ[["run_key", "institution", "system", "year", "client_nodes", "declared_client_nodes"]]
+
+
+def lists_apart(normalised: pd.DataFrame) -> pd.DataFrame:
+    """Per list (or year): valid runs, how many have a known client count, how many ran on 10 client nodes
+    (10-node list), and the median score on each list."""
+    order = period_order(normalised)
+    ten = normalised.list_kind == "10-node list (and full)"
+    table = normalised.assign(ten=ten, known=normalised.client_nodes.notna()).groupby("period").agg(
+        runs=("run_id", "size"), client_nodes_known=("known", "sum"), ten_node=("ten", "sum"),
+        median_score_full=("score", "median"))
+    table["median_score_10_node"] = normalised[ten].groupby("period").score.median()
+    return table.reindex(order).reset_index()
+
+
+def per_node_medians(normalised: pd.DataFrame) -> pd.DataFrame:
+    """Median bandwidth and metadata score per client node, per family and list kind (10-node or full list),
+    over runs with a known client count."""
+    known = normalised[normalised.client_nodes.notna()]
+    out = known.groupby(["family", "list_kind"]).agg(
+        runs=("run_id", "size"), median_client_nodes=("client_nodes", "median"),
+        bw_per_client_node=("bw_per_client_node", "median"), md_per_client_node=("md_per_client_node", "median"))
+    return out.reset_index().sort_values(["family", "list_kind"]).reset_index(drop=True)
+
+
+def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
+    """Per family, bandwidth against metadata score per client node, one point per run with a known client
+    count; filled for the 10-node list, hollow for larger or smaller runs."""
+    known = normalised[normalised.client_nodes.notna()].assign(client_nodes=lambda d: d.client_nodes.astype(int))
+    med = known.groupby("family").bw_per_client_node.median()
+    return alt.Chart(known).mark_point(size=50).encode(
+        # powers of ten only: 170 px panels cannot hold the 2, 5 and 20 ticks of a log axis
+        x=alt.X("bw_per_client_node:Q", scale=alt.Scale(type="log"), title="bandwidth per client node (GiB/s)",
+                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
+        y=alt.Y("md_per_client_node:Q", scale=alt.Scale(type="log"), title="metadata per client node (kIOPS)",
+                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
+        color=alt.Color("family:N", scale=colour(known.family), legend=None),
+        shape=alt.Shape("list_kind:N", title=None, legend=alt.Legend(orient="bottom")),
+        fill=alt.condition(alt.datum.list_kind == "10-node list (and full)", "family:N", alt.value("transparent"),
+                           scale=colour(known.family), legend=None),
+        facet=alt.Facet("family:N", columns=3, title=None),
+        tooltip=["run_key", "institution", "system", "period", "client_nodes", "nodes_from",
+                 alt.Tooltip("bw_per_client_node:Q", format=".3f"), alt.Tooltip("md_per_client_node:Q", format=".2f")],
+    ).properties(width=170, height=150, title=alt.TitleParams(
+        f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)",
+        subtitle=f"{len(known)} valid runs with a known client count; filled: 10 client nodes (10-node list); "
+                 "sources: io500_scores, phase logs, io500_system_info"))
+
+
+# ---------------------------------------------------------------- Intel Wolf (DAOS) against Tianhe-2E (Lustre)
+
+def wolf_and_tianhe(con, nodes: pd.DataFrame) -> pd.DataFrame:
+    """Intel's Wolf and NUDT's Tianhe-2E runs with their lists and client and server nodes."""
+    runs = con.execute(
+        """
+        SELECT r.run_key, r.run_id, r.institution, r.system, r.year, r.io500_version, s.score, s.bw_gib_s,
+               s.md_kiops, s.valid
+        FROM io500_runs r JOIN io500_scores s USING (run_id)
+        WHERE (r.institution = ? AND r.system = ?) OR (r.institution = ? AND r.system = ?)
+        ORDER BY r.system DESC, r.year, r.run_key
+        """,
+        [WOLF["institution"], WOLF["system"], TIANHE["institution"], TIANHE["system"]],
+    ).df().merge(nodes, on="run_id", how="left")
+    runs["list"] = [list_label(v) or f"{int(y)} (list not named)" for v, y in zip(runs.io500_version, runs.year)]
+    return runs
+
+
+def phases_per_client_node(con, runs: pd.DataFrame) -> pd.DataFrame:
+    """Scored phase values of these runs divided by each run's client nodes, long form."""
+    known = runs[runs.client_nodes.notna()]
+    values = con.execute(
+        "SELECT run_id, phase, value FROM io500_phases WHERE list_contains(?, run_id) AND list_contains(?, phase)",
+        [known.run_id.astype(int).tolist(), PHASES]).df()
+    out = values.merge(known[["run_id", "run_key", "system", "list", "client_nodes"]], on="run_id")
+    out["per_client_node"] = out.value / out.client_nodes.astype(float)
+    out["run"] = [f"{s} {k} ({lst}, {int(n)} client nodes)" for s, k, lst, n in
+                  zip(out.system, out.run_key, out.list, out.client_nodes)]
+    return out
+
+
+def phase_ratios(per_node: pd.DataFrame, wolf_keys: list[str], tianhe_keys: list[str]) -> pd.DataFrame:
+    """Per phase, Wolf's value per client node over Tianhe-2E's, over every pair of the given runs:
+    lowest and highest ratio and the number of pairs (a range over runs, not a confidence interval)."""
+    wide = per_node.pivot_table(index="phase", columns="run_key", values="per_client_node")
+    ratios = pd.concat({(w, t): wide[w] / wide[t] for w in wolf_keys for t in tianhe_keys}, axis=1)
+    out = pd.DataFrame({"pairs": ratios.shape[1], "lowest ratio": ratios.min(axis=1),
+                        "highest ratio": ratios.max(axis=1)}).reindex(PHASES)
+    out.insert(0, "kind", ["bandwidth" if p in STANDARD_BW_PHASES else "metadata" for p in out.index])
+    return out.reset_index()
+
+
+def chart_wolf_tianhe(per_node: pd.DataFrame, title: list[str]) -> alt.Chart:
+    """Phase values per client node of Wolf and Tianhe-2E runs, one colour per run, log axis."""
+    return alt.Chart(per_node).mark_point(filled=True, size=60).encode(
+        x=alt.X("per_client_node:Q", scale=alt.Scale(type="log"),
+                title="per client node: GiB/s (ior phases) or kIOPS (mdtest, find)"),
+        y=alt.Y("phase:N", sort=PHASES, title=None),
+        color=alt.Color("run:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
+        shape=alt.Shape("system:N", title=None),
+        tooltip=["run", "phase", alt.Tooltip("value:Q", format=".3f"),
+                 alt.Tooltip("per_client_node:Q", format=".4f")],
+    ).properties(width=400, title=title)
