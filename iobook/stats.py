@@ -128,3 +128,16 @@ def mean_interval(values, confidence: float = 0.95) -> MeanInterval:
         return MeanInterval(len(x), mean, mean, mean)
     low, high = stats.t.interval(confidence, len(x) - 1, loc=mean, scale=sem)
     return MeanInterval(len(x), mean, float(low), float(high))
+
+
+def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confidence: float = 0.95) -> pd.DataFrame:
+    """Per group of `by` and measure (`measures`: column -> name shown), the mean over the rows (the
+    repetitions) with its t interval (mean_interval): long format, one row per group and
+    measure with repetitions, mean, low, high (NaN with one repetition)."""
+    rows = []
+    for keys, part in df.groupby(by, sort=True):
+        for column, name in measures.items():
+            m = mean_interval(part[column].dropna(), confidence)
+            rows.append({**dict(zip(by, keys)), "measure": name, "repetitions": m.n, "mean": m.mean,
+                         "low": m.low, "high": m.high})
+    return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])

@@ -177,19 +177,6 @@ def get_reclaim(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
-def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confidence: float = 0.95) -> pd.DataFrame:
-    """Per group of `by` and measure (`measures`: column -> name shown), the mean over the rows (the
-    repetitions) with its t interval (iobook.stats.mean_interval): long format, one row per group and
-    measure with repetitions, mean, low, high (NaN with one repetition)."""
-    rows = []
-    for keys, part in df.groupby(by, sort=True):
-        for column, name in measures.items():
-            m = stats.mean_interval(part[column].dropna(), confidence)
-            rows.append({**dict(zip(by, keys)), "measure": name, "repetitions": m.n, "mean": m.mean,
-                         "low": m.low, "high": m.high})
-    return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
-
-
 MODE_MEASURES = {"bw_mib_s": "bandwidth (MiB/s)", "cv": "coefficient of variation per second",
                  "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)",
                  "cgroup_pgpgout_per_gib": "cgroup pgpgout (events/GiB)"}
@@ -202,7 +189,7 @@ def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame, confidence: float
     df = steps.merge(reclaim[["run_id", "step_index", "cgroup_pgpgout_events"]], on=["run_id", "step_index"],
                      how="left")
     df["cgroup_pgpgout_per_gib"] = df.cgroup_pgpgout_events / df.gib
-    return intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence)
+    return stats.intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence)
 
 
 def get_fio_results(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -257,7 +244,7 @@ def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[s
     df = pd.concat(frames, ignore_index=True)
     df["value"] = df["value"].astype(float)  # NaN: the reference series has no varied value
     df["value_key"] = df["value"].fillna(-1)
-    out = intervals(df, ["run_id", "experiment", "series", "value_key"],
+    out = stats.intervals(df, ["run_id", "experiment", "series", "value_key"],
                     {"bw_mib_s": "bandwidth (MiB/s)", "clat_mean_ms": "completion latency (ms)",
                      "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"}, confidence)
     out["value"] = out.pop("value_key").replace(-1, np.nan)
@@ -268,9 +255,9 @@ def get_trim_recovery(buckets: pd.DataFrame, confidence: float = 0.95) -> pd.Dat
     """The trim runs' sequential writes after a trim or none: per run, condition and second, the mean
     bandwidth over the repetitions with its t interval."""
     if "trim" not in buckets:
-        return intervals(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
+        return stats.intervals(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
     after = buckets[buckets.phase == "write"]
-    return intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence)
+    return stats.intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence)
 
 
 def compare_groups(df: pd.DataFrame, by: list[str], label: str, sample: str, baseline: str, column: str,
@@ -408,7 +395,7 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
     """Bandwidth of all writers together, one shared file against one file each, one panel per mode (own
     scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
     side."""
-    summary = intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence)
+    summary = stats.intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence)
     data = pd.concat([summary.drop(columns="measure").assign(kind="mean"),
                       steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].rename(
                           columns={"bw_mib_s": "mean"}).assign(kind="repetition")], ignore_index=True).round(

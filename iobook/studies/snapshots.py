@@ -518,9 +518,7 @@ def chart_cow_latency(comparisons: pd.DataFrame, confidence: float) -> alt.Chart
 
 def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
     """Space each write step took per snapshot count: the repetitions and the mean with its Welch interval."""
-    stage = growth.groupby(["run_id", "phase", "snapshots"])["growth_mib"].agg(["mean", "std", "size"]).reset_index()
-    half = sps.t.ppf(0.5 + confidence / 2, stage["size"] - 1) * stage["std"] / np.sqrt(stage["size"])
-    stage = stage.assign(low=stage["mean"] - half, high=stage["mean"] + half)
+    stage = stats.intervals(growth, ["run_id", "phase", "snapshots"], {"growth_mib": "space"}, confidence)
     # one data set for the facet: each repetition's row carries its stage's mean and interval
     data = growth.merge(stage[["run_id", "phase", "snapshots", "mean", "low", "high"]],
                         on=["run_id", "phase", "snapshots"])
