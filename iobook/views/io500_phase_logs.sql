@@ -11,15 +11,21 @@ WITH run_folders AS (
            try_strptime(r.started, ['%Y.%m.%d-%H.%M.%S', '%Y-%m-%d %H:%M:%S']) AS started
     FROM io500_run_files f JOIN io500_runs r USING (run_id)
 ),
+-- each log's start, aggregated per file and joined (as correlated subqueries they did not fit the
+-- writer's memory at 20,000 files)
+ior_started AS (
+    SELECT source_id, min(try_strptime(began, '%a %b %d %H:%M:%S %Y')) AS started FROM ior_tests GROUP BY source_id
+),
+mdtest_started AS (
+    SELECT source_id, min(TRY_CAST(started_at AS TIMESTAMP)) AS started FROM raw_mdtest_summaries GROUP BY source_id
+),
 logs AS (
     SELECT s.source_id, s.path, regexp_replace(s.path, '[^/]*$', '') AS folder,
            regexp_replace(replace(regexp_extract(s.path, '[^/]*$'), '_', '-'), '\.txt$', '') AS phase,
-           coalesce(
-               (SELECT min(try_strptime(t.began, '%a %b %d %H:%M:%S %Y')) FROM ior_tests t
-                WHERE t.source_id = s.source_id),
-               (SELECT min(TRY_CAST(m.started_at AS TIMESTAMP)) FROM raw_mdtest_summaries m
-                WHERE m.source_id = s.source_id)) AS started
+           coalesce(i.started, m.started) AS started
     FROM sources s
+    LEFT JOIN ior_started i ON i.source_id = s.source_id
+    LEFT JOIN mdtest_started m ON m.source_id = s.source_id
     WHERE s.status = 'ok' AND s.format IN ('ior-text', 'mdtest-text')
 )
 SELECT p.run_id, p.phase, l.source_id, l.path AS log_path
