@@ -11,18 +11,15 @@ from iobook import nb, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
+from test_gpfs import EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
+
 REPO = Path(__file__).resolve().parents[1]
 IO500 = REPO / "data" / "raw" / "io500"
 TUCSON_SC23 = IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"
-SAGUARO_2024 = (IO500 / "IBM Tucson/Saguaro Storage Scale System 6000"
-                / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-722/results"
-                / "2024.10.17-15.15.56")
 SAGUARO_2024_SUMMARY = SAGUARO_2024 / "result_summary.txt"
 EHNINGEN_2024 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 6000"
                  / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-731/results"
                  / "2024.11.11-00.01.32")
-EHNINGEN_SC23 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 3500/IBM Storage Scale/2023/submission-690"
-                 / "results/2023.11.06-05.10.43")
 TUSCON_ISC23 = IO500 / "IBM Tuscon/Arches 2 Storage Scale 3500 BBs/IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0/2023/submission-651"
 CLOUD_SC23 = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687"
 TEMPLATE = REPO / "notebooks" / "ess_bandwidth.ipynb"

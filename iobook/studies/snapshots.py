@@ -508,12 +508,17 @@ def chart_cow_latency(comparisons: pd.DataFrame, confidence: float) -> alt.Chart
                               alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f"),
                               alt.Tooltip("p (Welch):Q", format=".2g"), "verdict"])
     one = alt.Chart(per_stage).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
-    return alt.layer(one, rules, points, data=per_stage).properties(width=200, height=220).facet(
+    return _by_phase_and_run(alt.layer(one, rules, points, data=per_stage), title, [
+        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} bootstrap intervals over the repetitions",
+        "(source: fio_io, run_labels views)"])
+
+
+def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:
+    """The copy-on-write charts' layout: a panel per write phase (columns) and run (rows)."""
+    return layer.properties(width=200, height=220).facet(
         column=alt.Column("phase:N", sort=COW_PHASES, title=None),
         row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
-    ).properties(title={"text": title, "subtitle": [
-        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} bootstrap intervals over the repetitions",
-        "(source: fio_io, run_labels views)"]})
+    ).properties(title={"text": title, "subtitle": subtitle})
 
 
 def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
@@ -534,12 +539,9 @@ def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence:
     means = base.mark_tick(thickness=2, size=18).encode(
         x=x, y="mean:Q", tooltip=["phase", "snapshots", alt.Tooltip("mean:Q", format=".2f"),
                                   alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")])
-    return alt.layer(points, rules, means, data=data).properties(width=200, height=220).facet(
-        column=alt.Column("phase:N", sort=COW_PHASES, title=None),
-        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
-    ).properties(title={"text": title, "subtitle": [
+    return _by_phase_and_run(alt.layer(points, rules, means, data=data), title, [
         f"btrfs filesystem usage 'Used' after the step minus before it; tick: mean, bar: {confidence:.0%} t interval",
-        "(source: monitor_series, run_labels views)"]})
+        "(source: monitor_series, run_labels views)"])
 
 
 def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
