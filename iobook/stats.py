@@ -109,6 +109,13 @@ def ratio_of_means(sample, baseline, confidence: float = 0.95, seed: int = 0, n_
                  float(boot.confidence_interval.high), float(welch.pvalue))
 
 
+def welch_difference(sample, baseline, confidence: float) -> tuple[float, float, float, float]:
+    """Difference of two independent groups' means with Welch's t interval and two-sided p (scipy)."""
+    test = stats.ttest_ind(np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float), equal_var=False)
+    ci = test.confidence_interval(confidence)
+    return float(np.mean(sample) - np.mean(baseline)), float(ci.low), float(ci.high), float(test.pvalue)
+
+
 @dataclass(frozen=True)
 class MeanInterval:
     n: int

@@ -435,13 +435,6 @@ def get_cow_growth(space: pd.DataFrame) -> pd.DataFrame:
     return out.astype({"snapshots": "int32", "repetition": "int32"})[columns].reset_index(drop=True)
 
 
-def welch_difference(sample, baseline, confidence: float) -> tuple[float, float, float, float]:
-    """Difference of two independent groups' means with Welch's t interval and two-sided p (scipy)."""
-    test = sps.ttest_ind(np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float), equal_var=False)
-    ci = test.confidence_interval(confidence)
-    return float(np.mean(sample) - np.mean(baseline)), float(ci.low), float(ci.high), float(test.pvalue)
-
-
 def _verdict(excludes: pd.Series, significant: pd.Series) -> np.ndarray:
     return np.where(excludes & significant, "distinguishable",
                     np.where(excludes == significant, "within noise", "unclear (one test)"))
@@ -480,7 +473,7 @@ def get_cow_space_comparisons(growth: pd.DataFrame, confidence: float) -> pd.Dat
             continue
         stages = [(str(k), g["growth_mib"]) for k, g in group[group["snapshots"] > 0].groupby("snapshots")]
         for label, sample in stages + [("with snapshots", group.loc[group["snapshots"] > 0, "growth_mib"])]:
-            difference, low, high, p = welch_difference(sample, baseline, confidence)
+            difference, low, high, p = stats.welch_difference(sample, baseline, confidence)
             out.append({"run_id": run_id, "phase": phase, "snapshots": label, "repetitions": len(sample),
                         "baseline repetitions": len(baseline), "growth (MiB)": sample.mean(),
                         "baseline growth (MiB)": baseline.mean(), "difference (MiB)": difference, "low": low,
