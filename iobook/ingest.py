@@ -318,13 +318,13 @@ def trusted_stat(st: os.stat_result, read_ns: int) -> tuple[int, int, int, int] 
 
 def _parse_file(path: str) -> Outcome:
     try:
-        size = os.stat(path).st_size
-        if size > MAX_FILE_BYTES:
-            return Outcome({"path": path, "sha256": _file_sha256(path), "bytes": size, "status": "error",
-                            "error": f"{size / 2**20:,.0f} MiB: larger than the {MAX_FILE_BYTES >> 20} MiB iobook "
-                                     "reads in one file (split it)"}, [], {})
         with open(path, "rb") as f:
             before, read_ns = os.fstat(f.fileno()), time.time_ns()
+            if before.st_size > MAX_FILE_BYTES:  # refused unread; hashed in pieces, from the same open file
+                return Outcome({"path": path, "sha256": hashlib.file_digest(f, "sha256").hexdigest(),
+                                "bytes": before.st_size, "status": "error",
+                                "error": f"{before.st_size / 2**20:,.0f} MiB: larger than the "
+                                         f"{MAX_FILE_BYTES >> 20} MiB iobook reads in one file (split it)"}, [], {})
             data = f.read()
             after = os.fstat(f.fileno())
     except OSError as e:  # vanished since the scan, unreadable, ...
@@ -472,8 +472,8 @@ def _in_transaction(con, work) -> None:
 
 
 def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
-    """Write a batch in one transaction; if the database refuses one file (e.g. a CSV that
-    read_csv cannot load), write the batch again file by file and record that one as failed."""
+    """Write a batch in one transaction; if the database refuses one file (a value its column cannot hold),
+    write the batch again file by file and record that one as failed."""
     moved = Counter()
     if not pending:
         return moved
