@@ -5,10 +5,9 @@
 
 The client lists the files (ingest.find_files) and numbers them exactly as a local ingest numbers them on a
 fresh database: the sorted files get source ids 1..n, the entries it refuses (FIFOs, symlinks out of the
-tree, ...) the ids after them. Each task takes a batch of files, parses them with ingest._parse_file (the
-local ingest's function), and writes them with store.replace_sources (the local ingest's function, the
-parsers' Arrow tables included) into an in-memory DuckDB holding the raw tables, whose rows it then writes as
-DIR/<table>/part-<batch>.parquet. So a file's rows, its failure and the reason for it are the ones a local
+tree, ...) the ids after them. Each task takes a batch of files, parses them with ingest.parse_batch (what the
+local ingest's workers run), and writes them with ingest._write (the local ingest's writer) into an
+in-memory DuckDB holding the raw tables, whose rows it then writes as DIR/<table>/part-<batch>.parquet. So a file's rows, its failure and the reason for it are the ones a local
 ingest stores; loading the parts into a fresh database and rebuilding the derived tables gives the database
 a local ingest gives.
 
@@ -26,17 +25,18 @@ from tqdm import tqdm
 
 from . import ingest as local
 from . import store
+from .batch import Batch
 
 FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms a task) stays negligible
 
 
-def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], list[tuple[int, local.Outcome]]]:
-    """(source_id, path) of every file to parse, and (source_id, outcome) of every refused entry, with the
-    ids a local ingest into a fresh database assigns."""
+def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], Batch]:
+    """(source_id, path) of every file to parse, and the batch of every refused entry, with the ids a local
+    ingest into a fresh database assigns."""
     files, refused = local.find_files(paths)
     todo = [(i, str(f)) for i, f in enumerate(files, 1)]
-    skipped = [(len(files) + n, local.refused_outcome(str(f), reason))
-               for n, (f, reason) in enumerate(refused.items(), 1)]
+    skipped = Batch([(len(files) + n, local.refused_row(str(f), reason))
+                     for n, (f, reason) in enumerate(refused.items(), 1)])
     return todo, skipped
 
 
@@ -44,16 +44,16 @@ def part_name(batch: int) -> str:
     return f"part-{batch:07d}.parquet"
 
 
-def write_batch(batch: int, pending: list[tuple[int, local.Outcome]], out_dir: str) -> dict:
+def write_batch(number: int, batch: Batch, out_dir: str) -> dict:
     """Write parsed files as Parquet parts, through the local ingest's own write path (ingest._write:
     one transaction, and file by file with the refused one recorded as failed if DuckDB refuses the batch).
     Rewriting a batch replaces its parts, so a task Dask runs again leaves no stale rows."""
     con = duckdb.connect(":memory:")
     try:
         store.create_raw_tables(con)
-        local._write(con, pending)
+        local._write(con, batch)
         for table in store.raw_tables():
-            target = Path(out_dir, table, part_name(batch))
+            target = Path(out_dir, table, part_name(number))
             if not con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
                 target.unlink(missing_ok=True)
                 continue
@@ -70,10 +70,14 @@ def ingest_batch(batch: int, items: list[tuple[int, str]], out_dir: str) -> dict
     """The Dask task: parse files (source_id, path) and write their parts. parse_bytes never raises; should
     anything else fail (the Parquet write, ...), the batch's files are recorded as failed with the reason."""
     try:
-        return write_batch(batch, [(source_id, local._parse_file(path)) for source_id, path in items], out_dir)
+        return write_batch(batch, local.parse_batch(items), out_dir)
     except Exception as e:
         reason = f"batch failed on its Dask worker: {type(e).__name__}: {e}"[:500]
-        return write_batch(batch, [(i, local.failed_outcome(p, reason)) for i, p in items], out_dir)
+        return write_batch(batch, _failed(items, reason), out_dir)
+
+
+def _failed(items: list[tuple[int, str]], reason: str) -> Batch:
+    return Batch([(i, local.failed_outcome(p, reason).row) for i, p in items])
 
 
 def _summary(con) -> dict:
@@ -100,7 +104,7 @@ def dask_ingest(paths: list[Path], out_dir: Path, client=None, scheduler: str | 
         raise FileExistsError(f"{out_dir}: not empty; Parquet parts go to a new or empty folder")
     out_dir.mkdir(parents=True, exist_ok=True)
     todo, skipped = plan(paths)
-    counts = Counter(seen=len(todo) + len(skipped), new=len(todo))
+    counts = Counter(seen=len(todo) + len(skipped.rows), new=len(todo))
     batches = [todo[i: i + files_per_task] for i in range(0, len(todo), files_per_task)]
     if client is not None:
         _run(client, batches, out_dir, counts, progress)
@@ -114,7 +118,7 @@ def dask_ingest(paths: list[Path], out_dir: Path, client=None, scheduler: str | 
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster, Client(cluster) as own:
                 _run(own, batches, out_dir, counts, progress)
-    if skipped:  # after every file, as a local ingest numbers them
+    if skipped.rows:  # after every file, as a local ingest numbers them
         counts.update(write_batch(len(batches) + 1, skipped, str(out_dir))["counts"])
     return counts
 
@@ -131,7 +135,7 @@ def _run(client, batches: list[list[tuple[int, str]]], out_dir: Path, counts: Co
                 result = future.result()
             except Exception as e:  # the task's worker died (KilledWorker after retries), ...: recorded here
                 reason = f"Dask task lost: {type(e).__name__}: {e}"[:500]
-                result = write_batch(n, [(i, local.failed_outcome(p, reason)) for i, p in items], str(out_dir))
+                result = write_batch(n, _failed(items, reason), str(out_dir))
             counts.update(result["counts"])
             for path, line, error in result["errors"]:
                 tqdm.write(f"error: {path}:{line or ''}: {error}")

@@ -9,7 +9,6 @@ import bz2
 import ctypes
 import functools
 import hashlib
-import itertools
 import lzma
 import math
 import multiprocessing
@@ -19,19 +18,23 @@ import signal
 import stat
 import time
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import store
+from .batch import Batch, record_columns
 from .digest import files_digest
 from .parsers import DETECT_BYTES, ParseError, detect
 
-BATCH_FILES = 500  # files per write transaction: big enough to amortise commits, small enough to see progress
+# Records written in one transaction, in Arrow bytes. A commit costs ~80 ms (DuckDB checkpoints its
+# row groups): 11 commits of 500 files took 1.7 s of the archive's writes, 2 commits 0.6 s.
+BATCH_BYTES = 64 << 20
 PARALLEL_FROM = 64  # fewer files than this are parsed in this process
-WINDOW_FILES = 2 * BATCH_FILES  # files parsed ahead of the writer at most
+CHUNK_BYTES = 1 << 20  # files a worker parses at a time: about this many bytes of them,
+CHUNK_FILES = 64  # or this many files, whichever comes first
+CHUNKS_AHEAD = 8  # chunks parsed ahead of the writer at most (each worker busy, memory bounded)
 
 INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "truncated", "skipped", "failed",
                  "failed before")
@@ -283,17 +286,17 @@ def _where(reason: str, rec, text: str, shown: re.Pattern) -> tuple[str, int | N
 @functools.cache
 def _float_fields(cls: type) -> tuple[str, ...]:
     """The float columns of a record class (checking every field of every record cost 6 s an archive)."""
-    return tuple(name for name, t in store.record_columns(cls) if t is float)
+    return tuple(name for name, t in record_columns(cls) if t is float)
 
 
 @functools.cache
 def _int_fields(cls: type) -> tuple[str, ...]:
-    return tuple(name for name, t in store.record_columns(cls) if t is int)
+    return tuple(name for name, t in record_columns(cls) if t is int)
 
 
-def refused_outcome(path: str, reason: str) -> Outcome:
+def refused_row(path: str, reason: str) -> dict:
     """The sources row of an entry find_files refused: recorded as skipped, never read."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}, [], {})
+    return {"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}
 
 
 def failed_outcome(path: str, reason: str) -> Outcome:
@@ -335,33 +338,93 @@ def _parse_file(path: str) -> Outcome:
     return outcome
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Worker initializer: a worker outlives a killed ingest otherwise (Linux; elsewhere a no-op). A parent
-    killed while this worker was starting is gone before the signal is armed: then exit now."""
+def _start_worker(parent_pid: int) -> None:
+    """Worker initializer. A worker outlives a killed ingest otherwise (Linux; elsewhere a no-op); a parent
+    killed while this worker was starting is gone before the signal is armed: then exit now. Then the
+    parsers' imports (a spawned worker's), before the first file arrives."""
     try:
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
     if os.getppid() != parent_pid:
         os._exit(1)
+    from .parsers import all_formats
+
+    all_formats()
 
 
-@contextmanager
-def _outcomes(paths: list[str]):
-    """Outcomes of parsing `paths`, in order: in worker processes when there are enough files to repay
-    starting them (parsing is most of ingest's time). spawn, because forking a process whose DuckDB
-    connection runs threads is unsafe, and because spawned workers are this process's children, which
-    _die_with_parent ties to it (a forkserver's workers outlived a killed ingest with their server)."""
-    if len(paths) < PARALLEL_FROM:
-        yield map(_parse_file, paths)
-        return
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context, initializer=_die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
-        # One window of files at a time: Executor.map submits everything at once, and workers running ahead
-        # of the writer held every parsed file in memory (7 GiB at 82,000 files).
-        yield itertools.chain.from_iterable(
-            pool.map(_parse_file, paths[i:i + WINDOW_FILES], chunksize=8) for i in range(0, len(paths), WINDOW_FILES))
+class _Workers:
+    """Parse worker processes, started when first needed, or before the database is opened when it is
+    known they will be (a new database: every file is parsed). Started before, they are forked: copies of
+    this process with the parsers imported, where a spawned worker spends ~1 s of CPU importing them. Once
+    DuckDB is open they are spawned, because forking a process whose DuckDB connection runs threads is
+    unsafe. Either way they are this process's children, which _start_worker ties to it (a forkserver's
+    workers outlived a killed ingest with their server)."""
+
+    def __init__(self):
+        self.pool: ProcessPoolExecutor | None = None
+
+    def start(self, fork: bool = False) -> ProcessPoolExecutor:
+        if self.pool is None:
+            if fork:
+                from .parsers import all_formats
+
+                all_formats()
+            self.pool = ProcessPoolExecutor(max_workers=os.cpu_count(), initializer=_start_worker,
+                                            mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                            initargs=(os.getpid(),))
+            for _ in range(os.cpu_count()):  # a spawned worker starts when a task finds none idle
+                self.pool.submit(int)
+        return self.pool
+
+    def batches(self, chunks: list[list[tuple[int, str]]]):
+        """Batches of parsing the chunks, in order: in the workers when there are enough files to repay
+        starting them, at most CHUNKS_AHEAD chunks ahead of the one consumed (workers running ahead of the
+        writer held every parsed file in memory: 7 GiB at 82,000 files)."""
+        if self.pool is None and sum(map(len, chunks)) < PARALLEL_FROM:
+            yield from map(parse_batch, chunks)
+            return
+        pool = self.start()
+        pending = deque(pool.submit(parse_batch, chunk) for chunk in chunks[:CHUNKS_AHEAD])
+        for chunk in chunks[CHUNKS_AHEAD:]:
+            done = pending.popleft().result()
+            pending.append(pool.submit(parse_batch, chunk))
+            yield done
+        while pending:
+            yield pending.popleft().result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def parse_batch(items: list[tuple[int, str]]) -> Batch:
+    """Parse files (source_id, path) into one batch: what a worker process or a Dask task hands the writer.
+    A file whose records do not fit the store's columns (an error in a parser) is recorded as failed."""
+    parsed = [(source_id, o.row, o.records, o.tables) for source_id, path in items for o in [_parse_file(path)]]
+    try:
+        return Batch.of(parsed)
+    except Exception:
+        batch = Batch()
+        for source_id, row, records, tables in parsed:
+            try:
+                batch.extend(Batch.of([(source_id, row, records, tables)]))
+            except Exception as e:
+                error = f"records do not fit the store: {type(e).__name__}: {e}"[:500]
+                batch.extend(Batch.of([(source_id, {**row, "status": "error", "error": error}, [], {})]))
+        return batch
+
+
+def _chunks(todo: list[tuple[str, int]], sizes: dict[str, int]) -> list[list[tuple[int, str]]]:
+    """(source_id, path) items in chunks of about CHUNK_BYTES or CHUNK_FILES: a worker's unit of work."""
+    chunks, chunk, size = [], [], 0
+    for path, source_id in todo:
+        chunk.append((source_id, path))
+        size += sizes[path]
+        if size >= CHUNK_BYTES or len(chunk) >= CHUNK_FILES:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    return chunks + [chunk] if chunk else chunks
 
 
 def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool = False) -> Counter:
@@ -370,7 +433,14 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
     what the folders hold (the book's builds), while plain ingests add to it."""
     files, refused = find_files(paths)
     counts = Counter(seen=len(files) + len(refused))
-    con = store.open_write(db_path)
+    workers = _Workers()
+    if not Path(db_path).exists() and len(files) >= PARALLEL_FROM:  # a new database: every file is parsed
+        workers.start(fork=True)
+    try:
+        con = store.open_write(db_path)
+    except BaseException:
+        workers.close()
+        raise
     try:
         known = store.known_sources(con)
         next_id = store.next_source_id(con)
@@ -401,36 +471,38 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
             counts["skipped"] += 1
             if prior and prior[2:] == ("skipped", reason):
                 continue
-            refusals.append((prior[0] if prior else next_id, refused_outcome(path, reason)))
+            refusals.append((prior[0] if prior else next_id, refused_row(path, reason)))
             next_id += not prior
         if refusals:
-            _transaction(con, refusals)
+            _transaction(con, Batch(refusals))
         present = files.keys() | refused.keys()
         gone = [i for p, (i, _, status, _) in known.items() if prune and status != "gone" and p not in present]
         counts["gone"] = len(gone)
         if gone:
             _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))
-        pending: list[tuple[int, Outcome]] = []
         if todo:
             from tqdm import tqdm  # here, as zstandard: start-up is most of an unchanged re-ingest
 
-            with _outcomes([path for path, _ in todo]) as outcomes:
-                for (path, source_id), outcome in tqdm(zip(todo, outcomes), total=len(todo), desc="ingest",
-                                                       unit="file", disable=not progress):
-                    counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[outcome.row["status"]]] += 1
-                    counts["truncated"] += outcome.row["status"] == "ok" and bool(outcome.row.get("error"))
-                    if outcome.row["status"] == "error":
-                        tqdm.write(f"error: {path}:{outcome.row.get('error_line') or ''}: {outcome.row['error']}")
-                    pending.append((source_id, outcome))
-                    if len(pending) >= BATCH_FILES:
+            pending = Batch()
+            with tqdm(total=len(todo), desc="ingest", unit="file", disable=not progress) as bar:
+                for batch in workers.batches(_chunks(todo, {path: files[path].st_size for path, _ in todo})):
+                    for _, row in batch.rows:
+                        counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
+                        counts["truncated"] += row["status"] == "ok" and bool(row.get("error"))
+                        if row["status"] == "error":
+                            tqdm.write(f"error: {row['path']}:{row.get('error_line') or ''}: {row['error']}")
+                    pending.extend(batch)
+                    bar.update(len(batch.rows))
+                    if pending.nbytes >= BATCH_BYTES:
                         counts.update(_write(con, pending))
-                        pending = []
-        counts.update(_write(con, pending))
+                        pending = Batch()
+            counts.update(_write(con, pending))
         if store.derived_stale(con):
             _in_transaction(con, lambda: (store.rebuild_derived(con), store.set_derived_stale(con, False)))
         if not same_parsers:
             store.set_state(con, "parsers_digest", parsers)
     finally:
+        workers.close()
         con.close()
     return counts
 
@@ -471,31 +543,31 @@ def _in_transaction(con, work) -> None:
     con.execute("COMMIT")
 
 
-def _write(con, pending: list[tuple[int, Outcome]]) -> Counter:
+def _write(con, batch: Batch) -> Counter:
     """Write a batch in one transaction; if the database refuses one file (a value its column cannot hold),
     write the batch again file by file and record that one as failed."""
     moved = Counter()
-    if not pending:
+    if not batch.rows:
         return moved
     try:
-        _transaction(con, pending)
+        _transaction(con, batch)
     except Exception:
-        for source_id, o in pending:
+        for source_id, row in batch.rows:
             try:
-                _transaction(con, [(source_id, o)])
+                _transaction(con, batch.only(source_id))
             except Exception as e:
                 from tqdm import tqdm
 
-                row = {**o.row, "status": "error", "error": f"could not load into DuckDB: {e}"}
-                _transaction(con, [(source_id, Outcome(row, [], {}))])
-                tqdm.write(f"error: {o.row['path']}: {row['error']}")
+                row = {**row, "status": "error", "error": f"could not load into DuckDB: {e}"}
+                _transaction(con, Batch([(source_id, row)]))
+                tqdm.write(f"error: {row['path']}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
     return moved
 
 
-def _transaction(con, pending: list[tuple[int, Outcome]]) -> None:
+def _transaction(con, batch: Batch) -> None:
     def write():
-        store.replace_sources(con, [(source_id, o.row, o.records, o.tables) for source_id, o in pending])
+        store.replace_sources(con, batch)
         store.set_derived_stale(con, True)
 
     _in_transaction(con, write)

@@ -5,23 +5,19 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 """
 from __future__ import annotations
 
-import dataclasses
-import functools
-import operator
 import os
-import types
-import typing
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 import duckdb
 
+from .batch import record_columns
 from .digest import files_digest
 from .parsers import all_records
 
 if TYPE_CHECKING:
-    import pyarrow as pa
+    from .batch import Batch
 
 DEFAULT_DB = Path("data/iobook.duckdb")
 WRITE_MEMORY_LIMIT = "128MB"
@@ -51,19 +47,6 @@ CREATE TABLE IF NOT EXISTS file_stats (source_id BIGINT PRIMARY KEY, bytes BIGIN
 STAT_COLUMNS = ("bytes", "mtime_ns", "ctime_ns", "inode")
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
-
-
-def _base_type(annotation) -> type:
-    """int | None -> int; the record classes use only int, float, str, bool and their optionals."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        (base,) = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return base
-    return annotation
-
-
-def record_columns(cls: type) -> list[tuple[str, type]]:
-    hints = typing.get_type_hints(cls)
-    return [(f.name, _base_type(hints[f.name])) for f in dataclasses.fields(cls)]
 
 
 def raw_tables() -> list[str]:
@@ -216,76 +199,33 @@ def next_source_id(con) -> int:
     return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
 
 
-def _arrow_tables(items: list[tuple[int, list, dict]]) -> dict[type, pa.Table]:
-    """Records and parsers' Arrow tables of many files, one Arrow table per record class, each row prefixed
-    with its source_id."""
-    import pyarrow as pa
-
-    records: dict[type, tuple[list, list]] = {}
-    parts: dict[type, list] = {}
-    for source_id, file_records, tables in items:
-        for rec in file_records:
-            ids, rows = records.setdefault(type(rec), ([], []))
-            ids.append(source_id)
-            rows.append(rec)
-        for cls, table in tables.items():
-            source_ids = pa.repeat(pa.scalar(source_id, pa.int64()), len(table))
-            parts.setdefault(cls, []).append(_conformed(cls, table, source_ids))
-    for cls, (ids, rows) in records.items():
-        schema = _arrow_schema(cls)
-        columns = zip(*map(operator.attrgetter(*schema.names[1:]), rows))  # every record class has 2+ fields
-        parts.setdefault(cls, []).append(pa.Table.from_arrays(
-            [pa.array(ids, pa.int64()), *(pa.array(c, t) for c, t in zip(columns, schema.types[1:]))], schema=schema))
-    return {cls: pa.concat_tables(tables) for cls, tables in parts.items()}
-
-
-@functools.cache
-def _arrow_schema(cls: type) -> pa.Schema:
-    import pyarrow as pa
-
-    types = {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}
-    return pa.schema([("source_id", pa.int64()), *((name, types[t]) for name, t in record_columns(cls))])
-
-
-def _conformed(cls: type, table: pa.Table, source_ids: pa.Array) -> pa.Table:
-    """A parser's table of `cls` rows with its source_id, every column of the class (null where it has none)
-    and the class's types; a column of another type is an error in the parser."""
-    import pyarrow as pa
-
-    schema = _arrow_schema(cls)
-    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(len(table), f.type)
-               for f in schema][1:]
-    return pa.Table.from_arrays([source_ids, *columns], schema=schema)
-
-
 SOURCE_COLUMNS = ("source_id", "path", "sha256", "bytes", "format", "tool", "tool_version", "status", "error",
                   "error_line")
 
 
-def replace_sources(con, files: list[tuple[int, dict, list, dict]]) -> None:
-    """Write files' rows and records (source_id, sources row, records, parsers' Arrow tables), replacing
-    whatever the store held for them. One statement per table for the whole batch: per-file statements
-    dominated ingest.
+def replace_sources(con, batch: Batch) -> None:
+    """Write a batch of files (their sources rows and records), replacing whatever the store held for them.
+    One statement per table for the whole batch: per-file statements dominated ingest.
 
     The caller wraps calls in a transaction, so a file's old records never outlive its new ones.
     """
     import pyarrow as pa
 
-    ids = [source_id for source_id, *_ in files]
+    ids = [source_id for source_id, _ in batch.rows]
     # Only files the store already holds have rows to delete: a first ingest's deletes would scan every
     # record table once a batch for nothing.
     held = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall()]
     if held:
         for table in [*raw_tables(), "file_stats"]:
             con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
-    stats = [(source_id, row["stat"]) for source_id, row, _, _ in files if row.get("stat")]
+    stats = [(source_id, row["stat"]) for source_id, row in batch.rows if row.get("stat")]
     if stats:
         set_file_stats(con, stats)
-    rows = [{**row, "source_id": source_id} for source_id, row, _, _ in files]
-    incoming = pa.table({c: [r.get(c) for r in rows] for c in SOURCE_COLUMNS})
+    incoming = pa.table({c: [source_id if c == "source_id" else row.get(c) for source_id, row in batch.rows]
+                         for c in SOURCE_COLUMNS})
     con.register("_incoming", incoming)
     con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
-    for cls, table in _arrow_tables([(source_id, records, tables) for source_id, _, records, tables in files]).items():
+    for cls, table in batch.tables.items():
         con.register("_incoming", table)
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
     con.unregister("_incoming")

@@ -83,6 +83,7 @@ def test_cli_exit_status_is_1_when_a_file_failed(tucson_results, tmp_path, capsy
 
 def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     """A full archive has > 2147 sources; views build ids as source_id * 1000000 (was INT32: overflow)."""
+    from iobook.batch import Batch
     from iobook.ingest import parse_bytes
 
     from conftest import TUCSON_SC23
@@ -90,7 +91,7 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     log = TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "mdtest-easy-write.txt"
     outcome = parse_bytes(str(log), log.read_bytes())
     con = store.open_write(tmp_path / "t.duckdb")
-    store.replace_sources(con, [(2153, outcome.row, outcome.records, outcome.tables)])
+    store.replace_sources(con, Batch.of([(2153, outcome.row, outcome.records, outcome.tables)]))
     assert con.execute("SELECT mdtest_id FROM mdtest_runs").fetchall() == [(2153 * 1000000,)]
 
 
