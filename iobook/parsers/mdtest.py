@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Format, Parsed, ParseError
+from . import Format, Parsed, ParseError, line_starting
 from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_columns, float_array, floats,
                         is_count, read_typed)
 
@@ -87,6 +87,7 @@ _STONEWALL = re.compile(r"Continue stonewall hit min: (\d+) max: (\d+) avg: (\d+
 _SUMMARY = re.compile(r"SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?: \(of (\d+) iterations\)\s*")
 _NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
 _FAILED = re.compile(r"FAILED in|ABORT")
+_LAUNCHED_AT_LINE_START = re.compile(r"mdtest-\S+ was launched with ")
 
 
 def _value(token: str, lineno: int) -> float | None:
@@ -128,20 +129,21 @@ def parse_log(text: str) -> Parsed:
             m = _STARTED.fullmatch(line)
             run = {"started_at": f"{m[3]}-{m[1]}-{m[2]} {m[4]}" if m else None}
             test, open_kinds = {}, None
-        elif m := _LAUNCHED.match(line):
+        # each regex behind a cheap check of what it starts with or holds: most lines are none of these
+        elif line.startswith("mdtest-") and (m := _LAUNCHED.match(line)):
             if "version" in run:  # a run without a "-- started at" line
                 run = {}
             run.update(version=m[1], launched_tasks=int(m[2]), nodes=int(m[3]))
             test, open_kinds = {}, None
         elif line.startswith("Command line used:"):
             run["command"] = line[len("Command line used:"):].strip()
-        elif m := _TASKS.fullmatch(line):
+        elif " tasks, " in line and (m := _TASKS.fullmatch(line)):
             test = {"tasks": int(m[1]), "items": int(m[2]), "item_kind": m[3]}
             open_kinds = None
-        elif m := _STONEWALL.fullmatch(line):
+        elif line.startswith("Continue stonewall") and (m := _STONEWALL.fullmatch(line)):
             test.update(stonewall_items_min=int(m[1]), stonewall_items_max=int(m[2]),
                         stonewall_items_avg=float(m[3]))
-        elif m := _SUMMARY.fullmatch(line):
+        elif line.startswith("SUMMARY") and (m := _SUMMARY.fullmatch(line)):
             kind = m[1] or "rate"  # 1.9.3 prints "SUMMARY:" for its only table, the rates
             if open_kinds is None or kind in open_kinds:
                 summaries.append(_summary(len(summaries), lineno, int(m[3]), run, test))
@@ -273,7 +275,7 @@ def _rank_csv_error(row: list[str], fields: int) -> str:
 def detect_log(head: str) -> bool:
     if " was launched with " not in head:  # cheap before a MULTILINE regex over a 1 MiB head
         return False
-    return bool(re.search(r"^mdtest-\S+ was launched with ", head, re.MULTILINE))
+    return line_starting(_LAUNCHED_AT_LINE_START, head)
 
 
 def _detect_rank_csv(head: str) -> bool:
