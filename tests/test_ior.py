@@ -236,6 +236,35 @@ def test_rank_csv_bad_number():
     assert e.value.line == 4
 
 
+@pytest.mark.parametrize("path", [FIXTURES / "sub679" / "ior-easy-write.csv", BUILT / "ior_rankdetails_csv_np2.rank.csv"])
+def test_rank_csv_fast_read_agrees_with_the_checked_one(path, monkeypatch):
+    text = read(path)
+    assert ior._read_fast(text.partition("\n")[2]) is not None
+    fast = ior.parse_rank_csv(text)
+    monkeypatch.setattr(ior, "_read_fast", lambda body: None)
+    checked = ior.parse_rank_csv(text)
+    assert checked.tables[ior.IorRank].equals(fast.tables[ior.IorRank]) and checked.records == fast.records
+
+
+# Arrow's CSV reader trims spaces and tabs around a number and ends a line at \r; a cast does neither.
+@pytest.mark.parametrize("old, new, line, reason", [
+    ("2.5551080704e-02", " 2.5551080704e-02", 2, "CSV row holds a value that is not a number"),
+    ("2.5551080704e-02", "2.5551080704e-02\t", 2, "CSV row holds a value that is not a number"),
+    ("write,1,", "write,1 ,", 3, "CSV row holds a value that is not a number"),
+    ("write,1,", "write,1\r", 3, "CSV row has 5 fields, header 6"),
+])
+def test_rank_csv_refuses_what_a_csv_reader_would_trim(old, new, line, reason):
+    text = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").replace(old, new, 1)
+    with pytest.raises(ParseError) as e:
+        ior.parse_rank_csv(text)
+    assert (e.value.line, e.value.reason) == (line, reason)
+
+
+def test_rank_csv_reads_what_a_cast_reads():
+    text = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").replace("2.5551080704e-02", "+.025551080704")
+    assert of(ior.parse_rank_csv(text), ior.IorRank)[0].time_s == 2.5551080704e-02
+
+
 # --- the views ---------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

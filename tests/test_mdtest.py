@@ -15,6 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "mdtest"
 from conftest import SHARED
 
 BUILT = SHARED / "fixtures" / "built-tools" / "mdtest"
+CSV_TEXT = (BUILT / "mdtest_saverank_csv_np2.rank.csv").read_text()
 AURORA_688 = (SHARED / "io500-submissions" / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023"
               / "submission-688" / "results" / "2023.11.07-03.43.32" / "mdtest-easy-delete.txt")
 
@@ -230,6 +231,40 @@ def test_rank_csv_bad_number():
     assert e.value.line == 3
 
 
+@pytest.mark.parametrize("path", [FIXTURES / "sub679-2023-mdtest-easy-write.csv",
+                                  BUILT / "mdtest_saverank_csv_np2.rank.csv"])
+def test_rank_csv_fast_read_agrees_with_the_checked_one(path, monkeypatch):
+    text = path.read_text()
+    assert mdtest._read_fast(text.partition("\n")[2]) is not None
+    fast = mdtest.parse_rank_csv(text).tables[mdtest.MdtestRankRow]
+    monkeypatch.setattr(mdtest, "_read_fast", lambda body: None)
+    assert mdtest.parse_rank_csv(text).tables[mdtest.MdtestRankRow].equals(fast)
+
+
+# Arrow's CSV reader trims spaces and tabs around a number and ends a line at \r; a cast does neither:
+# such a field is refused as before, at its line.
+@pytest.mark.parametrize("old, new, reason", [
+    ("0,,5.1530507314e+02", "0,, 5.1530507314e+02", "' 5.1530507314e+02' is not a number"),
+    ("5.1530507314e+02,", "5.1530507314e+02\t,", "'5.1530507314e+02\\t' is not a number"),
+    ("9.7029900551e-01,", "9.7029900551e-01\r", "'9.7029900551e-01\\r4.1494895133e+05' is not a number"),
+    ("\n0,,", "\n0, ,", "items ' ' is not a count"),
+])
+def test_rank_csv_refuses_what_a_csv_reader_would_trim(old, new, reason):
+    with pytest.raises(ParseError) as e:
+        mdtest.parse_rank_csv(CSV_TEXT.replace(old, new))
+    assert (e.value.line, e.value.reason) == (3, reason)
+
+
+def test_rank_csv_reads_what_a_cast_reads():
+    """A cast to float reads '+515.3' and '.6596e+03' (and a blank line is no row): read as before."""
+    text = CSV_TEXT.replace("0,,5.1530507314e+02", "0,,+515.30507314").replace(
+        "\n1,,6.5966202714e+02", "\n\n1,,.65966202714e+03")
+    rows = [tuple(r.values()) for r in mdtest.parse_rank_csv(text).tables[mdtest.MdtestRankRow].to_pylist()]
+    assert (0, False, None, "Directory creation", 515.30507314, 9.7029900551e-01) in rows
+    assert (1, False, None, "Directory creation", 6.5966202714e+02, 7.5796389580e-01) in rows
+    assert len(rows) == 11 + 2 * 9
+
+
 # --- detection and the store ------------------------------------------------------------------
 
 @pytest.mark.parametrize("path, name", [
@@ -271,7 +306,6 @@ FUZZ_LOGS = [FIXTURES / "jcahpc-2017-mdt_hard", FIXTURES / "sub52-2019-mdtest_ha
              FIXTURES / "sub785-2025-mdtest-easy-write.txt", BUILT / "mdtest_rankstats_np2.log",
              BUILT / "mdtest_verbose_vv_np2.log"]
 FUZZ_TEXTS = [p.read_text() for p in FUZZ_LOGS]
-CSV_TEXT = (BUILT / "mdtest_saverank_csv_np2.rank.csv").read_text()
 
 
 def damaged(data, text: str) -> str:

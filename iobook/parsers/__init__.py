@@ -20,6 +20,7 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -78,6 +79,19 @@ def all_records() -> tuple[type, ...]:
     from . import fio, gpfs, io500, ior, mdtest, monitor
 
     return io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
+
+
+def line_starting(pattern: re.Pattern, text: str) -> bool:
+    """Whether `pattern`, which cannot match a newline, matches at the start of a line of `text`: what
+    re.search('^' + pattern, text, re.M) says, but a pattern opening with a literal is found by the regex
+    engine's scan for it instead of a try at every offset (several times faster over a 1 MiB head)."""
+    return any(m.start() == 0 or text[m.start() - 1] == "\n" for m in pattern.finditer(text))
+
+
+def first_line(text: str) -> str:
+    """text.split("\n", 1)[0] without copying the rest of a 1 MiB head."""
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
 def detect(head: str) -> Format | None:

@@ -22,7 +22,7 @@ from typing import ClassVar
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from . import DETECT_BYTES, Format, ParseError, Parsed, json_float
+from . import DETECT_BYTES, Format, ParseError, Parsed, first_line, json_float
 
 DIRECTIONS = ("read", "write", "trim")
 LAT_UNIT_NS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6}
@@ -452,6 +452,8 @@ LOG_COLUMNS = ("t_ms", "value", "direction_code", "bs", "offset_bytes", "prio")
 
 
 def _detect_log(head: str) -> bool:
+    if not head[:1].isdigit():  # the first line must be a log line: no need to split a 1 MiB head into lines
+        return False
     lines = head.splitlines()[:LOG_DETECT_LINES + 1]
     if len(lines) > LOG_DETECT_LINES or len(head) >= DETECT_BYTES:
         lines = lines[:-1]  # the last line of a cut head may be partial
@@ -489,8 +491,7 @@ ERROR_LINE = re.compile(r"^(?:fio: .+|Bad option <.*>)$", re.M)
 
 
 def _detect_error(head: str) -> bool:
-    first = head.lstrip().split("\n", 1)[0]
-    return bool(ERROR_LINE.fullmatch(first))
+    return bool(ERROR_LINE.fullmatch(first_line(head.lstrip())))
 
 
 def parse_error(text: str) -> Parsed:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import Format, Parsed, ParseError
+from . import Format, Parsed, ParseError, first_line, line_starting
 
 GIB = 2**30
 
@@ -95,11 +95,15 @@ RECORDS = (Io500File, Io500Phase, Io500Flag, Io500Info)
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
 
 
+_MD_PREFIX = re.compile(r"^md-")
+_CREATE_SUFFIX = re.compile(r"-create$")
+
+
 def canonical_phase(label: str) -> str:
     """ior_easy_write (bash) and md-easy-create (2017) -> ior-easy-write, mdtest-easy-write."""
     name = label.replace("_", "-")
-    name = re.sub(r"^md-", "mdtest-", name)
-    return re.sub(r"-create$", "-write", name)
+    name = _MD_PREFIX.sub("mdtest-", name)
+    return _CREATE_SUFFIX.sub("-write", name)
 
 
 def unit_of(phase: str) -> str:
@@ -129,10 +133,14 @@ _C_SCORE = re.compile(rf"^\[(SCORE ?|SCOREX)\]\s+Bandwidth\s+({_NUMBER})\s+(\S+)
 _C_ERROR = re.compile(r"^ERROR INVALID (?:\([^)]*\) )?(.*)$")
 
 
+_C_VERSION_LINE = re.compile(r"IO500 version ")
+_C_RESULT_LINE = re.compile(r"\[(RESULT|      )\] ")
+
+
 def _detect_c_summary(head: str) -> bool:
     if "IO500 version " not in head:
         return False
-    return bool(re.search(r"^IO500 version ", head, re.M) and re.search(r"^\[(RESULT|      )\] ", head, re.M))
+    return line_starting(_C_VERSION_LINE, head) and line_starting(_C_RESULT_LINE, head)
 
 
 def parse_c_summary(text: str) -> Parsed:
@@ -174,13 +182,17 @@ def parse_c_summary(text: str) -> Parsed:
 
 _INI_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
 _INI_KEY = re.compile(r"^([^;#\s=][^=]*?)\s*=")
+_INI_START = re.compile(r"^; START (.+)$", re.M)
 _STONEWALL_ARG = re.compile(r"(?:^|\s)-(?:D|W)[ =]?(\d+)(?:\s|$)")
 
 
+_INI_VERSION = re.compile(r"version\s*=")
+_INI_RUN_KEY = re.compile(r"^(config-hash|result-dir)\s*=", re.M)
+
+
 def _detect_result_ini(head: str) -> bool:
-    first = head.lstrip().split("\n", 1)[0].strip()
-    return (first == "[run]" or re.match(r"version\s*=", first) is not None) and \
-        re.search(r"^(config-hash|result-dir)\s*=", head, re.M) is not None
+    first = first_line(head.lstrip()).strip()
+    return (first == "[run]" or _INI_VERSION.match(first) is not None) and _INI_RUN_KEY.search(head) is not None
 
 
 def parse_result_ini(text: str) -> Parsed:
@@ -253,7 +265,7 @@ def parse_result_ini(text: str) -> Parsed:
     xbw, xmd, xtotal, _ = score_of("SCOREX")
     if score_invalid:
         flags.append(Io500Flag(key_lines.get(("SCORE", "score"), 1), None, "invalid", "score marked [INVALID]"))
-    start = re.search(r"^; START (.+)$", text, re.M)
+    start = _INI_START.search(text)
     stonewalls = [p.stonewall_s for p in phases if p.stonewall_s is not None]
     procs = run.get("procs")
     if procs is not None and not procs.strip().isdigit():
@@ -277,16 +289,25 @@ _BASH_RESULT = re.compile(rf"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d+\s+
 _BASH_SCORE = re.compile(rf"^\[SCORE(-invalid)?\]\s+Bandwidth\s+({_NUMBER})\s+(GB/s|GiB/s)\s*:\s*IOPS\s+"
                          rf"({_NUMBER})\s+kiops\s*:\s*TOTAL\s+({_NUMBER})\s*$")
 _BASH_SUMMARY_START = "[Summary] Results files in "
+_BASH_INFO = re.compile(r"io500_info_(\w+)=['\"]?([^'\"]*)['\"]?\s*$")
+_BASH_DATE = re.compile(r"date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$")
+_BASH_RESULT_DIR = re.compile(r"io500_result_dir=['\"]?([^'\"]*)")
+_BASH_STONEWALL = re.compile(r"io500_stonewall_timer=['\"]?(\d+)")
+
+
+_BASH_RESULT_LINE = re.compile(r"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d", re.M)  # \s+ may span lines
+_BASH_SYSTEM_LINE = re.compile(r"System: ")
+_BASH_DATE_LINE = re.compile(r"date=\d{4}\.\d\d\.\d\d-")
 
 
 def _detect_bash(head: str) -> bool:
     # substring checks first: a MULTILINE regex tries every offset of a 1 MiB head
     if "[RESULT" not in head and "System: " not in head:
         return False
-    if re.search(r"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+\d", head, re.M):
+    if _BASH_RESULT_LINE.search(head):
         return True
     # a log that stopped before its first result still starts with the script's description
-    return bool(re.search(r"^System: ", head, re.M) and re.search(r"^date=\d{4}\.\d\d\.\d\d-", head, re.M))
+    return line_starting(_BASH_SYSTEM_LINE, head) and line_starting(_BASH_DATE_LINE, head)
 
 
 def parse_bash(text: str) -> Parsed:
@@ -296,8 +317,8 @@ def parse_bash(text: str) -> Parsed:
     lines = text.splitlines()
     is_log = any(line.startswith(("[Starting]", "System: ", "date=", "io500_")) for line in lines)
     summary_at = next((i for i, line in enumerate(lines) if line.startswith(_BASH_SUMMARY_START)), None)
-    results = [(i + 1, m) for i, line in enumerate(lines) if (m := _BASH_RESULT.match(line))]
-    scores = [(i + 1, m) for i, line in enumerate(lines) if (m := _BASH_SCORE.match(line))]
+    results = [(i + 1, m) for i, line in enumerate(lines) if line.startswith("[RESULT") and (m := _BASH_RESULT.match(line))]
+    scores = [(i + 1, m) for i, line in enumerate(lines) if line.startswith("[SCORE") and (m := _BASH_SCORE.match(line))]
     if summary_at is not None:
         own = [(no, m) for no, m in results if no <= summary_at]
     elif len(scores) > 1:  # a result_summary.txt appended to by several runs: the last run is its own
@@ -327,13 +348,14 @@ def parse_bash(text: str) -> Parsed:
     started = result_dir = stonewall = None
     info = []
     for no, line in enumerate(lines, 1):
-        if m := re.match(r"^io500_info_(\w+)=['\"]?([^'\"]*)['\"]?\s*$", line):
+        io500 = line.startswith("io500_")  # checked first: most lines are none of these
+        if io500 and (m := _BASH_INFO.match(line)):
             info.append(Io500Info(no, m.group(1), m.group(2).strip()))
-        elif m := re.match(r"^date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$", line):
+        elif line.startswith("date=") and (m := _BASH_DATE.match(line)):
             started = started or m.group(1)
-        elif m := re.match(r"^io500_result_dir=['\"]?([^'\"]*)", line):
+        elif io500 and (m := _BASH_RESULT_DIR.match(line)):
             result_dir = result_dir or m.group(1)
-        elif m := re.match(r"^io500_stonewall_timer=['\"]?(\d+)", line):
+        elif io500 and (m := _BASH_STONEWALL.match(line)):
             stonewall = float(m.group(1))
         elif line.startswith(_BASH_SUMMARY_START):
             result_dir = result_dir or line[len(_BASH_SUMMARY_START):].strip()
@@ -354,13 +376,17 @@ def parse_bash(text: str) -> Parsed:
 _SC17_PHASE = re.compile(rf"^\d+/((?:ior|md)-(?:easy|hard)-\w+|find) (BW|IOPs):\s*({_NUMBER})(?: MB/s)?\s+"
                          rf"time:\s*({_NUMBER})s\s*$")
 _SC17_SCORE = re.compile(rf"^IO-500 (bw score|md score|score):\s+({_NUMBER})")
+_SC17_SETTING = re.compile(r"(date|nodes|ppn)=(\S+)\s*$")
+
+
+_SC17_PHASE_LINE = re.compile(r"^\d+/((ior|md)-(easy|hard)-\w+|find) (BW|IOPs):", re.M)
+_SC17_SCORE_LINE = re.compile(r"IO-500 (bw|md) score: ")
 
 
 def _detect_sc17(head: str) -> bool:
     if " BW:" not in head and " IOPs:" not in head and "IO-500 " not in head:
         return False
-    return bool(re.search(r"^\d+/((ior|md)-(easy|hard)-\w+|find) (BW|IOPs):", head, re.M)
-                or re.search(r"^IO-500 (bw|md) score: ", head, re.M))
+    return bool(_SC17_PHASE_LINE.search(head)) or line_starting(_SC17_SCORE_LINE, head)
 
 
 def parse_sc17(text: str) -> Parsed:
@@ -383,7 +409,7 @@ def parse_sc17(text: str) -> Parsed:
             warned_line = no  # printed just before the phase result it is about
         elif m := _SC17_SCORE.match(line):
             reported[m.group(1)] = _float(m.group(2), no, m.group(1))
-        elif m := re.match(r"^(date|nodes|ppn)=(\S+)\s*$", line):
+        elif m := _SC17_SETTING.match(line):
             settings[m.group(1)] = m.group(2)
     if not phases:
         raise ParseError("no phase result lines: not an IO500 2017 log")

@@ -18,15 +18,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Format, ParseError, Parsed, json_float
-from .arrow_csv import COUNT, NUMBER, all_match, csv_rows, floats
+from . import Format, ParseError, Parsed, first_line, json_float, line_starting
+from .arrow_csv import COUNT, NUMBER, all_match, csv_rows, finite_columns, floats, is_count, read_typed
 
 MIB = 1 << 20
 ACCESSES = ("write", "read", "remove")
 BINARY_UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
 COMMAND_SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 
-BANNER = re.compile(r"^IOR-(\S+): MPI Coordinated Test of Parallel I/O", re.M)
+BANNER = re.compile(r"IOR-(\S+): MPI Coordinated Test of Parallel I/O")  # at the start of a line
 JSON_START = re.compile(r'^\{\s*"Version"\s*:', re.M)
 SUMMARY_CSV_HEADER = "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter"
 RANK_CSV_HEADER = "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput"
@@ -116,9 +116,14 @@ RECORDS = (IorTest, IorIteration, IorSummary, IorRank)
 
 # --- sizes -------------------------------------------------------------------------------------
 
+PRINTED_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s+(bytes|[KMGTP]iB)\s*")
+COMMAND_SIZE = re.compile(r"(\d+)([kmgtp]?)")
+INT_PREFIX = re.compile(r"\s*(-?\d+)")
+
+
 def printed_size(text: str | None) -> tuple[int, bool] | None:
     """'9.46 TiB' -> (bytes, exact?). IOR prints whole units exactly and others rounded to 2 decimals."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s+(bytes|[KMGTP]iB)\s*", text or "")
+    m = PRINTED_SIZE.fullmatch(text or "")
     if not m:
         return None
     number, unit = m.groups()
@@ -138,7 +143,7 @@ def command_size(command: str | None, letter: str, directive: str) -> int | None
             value = word[2:].lstrip("=")
         elif word.startswith(f"{directive}="):
             value = word.split("=", 1)[1]
-    m = re.fullmatch(r"(\d+)([kmgtp]?)", (value or "").lower())
+    m = COMMAND_SIZE.fullmatch((value or "").lower())
     return int(m.group(1)) * COMMAND_SUFFIXES[m.group(2)] if m else None
 
 
@@ -161,7 +166,7 @@ def _number(word: str) -> float | None:
 
 
 def _int(text: str | None) -> int | None:
-    m = re.match(r"\s*(-?\d+)", text or "")
+    m = INT_PREFIX.match(text or "")
     return int(m.group(1)) if m else None
 
 
@@ -191,6 +196,11 @@ SUMMARY_COLUMNS = {
 
 
 STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)")
+TEST_START = re.compile(r"Test (\d+) started:|TestID\s*:\s*(\d+)\s*$")  # IOR 3.x, then 4.x
+CLIENTS = re.compile(r"(\d+) \((\d+) per node\)")
+SEGMENTS = re.compile(r"\((\d+) segment")
+RANK_CSV_OPTION = re.compile(r"saveRankPerformanceDetailsCSV=(\S+)")
+DEADLINE = re.compile(r"(?:^|\s)-D[ =]?(\d+)")
 
 
 class _Test:
@@ -208,11 +218,11 @@ class _Test:
     def record(self) -> IorTest:
         o = self.options
         summary = dict(next(iter(self.summaries.values()), ([], 0))[0])
-        clients = re.match(r"(\d+) \((\d+) per node\)", o.get("clients", ""))  # IOR 3.1
+        clients = CLIENTS.match(o.get("clients", ""))  # IOR 3.1
         tasks = _int(o.get("tasks")) or (int(clients.group(1)) if clients else _int(summary.get("#Tasks")))
         per_node = (_int(o.get("clients per node")) or (int(clients.group(2)) if clients else None)
                     or _int(summary.get("tPN")))
-        pattern = re.search(r"\((\d+) segment", o.get("pattern", ""))  # IOR 3.1 with -v
+        pattern = SEGMENTS.search(o.get("pattern", ""))  # IOR 3.1 with -v
         segments = _int(o.get("segments")) or (int(pattern.group(1)) if pattern else _int(summary.get("segcnt")))
         command = self.run["command"]
         xfer, xfer_from = exact_size(_int(summary.get("xsize")), o.get("xfersize"),
@@ -220,8 +230,8 @@ class _Test:
         block, block_from = exact_size(_int(summary.get("blksiz")), o.get("blocksize"),
                                        command_size(command, "b", "blockSize"))
         access = o.get("access")
-        rank_csv = re.search(r"saveRankPerformanceDetailsCSV=(\S+)", command or "")
-        deadline = re.search(r"(?:^|\s)-D[ =]?(\d+)", command or "")
+        rank_csv = RANK_CSV_OPTION.search(command or "")
+        deadline = DEADLINE.search(command or "")
         return IorTest(
             test_index=self.index, run_index=self.run["index"], layout="text", version=self.run["version"],
             ior_test_id=self.ior_test_id, began=self.run.get("began"), command=command,
@@ -274,7 +284,7 @@ def parse_text(text: str) -> Parsed:
     summary_header: list[str] = []
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
-        banner = BANNER.match(line)
+        banner = line.startswith("IOR-") and BANNER.match(line)
         if banner:
             run = {"index": 0 if run is None else run["index"] + 1, "version": banner.group(1),
                    "command": None, "finished": False}
@@ -303,14 +313,14 @@ def parse_text(text: str) -> Parsed:
                 raise ParseError("summary row before any test", number)
             owner.summaries[words[0]] = (pairs, number)
             continue
-        new_test = re.match(r"^Test (\d+) started:", line) or re.match(r"^TestID\s*:\s*(\d+)\s*$", line)
+        new_test = line.startswith("Test") and TEST_START.match(line)
         if new_test:
-            test = _Test(run, len(tests), int(new_test.group(1)))
+            test = _Test(run, len(tests), int(new_test.group(1) or new_test.group(2)))
             tests.append(test)
             state = "header"
             continue
-        key_value = KEY_VALUE.match(line)
-        if state == "header" and key_value:
+        key_value = state == "header" and KEY_VALUE.match(line)
+        if key_value:
             key, value = key_value.group(1), key_value.group(2) or ""
             if key in ("Command line", "Command line used"):
                 run["command"] = value
@@ -319,18 +329,18 @@ def parse_text(text: str) -> Parsed:
             elif test is not None:
                 test.options.setdefault(key, value)
             continue
-        old_option = OLD_OPTION.match(line)
-        if state == "header" and old_option and test is not None:
+        old_option = state == "header" and test is not None and line.startswith("\t") and OLD_OPTION.match(line)
+        if old_option:
             test.options.setdefault(old_option.group(1), old_option.group(2))
             continue
-        if RESULTS_HEADER.match(line):
+        if line.startswith("access") and RESULTS_HEADER.match(line):
             if test is None:  # a run with no "TestID" line: one test
                 test = _Test(run, len(tests), None)
                 tests.append(test)
             test.columns, state = words, "results"
             continue
-        pairs_hit = STONEWALL_PAIRS.match(stripped)
-        if pairs_hit and test is not None:
+        pairs_hit = test is not None and stripped.startswith("stonewalling") and STONEWALL_PAIRS.match(stripped)
+        if pairs_hit:
             test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)))
             continue
         if state == "results" and len(words) > 1 and words[0] in ACCESSES and RESULT_VALUE.fullmatch(words[1]):
@@ -523,30 +533,19 @@ def parse_summary_csv(text: str) -> Parsed:
 def parse_rank_csv(text: str) -> Parsed:
     """The IorRank rows of a per-rank CSV, split, checked and converted by Arrow (350 of these files hold
     most of the archive's IOR rows)."""
-    rows = csv_rows(text, len(RANK_CSV_COLUMNS))
-    if rows.header.strip() != RANK_CSV_HEADER:
+    head, _, body = text.partition("\n")
+    if head.strip() != RANK_CSV_HEADER:
         raise ParseError(f"expected the CSV header {RANK_CSV_HEADER!r}", 1)
-    if not len(rows):
-        raise ParseError("per-rank CSV has no rows", 1)
-    access, rank, values = rows.column(0), rows.column(1), rows.columns_from(2)
-    numbers = floats(values)
-    access_code = pc.index_in(access, value_set=pa.array(ACCESSES)).to_numpy(zero_copy_only=False)  # NaN: other
-    good = (rows.counts == len(RANK_CSV_COLUMNS)) & all_match(rank, f"-?{COUNT}") & ~np.isnan(access_code)
-    if numbers is None or np.isnan(numbers).any():  # NaN: an empty field
-        good &= all_match(values, NUMBER).reshape(len(rows), -1).all(axis=1)
-    if not good.all():
-        bad = int(np.argmin(good))
-        raise ParseError(_rank_csv_error(rows.row(bad), int(rows.counts[bad])), int(rows.lines[bad]))
-    if numbers is None:
-        raise ParseError("a number past the range of a float")
+    access, access_code, rank, numbers = _read_fast(body) or _read_checked(text)
     ranks = pc.cast(rank, pa.int64()).to_numpy()
     # IOR writes one block of ranks per access and iteration, in order: a row's iteration is how many rows
     # of its access and rank came before it.
     key = access_code.astype(np.int64) * (ranks.max() + 1) + ranks
     iteration = _occurrence(key)
-    openclose_s, time_s, openclose_bw, bw = numbers.reshape(len(rows), -1).T
+    openclose_s, time_s, openclose_bw, bw = numbers.T
+    n = len(ranks)
     table = pa.table({
-        "test_index": np.zeros(len(rows), np.int64), "access": access, "rank": ranks,
+        "test_index": np.zeros(n, np.int64), "access": access, "rank": ranks,
         "iteration": iteration, "time_with_openclose_s": openclose_s, "time_s": time_s,
         "bw_with_openclose_mib_s": openclose_bw / MIB, "bw_mib_s": bw / MIB,  # the CSV holds bytes/s
     })
@@ -560,6 +559,43 @@ def parse_rank_csv(text: str) -> Parsed:
         stonewall_pairs_max=None, rank_csv=None, finished=True,
     )
     return Parsed("ior-rank-csv", "ior", None, [test], tables={IorRank: table})
+
+
+_RANK_CSV_TYPES = {"access": pa.string(), "rank": pa.string()} | {name: pa.float64() for name in RANK_CSV_COLUMNS[2:]}
+
+
+def _read_fast(body: str) -> tuple | None:
+    """(access, its index in ACCESSES, rank, numbers) read in one pass by Arrow's CSV reader, or None when
+    that cannot vouch for every row."""
+    table = read_typed(body, _RANK_CSV_TYPES)
+    numbers = None if table is None or not len(table) else finite_columns(table, 2, nulls=False)
+    if numbers is None:
+        return None
+    access, rank = table.column(0).combine_chunks(), table.column(1).combine_chunks()
+    access_code = pc.index_in(access, value_set=pa.array(ACCESSES)).to_numpy(zero_copy_only=False)  # NaN: other
+    if np.isnan(access_code).any() or not is_count(rank).all():  # no negative rank is real: left to the slow way
+        return None
+    return access, access_code, rank, numbers
+
+
+def _read_checked(text: str) -> tuple:
+    """What _read_fast reads, split by csv_rows and checked field by field: slower, but it names the first
+    bad row and why."""
+    rows = csv_rows(text, len(RANK_CSV_COLUMNS))
+    if not len(rows):
+        raise ParseError("per-rank CSV has no rows", 1)
+    access, rank, values = rows.column(0), rows.column(1), rows.columns_from(2)
+    numbers = floats(values)
+    access_code = pc.index_in(access, value_set=pa.array(ACCESSES)).to_numpy(zero_copy_only=False)  # NaN: other
+    good = (rows.counts == len(RANK_CSV_COLUMNS)) & all_match(rank, f"-?{COUNT}") & ~np.isnan(access_code)
+    if numbers is None or np.isnan(numbers).any():  # NaN: an empty field
+        good &= all_match(values, NUMBER).reshape(len(rows), -1).all(axis=1)
+    if not good.all():
+        bad = int(np.argmin(good))
+        raise ParseError(_rank_csv_error(rows.row(bad), int(rows.counts[bad])), int(rows.lines[bad]))
+    if numbers is None:
+        raise ParseError("a number past the range of a float")
+    return access, access_code, rank, numbers.reshape(len(rows), -1)
 
 
 def _occurrence(key: np.ndarray) -> np.ndarray:
@@ -583,11 +619,11 @@ def _rank_csv_error(row: list[str], fields: int) -> str:
 
 
 def _first_line(head: str) -> str:
-    return head.lstrip("\ufeff").split("\n", 1)[0].strip()
+    return first_line(head.lstrip("\ufeff")).strip()
 
 
 def detect_text(head: str) -> bool:
-    return "MPI Coordinated Test" in head and bool(BANNER.search(head))
+    return "MPI Coordinated Test" in head and line_starting(BANNER, head)
 
 
 FORMATS = (

@@ -22,8 +22,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Format, Parsed, ParseError
-from .arrow_csv import COUNT, NULL_STRING, NUMBER, all_match, csv_rows, float_array, floats
+from . import Format, Parsed, ParseError, line_starting
+from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_columns, float_array, floats,
+                        is_count, read_typed)
 
 TOOL = "mdtest"
 
@@ -86,6 +87,7 @@ _STONEWALL = re.compile(r"Continue stonewall hit min: (\d+) max: (\d+) avg: (\d+
 _SUMMARY = re.compile(r"SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?: \(of (\d+) iterations\)\s*")
 _NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
 _FAILED = re.compile(r"FAILED in|ABORT")
+_LAUNCHED_AT_LINE_START = re.compile(r"mdtest-\S+ was launched with ")
 
 
 def _value(token: str, lineno: int) -> float | None:
@@ -127,20 +129,21 @@ def parse_log(text: str) -> Parsed:
             m = _STARTED.fullmatch(line)
             run = {"started_at": f"{m[3]}-{m[1]}-{m[2]} {m[4]}" if m else None}
             test, open_kinds = {}, None
-        elif m := _LAUNCHED.match(line):
+        # each regex behind a cheap check of what it starts with or holds: most lines are none of these
+        elif line.startswith("mdtest-") and (m := _LAUNCHED.match(line)):
             if "version" in run:  # a run without a "-- started at" line
                 run = {}
             run.update(version=m[1], launched_tasks=int(m[2]), nodes=int(m[3]))
             test, open_kinds = {}, None
         elif line.startswith("Command line used:"):
             run["command"] = line[len("Command line used:"):].strip()
-        elif m := _TASKS.fullmatch(line):
+        elif " tasks, " in line and (m := _TASKS.fullmatch(line)):
             test = {"tasks": int(m[1]), "items": int(m[2]), "item_kind": m[3]}
             open_kinds = None
-        elif m := _STONEWALL.fullmatch(line):
+        elif line.startswith("Continue stonewall") and (m := _STONEWALL.fullmatch(line)):
             test.update(stonewall_items_min=int(m[1]), stonewall_items_max=int(m[2]),
                         stonewall_items_avg=float(m[3]))
-        elif m := _SUMMARY.fullmatch(line):
+        elif line.startswith("SUMMARY") and (m := _SUMMARY.fullmatch(line)):
             kind = m[1] or "rate"  # 1.9.3 prints "SUMMARY:" for its only table, the rates
             if open_kinds is None or kind in open_kinds:
                 summaries.append(_summary(len(summaries), lineno, int(m[3]), run, test))
@@ -196,24 +199,11 @@ CSV_HEADER = ["rank", "items"] + [f"{kind}-{op}" for op in CSV_OPERATIONS for ki
 def parse_rank_csv(text: str) -> Parsed:
     """One MdtestRankRow per CSV row and operation with a rate or a time, split, checked and converted by
     Arrow (this format is most of the IO500 archive's rows); the first bad row fails the file at its line."""
-    width = len(CSV_HEADER)
-    rows = csv_rows(text, width)
-    if rows.header.split(",") != CSV_HEADER:
+    head, _, body = text.partition("\n")
+    if head.split(",") != CSV_HEADER:
         raise ParseError("not the mdtest per-rank CSV header", 1)
-    n = len(rows)
-    rank, items, values = rows.column(0), rows.column(1), rows.columns_from(2)
-    numbers = floats(values)
-    all_ranks = pc.equal(rank, "all").to_numpy(zero_copy_only=False)
-    good = (all_ranks | all_match(rank, COUNT)) & (rows.counts <= width) & all_match(items, f"(?:{COUNT})?")
-    if numbers is None:
-        good &= all_match(values, f"(?:{NUMBER})?").reshape(n, width - 2).all(axis=1)
-    if not good.all():
-        bad = int(np.argmin(good))
-        raise ParseError(_rank_csv_error(rows.row(bad), int(rows.counts[bad])), int(rows.lines[bad]))
-    if numbers is None:
-        raise ParseError("a number past the range of a float")
+    rank, all_ranks, items, numbers = _read_fast(body) or _read_checked(text)
     # Unpivot: one row per (CSV row, operation mdtest measured), in the CSV's order.
-    numbers = numbers.reshape(n, width - 2)
     rates, times = numbers[:, 0::2], numbers[:, 1::2]
     row, op = np.nonzero(~(np.isnan(rates) & np.isnan(times)))
     at = pa.array(row)
@@ -226,6 +216,48 @@ def parse_rank_csv(text: str) -> Parsed:
         "time": float_array(times[row, op]),
     })
     return Parsed("mdtest-rank-csv", TOOL, None, tables={MdtestRankRow: table})
+
+
+_CSV_TYPES = {"rank": pa.string(), "items": pa.string()} | {name: pa.float64() for name in CSV_HEADER[2:]}
+
+
+def _read_fast(body: str) -> tuple | None:
+    """(rank, all_ranks, items, numbers) read in one pass by Arrow's CSV reader, or None when that cannot
+    vouch for every row. The reader wants every row as wide as the header, so the rank rows (all of
+    them as wide as the first: a row of another width fails the read) get their left-out fields back."""
+    first, _, ranks = body.partition("\n")
+    missing = len(CSV_HEADER) - 1 - ranks.partition("\n")[0].count(",")
+    if missing > 0:
+        body = f"{first}\n" + ranks.replace("\n", "," * missing + "\n")
+    table = read_typed(body, _CSV_TYPES)
+    numbers = None if table is None else finite_columns(table, 2, nulls=True)
+    if numbers is None:
+        return None
+    rank, items = table.column(0).combine_chunks(), table.column(1).combine_chunks()
+    all_ranks = pc.equal(rank, "all").to_numpy(zero_copy_only=False)
+    if not ((all_ranks | is_count(rank)).all() and (pc.equal(items, "").to_numpy(zero_copy_only=False) | is_count(items)).all()):
+        return None
+    return rank, all_ranks, items, numbers
+
+
+def _read_checked(text: str) -> tuple:
+    """What _read_fast reads, split by csv_rows and checked field by field: slower, but it names the first
+    bad row and why."""
+    width = len(CSV_HEADER)
+    rows = csv_rows(text, width)
+    n = len(rows)
+    rank, items, values = rows.column(0), rows.column(1), rows.columns_from(2)
+    numbers = floats(values)
+    all_ranks = pc.equal(rank, "all").to_numpy(zero_copy_only=False)
+    good = (all_ranks | all_match(rank, COUNT)) & (rows.counts <= width) & all_match(items, f"(?:{COUNT})?")
+    if numbers is None:
+        good &= all_match(values, f"(?:{NUMBER})?").reshape(n, width - 2).all(axis=1)
+    if not good.all():
+        bad = int(np.argmin(good))
+        raise ParseError(_rank_csv_error(rows.row(bad), int(rows.counts[bad])), int(rows.lines[bad]))
+    if numbers is None:
+        raise ParseError("a number past the range of a float")
+    return rank, all_ranks, items, numbers.reshape(n, width - 2)
 
 
 def _rank_csv_error(row: list[str], fields: int) -> str:
@@ -243,7 +275,7 @@ def _rank_csv_error(row: list[str], fields: int) -> str:
 def detect_log(head: str) -> bool:
     if " was launched with " not in head:  # cheap before a MULTILINE regex over a 1 MiB head
         return False
-    return bool(re.search(r"^mdtest-\S+ was launched with ", head, re.MULTILINE))
+    return line_starting(_LAUNCHED_AT_LINE_START, head)
 
 
 def _detect_rank_csv(head: str) -> bool:

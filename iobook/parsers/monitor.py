@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from . import Format, ParseError, Parsed
+from . import Format, ParseError, Parsed, first_line
 
 
 @dataclass(frozen=True)
@@ -418,7 +418,7 @@ FORMATS = (
     Format("mpstat-text", "mpstat", _detect_mpstat, _parse_mpstat),
     Format("iobook-proc-sampler", "proc", lambda head: head.startswith(SAMPLER_HEADER), _parse_proc),
     Format("perf-stat-csv", "perf", _detect_perf, _parse_perf),
-    Format("df-bytes", "df", lambda head: head.split("\n", 1)[0].split() == DF_HEADER, _parse_df),
+    Format("df-bytes", "df", lambda head: first_line(head).split() == DF_HEADER, _parse_df),
     Format("btrfs-usage-bytes", "btrfs", lambda head: head.startswith("Overall:\n    Device size:"),
            _parse_btrfs_usage),
 )
