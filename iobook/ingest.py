@@ -34,7 +34,7 @@ BATCH_BYTES = 64 << 20
 PARALLEL_FROM = 64  # fewer files than this are parsed in this process
 CHUNK_BYTES = 1 << 20  # files a worker parses at a time: about this many bytes of them,
 CHUNK_FILES = 64  # or this many files, whichever comes first
-CHUNKS_AHEAD = 8  # chunks parsed ahead of the writer at most (each worker busy, memory bounded)
+CHUNKS_AHEAD = 32  # chunks parsed ahead of the writer at most: enough to keep the workers busy while it writes
 
 INGEST_COUNTS = ("seen", "new", "changed", "unchanged", "gone", "parsed", "truncated", "skipped", "failed",
                  "failed before")
