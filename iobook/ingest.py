@@ -197,7 +197,7 @@ def _text_bytes(data: bytes) -> bytes:
     text = data.rstrip(b"\0")
     if b"\n" in text:  # a text log with a NUL tail; a binary file keeps its NULs and is skipped as binary
         data = text
-    return data.replace(b"\r\n", b"\n")
+    return data.replace(b"\r\n", b"\n") if b"\r" in data else data  # the check reads; replace copies
 
 
 def _parse(row: dict, data: bytes) -> Outcome:
