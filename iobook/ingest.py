@@ -30,7 +30,7 @@ from .parsers import DETECT_BYTES, ParseError, detect
 
 # Records written in one transaction, in Arrow bytes. A commit costs ~80 ms (DuckDB checkpoints its
 # row groups): 11 commits of 500 files took 1.7 s of the archive's writes, 2 commits 0.6 s.
-BATCH_BYTES = 64 << 20
+BATCH_BYTES = 32 << 20
 PARALLEL_FROM = 64  # fewer files than this are parsed in this process
 CHUNK_BYTES = 1 << 20  # files a worker parses at a time: about this many bytes of them,
 CHUNK_FILES = 64  # or this many files, whichever comes first
@@ -481,22 +481,10 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         if gone:
             _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))
         if todo:
-            from tqdm import tqdm  # here, as zstandard: start-up is most of an unchanged re-ingest
-
-            pending = Batch()
-            with tqdm(total=len(todo), desc="ingest", unit="file", disable=not progress) as bar:
-                for batch in workers.batches(_chunks(todo, {path: files[path].st_size for path, _ in todo})):
-                    for _, row in batch.rows:
-                        counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
-                        counts["truncated"] += row["status"] == "ok" and bool(row.get("error"))
-                        if row["status"] == "error":
-                            tqdm.write(f"error: {row['path']}:{row.get('error_line') or ''}: {row['error']}")
-                    pending.extend(batch)
-                    bar.update(len(batch.rows))
-                    if pending.nbytes >= BATCH_BYTES:
-                        counts.update(_write(con, pending))
-                        pending = Batch()
-            counts.update(_write(con, pending))
+            _parse_and_write(con, workers, _chunks(todo, {path: files[path].st_size for path, _ in todo}), counts,
+                             progress)
+            workers.close()
+            _release_arrow_memory()  # what the batches held, before the derived tables' queries need memory
         if store.derived_stale(con):
             _in_transaction(con, lambda: (store.rebuild_derived(con), store.set_derived_stale(con, False)))
         if not same_parsers:
@@ -505,6 +493,33 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         workers.close()
         con.close()
     return counts
+
+
+def _parse_and_write(con, workers: _Workers, chunks: list[list[tuple[int, str]]], counts: Counter,
+                     progress: bool) -> None:
+    from tqdm import tqdm  # here, as zstandard: start-up is most of an unchanged re-ingest
+
+    pending = Batch()
+    with tqdm(total=sum(map(len, chunks)), desc="ingest", unit="file", disable=not progress) as bar:
+        for batch in workers.batches(chunks):
+            for _, row in batch.rows:
+                counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
+                counts["truncated"] += row["status"] == "ok" and bool(row.get("error"))
+                if row["status"] == "error":
+                    tqdm.write(f"error: {row['path']}:{row.get('error_line') or ''}: {row['error']}")
+            pending.extend(batch)
+            bar.update(len(batch.rows))
+            if pending.nbytes >= BATCH_BYTES:
+                counts.update(_write(con, pending))
+                pending = Batch()
+                _release_arrow_memory()
+    counts.update(_write(con, pending))
+
+
+def _release_arrow_memory() -> None:
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def parsers_digest() -> str:

@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from .batch import Batch
 
 DEFAULT_DB = Path("data/iobook.duckdb")
-WRITE_MEMORY_LIMIT = "128MB"
+# DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB at
+# 20,000 files); writing needs little of it. The derived tables' queries need more as the tree grows
+# (over 96 MB at 82,544 files), and run alone, once the files are written: with 64 MB while writing and
+# 128 MB for them, ingest of that tree peaked at 481 MiB RSS (128 MB throughout: 512 MiB).
+WRITE_MEMORY_LIMIT = "64MB"
+DERIVED_MEMORY_LIMIT = "128MB"
 
 SOURCES_DDL = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -105,9 +110,6 @@ def _derived_steps():
 
 def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-    # DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB
-    # at 20,000 files); ingest writes it out and reads back little. At 82,544 files a 256 MB pool peaked at
-    # 656 MiB RSS, 128 MB at 486 MiB in the same time; the derived tables need 64 MB at 20,000 files.
     con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT})
     schema = schema_digest()
     if _recorded_schema(con) != schema:  # (re)creating it costs imports and DDL an unchanged re-ingest need not pay
@@ -232,5 +234,9 @@ def replace_sources(con, batch: Batch) -> None:
 
 
 def rebuild_derived(con) -> None:
-    for derived in _derived_steps():
-        derived.rebuild(con)
+    con.execute(f"SET memory_limit = '{DERIVED_MEMORY_LIMIT}'")
+    try:
+        for derived in _derived_steps():
+            derived.rebuild(con)
+    finally:
+        con.execute(f"SET memory_limit = '{WRITE_MEMORY_LIMIT}'")

@@ -21,7 +21,6 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
 from __future__ import annotations
 
 import re
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -74,7 +73,6 @@ class Format:
 FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv")
 
 
-@functools.cache
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
     from . import combined, fio, gpfs, io500, ior, mdtest, monitor
