@@ -84,6 +84,29 @@ def test_a_parser_running_out_of_memory_fails_that_file_only(clean, tmp_path, mo
     assert _rows(db) == rows
 
 
+def test_records_that_do_not_fit_their_columns_fail_that_file_only(clean, tmp_path, monkeypatch):
+    """A parser bug that puts a string in an int field: the file is recorded with the reason, in the same
+    batch as the good files, which all land (the batch is converted file by file to find it)."""
+    import dataclasses
+
+    folder, rows = clean
+    shutil.copy(FIO_JSON, folder / "zz-fio.json")
+
+    def wrong_type(fmt):
+        def parse(text):
+            parsed = fmt.parse(text)
+            job = next(r for r in parsed.records if isinstance(r, fio.FioJob))
+            records = [dataclasses.replace(job, iodepth="deep") if r is job else r for r in parsed.records]
+            return dataclasses.replace(parsed, records=records)
+        return type(fmt)(fmt.name, fmt.tool, fmt.detect, parse)
+
+    monkeypatch.setattr(fio, "FORMATS", tuple(wrong_type(f) for f in fio.FORMATS))
+    db, counts = ingest_with(folder, tmp_path)
+    status, error = _status(db, "zz-fio.json")
+    assert status == "error" and error.startswith("records do not fit the store: ") and counts["failed"] == 1
+    assert _rows(db) == rows
+
+
 def test_a_file_that_vanishes_after_the_scan_is_recorded(clean, tmp_path, monkeypatch):
     folder, rows = clean
     doomed = folder / "zz-copy-of-ior-easy-write.txt"
