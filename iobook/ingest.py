@@ -253,7 +253,9 @@ def _bad_value(records: list, text: str) -> tuple[str, int | None] | None:
                 return _where(f"non-finite value {value} in {cls.__name__}.{name}", rec, text, _NON_FINITE)
         for name in _int_fields(cls):
             value = getattr(rec, name)
-            if value is not None and value not in INT64:
+            # only ints: `in range` walks the range for anything else (a str hung ingest); a value of the
+            # wrong type fails the file when its batch is made
+            if isinstance(value, int) and value not in INT64:
                 return _where(f"integer {value} out of range (64 bits) in {cls.__name__}.{name}", rec, text,
                               re.compile(rf"(?<!\d){value}(?!\d)"))
     return None
