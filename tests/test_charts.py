@@ -15,7 +15,8 @@ def chart() -> alt.Chart:
     return alt.Chart(phases).mark_point().encode(x="value:Q", y="phase:N")
 
 
-def test_render_is_svg_with_tooltips_and_deterministic():
+def test_render_is_svg_with_tooltips_and_deterministic(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the kernel's working folder, where the chart's download is written
     spec = chart().to_dict()
     first, second = charts._render(spec), charts._render(spec)
     assert first["text/html"].startswith('<div id="chart-') and "<svg" in first["text/html"]
