@@ -11,7 +11,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import chapters, charts, store
+from . import chapters, store
 from .digest import files_digest
 from .ingest import format_ingest, ingest
 
@@ -50,9 +50,16 @@ FINDING_LINK = re.compile(r' <a class="iobook-finding-link" href="#([^"]+)">\((f
 
 
 def headline(executed: Path) -> tuple[str, str | None] | None:
-    """A chapter's headline: the first item of the findings list its executed notebook shows (nb.findings),
-    and the anchor of the figure or table it links to."""
+    """A chapter's headline: the first item of the findings list its executed notebook glued (nb.glue_findings:
+    MyST whose {numref} links to the figure or table resolve from the landing page too), or showed
+    (nb.findings) with the anchor of the figure or table it links to."""
     nb = json.loads(executed.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == "findings":
+                text = "".join(output.get("data", {}).get("application/papermill.record/text/markdown", ""))
+                first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
+                return (first, None) if first else None
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             text = "".join(output.get("data", {}).get("text/markdown", ""))
@@ -85,11 +92,10 @@ def write_headlines(registry: list[chapters.Chapter]) -> Path:
 
 def build_html(anonymize: bool = False) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
-    static file (the Vega bundle, the charts' font, the book's CSS) needs a clean build, as Sphinx does not recopy them. So
+    static file (the book's CSS) needs a clean build, as Sphinx does not recopy them. So
     does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
     static = chapters.REPO_ROOT / "book" / "_static"
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
-    charts.write_static(static)
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
     digest = files_digest([f for f in static.rglob("*") if f.is_file() and "downloads" not in f.parts], static,
                           b"anonymized" if anonymize else b"")
