@@ -30,6 +30,9 @@ HOW_TO_ADD = ("Add IO500 result folders of a Storage Scale (GPFS) system, with `
 CONFIDENCE = 0.95
 NEAR = 0.10  # a run within 10 % of a ceiling reached it
 NO_VALUE = "–"
+# the chapter's figures and tables the findings link to (names unique in the book)
+FIG_PER_BLOCK, TAB_PER_BLOCK, TAB_BLOCKS = "fig-ess-per-block", "tab-ess-per-block", "tab-ess-blocks"
+TAB_CEILINGS, TAB_ALIKE, FIG_HARD_DELETE = "tab-ess-ceilings", "tab-ess-alike", "fig-ess-hard-delete"
 
 
 def plural(n: int, word: str) -> str:
@@ -41,6 +44,15 @@ def listing(items: Iterable[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     items = list(items)
     return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def short_runs(df: pd.DataFrame, column: str = "run_key") -> pd.DataFrame:
+    """A table's run column made narrow for the page: "submission-731" shown as "731" under the header
+    "submission" when every run is an archive submission; other run keys unchanged under "run"."""
+    keys = df[column].astype(str)
+    if len(keys) and keys.str.fullmatch(r"submission-\d+").all():
+        return df.assign(**{column: keys.str.removeprefix("submission-")}).rename(columns={column: "submission"})
+    return df.rename(columns={column: "run"})
 
 
 def get_runs(con) -> pd.DataFrame:
@@ -319,6 +331,13 @@ def get_claims() -> pd.DataFrame:
                    "note"]].astype({"ess_from": "string", "ess_before": "string"}).reset_index(drop=True)
 
 
+def release_range(ess_from, ess_before) -> str:
+    """The ESS releases a claim holds for, in words: 'ESS 6.1.8 on', 'before ESS 6.1.8', 'none named'."""
+    if pd.notna(ess_from):
+        return f"ESS {ess_from} on"
+    return f"before ESS {ess_before}" if pd.notna(ess_before) else "none named"
+
+
 def claim_for(claims: pd.DataFrame, model: str, phase: str, release) -> tuple[float, str]:
     """IBM's claim (GB/s) for a run of `model` in `phase` at ESS `release` (NA: unknown), and which claim it
     is: the one whose releases hold the run's; a claim that names no release holds for every run; NaN with
@@ -331,13 +350,12 @@ def claim_for(claims: pd.DataFrame, model: str, phase: str, release) -> tuple[fl
         return float(rows.claim_gb_s.iloc[0]), "no ESS release named"
     if pd.isna(release):
         return np.nan, "ESS release unknown: " + "; ".join(
-            f"{r.claim_gb_s:,.0f} GB/s {'from ESS ' + r.ess_from if pd.notna(r.ess_from) else 'before ESS ' + r.ess_before}"
-            for r in ranged.itertuples())
+            f"{r.claim_gb_s:,.0f} GB/s {release_range(r.ess_from, r.ess_before)}" for r in ranged.itertuples())
     key = release_key(release)
     for r in ranged.itertuples():
         if (pd.isna(r.ess_from) or key >= release_key(r.ess_from)) and (
                 pd.isna(r.ess_before) or key < release_key(r.ess_before)):
-            return float(r.claim_gb_s), (f"ESS {r.ess_from} on" if pd.notna(r.ess_from) else f"before ESS {r.ess_before}")
+            return float(r.claim_gb_s), release_range(r.ess_from, r.ess_before)
     return np.nan, f"no claim for ESS {release}"
 
 
@@ -366,6 +384,23 @@ def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.Data
     order = {p: i for i, p in enumerate(PHASE_ORDER)}
     return df.sort_values(["run_id", "phase"], key=lambda s: s.map(order) if s.name == "phase" else
                           s.map({r: i for i, r in enumerate(runs.run_id)})).reset_index(drop=True)
+
+
+def per_block_table(per_block: pd.DataFrame) -> pd.DataFrame:
+    """One row per run for the page: building blocks, ESS release, and per easy phase the GB/s per building
+    block, the claim and the % of it; the read claim's rule last."""
+    wide = per_block.pivot_table(index="run_id", columns="phase", values=["per_block_gb_s", "claim_gb_s", "pct_of_claim"],
+                                 dropna=False, sort=False)
+    wide.columns = [f"{'write' if phase == 'ior-easy-write' else 'read'} {what}" for what, phase in wide.columns]
+    first = per_block.drop_duplicates("run_id").set_index("run_id")
+    read_rule = per_block[per_block.phase == "ior-easy-read"].set_index("run_id").claim_rule
+    out = first[["run_key", "building_blocks", "ess_release"]].join(wide).assign(read_claim_for=read_rule)
+    columns = {"building_blocks": "blocks", "ess_release": "ESS"}
+    for phase in ("write", "read"):
+        columns.update({f"{phase} per_block_gb_s": f"{phase} GB/s per block", f"{phase} claim_gb_s": f"{phase} claim",
+                        f"{phase} pct_of_claim": f"{phase} % of claim"})
+    columns["read_claim_for"] = "read claim for"
+    return out.reindex(columns=["run_key", *columns]).rename(columns=columns).reset_index(drop=True)
 
 
 def fewest_blocks(per_block: pd.DataFrame) -> pd.DataFrame:
@@ -467,8 +502,7 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
     """Runs of one model and building-block count, set side by side: one row per attribute, one column per
     run (its run_key), and `differs` (the runs' values are not all the same; "–", unknown, counts as a
     value). Attributes: site (as the talk names it for the runs its tables print, else the institution),
-    start, the IO500 benchmark release, the list the talk's tables name, the release the folder names, the
-    GPFS cluster (mmlscluster) and its minReleaseLevel (mmlsconfig), client nodes and tasks and the easy
+    the IO500 benchmark release, the release the folder names, the GPFS cluster (mmlscluster) and its minReleaseLevel (mmlsconfig), client nodes and tasks and the easy
     phases' transfer size (IOR logs), the file system's block size and format version (mmlsfs), and
     bandwidth per building block. `group` names the model and count. Empty when no two runs share both."""
     counted = per_block[per_block.building_blocks != "unknown"].drop_duplicates("run_id")
@@ -502,9 +536,7 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
             block = flags.get("-B")
             table[by_run.run_key[r]] = {
                 "site": f"IBM {named.site[r]} (talk)" if r in named.index else by_run.institution[r],
-                "run started": str(by_run.started[r]),
                 "IO500 benchmark release": by_run.io500_version[r] or NO_VALUE,
-                "list (the talk's tables)": named.list[r] if r in named.index else NO_VALUE,
                 "release in the folder name": by_run.filesystem[r],
                 "GPFS cluster": cluster.get(r, NO_VALUE),
                 "cluster minReleaseLevel": levels.get(r, NO_VALUE),
@@ -524,18 +556,40 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
     return pd.concat(out, ignore_index=True)
 
 
-MEASURED = ("read per building block (GB/s)", "write per building block (GB/s)", "run started")
-
-
-def alike_sentences(alike: pd.DataFrame) -> list[str]:
-    """Per group of alike runs (`get_alike`), one sentence: what they share (known values only) and the
-    setup attributes in which they differ."""
-    out = []
+def alike_table(alike: pd.DataFrame) -> pd.DataFrame:
+    """`get_alike` for the page: the groups one under another, each headed by a row naming its runs, with the
+    runs in columns "1st", "2nd", ... so that no group leaves empty columns for another's runs."""
+    parts = []
     for group, g in alike.groupby("group", sort=False):
         runs = [c for c in g.columns if c not in ("group", "attribute", "differs") and g[c].notna().all()]
+        head = pd.DataFrame([[group, "runs", "", *runs]])
+        body = g[["attribute", "differs", *runs]].assign(differs=g.differs.map({True: "yes", False: ""}))
+        parts += [head, pd.DataFrame(np.column_stack([np.full(len(g), ""), body.to_numpy()]))]
+    table = pd.concat(parts, ignore_index=True).fillna("")
+    ordinals = ["1st", "2nd", "3rd"] + [f"{n}th" for n in range(4, table.shape[1] - 2)]
+    table.columns = ["group", "attribute", "differs", *ordinals[:table.shape[1] - 3]]
+    return table
+
+
+SHORT_VALUE = 10  # characters: a value this short is shown in a sentence, a longer one only named
+MEASURED = ("read per building block (GB/s)", "write per building block (GB/s)")
+
+
+def alike_sentences(alike: pd.DataFrame, other_clusters_only: bool = False) -> list[str]:
+    """Per group of alike runs (`get_alike`), one sentence: what they share (known values only) and the
+    setup attributes in which they differ. `other_clusters_only`: only groups whose runs ran on different
+    GPFS clusters (different systems that share only a model and a count)."""
+    out = []
+    for group, g in alike.groupby("group", sort=False):
+        if other_clusters_only and not g[g.attribute == "GPFS cluster"].differs.any():
+            continue
+        runs = [c for c in g.columns if c not in ("group", "attribute", "differs") and g[c].notna().all()]
         setup = g[~g.attribute.isin(MEASURED)].set_index("attribute")
-        same = [f"{a} {setup.at[a, runs[0]]}" for a in setup.index[~setup.differs] if setup.at[a, runs[0]] != NO_VALUE]
-        differ = list(setup.index[setup.differs])
+
+        def named(attribute: str, values: list[str]) -> str:  # short values are shown, long ones only named
+            return f"{attribute} ({', '.join(values)})" if max(map(len, values)) <= SHORT_VALUE else attribute
+        same = [named(a, [setup.at[a, runs[0]]]) for a in setup.index[~setup.differs] if setup.at[a, runs[0]] != NO_VALUE]
+        differ = [named(a, [setup.at[a, r] for r in runs]) for a in setup.index[setup.differs]]
         out.append(f"{listing(runs)} ({group} each) share {listing(same) or 'no known setting'}, but differ in "
                    f"{listing(differ) or 'no setting compared'}.")
     return out
@@ -604,8 +658,8 @@ def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
     building-block count and a claim; a rule at 100 %; the title states the pooled read ratio."""
     df = per_block[per_block.pct_of_claim.notna()]
     read = claim_summary(df)
-    title = (f"Per building block, the runs read {read.mean * 100:.0f} % of IBM's claim "
-             f"(95 % interval {read.low * 100:.0f}–{read.high * 100:.0f} %, n = {read.n})" if read and read.n > 1
+    title = ([f"Per building block, the runs read {read.mean * 100:.0f} % of IBM's claim",
+              f"(95 % interval {read.low * 100:.0f}–{read.high * 100:.0f} %, n = {read.n} runs)"] if read and read.n > 1
              else f"Per building block the easy phases reach {pct_range(df.pct_of_claim)} of IBM's claim")
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X("pct_of_claim:Q", title="per building block, % of IBM's claim for the run's release"),
@@ -616,7 +670,7 @@ def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
                  alt.Tooltip("per_block_gb_s:Q", format=".1f", title="per block (GB/s)"),
                  alt.Tooltip("claim_gb_s:Q", title="IBM's claim (GB/s)")],
     )
-    rule = alt.Chart(pd.DataFrame({"x": [100]})).mark_rule(strokeDash=[4, 3], color="gray").encode(x="x:Q")
+    rule = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(100))
     return (bars + rule).properties(width=340, title={
         "text": title,
         "subtitle": ["source: io500_phases view; building blocks from mmlsfs disks, mmlscluster or folder names;",
@@ -661,12 +715,12 @@ def scope_kind(scope: str) -> str:
     return "cluster" if scope == "common" else "node class"
 
 
-FOLD_AFTER = 2  # node classes named in a cell before the rest is folded into a count
+FOLD_AFTER = 1  # node classes named in a cell before the rest is folded into a count
 
 
 def _cell(rows: pd.DataFrame) -> str:
     """A run's settings of one key as printed: value [scope]; a scope of many node classes or nodes shows
-    the first FOLD_AFTER and how many more (the table's download has them all)."""
+    the first FOLD_AFTER and how many more (the gpfs_config view has them all)."""
     def scope(s: str) -> str:
         if s == "common":
             return "cluster"
@@ -677,6 +731,7 @@ def _cell(rows: pd.DataFrame) -> str:
 
 
 DIFFERENCES = ["value", "not set in every listing", "case/units and scope", "case/units", "scope", "none"]
+DIFFERENCE_SHORT = {"value": "value", "not set in every listing": "unset"}  # the page's narrow column
 
 
 def compare_config(config: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -744,29 +799,30 @@ def main_finding(per_block: pd.DataFrame) -> tuple[str, str] | None:
         return None
     if read.n < 2:
         return (f"Per building block, the one rated run reads {read.mean * 100:.0f} % of IBM's claim for its "
-                f"model and ESS release (n = 1 run, no interval).", "fig-per-block")
+                f"model and ESS release (n = 1 run, no interval).", FIG_PER_BLOCK)
     verdict = ("above it" if read.low > 1 else "below it" if read.high < 1 else "undecided")
     return (f"Per building block, IBM's runs read {read.mean * 100:.0f} % of IBM's claim for their model and ESS "
             f"release (95 % interval {read.low * 100:.0f}–{read.high * 100:.0f} %, n = {read.n} runs): "
-            f"{verdict}.", "fig-per-block")
+            f"{verdict}.", FIG_PER_BLOCK)
+
+
+def claim_models_sentence(by_model: pd.DataFrame) -> str:
+    """Per model and phase (claim_by_model): its share of the claim with interval and n, and the decision."""
+    return "; ".join(f"{r.model} {r.phase.removeprefix('ior-easy-')} "
+                     f"{interval_text(r.mean_pct, r.ci_low_pct, r.ci_high_pct, r.n)}, {decision_text(r)}"
+                     for r in by_model.itertuples()) + "."
 
 
 def findings(per_block: pd.DataFrame, blocks: pd.DataFrame, runs: pd.DataFrame, ceilings: pd.DataFrame,
-             alike: pd.DataFrame, hard: pd.DataFrame, pair: pd.Series | None,
-             compared: pd.DataFrame) -> list[tuple[str, str]]:
-    """The chapter's findings, each a claim with its number first and its interval and n in brackets, with
-    the anchor of the table or figure that shows it; every number computed from the frames given."""
+             alike: pd.DataFrame, pair: pd.Series | None) -> list[tuple[str, str]]:
+    """The chapter's findings (at most six), each a claim with its number first and its interval and n in
+    brackets, with the name of the table or figure that shows it; every number computed from the frames
+    given. First the main result (`main_finding`), then what corrects a naive reading: a building-block
+    count the file system's disks overrule, a claim of an earlier ESS release, ceilings not reached, runs
+    alike only in model and count, and the one comparison of mdtest-hard-delete the talk makes."""
     out = []
     if main := main_finding(per_block):
         out.append(main)
-    for row in claim_by_model(per_block).itertuples():
-        claims = per_block[(per_block.model == row.model) & (per_block.phase == row.phase)
-                           & per_block.pct_of_claim.notna()]
-        each = ", ".join(f"{r.run_key} {r.pct_of_claim:.0f} % of {r.claim_gb_s:,.0f} GB/s"
-                         for r in claims.itertuples())
-        out.append((f"{row.model} {row.phase.removeprefix('ior-easy-')} per building block: "
-                    f"{interval_text(row.mean_pct, row.ci_low_pct, row.ci_high_pct, row.n)} of the claim, "
-                    f"{decision_text(row)} [{each}].", "tab-per-block"))
     named = runs.set_index("run_id").run_key
     disagree = blocks[(blocks.basis == "file system disks") & blocks.cluster_pairs.notna()
                       & (blocks.building_blocks != blocks.cluster_pairs)]
@@ -774,28 +830,20 @@ def findings(per_block: pd.DataFrame, blocks: pd.DataFrame, runs: pd.DataFrame, 
         mount, _, detail = r.evidence.partition(": ")
         out.append((f"{named[r.run_id]} is {plural(int(r.building_blocks), 'building block')}, not "
                     f"{int(r.cluster_pairs)}: its cluster lists {plural(int(r.cluster_pairs), 'canister pair')}, but "
-                    f"the file system under test, {mount}, has {detail}.", "tab-blocks"))
-    rated = per_block[per_block.claim_rule.str.startswith("before ESS")]
-    for r in rated[rated.phase == "ior-easy-read"].itertuples():
-        out.append((f"{r.run_key} ran ESS {r.ess_release} ({r.claim_rule}): it reads {r.pct_of_claim:.0f} % of "
-                    f"the {r.claim_gb_s:,.0f} GB/s IBM gives for that release, not of the later release's figure.",
-                    "tab-per-block"))
+                    f"the file system under test, {mount}, has {detail}.", TAB_BLOCKS))
+    earlier = per_block[per_block.claim_rule.str.startswith("before ESS") & (per_block.phase == "ior-easy-read")]
+    for r in earlier.itertuples():
+        out.append((f"{r.run_key} reads {r.pct_of_claim:.0f} % of {r.claim_gb_s:,.0f} GB/s, IBM's figure for its "
+                    f"ESS {r.ess_release} ({r.claim_rule}), not of the later release's figure.", TAB_PER_BLOCK))
     both = ceilings[ceilings.client_ceiling_gb_s.notna() & ceilings.storage_ceiling_gb_s.notna()]
-    for reading, g in both.groupby("reading", sort=False):
-        each = "; ".join(f"{r.run_key} {r.phase.removeprefix('ior-easy-')} {r.pct_of_storage:.0f} % of its storage "
-                         f"and {r.pct_of_client:.0f} % of its client ceiling" for r in g.itertuples())
-        what = {"neither reached": "Neither ceiling reached", "both reached": "Both ceilings reached"}.get(
-            reading, f"{reading.split()[0].capitalize()} ceiling reached")
-        out.append((f"{what} (within {NEAR * 100:.0f} %): {each}.", "tab-bound"))
-    out += [(sentence, "tab-alike") for sentence in alike_sentences(alike)]
+    neither = both[both.reading == "neither reached"]
+    if len(neither):
+        each = "; ".join(f"{r.run_key} {r.pct_of_storage:.0f} % and {r.pct_of_client:.0f} %"
+                         for r in neither.itertuples())
+        out.append((f"Neither ceiling bounds {listing(neither.run_key.unique())} (storage and client ceiling, "
+                    f"within {NEAR * 100:.0f} %: {each}).", TAB_CEILINGS))
+    out += [(sentence, TAB_ALIKE) for sentence in alike_sentences(alike, other_clusters_only=True)]
     if pair is not None:
-        out.append((f"mdtest-hard-delete from the talk's ISC23 to its SC23 Tucson run: {pair.change_pct:+.1f} % "
-                    f"({pair.before:,.1f} to {pair.after:,.1f} kIOPS, {pair.before_run} to {pair.after_run}; one "
-                    f"run each, so undecided: no spread to size it).", "fig-hard-delete"))
-    if len(compared):
-        counts = compared.difference.value_counts()
-        only_form = sum(counts.get(d, 0) for d in ("case/units and scope", "case/units", "scope"))
-        out.append((f"Storage Scale settings: {counts.get('value', 0):,} of {len(compared):,} compared keys differ "
-                    f"in value, {counts.get('not set in every listing', 0):,} are not set in every listing, "
-                    f"{only_form:,} differ only in case, units or scope.", "tab-config"))
-    return out
+        out.append((f"mdtest-hard-delete, the talk's ISC23 to SC23 Tucson run: {pair.change_pct:+.1f} % "
+                    f"({pair.before_run} to {pair.after_run}; one run each, undecided).", FIG_HARD_DELETE))
+    return out[:6]
