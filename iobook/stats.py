@@ -154,3 +154,23 @@ def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confide
             rows.append({**dict(zip(by, keys)), "measure": name, "repetitions": m.n, "mean": m.mean,
                          "low": m.low, "high": m.high})
     return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
+
+
+def geometric_mean_interval(values, confidence: float = 0.95) -> MeanInterval:
+    """Geometric mean of positive values (rates, ratios) with the t interval of the mean of their logs
+    (mean_interval), back-transformed: both bounds stay positive however wide the interval."""
+    m = mean_interval(np.log(np.asarray(values, dtype=float)), confidence)
+    return MeanInterval(m.n, float(np.exp(m.mean)), float(np.exp(m.low)), float(np.exp(m.high)))
+
+
+def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
+    """How many values, with the geometric mean and the spread of logs these have, a geometric_mean_interval
+    would need to exclude `reference`: the smallest n with t(n-1) * sd / sqrt(n) < |log(mean / reference)|.
+    None when that takes more than `most` or cannot be sized (fewer than 2 values, or no spread)."""
+    logs = np.log(np.asarray(values, dtype=float))
+    if len(logs) < 2 or logs.std(ddof=1) == 0:
+        return None
+    distance, sd = abs(float(logs.mean()) - float(np.log(reference))), float(logs.std(ddof=1))
+    n = np.arange(2, most + 1)
+    enough = n[stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n) < distance]
+    return int(enough[0]) if len(enough) else None

@@ -52,7 +52,8 @@ def test_totals_are_the_published_cells(con):
 
 def test_building_blocks_from_listings_match_the_talk(con):
     """Seed 000's SC23 table labels the runs "ESS3500 2BBs" (IBM Tucson) and "ESS3500 3BBs" (IBM Ehningen);
-    the canister pairs in each run's own mmlscluster listing give the same counts."""
+    the runs' own listings give the same counts: Ehningen's from the file system's disks (mmlsfs, three
+    recovery groups), Tucson's, which saved no mmlsfs, from the canister pairs of its mmlscluster."""
     import re
 
     seed = (SHARED / "seeds" / "000_e82b5fd1ddcfd1a1.txt").read_text(encoding="utf-8")
@@ -60,7 +61,11 @@ def test_building_blocks_from_listings_match_the_talk(con):
     talk = {label: int(re.search(r"ESS3500 (\d+)BBs", cell)[1])
             for label, cell in zip(["IBM Tucson", "IBM Ehningen"], header.split("\t")[1:3])}
     runs = ess.get_runs(con)
-    blocks = ess.get_building_blocks(con, runs).merge(runs[["run_id", "submission"]])
+    blocks = ess.get_building_blocks(con, runs, ess.get_ior_phases(con, runs.run_id)).merge(
+        runs[["run_id", "submission"]])
     derived = {label: int(blocks[blocks.submission == int(SC23[label].name.removeprefix("submission-"))]
                           .building_blocks.iloc[0]) for label in talk}
     assert talk == derived == {"IBM Tucson": 2, "IBM Ehningen": 3}
+    basis = {label: blocks[blocks.submission == int(SC23[label].name.removeprefix("submission-"))].basis.iloc[0]
+             for label in talk}
+    assert basis == {"IBM Tucson": "cluster listing", "IBM Ehningen": "file system disks"}

@@ -31,6 +31,7 @@ SEEDS = {
     "io500-sc17-log": RAW / "io500/DKRZ/Mistral/lustre02/2019/submission-109/JCAHPC-17/jcahpc/io500-results-2048-8.227609/find-results.txt",
     "gpfs-mmlsconfig": next(RAW.glob("io500/IBM Tuscon/Arches 2 */*/2023/submission-651/results/mmlsconfig")),
     "gpfs-mmlscluster": next(RAW.glob("io500/IBM Tucson/Saguaro */IBM Storage Scale 5.2.2-0*/2024/submission-722/results/*/mmlscluster")),
+    "gpfs-mmlsfs": next(RAW.glob("io500/IBM Tucson/Saguaro */IBM Storage Scale 5.2.2-0*/2024/submission-722/results/*/mmlsfs_fs1")),
     "ior+mdtest-text": ARCHIVE / "Janelia Research Campus, HHMI/nrs/Qumulo Core/2019/submission-194/output.txt",
     "ior-json": BUILT_TOOLS / "ior" / "ior_json_posix_fpp_1m_np2_i3.log",
     "ior-text": BUILT_TOOLS / "ior" / "ior_posix_fpp_1m_np2_i3.log",

@@ -1,4 +1,4 @@
-"""Storage Scale listings (mmlsconfig, mmlscluster): exact values from the files IBM saved in its IO500
+"""Storage Scale listings (mmlsconfig, mmlscluster, mmlsfs): exact values from the files IBM saved in its IO500
 submissions, read from the book's curated copy in data/raw/io500/ (unmodified archive files)."""
 from pathlib import Path
 
@@ -18,6 +18,9 @@ SAGUARO_2024 = (IO500 / "IBM Tucson/Saguaro Storage Scale System 6000"
 EHNINGEN_SC23 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 3500/IBM Storage Scale/2023/submission-690"
                  / "results/2023.11.06-05.10.43")
 CLOUD_HPC = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687/results"
+EHNINGEN_2024 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 6000"
+                 / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-731/results"
+                 / "2024.11.11-00.01.32")
 
 
 def parse(path: Path):
@@ -39,14 +42,56 @@ def settings_of(path: Path, key: str) -> list[tuple[str, str, int]]:
     (TUCSON_SC23 / "mmlscluster", "gpfs-mmlscluster"),
     (SAGUARO_2024 / "mmlscluster", "gpfs-mmlscluster"),
     (CLOUD_HPC / "mmlscluster.out", "gpfs-mmlscluster"),
+    (SAGUARO_2024 / "mmlsfs_fs1", "gpfs-mmlsfs"),  # two listings, each behind a #### banner
+    (EHNINGEN_SC23 / "mmlsfs_bb145nvme", "gpfs-mmlsfs"),
+    (EHNINGEN_2024 / "mmls_bb8nvme", "gpfs-mmlsfs"),  # named by its submitters, not by the command
 ])
 def test_detected_by_content(path, name):
     assert parse(path)[0] == name
 
 
-def test_mmlsfs_is_not_taken_for_mmlsconfig():
+def test_mmlsfs_is_detected_as_mmlsfs_only():
     text = (SAGUARO_2024 / "mmlsfs_fs1").read_text(encoding="utf-8")
-    assert [f.name for f in gpfs.FORMATS if f.detect(text)] == []
+    assert [f.name for f in gpfs.FORMATS if f.detect(text)] == ["gpfs-mmlsfs"]
+
+
+def fs_records(path: Path, kind: type) -> list:
+    return [r for r in parse(path)[1].records if isinstance(r, kind)]
+
+
+def test_mmlsfs_disks_of_the_file_system():
+    # EHNINGEN_2024/mmls_bb8nvme line 43: " -d  RG001LG001VS001;RG001LG002VS001;RG001LG003VS001;RG001LG004VS001
+    # Disks in file system": the value overflows into the description column
+    assert fs_records(EHNINGEN_2024 / "mmls_bb8nvme", gpfs.GpfsFsDisk) == [
+        gpfs.GpfsFsDisk(0, f"RG001LG00{n}VS001", 43) for n in range(1, 5)]
+    # EHNINGEN_SC23/mmlsfs_bb145nvme lines 42-43: the list printed over two -d lines, the first ending in ';'
+    disks = fs_records(EHNINGEN_SC23 / "mmlsfs_bb145nvme", gpfs.GpfsFsDisk)
+    assert [d.disk for d in disks] == [f"RG00{g}LG00{n}VS00{g}" for g in (1, 2, 3) for n in range(1, 5)]
+    assert [d.line for d in disks] == [42] * 11 + [43]
+
+
+def test_mmlsfs_values_keep_inner_spaces_and_continuations():
+    attributes = {(a.flag, a.line): a for a in fs_records(EHNINGEN_SC23 / "mmlsfs_bb145nvme", gpfs.GpfsFsAttribute)}
+    # line 21 " --create-time      Tue Nov  7 22:30:57 2023 File system creation time": the value fills its column
+    assert (attributes["--create-time", 21].value, attributes["--create-time", 21].description) == (
+        "Tue Nov  7 22:30:57 2023", "File system creation time")
+    assert attributes["-V", 20].value == "31.00 (5.1.7.0)"
+    # line 34: a flag longer than its column
+    assert (attributes["--write-cache-threshold", 34].value,
+            attributes["--write-cache-threshold", 34].description) == ("0", "HAWC Threshold (max 65536)")
+    # lines 15-17: -Q and two lines without a flag that continue it
+    assert [(attributes["-Q", n].value, attributes["-Q", n].description) for n in (15, 16, 17)] == [
+        ("none", "Quotas accounting enabled"), ("none", "Quotas enforced"), ("none", "Default quotas enabled")]
+    assert (attributes["-T", 46].value, attributes["-B", 14].value) == ("/gpfs/bb145nvme", "2097152")
+
+
+def test_mmlsfs_second_listing_in_one_file():
+    attributes = fs_records(SAGUARO_2024 / "mmlsfs_fs1", gpfs.GpfsFsAttribute)
+    # `mmlsfs fs1` (listing 0) then `mmlsfs fs1 --snc` (listing 1, lines 58-66), each behind a #### banner
+    assert {a.listing for a in attributes} == {0, 1}
+    snc = {a.flag: a.value for a in attributes if a.listing == 1}
+    assert snc["-s"] == "roundRobin" and snc["--block-group-factor"] == "1"
+    assert [d.listing for d in fs_records(SAGUARO_2024 / "mmlsfs_fs1", gpfs.GpfsFsDisk)] == [0] * 4
 
 
 def test_tucson_sc23_pagepool_per_node_class():
@@ -101,6 +146,17 @@ def test_views_after_ingest(tmp_path):
                        ).fetchone() == (15, 2, 14)
 
 
+def test_fs_disks_view(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest([EHNINGEN_SC23 / "mmlsfs_bb145nvme", EHNINGEN_2024 / "mmls_bb8nvme"], db, progress=False)
+    con = store.open_read(db)
+    rows = con.execute("SELECT mount_point, count(DISTINCT recovery_group), count(DISTINCT log_group), count(*) "
+                       "FROM gpfs_fs_disks GROUP BY mount_point ORDER BY mount_point").fetchall()
+    assert rows == [("/gpfs/bb145nvme", 3, 4, 12), ("/gpfs/bb8nvme", 1, 4, 4)]
+    assert con.execute("SELECT DISTINCT recovery_group, vdisk_set FROM gpfs_fs_disks WHERE mount_point = "
+                       "'/gpfs/bb8nvme'").fetchall() == [("RG001", "VS001")]
+
+
 def test_errors_name_the_line():
     with pytest.raises(ParseError) as e:
         gpfs.parse("Configuration data for cluster x:\n---\nclusterName x\n[client\n")
@@ -108,9 +164,13 @@ def test_errors_name_the_line():
     with pytest.raises(ParseError) as e:
         gpfs.parse("GPFS cluster information\n========\n  GPFS cluster name:  x\n")
     assert "node table" in e.value.reason
+    with pytest.raises(ParseError) as e:
+        gpfs.parse("flag  value  description\n---- ----- -----------\n -B  1  Block size\nB  1  Block size\n")
+    assert e.value.line == 4
 
 
-FUZZ_FILES = [SAGUARO_2024 / "mmlsconfig", EHNINGEN_SC23 / "mmlscluster"]
+FUZZ_FILES = [SAGUARO_2024 / "mmlsconfig", EHNINGEN_SC23 / "mmlscluster", SAGUARO_2024 / "mmlsfs_fs1",
+              EHNINGEN_SC23 / "mmlsfs_bb145nvme"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

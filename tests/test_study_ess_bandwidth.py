@@ -4,22 +4,22 @@ hand from the raw files, the mmlsconfig normalisation on IBM's real listings, an
 from pathlib import Path
 
 import nbformat
+import numpy as np
+import pandas as pd
+import scipy.stats
 import papermill
 import pytest
 
-from iobook import nb, store
+from iobook import nb, stats, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
-from test_gpfs import EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
+from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
 
 REPO = Path(__file__).resolve().parents[1]
 IO500 = REPO / "data" / "raw" / "io500"
 TUCSON_SC23 = IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"
 SAGUARO_2024_SUMMARY = SAGUARO_2024 / "result_summary.txt"
-EHNINGEN_2024 = (IO500 / "IBM Ehningen System/DACH Storage Scale System 6000"
-                 / "IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/submission-731/results"
-                 / "2024.11.11-00.01.32")
 TUSCON_ISC23 = IO500 / "IBM Tuscon/Arches 2 Storage Scale 3500 BBs/IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0/2023/submission-651"
 CLOUD_SC23 = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687"
 TEMPLATE = REPO / "notebooks" / "ess_bandwidth.ipynb"
@@ -39,7 +39,8 @@ def chapter_data(con, requested=None):
     runs_all = ess.get_runs(con)
     runs = ess.select_runs(runs_all, requested)
     ior = ess.get_ior_phases(con, runs.run_id)
-    per_block = ess.get_per_block(con, runs, ess.get_building_blocks(con, runs), ess.get_claims())
+    releases = ess.get_ess_releases(runs, ess.get_talk_runs(con, runs))
+    per_block = ess.get_per_block(con, runs, ess.get_building_blocks(con, runs, ior), ess.get_claims(), releases)
     return runs_all, runs, ior, per_block
 
 
@@ -89,24 +90,91 @@ def test_per_building_block_percent_of_claim(databases):
     _, _, _, per_block = chapter_data(con)
     con.close()
     # TUCSON_SC23/result_summary.txt line 8: ior-easy-read 205.041473 GiB/s; 2 building blocks (seed 000:
-    # "ESS3500 2BBs"); IBM's ESS 3500 figure 126 GB/s: 205.041473 * 2^30 / 1e9 / 2 = 110.08 GB/s = 87.37 %.
+    # "ESS3500 2BBs"); ESS 6.1.8.2 (the talk), 126 GB/s: 205.041473 * 2^30 / 1e9 / 2 = 110.08 GB/s = 87.37 %.
     assert round(value(per_block, "submission-679", "ior-easy-read", "per_block_gb_s"), 2) == 110.08
     assert round(value(per_block, "submission-679", "ior-easy-read", "pct_of_claim"), 2) == 87.37
     # submission-690/result_summary.txt (IBM Ehningen System, SC23) line 8: ior-easy-read 227.115780 GiB/s over 3 blocks: 81.29 GB/s, 64.51 %.
     assert round(value(per_block, "submission-690", "ior-easy-read", "pct_of_claim"), 2) == 64.51
+    # TUSCON_ISC23's folder "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0": before 6.1.8, so 91 GB/s, not 126;
+    # its result_summary.txt line 8: ior-easy-read 203.960236 GiB/s = 219.00 GB/s over 2 blocks: 120.33 %.
+    assert value(per_block, "submission-651", "ior-easy-read", "claim_gb_s") == 91
+    assert round(value(per_block, "submission-651", "ior-easy-read", "pct_of_claim"), 2) == 120.33
     # The talk states no ESS 3500 write figure.
     assert per_block[(per_block.phase == "ior-easy-write") & (per_block.model == "ESS 3500")].pct_of_claim.isna().all()
-    # SAGUARO_2024_SUMMARY line 8: ior-easy-read 284.203357 GiB/s = 305.16 GB/s on 1 building block (s6k2a/s6k2b):
+    # SAGUARO_2024_SUMMARY line 8: ior-easy-read 284.203357 GiB/s = 305.16 GB/s on 1 building block (RG001):
     # 98.44 % of 310 GB/s; line 2: ior-easy-write 151.096382 GiB/s = 162.24 GB/s, 104.67 % of 155 GB/s.
     assert round(value(per_block, "submission-722", "ior-easy-read", "pct_of_claim"), 2) == 98.44
     assert round(value(per_block, "submission-722", "ior-easy-write", "per_block_gb_s"), 2) == 162.24
     assert round(value(per_block, "submission-722", "ior-easy-write", "pct_of_claim"), 2) == 104.67
-    # EHNINGEN_2024/result_summary.txt line 8: 310.400939 GiB/s = 333.29 GB/s over 2 building blocks: 53.76 %.
-    assert round(value(per_block, "submission-731", "ior-easy-read", "pct_of_claim"), 2) == 53.76
+    # EHNINGEN_2024/result_summary.txt line 8: 310.400939 GiB/s = 333.29 GB/s on 1 building block: 107.51 % of
+    # 310 GB/s; line 2: ior-easy-write 148.001603 GiB/s = 158.92 GB/s: 102.53 % of 155 GB/s.
+    assert round(value(per_block, "submission-731", "ior-easy-read", "pct_of_claim"), 2) == 107.51
+    assert round(value(per_block, "submission-731", "ior-easy-write", "pct_of_claim"), 2) == 102.53
     ss6000 = per_block[per_block.model == "Storage Scale System 6000"].drop_duplicates("run_key")
-    # the 2025 runs (784, 785) saved no mmlscluster listing and no folder name states a count
+    # the 2025 runs (784, 785) saved no mmlsfs or mmlscluster listing and no folder name states a count
     assert dict(zip(ss6000.run_key, ss6000.building_blocks)) == {
-        "submission-722": "1", "submission-731": "2", "submission-784": "unknown", "submission-785": "unknown"}
+        "submission-722": "1", "submission-731": "1", "submission-784": "unknown", "submission-785": "unknown"}
+
+
+def test_731_is_one_building_block_from_its_file_system_disks(databases):
+    """Issue 20: 731 was counted as 2 building blocks from its cluster's two canister pairs. The file system
+    its IOR phases wrote to sits on one recovery group, as 722's (1 building block) does, with the same size."""
+    text = (EHNINGEN_2024 / "mmls_bb8nvme").read_text(encoding="utf-8")
+    (disk_line,) = [line for line in text.splitlines() if line.split()[:1] == ["-d"]]
+    disks = disk_line.split()[1].split(";")
+    assert {d[:5] for d in disks} == {"RG001"} and [d[5:10] for d in disks] == ["LG001", "LG002", "LG003", "LG004"]
+    assert "-o /gpfs/bb8nvme/io500/" in (EHNINGEN_2024 / "ior-easy-write.txt").read_text(encoding="utf-8")
+    assert ess.canister_pairs(nodes_of(EHNINGEN_2024 / "mmlscluster.out")) == [
+        ("fscc-ess6000-2-a", "fscc-ess6000-2-b"), ("fscc-ess6000-3-a", "fscc-ess6000-3-b")]
+    # IOR's "FS : 101.7 TiB" line of both runs' ior-easy-write.txt: the same capacity as 722's one building block
+    sizes = {p: next(l for l in (p / "ior-easy-write.txt").read_text(encoding="utf-8").splitlines()
+                     if l.startswith("FS ")).split(":")[1].split("Used")[0].strip() for p in (EHNINGEN_2024, SAGUARO_2024)}
+    assert set(sizes.values()) == {"101.7 TiB"}
+    con = store.open_read(databases["default"])
+    runs = ess.select_runs(ess.get_runs(con), ["submission-731", "submission-722"])
+    blocks = ess.get_building_blocks(con, runs, ess.get_ior_phases(con, runs.run_id)).merge(
+        runs[["run_id", "run_key"]]).set_index("run_key")
+    con.close()
+    assert blocks.building_blocks.to_dict() == {"submission-722": 1, "submission-731": 1}
+    assert blocks.basis["submission-731"] == "file system disks" and blocks.cluster_pairs["submission-731"] == 2
+    assert blocks.evidence["submission-731"] == (
+        "/gpfs/bb8nvme: 4 disks on recovery group RG001 (log groups LG001–LG004)")
+
+
+def test_claim_follows_the_ess_release(databases):
+    """Issue 20: 651 was held to 126 GB/s, which seed 000 ties to ESS 6.1.8; 651 ran ESS 6.1.6.0 (91 GB/s)."""
+    claims = ess.get_claims()
+    # seed 000 line 109: "improved from 91 GB/s to 126 GB/s in ESS 6.1.8"
+    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", "6.1.6.0") == (91, "before ESS 6.1.8")
+    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", "6.1.8.2") == (126, "ESS 6.1.8 on")
+    claim, rule = ess.claim_for(claims, "ESS 3500", "ior-easy-read", pd.NA)
+    assert np.isnan(claim) and rule == "ESS release unknown: 91 GB/s before ESS 6.1.8; 126 GB/s ESS 6.1.8 on"
+    assert ess.claim_for(claims, "Storage Scale System 6000", "ior-easy-read", "6.2.1-0") == (310, "no ESS release named")
+    assert np.isnan(ess.claim_for(claims, "ESS 3200", "ior-easy-read", "6.1.2.0")[0])
+    con = store.open_read(databases["default"])
+    runs = ess.select_runs(ess.get_runs(con))
+    releases = ess.get_ess_releases(runs, ess.get_talk_runs(con, runs)).merge(runs[["run_id", "run_key"]])
+    con.close()
+    by_run = releases.set_index("run_key")
+    assert "with ESS 6.1.6.0" in str(TUSCON_ISC23)  # the folder states 651's release
+    assert (by_run.ess_release["submission-651"], by_run.release_from["submission-651"]) == ("6.1.6.0", "folder name")
+    # 679 and 690 are the talk's SC23 Tucson and Ehningen runs; line 277: "ESS 6.1.8.2" for both clusters
+    assert by_run.ess_release["submission-679"] == by_run.ess_release["submission-690"] == "6.1.8.2"
+    assert pd.isna(by_run.ess_release["submission-590"])
+
+
+def test_talk_runs_found_by_their_numbers(databases):
+    """Issue 20: the io500 version names the benchmark release, not the list. The list comes from the talk's
+    tables, matched phase by phase; 722 ran "io500-isc24_v3" (result.txt line 3) in October 2024."""
+    assert "version         = io500-isc24_v3" in (SAGUARO_2024 / "result.txt").read_text(encoding="utf-8")
+    con = store.open_read(databases["default"])
+    runs = ess.select_runs(ess.get_runs(con))
+    talk = ess.get_talk_runs(con, runs).merge(runs[["run_id", "run_key"]])
+    con.close()
+    assert sorted(set(zip(talk.run_key, talk.site, talk.list))) == [
+        ("submission-651", "Tucson", "ISC23"), ("submission-679", "Tucson", "SC23"),
+        ("submission-687", "Cloud HPC", "SC23"), ("submission-690", "Ehningen", "SC23")]
+    assert runs.set_index("run_key").io500_version["submission-722"] == "io500-isc24_v3"
 
 
 def test_fewest_blocks_for_runs_without_a_count(databases):
@@ -157,55 +225,98 @@ def test_count_in_folder():
 def test_building_blocks_per_run(databases):
     con = store.open_read(databases["default"])
     runs = ess.select_runs(ess.get_runs(con))
-    blocks = ess.get_building_blocks(con, runs).merge(runs[["run_id", "run_key"]]).set_index("run_key")
+    blocks = ess.get_building_blocks(con, runs, ess.get_ior_phases(con, runs.run_id)).merge(
+        runs[["run_id", "run_key"]]).set_index("run_key")
     con.close()
     assert blocks.building_blocks.astype("string").fillna("unknown").to_dict() == {
         "submission-586": "unknown", "submission-590": "2", "submission-651": "2", "submission-679": "2",
-        "submission-690": "3", "submission-687": "unknown", "submission-722": "1", "submission-731": "2",
+        "submission-690": "3", "submission-687": "unknown", "submission-722": "1", "submission-731": "1",
         "submission-784": "unknown", "submission-785": "unknown"}
-    assert blocks.basis["submission-590"] == "folder name"  # no listing: the folder says "2 Building Blocks"
+    assert blocks.basis.to_dict() == {
+        "submission-586": "unknown", "submission-590": "folder name", "submission-651": "cluster listing",
+        "submission-679": "cluster listing", "submission-690": "file system disks", "submission-687": "unknown",
+        "submission-722": "file system disks", "submission-731": "file system disks", "submission-784": "unknown",
+        "submission-785": "unknown"}
     assert blocks.evidence["submission-679"] == "canister pairs e351aib/e351bib, e352aib/e352bib"
     assert blocks.evidence["submission-687"] == "mmlscluster lists 202 nodes, no a/b canister pair"
+    # EHNINGEN_SC23/mmlsfs_bb145nvme lines 42-43: RG001-RG003, each LG001-LG004: seed 000's "3BBs"
+    assert blocks.evidence["submission-690"] == (
+        "/gpfs/bb145nvme: 12 disks on recovery groups RG001, RG002, RG003 (log groups LG001–LG004 each)")
 
 
-def test_bounding_side():
-    assert ess.bounding_side(220, 250, 252) == "both"  # within 10 %
-    assert ess.bounding_side(244, 500, 378) == "storage"
-    assert ess.bounding_side(100, 150, 400) == "client"
-    assert ess.bounding_side(305, float("nan"), 310) == "storage"  # reached the claim
-    assert ess.bounding_side(167, float("nan"), 620) == "unknown"
-    assert ess.bounding_side(167, float("nan"), float("nan")) == "unknown"
+def test_blocks_from_disks_needs_shared_recovery_groups():
+    def disks(*names):
+        df = pd.DataFrame({"disk": names, "mount_point": "/gpfs/x"})
+        parts = df.disk.str.extract(r"^(?P<recovery_group>.+)(?P<log_group>LG\d+)VS\d+$")
+        return pd.concat([df, parts], axis=1)
+    assert ess.blocks_from_disks(disks("RG001LG001VS001", "RG001LG002VS001"))[0] == 1
+    # a recovery group with one log group (paired recovery groups: two per building block) is not counted
+    assert ess.blocks_from_disks(disks("rgL LG001VS001".replace(" ", ""), "rgRLG001VS001")) is None
+    assert ess.blocks_from_disks(disks("nsd1", "nsd2")) is None  # not mmvdisk names
 
 
-def test_ceilings_and_scaling(databases):
+def test_ceiling_reading():
+    assert ess.ceiling_reading(220, 250, 252) == "neither reached"  # 88 % and 87 %: not within 10 %
+    assert ess.ceiling_reading(244, 500, 378) == "neither reached"
+    assert ess.ceiling_reading(240, 250, 252) == "both reached"
+    assert ess.ceiling_reading(219, 250, 182) == "storage reached"  # past the claim
+    assert ess.ceiling_reading(305, float("nan"), 310) == "storage reached"
+    assert ess.ceiling_reading(167, float("nan"), 620) == "storage not reached, client unknown"
+    assert ess.ceiling_reading(167, float("nan"), float("nan")) == "no ceiling known"
+
+
+def test_ceilings(databases):
     con = store.open_read(databases["default"])
     runs_all, runs, ior, per_block = chapter_data(con)
+    talk = ess.get_talk_runs(con, runs)
     con.close()
-    ceilings = ess.get_ceilings(per_block, ior, runs, ess.get_client_links())
+    ceilings = ess.get_ceilings(per_block, ior, talk, ess.get_client_links())
     # TUCSON_SC23 ior-easy-read.txt line 20 "nodes : 10"; the talk: one HDR200 (200 Gb/s) link per client:
-    # 10 x 25 GB/s = 250 GB/s; 2 building blocks x 126 GB/s = 252 GB/s: within 10 %, "both"
+    # 10 x 25 GB/s = 250 GB/s; 2 building blocks x 126 GB/s = 252 GB/s; 220.16 GB/s reaches neither
     assert value(ceilings, "submission-679", "ior-easy-read", "client_ceiling_gb_s") == 250
     assert value(ceilings, "submission-679", "ior-easy-read", "storage_ceiling_gb_s") == 252
-    assert value(ceilings, "submission-679", "ior-easy-read", "bound") == "both"
-    # Ehningen SC23: 10 nodes x two HDR200 = 500 GB/s; 3 x 126 = 378 GB/s
+    assert value(ceilings, "submission-679", "ior-easy-read", "reading") == "neither reached"
+    # Issue 20: 690 was called storage-bound. Ehningen SC23: 10 nodes x two HDR200 = 500 GB/s; 3 x 126 = 378 GB/s;
+    # 243.86 GB/s is 65 % and 49 % of them: neither binds
     assert value(ceilings, "submission-690", "ior-easy-read", "client_ceiling_gb_s") == 500
-    assert value(ceilings, "submission-690", "ior-easy-read", "bound") == "storage"
-    assert value(ceilings, "submission-722", "ior-easy-read", "bound") == "storage"  # 98 % of its claim
-    assert value(ceilings, "submission-731", "ior-easy-read", "bound") == "client (inferred)"
-    assert value(ceilings, "submission-785", "ior-easy-read", "bound") == "unknown"
-    scaling = ess.get_scaling(per_block, ior)
-    ss = scaling[scaling.run_key_many == "submission-731"].set_index("phase")
-    # EHNINGEN_2024 / SAGUARO_2024_SUMMARY: 310.400939 / 284.203357 and 148.001603 / 151.096382
-    assert round(ss.gb_s_ratio["ior-easy-read"], 4) == 1.0922
-    assert round(ss.gb_s_ratio["ior-easy-write"], 4) == 0.9795
-    assert set(ss.run_key_few) == {"submission-722"} and set(ss.nodes) == {10}
+    assert round(value(ceilings, "submission-690", "ior-easy-read", "pct_of_storage")) == 65
+    assert round(value(ceilings, "submission-690", "ior-easy-read", "pct_of_client")) == 49
+    assert value(ceilings, "submission-690", "ior-easy-read", "reading") == "neither reached"
+    assert value(ceilings, "submission-722", "ior-easy-read", "reading") == "storage reached"  # 98 % of its claim
+    assert value(ceilings, "submission-731", "ior-easy-read", "reading") == "storage reached"  # 108 %
+    assert value(ceilings, "submission-785", "ior-easy-read", "reading") == "no ceiling known"
+
+
+def test_722_and_731_alike_only_in_count(databases):
+    """Issue 20: "the same 10 client nodes" for 722 and 731: the same count, on different clusters, with
+    different transfer sizes, block sizes and releases."""
+    con = store.open_read(databases["default"])
+    runs_all, runs, ior, per_block = chapter_data(con)
+    alike = ess.get_alike(con, runs, per_block, ior, ess.get_talk_runs(con, runs))
+    con.close()
+    ss = alike[alike.group == "Storage Scale System 6000, 1 building block"].set_index("attribute")
+    for path, transfer in ((SAGUARO_2024, "-t 8m"), (EHNINGEN_2024, "-t 16m")):  # the IOR command lines
+        text = (path / "ior-easy-write.txt").read_text(encoding="utf-8")
+        assert f" {transfer} " in text and "nodes               : 10" in text
+    assert ss.loc["client nodes × tasks", ["submission-722", "submission-731"]].tolist() == ["10 × 200"] * 2
+    assert ss.loc["easy transfer size", ["submission-722", "submission-731"]].tolist() == ["8 MiB", "16 MiB"]
+    # mmlsfs -B: SAGUARO_2024/mmlsfs_fs1 line 18 "8388608", EHNINGEN_2024/mmls_bb8nvme line 14 "16777216"
+    assert ss.loc["file system block size", ["submission-722", "submission-731"]].tolist() == ["8 MiB", "16 MiB"]
+    # mmlsconfig minReleaseLevel: 5.2.0.0 (722) and 5.2.1.0 (731)
+    assert ss.loc["cluster minReleaseLevel", ["submission-722", "submission-731"]].tolist() == ["5.2.0.0", "5.2.1.0"]
+    assert ss.differs[["site", "GPFS cluster", "easy transfer size", "file system block size",
+                       "cluster minReleaseLevel", "IO500 benchmark release"]].all()
+    assert not ss.differs["client nodes × tasks"]
 
 
 def test_hard_delete_in_time_order(databases):
     con = store.open_read(databases["default"])
     runs = ess.select_runs(ess.get_runs(con))
     hard = ess.get_hard_delete(con, runs)
+    pair = ess.talk_pair(hard, ess.get_talk_runs(con, runs))
     con.close()
+    # the talk's Tucson ISC23 and SC23 columns (26.4 and 32.7) are 651 and 679: +23.5 %
+    assert (pair.before_run, pair.after_run, round(pair.change_pct, 1)) == ("submission-651", "submission-679", 23.5)
     assert hard.started.is_monotonic_increasing and len(hard) == 10
     by_run = hard.set_index("run_key")
     # TUSCON_ISC23/results/2023.04.26-04.29.59/result_summary.txt line 14: mdtest-hard-delete 26.443120 kIOPS
@@ -226,11 +337,44 @@ def test_hard_delete_in_time_order(databases):
 
 
 def test_claims_are_the_talks_decimal_figures():
-    claims = ess.get_claims().set_index(["model", "phase"])
-    assert claims.claim_gb_s.to_dict() == {("Storage Scale System 6000", "ior-easy-read"): 310,
-                                           ("Storage Scale System 6000", "ior-easy-write"): 155,
-                                           ("ESS 3500", "ior-easy-read"): 126}
-    assert round(claims.claim_gib_s[("Storage Scale System 6000", "ior-easy-read")], 2) == 288.71
+    claims = ess.get_claims()
+    assert [tuple(r) for r in claims[["model", "phase", "claim_gb_s", "ess_from", "ess_before"]].fillna("").values] == [
+        ("Storage Scale System 6000", "ior-easy-read", 310, "", ""),
+        ("Storage Scale System 6000", "ior-easy-write", 155, "", ""),
+        ("ESS 3500", "ior-easy-read", 91, "", "6.1.8"), ("ESS 3500", "ior-easy-read", 126, "6.1.8", "")]
+    assert round(claims.claim_gib_s[0], 2) == 288.71
+
+
+def test_main_finding_is_the_read_claim_with_its_interval(databases):
+    con = store.open_read(databases["default"])
+    _, _, _, per_block = chapter_data(con)
+    con.close()
+    text, target = ess.main_finding(per_block)
+    # the five rated reads, each from its result_summary.txt line 8 (see above): 120.33, 87.37, 64.51, 98.44, 107.51 %
+    ratios = per_block[(per_block.phase == "ior-easy-read") & per_block.pct_of_claim.notna()].pct_of_claim / 100
+    assert sorted(round(r * 100, 2) for r in ratios) == [64.51, 87.37, 98.44, 107.51, 120.33]
+    m = stats.geometric_mean_interval(ratios)
+    assert 0 < m.low < m.mean < m.high and m.n == 5
+    assert f"{m.mean * 100:.0f} %" in text and f"{m.low * 100:.0f}–{m.high * 100:.0f} %" in text and "n = 5" in text
+    assert len(text.split()) <= 30 and target == ess.FIG_PER_BLOCK
+    by_model = ess.claim_by_model(per_block).set_index(["model", "phase"])
+    # two runs read 98 % and 108 % of 310 GB/s: the interval holds 100 %, so undecided, with the runs that would decide
+    ss_read = by_model.loc[("Storage Scale System 6000", "ior-easy-read")]
+    assert not ss_read.decided and ss_read.runs_to_decide > 2 and ss_read.ci_low_pct > 0
+
+
+def test_geometric_interval_and_runs_to_decide():
+    # an arithmetic t interval of 0.1 and 10 goes below zero; the geometric one cannot
+    wide = stats.geometric_mean_interval([0.1, 10])
+    assert stats.mean_interval([0.1, 10]).low < 0 < wide.low and round(wide.mean, 9) == 1
+    values = [1.05, 1.10, 1.02]
+    n = stats.runs_to_decide(values, 1.0)
+    logs = np.log(values)
+    # n values with this mean and spread of logs exclude 1; n - 1 do not
+    for k, excludes in ((n, True), (n - 1, False)):
+        half = scipy.stats.t.ppf(0.975, k - 1) * logs.std(ddof=1) / np.sqrt(k)
+        assert (logs.mean() - half > 0) == excludes
+    assert stats.runs_to_decide([1.0, 1.0], 1.0) is None  # no spread
 
 
 def test_unknown_run_names_the_nearest(databases):
@@ -273,6 +417,7 @@ def test_config_comparison_separates_value_from_case_and_scope(databases):
                                  ["MAXSTATCACHE", "maxblocksize", "nsdMinWorkerThreads", "minReleaseLevel",
                                   "fgdlTokenBatchAcquire", "fsyncIsGlobal"])
     pair = compared_settings(con, ["submission-687", "submission-690"], ["maxStatCache"])
+    ports = compared_settings(con, ["submission-690", "submission-679"], ["verbsPorts"])
     con.close()
     assert compared.difference.to_dict() == {
         "minReleaseLevel": "value",  # 5.1.9.0, 5.1.9.0, 5.1.7.0, 5.2.0.0, each cluster-wide
@@ -285,6 +430,10 @@ def test_config_comparison_separates_value_from_case_and_scope(databases):
         "fsyncIsGlobal": "none",  # "no", cluster-wide, in all four
     }
     assert compared.loc["minReleaseLevel", "submission-690"] == "5.1.7.0 [cluster]"
+    # EHNINGEN_SC23/mmlsconfig lines 99 and 101: verbsPorts cluster-wide and for [ess35_1,ess35_2,ess35_4,ess35_5],
+    # the node classes folded to the first and a count (the gpfs_config view keeps them all)
+    assert ports.loc["verbsPorts", "submission-690"] == (
+        "mlx5_0/1/1 mlx5_1/1/1 [cluster]; mlx5_1/1/1 mlx5_3/1/1 mlx5_5/1/1 mlx5_7/1/1 [ess35_1 +3]")
     # 687's mmlsconfig.out line 38 "maxStatCache 128K", 690's mmlsconfig line 58 "maxStatCache 128k"
     assert pair.difference.to_dict() == {"maxStatCache": "case/units"}
 
@@ -318,9 +467,10 @@ def test_notebook_runs(databases, tmp_path, name):
         assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in text
         assert "<table" not in text and "vegaEmbed" not in text
     else:
-        assert "## Findings" in text and "<table" in text
+        assert "({numref}`" in text and "<table" in text  # the glued findings, linked by number, and tables
     if name == "default":
-        assert "ior-easy-read 54–98 % (5 runs) and ior-easy-write 51–105 % (2 runs) of IBM" in text
-        assert "delivered 0.98x in ior-easy-write and 1.09x in ior-easy-read of what 1 did (submission-722)" in text
-        assert "from 26.4 to 32.7 kIOPS (+23.5 %" in text
-        assert "7 differ in value and 7 are not set in every listing; 5 differ only in case, units or scope" in text
+        assert "read 94 % of IBM's claim for their model and ESS release (95 % interval 70–126 %, n = 5 runs)" in text
+        assert "submission-731 is 1 building block, not 2" in text
+        assert "submission-651 reads 120 % of 91 GB/s" in text
+        assert "Neither ceiling bounds submission-679 and submission-690" in text
+        assert "+23.5 %" in text

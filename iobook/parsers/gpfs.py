@@ -1,10 +1,14 @@
-"""IBM Storage Scale (GPFS) configuration listings: ``mmlsconfig`` and ``mmlscluster`` output.
+"""IBM Storage Scale (GPFS) configuration listings: ``mmlsconfig``, ``mmlscluster`` and ``mmlsfs`` output.
 
 - ``mmlsconfig``: ``Configuration data for cluster X:`` and a dashed rule, then ``key value`` lines.
   A ``[nodeclass,...]`` line scopes the settings after it until the next such line; settings before the
   first one are cluster-wide, like ``[common]``. A ``File systems in cluster X:`` block lists devices.
 - ``mmlscluster``: ``GPFS cluster information`` and ``  Key:  value`` lines, then the node table
   (number, daemon name, IP address, admin name, and a designation that may be blank).
+- ``mmlsfs``: a ``flag  value  description`` header and a rule of three dashed columns, then one line per
+  attribute (`` -B   16777216   Block size``). A value may overflow its column (the ``-d`` disk list, long
+  flags such as ``--write-cache-threshold``), a line without a flag continues the one above (``-Q``), and a
+  long ``-d`` list is printed over several ``-d`` lines. ``mmlsfs fs --snc`` prints a second listing.
 
 IBM's IO500 submissions save these listings as-is, some preceded by a ``####`` banner that names the
 command (``... Output for /usr/lpp/mmfs/bin/mmlsconfig on host - timeout=60``); one file may hold both.
@@ -47,7 +51,25 @@ class GpfsNode:
     designation: str  # e.g. "quorum-manager-perfmon"; "" for a client node
 
 
-RECORDS = (GpfsSetting, GpfsFilesystem, GpfsNode)
+@dataclass(frozen=True)
+class GpfsFsAttribute:
+    TABLE: ClassVar[str] = "raw_gpfs_fs_attributes"
+    listing: int  # 0-based mmlsfs listing of the file (`mmlsfs fs` and `mmlsfs fs --snc` saved in one file)
+    flag: str  # as printed, "-B", "--inode-limit"; a line continuing the one above repeats its flag
+    value: str  # as printed, inner spaces kept: "31.00 (5.1.7.0)", "Sun Nov 10 23:20:41 2024"
+    description: str  # "" where the value filled the line (the first of several -d lines)
+    line: int
+
+
+@dataclass(frozen=True)
+class GpfsFsDisk:
+    TABLE: ClassVar[str] = "raw_gpfs_fs_disks"
+    listing: int
+    disk: str  # one NSD of the ';'-separated -d list, e.g. "RG001LG001VS001"
+    line: int
+
+
+RECORDS = (GpfsSetting, GpfsFilesystem, GpfsNode, GpfsFsAttribute, GpfsFsDisk)
 
 CONFIG_HEADER = re.compile(r"^Configuration data for cluster (\S+):$")
 FILESYSTEMS_HEADER = re.compile(r"^File systems in cluster (\S+):$")
@@ -57,6 +79,8 @@ BANNER = re.compile(r"^#{10,}$")
 KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 SCOPE = re.compile(r"^\[([^\[\]\s]+)\]$")
 NODE_NUMBER = re.compile(r"^[0-9]+$")
+FS_HEADER = re.compile(r"^flag +value +description$")
+FS_RULE = re.compile(r"^-+ -+ -+$")
 NODE_TABLE_HEADER = ("Node", "Daemon", "node", "name", "IP", "address", "Admin", "node", "name", "Designation")
 
 
@@ -91,6 +115,13 @@ def _is_mmlscluster(head: str) -> bool:
     return CLUSTER_HEADER in head and _first_line(head) == CLUSTER_HEADER
 
 
+def _is_mmlsfs(head: str) -> bool:
+    if "description" not in head:
+        return False
+    first = _first_line(head)
+    return first is not None and FS_HEADER.match(first) is not None
+
+
 def parse(text: str) -> Parsed:
     lines = list(_content_lines(text))
     records: list = []
@@ -122,11 +153,16 @@ def parse(text: str) -> Parsed:
             expect_rule(i)
             kinds.append("mmlscluster")
             i = _parse_cluster(lines, i + 2, records)
+        elif FS_HEADER.match(line):
+            if i + 1 >= len(lines) or not FS_RULE.match(lines[i + 1][1].strip()):
+                raise ParseError("mmlsfs header is not followed by its rule of three dashed columns", lineno)
+            i = _parse_fs(lines, i + 1, kinds.count("mmlsfs"), records)
+            kinds.append("mmlsfs")
         else:
-            raise ParseError(f"expected an mmlsconfig or mmlscluster header, found {line[:60]!r}", lineno)
+            raise ParseError(f"expected an mmlsconfig, mmlscluster or mmlsfs header, found {line[:60]!r}", lineno)
     if not kinds:
-        raise ParseError("no mmlsconfig or mmlscluster listing", 1)
-    return Parsed("gpfs-" + "+".join(kinds), "gpfs", None, records)
+        raise ParseError("no mmlsconfig, mmlscluster or mmlsfs listing", 1)
+    return Parsed("gpfs-" + "+".join(dict.fromkeys(kinds)), "gpfs", None, records)
 
 
 def _parse_settings(lines, i: int, cluster: str, records: list) -> int:
@@ -181,7 +217,51 @@ def _parse_cluster(lines, i: int, records: list) -> int:
     return i
 
 
+def _parse_fs(lines, i: int, listing: int, records: list) -> int:
+    """One mmlsfs listing from its rule (lines[i]) up to the first blank line; returns the index after it.
+    The rule's dashes give the columns; a value that overflows its column ends at the last run of two or
+    more spaces before the description, or runs to the end of the line when no description follows."""
+    rule = lines[i][1]
+    value_col, description_col = (m.start() for m in list(re.finditer(r"-+", rule))[1:3])
+    flag = None
+    rows = 0
+    i += 1
+    while i < len(lines) and lines[i][1]:
+        lineno, line = lines[i]
+        if line[:value_col].strip():
+            flag = line.split()[0]
+            if not flag.startswith("-"):
+                raise ParseError(f"mmlsfs line {line[:60]!r} starts with no flag", lineno)
+            rest_at = line.index(flag) + len(flag)
+        elif flag is None:
+            raise ParseError("an mmlsfs line without a flag comes before any flag", lineno)
+        else:
+            rest_at = 0  # a line continuing the flag above it
+        value, description = _value_and_description(line, rest_at, description_col)
+        records.append(GpfsFsAttribute(listing, flag, value, description, lineno))
+        if flag == "-d":
+            records.extend(GpfsFsDisk(listing, disk.strip(), lineno) for disk in value.split(";") if disk.strip())
+        rows += 1
+        i += 1
+    if not rows:
+        raise ParseError("mmlsfs listing has no attributes", lines[i - 1][0])
+    return i
+
+
+def _value_and_description(line: str, rest_at: int, description_col: int) -> tuple[str, str]:
+    aligned = (len(line) > description_col > rest_at and line[description_col - 1] == " "
+               and line[description_col] != " " and line[rest_at:description_col].strip())
+    if aligned:
+        return line[rest_at:description_col].strip(), line[description_col:].strip()
+    rest = line[rest_at:].strip()
+    gaps = list(re.finditer(r" {2,}", rest))
+    if not gaps:
+        return rest, ""
+    return rest[:gaps[-1].start()], rest[gaps[-1].end():]
+
+
 FORMATS = (
     Format("gpfs-mmlsconfig", "gpfs", _is_mmlsconfig, parse),
     Format("gpfs-mmlscluster", "gpfs", _is_mmlscluster, parse),
+    Format("gpfs-mmlsfs", "gpfs", _is_mmlsfs, parse),
 )

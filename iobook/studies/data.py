@@ -22,7 +22,7 @@ VIEW_ROWS = {
     "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, year, "
                   "submission from the archive's folder layout; run_key names it in chapter parameters",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
-    "io500_run_system_files": "Storage Scale listing (mmlsconfig, mmlscluster) describing an IO500 run's system: "
+    "io500_run_system_files": "Storage Scale listing (mmlsconfig, mmlscluster, mmlsfs) describing an IO500 run's system: "
                               "in the folder of one of the run's files or above it",
     "io500_phases": "phase of an IO500 run, named as the C app names it: value in GiB/s or kIOPS, time, "
                     "scored, valid",
@@ -58,6 +58,9 @@ VIEW_ROWS = {
     "gpfs_config": "Storage Scale mmlsconfig setting, with its node-class scope",
     "gpfs_nodes": "Storage Scale mmlscluster node",
     "gpfs_filesystems": "Storage Scale file system",
+    "gpfs_fs_attributes": "attribute line of a Storage Scale mmlsfs listing: flag, value, description",
+    "gpfs_fs_disks": "disk (NSD) of a Storage Scale file system as mmlsfs -d lists it, with the mount point "
+                     "and, for mmvdisk names, recovery group, log group and vdisk set",
     "runs": "collector run (its manifest.json): host, CPU, memory, kernel, load average at start, target",
     "run_sources": "ingested file under a collector run's folder",
     "run_labels": "key/value label of a collector run's output file (the run's labels merged with its step's)",

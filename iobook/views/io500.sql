@@ -45,7 +45,7 @@ CREATE OR REPLACE VIEW io500_system_info AS
 SELECT DISTINCT m.run_id, i.key, i.value
 FROM raw_io500_info i JOIN io500_run_members m USING (source_id);
 
--- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster listings):
+-- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster/mmlsfs listings):
 -- those in the folder of one of the run's files or in a folder above it. Chapters read this view, never
 -- path patterns of their own.
 CREATE OR REPLACE VIEW io500_run_system_files AS
