@@ -148,3 +148,23 @@ def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confide
             rows.append({**dict(zip(by, keys)), "measure": name, "repetitions": m.n, "mean": m.mean,
                          "low": m.low, "high": m.high})
     return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
+
+
+@dataclass(frozen=True)
+class MedianInterval:
+    n: int
+    median: float
+    low: float  # bootstrap percentile interval at the requested confidence; NaN with fewer than 2 values
+    high: float
+
+
+def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples: int = 9999) -> MedianInterval:
+    """Median of values with its bootstrap percentile interval (scipy): the interval of positive values
+    (ratios, rates) stays positive."""
+    x = np.asarray(values, dtype=float)
+    median = float(np.median(x)) if len(x) else float("nan")
+    if len(x) < 2:
+        return MedianInterval(len(x), median, float("nan"), float("nan"))
+    boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
+                           method="percentile", rng=np.random.default_rng(seed))
+    return MedianInterval(len(x), median, float(boot.confidence_interval.low), float(boot.confidence_interval.high))
