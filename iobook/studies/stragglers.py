@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import altair as alt
+from IPython.display import Markdown
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -444,28 +445,26 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
                                  f"{model['tested']} phases**, against {span}.")
     else:
         f["finding_main"] = f"No phase here spans several nodes with known placement; {ratio_text}."
-    f["finding_tied"] = (
-        f"**{f['tied']} of {f['runs']} phases are barrier-tied** and left out of the placement tests: every rank "
-        f"ended within {BARRIER_TIED:.1%} of the others ({f['tied_ior']} of them IOR)." if f["tied"] else
-        f"No phase is barrier-tied: in every one of the {f['runs']} phases some rank ended more than "
-        f"{BARRIER_TIED:.1%} after another.")
+    f["tied_text"] = (
+        f"{f['tied']} of the {f['runs']} phases are barrier-tied, every rank ending within {BARRIER_TIED:.1%} of "
+        f"the others ({f['tied_ior']} of them IOR), and are left out of the placement tests." if f["tied"] else
+        f"No phase is barrier-tied: in each of the {f['runs']} phases some rank ended more than {BARRIER_TIED:.1%} "
+        "after another.")
+    tied = f", {f['tied']} barrier-tied phases left out" if f["tied"] else ""
     if len(tested):
         decided = {w: int((tested[f"q_{w}"] < FDR).sum()) for w in ("node", "position")}
         f.update(decided_node=decided["node"], decided_position=decided["position"])
         f["finding_tested"] = (
             f"**{decided['node']} of {len(tested)} phases** crowd their slowest {SLOW_SHARE:.0%} of ranks onto one "
             f"node beyond chance, **{decided['position']}** onto one position within every node (per-phase tests, "
-            f"Benjamini–Hochberg at a {FDR:.0%} false discovery rate).")
-    else:
-        f["finding_tested"] = "No phase could be tested for slow ranks on one node: none spans several nodes with " \
-                              "known placement and untied ranks."
+            f"Benjamini–Hochberg at a {FDR:.0%} false discovery rate{tied}).")
 
     # the worst straggler, and what it sits with
     top = timed.sort_values(["ratio", "run"], ascending=[False, True]).iloc[0]
     f.update(worst_run=top.run, worst_rank=int(top.slowest_rank), worst_s=float(top.max_s),
              worst_median_s=float(top.median_s), worst_ratio=float(top.ratio))
-    worst = (f"The worst straggler: **{top.run}**, rank {top.slowest_rank} took {top.max_s:,.1f} s against a "
-             f"median of {top.median_s:,.1f} s (**{top.ratio:.2f}×**)")
+    worst = (f"The worst straggler: **{top.run}**, rank {top.slowest_rank} at **{top.ratio:.2f}×** the median rank "
+             f"({top.max_s:,.1f} s against {top.median_s:,.1f} s)")
     if pd.notna(top.slowest_node) and top.nodes > 1:
         at = slow_positions(ranks, top.run)
         nodes = get_nodes(ranks[ranks.run == top.run]).set_index("node").relative
@@ -473,13 +472,19 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
         node_rel = float(nodes[int(top.slowest_node)])
         f.update(worst_node=int(top.slowest_node), worst_node_relative=node_rel)
         if at and len(at) * int(top.nodes) > 1:
-            f.update(worst_positions=at, worst_positions_relative=float(positions[at].median()))
-            worst += (f"; it is one of the {len(at) * int(top.nodes)} ranks at position{'s' if len(at) > 1 else ''} "
-                      f"{_and(at)} of every node, all among the slowest {SLOW_SHARE:.0%} (their median "
-                      f"{positions[at].median():.2f}×), while its node's median is {node_rel:.2f}×")
+            f.update(worst_positions=_and(at), worst_positions_relative=float(positions[at].median()))
+            worst += (f", belongs to a position pattern: the ranks at position{'s' if len(at) > 1 else ''} "
+                      f"{_and(at)} of every node are all among the slowest {SLOW_SHARE:.0%} (median "
+                      f"{positions[at].median():.2f}×); its node's median is {node_rel:.2f}×")
         else:
             worst += f"; its node {int(top.slowest_node)} has a median of {node_rel:.2f}× the run's"
     f["finding_worst"] = worst + "."
+
+    positions = worst_positions(get_positions(ranks[ranks.run.isin(tested.run)]))
+    if len(positions):
+        p = positions.iloc[0]
+        f.update(position_run=p.run, position=int(p.position), position_relative=float(p.relative),
+                 position_ranks=p.rank_list)
 
     # the slowest node over every tested run
     nodes = get_nodes(ranks[ranks.run.isin(tested.run)])
@@ -491,22 +496,18 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
                  if q.slowest_node == w.node else "though not its slowest rank")
         f["finding_node"] = (f"The slowest node: **{w.run}**, node {w.node} (ranks {w.rank_list}), its ranks' median "
                              f"at **{w.relative:.2f}×** the run median ({on_it}).")
-    else:
-        f["finding_node"] = "No tested phase spans several nodes, so no node stands out."
 
-    f["finding_placement"] = (
-        f"Placement is read from mdtest's Nodemap for **{f['placement_nodemap']} of {f['runs']} phases** "
+    f["placement_text"] = (
+        f"Placement is read from mdtest's Nodemap for {f['placement_nodemap']} of the {f['runs']} phases "
         f"({f['placement_block']} block, {f['placement_round_robin']} round-robin)"
         + "".join(f"; {text} for {n}" for text, n in [("assumed block", f["placement_assumed"]),
                                                      ("unknown", f["placement_unknown"])] if n) + ".")
-    f["finding_ratio"] = ratio_text[0].upper() + ratio_text[1:] + "."
 
     wait = runs.sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     f.update(wait_run=wait.run, wait_s=float(wait.wait_median_s), wait_mean_s=float(wait.wait_mean_s),
              median_wait_s=float(runs.wait_median_s.median()))
     f["finding_wait"] = (f"The longest wait: **{wait.run}** waited **{wait.wait_median_s:,.1f} s** for its slowest "
-                         f"rank after the median rank had finished (median over {len(runs)} phases: "
-                         f"{runs.wait_median_s.median():,.1f} s).")
+                         f"rank after the median rank had finished" + (f"; {ratio_text}." if len(tested) else "."))
 
     walled = runs[runs.run_key.notna() & runs.stonewall_s.notna()]
     walled = walled.assign(after=walled.max_s - walled.stonewall_s)
@@ -518,7 +519,8 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
                  after_stonewall_run=last.run)
         f["finding_stonewall"] = (
             f"The slowest rank ended a median **{walled.after.median():,.1f} s after the stonewall** "
-            f"({len(walled)} IO500 phases; at most {last.after:,.1f} s, {last.run}); IO500's rate includes that tail.")
+            f"(n = {len(walled)} IO500 phases; at most {last.after:,.1f} s, {last.run}): IO500's rate includes "
+            "that tail.")
         counted = walled[walled.stonewall_items_min > 0]
         counted = counted.assign(items_ratio=counted.stonewall_items_max / counted.stonewall_items_min)
         f["stonewall_counted"] = len(counted)
@@ -529,6 +531,44 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
                      imbalance_median=spread.median)
             f["finding_stonewall"] += (
                 f" At the stonewall the busiest rank had done a median {spread.median:.2f}× the items of the least "
-                f"busy (95% CI {spread.low:.2f}–{spread.high:.2f}, n = {len(counted)} write phases; most uneven: "
-                f"{most.run}, {most.items_ratio:.2f}×).")
+                f"busy (95% CI {spread.low:.2f}–{spread.high:.2f}, n = {len(counted)} write phases).")
     return f
+
+
+def finding_list(f: dict, shown: dict) -> list[tuple[str, str]]:
+    """The chapter's findings, main result first, each with the figure or table that shows it (only those the
+    page shows: `shown` holds the chapter's only-if keys)."""
+    runs_table = "tab-stragglers-runs"
+    items = [(f["finding_main"], "fig-stragglers-null" if shown["has_nodes"] else runs_table)]
+    if shown["has_nodes"]:
+        items.append((f["finding_tested"], runs_table))
+    worst_shown = shown["has_positions"] and f.get("worst_positions") and f["worst_run"] in shown["position_runs"]
+    items.append((f["finding_worst"], "fig-stragglers-positions" if worst_shown else runs_table))
+    if shown["has_nodes"]:
+        items.append((f["finding_node"], "fig-stragglers-nodes"))
+    items.append((f["finding_wait"], runs_table))
+    if shown["has_stonewall"]:
+        items.append((f["finding_stonewall"], "tab-stragglers-stonewall"))
+    return items
+
+
+def glue_values(f: dict) -> dict:
+    """The facts a chapter's markdown cells quote: numbers and names as they are, sentences as Markdown."""
+    return {k: Markdown(v) if isinstance(v, str) and (k.startswith("finding_") or k.endswith("_text")) else v
+            for k, v in f.items()}
+
+
+def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Every run for the chapter's table, slowest/median first: short headers, tests and placement beside."""
+    shown = runs.sort_values(["ratio", "run"], ascending=[False, True])
+    return pd.DataFrame({
+        "run": shown.run, "ranks": shown.ranks, "slowest / median": shown.ratio, "wait (s)": shown.wait_median_s,
+        "spread": shown.spread, "placement": shown.placement.fillna("unknown"),
+        "slow on node (even)": [_observed(o, e) for o, e in zip(shown.slow_on_node, shown.slow_expected)],
+        "q node": shown.q_node,
+        "slow at position (even)": [_observed(o, e) for o, e in zip(shown.slow_at_position, shown.position_expected)],
+        "q position": shown.q_position})
+
+
+def _observed(observed, expected) -> str:
+    return "–" if pd.isna(observed) else f"{int(observed)} ({expected:.1f})"
