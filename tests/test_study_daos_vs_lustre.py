@@ -118,7 +118,7 @@ def test_notebook_executes(databases, tmp_path, name):
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "{numref}" not in text
         return
-    assert "<table" in text and "{numref}`tab-daos-same-servers`" in text
+    assert "<table" in text and "{numref}`tab-daos-lists-historic`" in text
     assert ("{numref}`fig-daos-balance-years`" in text) == (name in ("default", "other_io500"))
     assert ("submission-15" in text) == (name == "default")
     assert ("{numref}`tab-daos-ten-node`" in text) == (name == "default")

@@ -824,22 +824,25 @@ HOW_TO_ADD = ("Ingest IO500 submissions (ideally in the archive's "
               "file-system family) with `python -m iobook ingest --db my.duckdb DIR` or build the book from them "
               "with `python -m iobook book --data DIR`.")
 
-COMPARISON_FORMATS = {"ratio": ".2f", "low": ".2f", "high": ".2f", "p": ".2g", "q": ".2g"}
-LIST_FORMATS = {"published score": ",.2f", "raw score": ",.3f"}
+COMPARISON_FORMATS = {"ratio": ".2f", "95% low": ".2f", "95% high": ".2f", "p": ".2g", "q": ".2g"}
+LIST_FORMATS = {"published": ",.2f", "raw score": ",.3f"}
 
 
 def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
     """A compare_by_year table for the page: the measure (when several), year, runs, ratio, interval, p, q and
     verdict (the spread used to size an undecided comparison left out)."""
-    return table.drop(columns=["sd_log"]).rename(columns={"low": "95% low", "high": "95% high"})
+    out = table.drop(columns=["sd_log"]).rename(columns={"low": "95% low", "high": "95% high"})
+    out["year"] = out.year.astype(str)
+    return out[(["measure"] if "measure" in out else []) + [c for c in out.columns if c != "measure"]]
 
 
 def list_table(found: pd.DataFrame) -> pd.DataFrame:
     """A printed list against the raw logs for the page."""
-    return found[["list", "institution", "system", "published_score", "run_key", "raw_institution", "raw_system",
-                  "raw_score", "names agree", "numbers agree"]].rename(columns={
-        "published_score": "published score", "raw_score": "raw score", "raw_institution": "raw institution",
-        "raw_system": "raw system"})
+    return pd.DataFrame({
+        "list": found.list, "printed institution / system": found.institution + " / " + found.system,
+        "published": found.published_score, "run_key": found.run_key,
+        "raw institution / system": found.raw_institution + " / " + found.raw_system, "raw score": found.raw_score,
+        "names agree": found["names agree"], "numbers agree": found["numbers agree"]})
 
 
 def nextgenio_values() -> dict:
