@@ -116,6 +116,12 @@ def welch_difference(sample, baseline, confidence: float) -> tuple[float, float,
     return float(np.mean(sample) - np.mean(baseline)), float(ci.low), float(ci.high), float(test.pvalue)
 
 
+def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson (exact) interval of the share k/n (scipy.stats.binomtest): within 0 and 1."""
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
+
+
 @dataclass(frozen=True)
 class MeanInterval:
     n: int
