@@ -174,3 +174,50 @@ def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int
     n = np.arange(2, most + 1)
     enough = n[stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n) < distance]
     return int(enough[0]) if len(enough) else None
+
+
+@dataclass(frozen=True)
+class MedianInterval:
+    n: int
+    median: float
+    low: float  # bootstrap percentile interval at the requested confidence; NaN with fewer than 2 values
+    high: float
+
+
+def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples: int = 9999) -> MedianInterval:
+    """Median of values with its bootstrap percentile interval (scipy): the interval of positive values
+    (ratios, rates) stays positive."""
+    x = np.asarray(values, dtype=float)
+    median = float(np.median(x)) if len(x) else float("nan")
+    if len(x) < 2:
+        return MedianInterval(len(x), median, float("nan"), float("nan"))
+    boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
+                           method="percentile", rng=np.random.default_rng(seed))
+    return MedianInterval(len(x), median, float(boot.confidence_interval.low), float(boot.confidence_interval.high))
+
+
+def geometric_mean_ratio(sample, baseline, confidence: float = 0.95) -> Ratio:
+    """Ratio of two independent groups' geometric means (positive values: rates, scores, ratios) with Welch's t
+    interval of the difference of their log means, exponentiated (so it stays positive), and Welch's two-sided p.
+    The interval and p are NaN with fewer than 2 values on a side: one value says nothing of its spread."""
+    logs, base = np.log(np.asarray(sample, dtype=float)), np.log(np.asarray(baseline, dtype=float))
+    ratio = float(np.exp(logs.mean() - base.mean()))
+    if len(logs) < 2 or len(base) < 2:
+        return Ratio(ratio, float("nan"), float("nan"), float("nan"))
+    test = stats.ttest_ind(logs, base, equal_var=False)
+    ci = test.confidence_interval(confidence)
+    return Ratio(ratio, float(np.exp(ci.low)), float(np.exp(ci.high)), float(test.pvalue))
+
+
+def n_to_decide(ratio: float, sd_log: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
+    """Runs per side that would decide a ratio of geometric means, were the ratio and the spread of the logs
+    (sample standard deviation) what they are: the smallest n whose equal-n Student interval of the log ratio,
+    ±t·sd·√(2/n), excludes 0. None when the ratio is 1, the spread unknown, or more than `most` runs are needed."""
+    effect = abs(np.log(ratio))
+    if not np.isfinite(sd_log) or not effect > 0:
+        return None
+    if sd_log == 0:
+        return 2
+    n = np.arange(2, most + 1)
+    decided = n[stats.t.ppf(0.5 + confidence / 2, 2 * n - 2) * sd_log * np.sqrt(2 / n) < effect]
+    return int(decided[0]) if len(decided) else None

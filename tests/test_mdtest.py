@@ -338,3 +338,25 @@ def test_fuzz_logs(data):
 @given(st.data())
 def test_fuzz_rank_csv(data):
     parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, CSV_TEXT))
+
+
+# --- Nodemap: which ranks share rank 0's node ---------------------------------------------------
+
+@pytest.mark.parametrize("path, ranks, stride", [
+    # line 7 "Nodemap: 1000000000100..." (200 ranks on 10 nodes): ranks 0, 10, ..., 190 on rank 0's node
+    (FIXTURES / "sub679-2023-mdtest-easy-write.txt", 20, 10),
+    # line 5 "Nodemap: 11111111111111111111000..." (400 ranks on 20 nodes): ranks 0-19
+    (FIXTURES / "sub785-2025-mdtest-easy-write.txt", 20, 1),
+    # line 7: 62,400 ranks on 300 nodes, ranks 0-207 marked
+    (AURORA_688, 208, 1),
+    # line 6 "Nodemap: 11": both ranks of a run on this machine
+    (BUILT / "mdtest_n1000_i3_np2.log", 2, 1),
+])
+def test_nodemap_ranks_on_rank_0s_node(path, ranks, stride):
+    (first, *_) = summaries(parse(path))
+    assert (first.nodemap_ranks, first.nodemap_stride) == (ranks, stride)
+
+
+def test_no_nodemap_leaves_placement_unknown():
+    (first, *_) = summaries(parse(FIXTURES / "jcahpc-2017-mdt_hard"))  # mdtest 1.9.3 prints no Nodemap
+    assert first.nodemap_ranks is None and first.nodemap_stride is None

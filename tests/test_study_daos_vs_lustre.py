@@ -1,12 +1,18 @@
 """The daos_vs_lustre chapter: its study module on the four test databases, and the notebook executed on each."""
+import shutil
+from pathlib import Path
+
 import pandas as pd
-import papermill
 import pytest
 
 from iobook import families, nb, store
+from iobook.ingest import ingest
 from iobook.studies import daos_vs_lustre as study
 
-from conftest import execute_chapter
+from conftest import ARCHIVE, BUILT_TOOLS, SHARED, execute_chapter
+
+RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
+SEED_002 = SHARED / "seeds" / "002_df21f42c5216a842.txt"
 
 BOOK_FAMILIES = ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]
 
@@ -39,13 +45,13 @@ def test_other_submissions(databases):
         assert runs.loc["submission-589", "family"] == "Storage Scale/GPFS"  # NLHPC Guacolda ESS
         chosen = study.choose(runs.reset_index(), BOOK_FAMILIES, [])
         assert chosen.family.value_counts().to_dict() == {"Lustre": 7, "Storage Scale/GPFS": 3, "DAOS": 1, "BeeGFS": 1}
-        # lists apart: ISC20 and SC20 are two columns of 2020, runs without a version go by year
-        assert {"ISC20", "SC20", "2020 (list not named)"} <= set(study.runs_per_period(chosen).columns)
+        # runs go by archive year, whatever release their io500 version names
+        assert set(study.runs_per_period(chosen).columns) == {"family", "2019", "2020", "2021", "2023", "2024"}
         assert study.tianhe_runs(con).empty
         assert not study.list_against_raw(con, "seed002_sc19_list")["in raw logs"].any()
 
 
-def test_tianhe_per_server(databases):
+def test_tianhe_same_servers(databases):
     with store.open_read(databases["default"]) as con:
         tianhe = study.tianhe_runs(con)
         lustre = tianhe[tianhe.matches_sc19_score].iloc[0]
@@ -55,15 +61,21 @@ def test_tianhe_per_server(databases):
     # National Supercomputing Center in Changsha/Tianhe-2E/Tianhe-FS/2019/submission-15/results/
     # io-500-summary.2019.11.10-17.49.07.txt:16-19: num_client_nodes=480, num_data_server_nodes=52, ...=40
     own = servers.iloc[0]
-    assert own["from"].startswith("the run's own log")
-    assert (own["data servers"], own["metadata servers"], own["client nodes"]) == (52, 40, 480)
-    daos = servers[servers.setup == "DAOS, ISC20"].iloc[0]
-    assert (daos["data servers"], daos["client nodes"]) == (24, 24)  # seed 002 line 420: "We use 24 servers"
+    assert own["source"].startswith("the run's own log")
+    assert (own["storage servers"], own["metadata servers"], own["client nodes"]) == (52, 40, 480)
+    # seed 002 says both: the DAOS runs used the SC19 run's storage servers, and "24 servers" on its lessons slide
+    seed = SEED_002.read_text(encoding="utf-8")
+    assert "Using the same storage servers, we prepared our IO-500 runs with Intel DAOS." in seed
+    assert "We use 24 servers (Xeon 8 cores, 2 sockets) and 24 clients" in seed
+    daos = servers[servers.setup == "DAOS, ISC20"].set_index("source")["storage servers"]
+    assert daos.to_dict() == {"seed 002 slide 'ISC 2020'": "the same storage servers",
+                              "seed 002 slide '# of CPU cores matters.'": 24}
     assert slide.equal.all() and len(slide) == 12
-    per = study.per_server(lustre, study.daos_rescored(), servers).set_index("run")
-    assert per.loc[study.LUSTRE_LABEL, "bw per server (GiB/s)"] == pytest.approx(209.432915 / 52, rel=1e-6)
-    assert per.loc[study.DAOS_TABLES["daos_isc20_full"], "bw per server (GiB/s)"] == pytest.approx(108.924621 / 24,
-                                                                                                  rel=1e-6)
+    # no division by a server count: the whole systems, DAOS's [SCORE] Bandwidth 108.924621 (slide 'ISC 2020')
+    whole = study.same_servers(lustre, study.daos_rescored()).set_index("measure")
+    assert list(whole.columns) == ["Lustre, SC19 (raw log)", "DAOS, ISC20 full run (slide)", "DAOS / Lustre"]
+    assert whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"] == pytest.approx(108.924621 / 209.432915, rel=1e-6)
+    assert whole.loc["metadata (kIOPS)", "DAOS / Lustre"] > 1 > whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]
 
 
 def test_daos_slides_rescored():
@@ -89,28 +101,54 @@ def test_family_colours():
     assert len(set(families.COLOURS.values())) == len(families.COLOURS)
 
 
-def test_unknown_family_names_the_nearest(databases, tmp_path):
+def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
     with store.open_read(databases["other_io500"]) as con:
         runs = study.get_runs(con)
     with pytest.raises(nb.UnknownSelection, match="'Lustre'"):
         nb.select(["Lustr"], runs.family, "file-system family")
-    with pytest.raises(papermill.PapermillExecutionError, match="DAOS"):
-        execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"])
+    wanted, note = study.select_families(runs, ["DAOSS", "Lustre"])
+    assert wanted == ["Lustre"] and "'DAOSS'" in note and "'DAOS'" in note
+    text = "\n".join(execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"]))
+    assert "left out: no file-system family named 'DAOSS'" in text
 
 
 @pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
 def test_notebook_executes(databases, tmp_path, name):
     text = "\n".join(execute_chapter("daos_vs_lustre", databases[name], tmp_path))
     if name == "empty":
-        assert "This database holds no IO500 runs" in text and "<table" not in text and "## Findings" not in text
+        assert "This database holds no IO500 runs" in text and "<table" not in text and "{numref}" not in text
         return
-    assert "## Findings" in text and "<table" in text
-    assert ("## Score by family and list" in text) == (name != "built_tools")
-    assert ("submission-15 has the SC19 list" in text) == (name == "default")
-    assert "different numbers of data servers (52 and 24)" in text
-    assert ("## The IO500 lists, kept apart" in text) == (name != "built_tools")
-    assert ("On 10 client nodes each (the 10-node list)" in text) == (name == "default")
-    assert "the book has no value from them and shows none" in text  # seed 004's charts without numbers
+    assert "<table" in text and "{numref}`tab-daos-lists-historic`" in text
+    assert ("{numref}`fig-daos-balance-years`" in text) == (name in ("default", "other_io500"))
+    assert ("submission-15" in text) == (name == "default")
+    assert ("{numref}`tab-daos-ten-node`" in text) == (name == "default")
+    assert "the same storage servers" in text
+
+
+@pytest.fixture(scope="module")
+def flat_tree(tmp_path_factory):
+    """A user's folder of logs outside the archive layout: the built-tools runs and a few archive files copied
+    flat (no <institution>/<system>/<file system>/<year> folders), ingested."""
+    tree = tmp_path_factory.mktemp("flat")
+    shutil.copytree(BUILT_TOOLS, tree / "built-tools")
+    for i, path in enumerate([
+            ARCHIVE / "TACC" / "Frontera" / "DAOS" / "2020" / "submission-13" / "result.txt",
+            ARCHIVE / "ACC Cyfronet AGH" / "Helios" / "Lustre" / "2024" / "submission-708" / "results"
+            / "2024.05.03-09.25.44" / "result_summary.txt"]):
+        shutil.copy(path, tree / f"run{i}-{path.name}")
+    db = tree / "flat.duckdb"
+    ingest([tree], db, progress=False)
+    return db
+
+
+@pytest.mark.parametrize("pinned", [[], ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]])
+def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
+    with store.open_read(flat_tree) as con:
+        runs = study.get_runs(con)
+        assert len(runs) == 3 and set(runs.family) == {"unknown"} and runs.year.isna().all()
+    text = "\n".join(execute_chapter("daos_vs_lustre", flat_tree, tmp_path, families=pinned))
+    assert "No IO500 run here has a known file-system family (3 runs; 3 outside the archive layout)" in text
+    assert ("left out: no file-system family named 'DAOS'" in text) == bool(pinned)
 
 
 def test_client_nodes_from_logs_before_declarations(databases):
@@ -142,15 +180,15 @@ def test_lists_apart_and_per_client_node(databases):
         normalised = study.per_client_node(study.choose(runs, BOOK_FAMILIES, []), study.client_nodes(con))
     wolf = normalised.set_index("run_key").loc["submission-11"]
     # Intel/Wolf/DAOS/2019/submission-11/results/result_summary.txt:13 "[SCORE] Bandwidth 123.894 GB/s", 10 nodes
-    assert wolf.list_kind == "10-node list (and full)"
+    assert wolf.list_kind == study.TEN_CLIENTS
     assert wolf.bw_per_client_node == pytest.approx(wolf.bw_gib_s / 10) and round(wolf.bw_gib_s, 3) == 123.894
     differ = study.declared_against_logs(normalised).set_index("run_key")
     assert differ.loc["submission-88", ["client_nodes", "declared_client_nodes"]].tolist() == [10, 480]
     apart = study.lists_apart(normalised).set_index("period")
     assert (apart.ten_node <= apart.client_nodes_known).all() and (apart.client_nodes_known <= apart.runs).all()
     assert apart.runs.sum() == len(normalised)
-    medians = study.per_node_medians(normalised).set_index(["family", "list_kind"])
-    assert medians.loc[("DAOS", "10-node list (and full)"), "median_client_nodes"] == 10
+    medians = study.per_node_medians(normalised).set_index(["family", "period", "list_kind"])
+    assert medians.loc[("DAOS", "2019", study.TEN_CLIENTS), "median_client_nodes"] == 10
     study.chart_per_client_node(normalised).to_dict()
 
 
@@ -168,3 +206,61 @@ def test_wolf_against_tianhe_per_client_node(databases):
     assert ten.pairs.unique().tolist() == [6]
     assert (ten["lowest ratio"] <= ten["highest ratio"]).all()
     assert ten.loc["ior-easy-write", "lowest ratio"] < 1 < ten.loc["mdtest-hard-write", "lowest ratio"]
+
+
+def test_release_names_the_benchmark_not_the_list(databases):
+    # Arizona State University/Sol/BeeGFS/2023/submission-642/result_summary.txt line 1 prints the ISC22 release,
+    # for a run of March 2023 in the archive's 2023 folder
+    summary = RAW / "Arizona State University" / "Sol" / "BeeGFS" / "2023" / "submission-642" / "result_summary.txt"
+    assert summary.read_text().splitlines()[0].startswith("IO500 version io500-isc22_v1")
+    with store.open_read(databases["default"]) as con:
+        runs = study.get_runs(con).set_index("run_key")
+    sol = runs.loc["submission-642"]
+    assert (sol.release, sol.year) == ("io500-isc22_v1", 2023)
+    # University of Tsukuba/Cygnus/CHFS/2021/submission-541/result_summary.txt: a valid run of 2021 printing the
+    # SC20 release: it goes with 2021
+    cygnus = RAW / "University of Tsukuba" / "Cygnus" / "CHFS" / "2021" / "submission-541" / "result_summary.txt"
+    assert cygnus.read_text().splitlines()[0].startswith("IO500 version io500-sc20_v3-2-g26a6fed616ff")
+    chosen = study.choose(runs.reset_index(), ["CHFS"], []).set_index("run_key")
+    assert chosen.loc["submission-541", ["period", "release"]].tolist() == ["2021", "io500-sc20_v3-2-g26a6fed616ff"]
+
+
+def test_coverage_describes_this_copy(databases):
+    # the archive copy's <year> folders: none is 2022 (in data/raw nor in the shared copy it was taken from)
+    years = {p.name for p in RAW.glob("*/*/*/*") if p.name.isdigit()}
+    shared = {p.name for p in ARCHIVE.glob("*/*/*/*") if p.name.isdigit()}
+    assert "2022" not in years | shared and {"2021", "2023"} <= years
+    with store.open_read(databases["default"]) as con:
+        cov = study.coverage(study.get_runs(con))
+    assert (cov["first_year"], cov["last_year"], cov["missing_years"], cov["runs"]) == (2018, 2025, "2022", 258)
+    assert "none from 2022" in cov["coverage_text"] and "not the IO500's lists" in cov["coverage_text"]
+
+
+def test_eras_are_kept_apart(databases):
+    with store.open_read(databases["default"]) as con:
+        c = study.chapter(con, [], [])
+    ten = c["normalised"][c["normalised"].list_kind == study.TEN_CLIENTS].set_index("run_key")
+    # Argonne National Laboratory/Aurora/DAOS/2023/submission-694/.../mdtest-hard-read.txt line 3:
+    # "2080 total task(s) on 10 node(s)": a 10-node DAOS run of 2023; the 10-node Lustre runs are all of 2019
+    log = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-694" / "results" / \
+        "2023.10.08-18.11.45" / "mdtest-hard-read.txt"
+    assert "with 2080 total task(s) on 10 node(s)" in log.read_text().splitlines()[2]
+    assert (ten.loc["submission-694", "family"], ten.loc["submission-694", "year"]) == ("DAOS", 2023)
+    assert set(ten[ten.family == "Lustre"].year) == {2019}
+    # so the 10-node comparison holds 2019 alone: Wolf's submission-11 against the seven Lustre runs of 2019
+    assert set(c["ten_years"].year) == {2019}
+    assert (c["ten_years"]["DAOS runs"] == 1).all() and (c["ten_years"]["Lustre runs"] == 7).all()
+    assert c["ten_years"].verdict.str.startswith("undecided").all()
+    assert c["wolf10_year"] == 2019 and c["wolf10"].pairs.unique().tolist() == [2]  # Wolf 11 x Tianhe 87, 88
+
+
+def test_metadata_per_bandwidth_by_year(databases):
+    with store.open_read(databases["default"]) as con:
+        c = study.chapter(con, [], [])
+    years = c["balance_years"].set_index("year")
+    assert list(years.index) == [2019, 2020, 2021, 2023, 2024]  # 2018 holds no DAOS run, 2025 no Lustre run
+    assert ((years.low > 0) & (years.low < years.ratio) & (years.ratio < years.high)).all()
+    assert (years.q >= years.p).all()  # corrected over the five years
+    assert years.loc[2020, ["DAOS runs", "Lustre runs"]].tolist() == [11, 13]
+    first, _ = c["findings"][0]
+    assert len(first.split()) <= 30 and "95% CI" in first and first.startswith("In 2020")

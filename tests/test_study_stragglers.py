@@ -1,10 +1,20 @@
 """The stragglers chapter: per-rank times read from real per-rank CSVs, on the four test databases."""
+import csv
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import execute_chapter
 
 from iobook import store
 from iobook.studies import stragglers as study
+
+RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
+AURORA_694 = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-694" / "results" / \
+    "2023.10.08-18.11.45"
+TUCSON_679 = RAW / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023" / \
+    "submission-679" / "results" / "2023.10.22-06.40.20"
 
 # runs (phase x CSV), IO500 runs they belong to, CSVs, per database
 EXPECTED = {"empty": (0, 0, 0), "built_tools": (25, 1, 14), "other_io500": (55, 5, 55), "default": (134, 12, 134)}
@@ -58,10 +68,12 @@ def test_single_node_has_no_worst_node(databases):
     assert study.worst_nodes(study.get_nodes(ranks)).empty
 
 
-def test_unknown_tasks_per_node_gives_unknown_node():
-    ranks = pd.DataFrame({"rank": [0, 1, 25], "tasks_per_node": [pd.NA, 20, 20]})
-    nodes = study.node_of(ranks)
-    assert pd.isna(nodes[0]) and nodes[1:].tolist() == [0, 1]
+def test_placement_from_tasks_per_node_and_nodemap():
+    assert study.placement(None, 40, None, None)[0] is None  # no tasks per node: unknown, never guessed
+    assert study.placement(20, 200, None, None) == ("block", "assumed (no Nodemap)")
+    assert study.placement(20, 200, 20, 1) == ("block", "Nodemap")
+    assert study.placement(20, 200, 20, 10) == ("round-robin", "Nodemap")
+    assert study.placement(20, 200, 20, None)[0] is None  # an irregular Nodemap
 
 
 @pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
@@ -69,13 +81,15 @@ def test_chapter_executes(databases, tmp_path, name):
     outputs = "\n".join(execute_chapter("stragglers", databases[name], tmp_path))
     if name == "empty":
         assert "holds no per-rank times of IOR or mdtest" in outputs and "saveRankPerformanceDetails" in outputs
-        assert "<table" not in outputs and "Findings" not in outputs
+        assert "<table" not in outputs and "{numref}" not in outputs
+        return
+    assert "<table" in outputs and "{numref}`tab-stragglers-runs`" in outputs
+    if name == "built_tools":  # one node a run: the findings link no node figure
+        assert "fig-stragglers-nodes" not in outputs and "No phase here spans several nodes" in outputs
     else:
-        assert "## Findings" in outputs and "What this cannot say" in outputs
-    if name == "built_tools":
-        assert "No run in this database spans more than one node" in outputs
+        assert "{numref}`fig-stragglers-null`" in outputs and "{numref}`fig-stragglers-nodes`" in outputs
     if name == "default":
-        assert "submission-694 mdtest-hard-read" in outputs
+        assert "submission-694 mdtest-hard-read" in outputs and "{numref}`fig-stragglers-positions`" in outputs
 
 
 def test_every_run_has_its_slowest_node_named(databases):
@@ -99,3 +113,95 @@ def test_ior_counts_at_the_stonewall(databases):
     write = runs.loc["submission-679 ior-easy-write"]
     assert (write.stonewall_items_min, write.stonewall_items_max) == (19673, 22355)
     assert pd.isna(runs.loc["submission-679 ior-easy-read"].stonewall_items_min)  # reads: no stonewall count
+
+
+def _csv_times(path: Path, column: str) -> dict[int, float]:
+    """rank -> time of a per-rank CSV, read with the csv module (the 'all' row left out)."""
+    with path.open(newline="") as f:
+        return {int(row["rank"]): float(row[column]) for row in csv.DictReader(f) if row["rank"] != "all"}
+
+
+def _nodemap(log: Path) -> list[int]:
+    """The ranks a mdtest log's "Nodemap:" line marks as sharing rank 0's node."""
+    (line,) = [ln for ln in log.read_text().splitlines() if ln.startswith("Nodemap: ")]
+    return [i for i, c in enumerate(line.split()[1]) if c == "1"]
+
+
+@pytest.fixture(scope="module")
+def default_runs(databases):
+    ranks = study.get_rank_times(store.open_read(databases["default"]))
+    return ranks, study.get_runs(ranks)
+
+
+def test_barrier_tied_phases_are_left_out(default_runs):
+    ranks, runs = default_runs
+    # ior-easy-read.csv of submission-694: 2080 ranks' runtimes (column 4) all within 0.0001 % of each other
+    times = _csv_times(AURORA_694 / "ior-easy-read.csv", "runtime")
+    spread = max(times.values()) / min(times.values()) - 1
+    assert len(times) == 2080 and spread < study.BARRIER_TIED
+    tied = runs.set_index("run").loc["submission-694 ior-easy-read"]
+    assert tied.barrier_tied and tied.spread == pytest.approx(spread, rel=1e-6)
+    assert "submission-694 ior-easy-read" not in set(runs[study.clustering_tested(runs)].run)
+    # mdtest-hard-read.csv's File read times spread over 1.3-1.96x the median: not tied
+    assert not runs.set_index("run").loc["submission-694 mdtest-hard-read", "barrier_tied"]
+    assert (int(runs.barrier_tied.sum()), len(runs)) == (32, 134)
+
+
+def test_placement_is_read_from_the_nodemap(default_runs):
+    ranks, runs = default_runs
+    # mdtest-easy-write.txt of submission-679 prints "Nodemap: 1000000000100..." (200 ranks, 10 nodes): ranks
+    # 0, 10, ..., 190 share rank 0's node, so the ranks are dealt round-robin, not 20 to a node in order
+    on_rank0 = _nodemap(TUCSON_679 / "mdtest-easy-write.txt")
+    assert on_rank0 == list(range(0, 200, 10))
+    placed = ranks[ranks.run == "submission-679 mdtest-easy-write"].set_index("rank")
+    assert set(placed.node[placed.node == 0].index) == set(on_rank0)
+    assert placed.placement.iloc[0] == "round-robin" and placed.placement_from.iloc[0] == "Nodemap"
+    # its IOR phases run in the same MPI job: they take the run's mdtest Nodemap
+    ior = ranks[ranks.run == "submission-679 ior-easy-write"]
+    assert set(ior.placement) == {"round-robin"} and set(ior.nodemap_from) == {"the IO500 run's mdtest logs"}
+    # submission-694's mdtest-hard-read.txt marks ranks 0-207: block placement, 208 to a node
+    assert _nodemap(AURORA_694 / "mdtest-hard-read.txt") == list(range(208))
+    aurora = ranks[ranks.run == "submission-694 mdtest-hard-read"].set_index("rank")
+    assert set(aurora.placement) == {"block"} and aurora.node[207] == 0 and aurora.node[208] == 1
+
+
+def test_worst_straggler_is_a_position_within_every_node(default_runs):
+    ranks, runs = default_runs
+    # mdtest-hard-read.csv of submission-694: its 21 slowest ranks are 0, 104, 208, ..., 1976 (the first rank of
+    # each half of every node's 208, block placement from its Nodemap) and rank 52
+    times = _csv_times(AURORA_694 / "mdtest-hard-read.csv", "time-File read")
+    slowest = sorted(times, key=times.get, reverse=True)[:21]
+    assert sorted(slowest) == sorted([*range(0, 2080, 104), 52])
+    assert study.slow_positions(ranks, "submission-694 mdtest-hard-read") == [0, 104]
+    facts = study.findings(ranks, runs)
+    assert facts["worst_run"] == "submission-694 mdtest-hard-read" and facts["worst_positions"] == "0 and 104"
+    assert facts["worst_positions_relative"] > 1.5 > 1.1 > facts["worst_node_relative"]
+    row = runs.set_index("run").loc["submission-694 mdtest-hard-read"]
+    assert (row.slowest_position, row.slow_at_position) == (0, 10) and row.q_position < study.FDR
+
+
+def test_null_model_is_random_placement(default_runs):
+    """The exact null (hypergeometric per run) against random placement simulated with numpy (seed 0)."""
+    ranks, runs = default_runs
+    model = study.null_model(runs)
+    tested = runs[study.clustering_tested(runs)]
+    assert model["tested"] == len(tested) == 102 and model["observed"] > model["high"]
+    rng = np.random.default_rng(0)
+    draws = 400
+    counts = np.zeros(draws, dtype=int)
+    for run in tested.itertuples():
+        g = ranks[ranks.run == run.run]
+        nodes = g.node.to_numpy(dtype=int)
+        share = 2 * run.slow_ranks * np.bincount(nodes) / len(nodes)  # more than twice an even share
+        for d in range(draws):  # the run's times dealt to its ranks at random: its slowest k land here
+            slow = nodes[rng.permutation(len(nodes))[: run.slow_ranks]]
+            counts[d] += (slow == slow[0]).sum() > share[slow[0]]
+    assert abs(counts.mean() - model["expected"]) < 4 * counts.std() / np.sqrt(draws)
+    assert np.percentile(counts, 2.5) >= model["low"] - 1 and np.percentile(counts, 97.5) <= model["high"] + 1
+
+
+@pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])
+def test_first_finding_is_short_with_number_and_interval(databases, name):
+    ranks = study.get_rank_times(store.open_read(databases[name]))
+    main = study.findings(ranks, study.get_runs(ranks))["finding_main"]
+    assert len(main.split()) <= 30 and "95%" in main

@@ -39,6 +39,10 @@ class MdtestSummary:
     started_at: str | None  # "YYYY-MM-DD HH:MM:SS" from "-- started at MM/DD/YYYY HH:MM:SS --"
     launched_tasks: int | None  # "launched with N total task(s)"
     nodes: int | None  # "on M node(s)"
+    # "Nodemap: 1100...": one character per rank, 1 where the rank shares rank 0's node
+    nodemap_ranks: int | None  # ranks marked 1 (rank 0 included)
+    nodemap_stride: int | None  # the gap between consecutive marked ranks when constant (1: ranks fill a
+    #                             node in order; the node count: ranks dealt round-robin); else None
     tasks: int | None  # "N tasks, M files": the tasks of this test (differs from launched with -f/-l/-s)
     items: int | None  # M of that line: files and/or directories over all tasks
     item_kind: str | None  # "files", "directories" or "files/directories"
@@ -88,6 +92,7 @@ _SUMMARY = re.compile(r"SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?: \(of (\d+)
 _NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
 _FAILED = re.compile(r"FAILED in|ABORT")
 _LAUNCHED_AT_LINE_START = re.compile(r"mdtest-\S+ was launched with ")
+_NODEMAP = re.compile(r"Nodemap: ([01]+)\s*")
 
 
 def _value(token: str, lineno: int) -> float | None:
@@ -137,6 +142,8 @@ def parse_log(text: str) -> Parsed:
             test, open_kinds = {}, None
         elif line.startswith("Command line used:"):
             run["command"] = line[len("Command line used:"):].strip()
+        elif line.startswith("Nodemap: ") and (m := _NODEMAP.fullmatch(line)):
+            run.update(_nodemap(m[1]))
         elif " tasks, " in line and (m := _TASKS.fullmatch(line)):
             test = {"tasks": int(m[1]), "items": int(m[2]), "item_kind": m[3]}
             open_kinds = None
@@ -176,11 +183,19 @@ def _table_line(line: str, lineno: int, table: list, summary_index: int, results
     table[3] += 1
 
 
+def _nodemap(marks: str) -> dict:
+    """The ranks a Nodemap marks as on rank 0's node: how many, and their constant stride (None if not)."""
+    marked = [m.start() for m in re.finditer("1", marks)]
+    gaps = {b - a for a, b in zip(marked, marked[1:])}
+    return {"nodemap_ranks": len(marked), "nodemap_stride": gaps.pop() if len(gaps) == 1 else None}
+
+
 def _summary(index: int, lineno: int, iterations: int, run: dict, test: dict) -> MdtestSummary:
     return MdtestSummary(
         summary_index=index, line=lineno, iterations=iterations,
         version=run.get("version"), command=run.get("command"), started_at=run.get("started_at"),
         launched_tasks=run.get("launched_tasks"), nodes=run.get("nodes"),
+        nodemap_ranks=run.get("nodemap_ranks"), nodemap_stride=run.get("nodemap_stride"),
         tasks=test.get("tasks"), items=test.get("items"), item_kind=test.get("item_kind"),
         stonewall_items_min=test.get("stonewall_items_min"),
         stonewall_items_max=test.get("stonewall_items_max"),

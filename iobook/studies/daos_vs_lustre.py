@@ -4,11 +4,15 @@ run, and seed 002's printed lists against the raw logs."""
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
+from scipy import stats
 
-from .. import families, io500_runs, published
+from IPython.display import Markdown
+
+from .. import families, io500_runs, nb, published
+from .. import stats as stats_
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
-from .io500_score import list_label
 
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 AXIS_PHASE = "GiB/s (ior phases) or kIOPS (mdtest, find)"
@@ -22,6 +26,7 @@ SLIDE_PHASE = {"ior_easy_w": "ior-easy-write", "ior_easy_r": "ior-easy-read", "i
 DAOS_TABLES = {"daos_isc20_full": "DAOS, ISC20 full run (seed 002 slide)",
                "daos_isc20_10node": "DAOS, ISC20 10 client nodes (seed 002 slide)"}
 LUSTRE_LABEL = "Lustre, SC19 (raw log)"
+FDR = 0.05  # Benjamini-Hochberg false discovery rate over comparisons read together
 
 
 def colour(names) -> alt.Scale:
@@ -31,8 +36,10 @@ def colour(names) -> alt.Scale:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run with its family (iobook.families.resolve), list, score, validity and whether it is a
-    later copy of a run submitted twice (io500_duplicate_runs: the copy with the highest run_id is kept)."""
+    """Every IO500 run with its family (iobook.families.resolve), benchmark release, score, validity and whether
+    it is a later copy of a run submitted twice (io500_duplicate_runs: the copy with the highest run_id is kept).
+    The release is the io500 version the run printed (io500-sc23_v1): it names the benchmark's code, not the
+    list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
     runs = con.execute(
         """
         SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.submission, r.io500_version,
@@ -41,7 +48,7 @@ def get_runs(con) -> pd.DataFrame:
         FROM io500_runs r JOIN io500_scores s USING (run_id) ORDER BY r.run_key
         """
     ).df()
-    runs["list"] = runs.io500_version.map(list_label)
+    runs["release"] = runs.io500_version.fillna("not printed")
     return families.resolve(runs)
 
 
@@ -52,15 +59,105 @@ def archive_years(runs: pd.DataFrame) -> dict:
     return {"counts": counts, "missing": missing, "outside_layout": int(runs.year.isna().sum())}
 
 
+def coverage(runs: pd.DataFrame) -> dict:
+    """What the database's IO500 runs cover, in numbers and in one sentence (Markdown) to state wherever a
+    family or a year is summarised: runs, submissions, archive years and the years missing between them. The
+    runs are a copy of part of the IO500 submission archive (or the user's own), not the IO500's lists."""
+    span = archive_years(runs)
+    years = [int(y) for y in span["counts"].index]
+    f = {"runs": len(runs), "submissions": int(runs.submission.nunique()), "first_year": years[0] if years else None,
+         "last_year": years[-1] if years else None, "missing_years": ", ".join(map(str, span["missing"])),
+         "outside_layout": span["outside_layout"]}
+    text = f"These are the {len(runs):,} IO500 runs of this database"
+    if years:
+        text += (f", from {f['submissions']:,} submission folders of the archive years {years[0]}–{years[-1]}"
+                 + (f" (none from {f['missing_years']})" if span["missing"] else ""))
+    if span["outside_layout"]:
+        text += f"; {span['outside_layout']:,} sit outside the archive layout (no year, no family)"
+    f["coverage_text"] = (text + ": a copy of part of the IO500 submission archive {cite:p}`io500-submissions` "
+                          "or your own runs, not the IO500's lists. A count, a median or a missing year describes "
+                          "this copy, not the IO500.")
+    return f
+
+
+def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> tuple[list[str], str]:
+    """The families to compare and a note for the page. Empty `requested`: the `most` families with the most
+    valid runs here. Names this database lacks are left out with a note naming the nearest (never an error: a
+    pinned choice that matches nothing is a note in the chapter, not a failed book)."""
+    known = runs[runs.valid & ~runs.family.isin(["unknown", "mixed"])].family.value_counts()
+    if not requested:
+        wanted = sorted(known.index[:most], key=lambda f: (-known[f], f))
+        return wanted, ("the default: the families with the most valid runs here" if wanted else
+                        "the default; no run here has a known family")
+    try:
+        return nb.select(requested, known.index, "file-system family"), "chosen in the parameters"
+    except nb.UnknownSelection as missing:
+        wanted = [f for f in requested if f in known.index]
+        return wanted, f"chosen in the parameters; left out: {missing}"
+
+
+def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, confidence: float = 0.95) -> pd.DataFrame:
+    """Per archive year holding runs of both families: `first`'s geometric mean of `value` over `second`'s, with
+    its Welch interval on the log scale (iobook.stats.geometric_mean_ratio), p and the Benjamini-Hochberg q over
+    the years read together; a year with fewer than 2 runs on a side, or whose q is 0.05 or more, is undecided,
+    with the runs a side that would decide it were the ratio and spread what they are (stats.n_to_decide)."""
+    rows = []
+    both = chosen[chosen.family.isin([first, second]) & (chosen[value] > 0)]
+    for year, g in both.groupby("period_order", sort=True):
+        a, b = g[g.family == first][value], g[g.family == second][value]
+        if len(a) == 0 or len(b) == 0:
+            continue
+        r = stats_.geometric_mean_ratio(a, b, confidence)
+        spreads = [np.log(x).std(ddof=1) for x in (a, b) if len(x) > 1]
+        sd = float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
+        rows.append({"year": int(year), f"{first} runs": len(a), f"{second} runs": len(b), "ratio": r.ratio,
+                     "low": r.low, "high": r.high, "p": r.p_welch, "sd_log": sd})
+    out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{second} runs", "ratio", "low", "high", "p",
+                                      "sd_log"])
+    tested = out.p.notna()
+    out["q"] = np.nan
+    if tested.any():
+        out.loc[tested, "q"] = stats.false_discovery_control(out.loc[tested, "p"])
+    out["verdict"] = [verdict(r, first, second) for r in out.itertuples()]
+    return out
+
+
+def verdict(row, first: str, second: str) -> str:
+    """A comparison in words: which family is higher when the corrected test decides it, else undecided with
+    the runs a side that would decide it."""
+    if row.q < FDR:
+        return f"{first} higher" if row.ratio > 1 else f"{second} higher"
+    need = stats_.n_to_decide(row.ratio, row.sd_log)
+    return "undecided" + (f"; about {need} runs a side would decide it" if need else "")
+
+
+def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: str) -> alt.Chart:
+    """One point per archive year: `first`'s geometric mean over `second`'s with its interval, log axis."""
+    decided = table[table.verdict.str.endswith("higher")]
+    shown = table.assign(label=[f"{int(a)} vs {int(b)} runs" for a, b in zip(table[f"{first} runs"],
+                                                                              table[f"{second} runs"])])
+    base = alt.Chart(shown).encode(y=alt.Y("year:O", title="archive year"))
+    bars = base.mark_rule(size=2).encode(x=alt.X("low:Q", scale=alt.Scale(type="log"), title=f"{first} / {second}, {what}"),
+                                         x2="high:Q")
+    points = base.mark_point(filled=True, size=60).encode(
+        x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)),
+        tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("low:Q", format=".2f"),
+                 alt.Tooltip("high:Q", format=".2f"), alt.Tooltip("q:Q", format=".2g"), "verdict"])
+    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(x="x:Q")
+    return (bars + points + one).properties(width=420, height=alt.Step(28), title=alt.TitleParams(
+        f"{first} above {second} in {sum(decided.ratio > 1)} of {len(table)} years, below in "
+        f"{sum(decided.ratio < 1)}",
+        subtitle=f"{what}: geometric mean ratio per archive year with its 95% interval; source: io500_scores"))
+
+
 def choose(runs: pd.DataFrame, wanted: list[str], years: list[int]) -> pd.DataFrame:
     """Valid runs with a positive score of the wanted families (and years; empty = all), each run once.
-    `period` is the IO500 list where the run's version names it (ISC23, SC23), else its archive year."""
+    `period` is the run's archive year (its <year> folder): the archive records no list, and the io500 version
+    names a release of the benchmark, not a list."""
     chosen = runs[runs.valid & (runs.score > 0) & runs.family.isin(wanted) & ~runs.duplicate
-                  & (runs.year.isin(years) if years else True)].copy()
-    chosen["period"] = [lst if isinstance(lst, str) else f"{int(y)} (list not named)"
-                        for lst, y in zip(chosen.list, chosen.year)]
-    chosen["period_order"] = [(int(y), 0 if not isinstance(lst, str) else 1 if lst.startswith("ISC") else 2)
-                              for lst, y in zip(chosen.list, chosen.year)]
+                  & runs.year.notna() & (runs.year.isin(years) if years else True)].copy()
+    chosen["period"] = chosen.year.astype(int).astype(str)
+    chosen["period_order"] = chosen.year.astype(int)
     return chosen.sort_values(["family", "period_order", "run_key"]).reset_index(drop=True)
 
 
@@ -86,7 +183,7 @@ def chart_medians(med: pd.DataFrame, order: list[str]) -> alt.Chart:
     """Median score per family and list, one line per family (a point where a family has one list)."""
     top = med.loc[med.score.idxmax()]
     return alt.Chart(med).mark_line(point=True).encode(
-        x=alt.X("period:O", sort=order, title="IO500 list (or archive year where the run does not name it)"),
+        x=alt.X("period:O", sort=order, title="archive year"),
         y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="median score (√(GiB/s · kIOPS))"),
         color=alt.Color("family:N", scale=colour(med.family), legend=alt.Legend(orient="bottom", columns=4)),
         tooltip=["family", "period", "runs", alt.Tooltip("score:Q", format=".2f"),
@@ -94,7 +191,7 @@ def chart_medians(med: pd.DataFrame, order: list[str]) -> alt.Chart:
                  alt.Tooltip("md:Q", format=".2f", title="median md (kIOPS)")],
     ).properties(width=440, height=280, title=alt.TitleParams(
         f"Highest median: {top.family} in {top.period} ({top.score:,.0f}, {top.runs} runs)",
-        subtitle="median of the valid runs per family and list; source: io500_scores, io500_runs"))
+        subtitle="median of the valid runs per family and archive year of this copy; source: io500_scores, io500_runs"))
 
 
 def chart_bw_md(chosen: pd.DataFrame) -> alt.Chart:
@@ -218,46 +315,55 @@ def tianhe_phases(con, lustre_run_id: int | None) -> pd.DataFrame:
 
 
 def server_counts(con, run_id: int | None) -> pd.DataFrame:
-    """Storage and metadata servers and client nodes of the two setups: the Lustre run's own io500_info
-    lines (io500_system_info) and its SC19 slide, and the DAOS runs' lessons slide (published)."""
+    """What each source says of the two setups' servers and clients, as printed: the Lustre run's own io500_info
+    lines (io500_system_info) and its SC19 slide; for the DAOS runs, seed 002's slide 'ISC 2020' ("Using the same
+    storage servers") and its lessons slide ("We use 24 servers ... and 24 clients"), which do not agree."""
     seed = published.load("seed002_tianhe_servers")
-    rows = [{"setup": "Lustre, SC19", "from": "seed 002 slide 'SC 2019'", "data servers": _cell(seed, "storage servers"),
-             "metadata servers": _cell(seed, "metadata servers"), "client nodes": _cell(seed, "client nodes")},
-            {"setup": "DAOS, ISC20", "from": "seed 002 slide '# of CPU cores matters.'",
-             "data servers": _cell(seed, "servers"), "metadata servers": None, "client nodes": _cell(seed, "clients")}]
+    rows = [{"setup": "Lustre, SC19", "source": "seed 002 slide 'SC 2019'",
+             "storage servers": _cell(seed, "lustre_sc19", "storage servers"),
+             "metadata servers": _cell(seed, "lustre_sc19", "metadata servers"),
+             "client nodes": _cell(seed, "lustre_sc19", "client nodes")},
+            {"setup": "DAOS, ISC20", "source": "seed 002 slide 'ISC 2020'",
+             "storage servers": _printed(seed, "daos_isc20", "storage servers"), "metadata servers": None,
+             "client nodes": None},
+            {"setup": "DAOS, ISC20", "source": "seed 002 slide '# of CPU cores matters.'",
+             "storage servers": _cell(seed, "daos_isc20", "servers"), "metadata servers": None,
+             "client nodes": _cell(seed, "daos_isc20", "clients")}]
     # a database ingested before io500_system_info existed lacks the view until it is rebuilt
-    has_info = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'io500_system_info'").fetchall()[0][0]
-    if run_id is not None and has_info:
+    if run_id is not None and _has_view(con, "io500_system_info"):
         info = dict(con.execute("SELECT key, value FROM io500_system_info WHERE run_id = ?", [run_id]).fetchall())
         if info:
-            rows.insert(0, {"setup": "Lustre, SC19", "from": "the run's own log (io500_info_* lines)",
+            rows.insert(0, {"setup": "Lustre, SC19", "source": "the run's own log (io500_info_* lines)",
                             **{col: _int(info.get(key)) for col, key in [
-                                ("data servers", "num_data_server_nodes"),
+                                ("storage servers", "num_data_server_nodes"),
                                 ("metadata servers", "num_metadata_server_nodes"),
                                 ("client nodes", "num_client_nodes")]}})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, dtype=object)
 
 
-def _cell(seed: pd.DataFrame, column: str) -> int:
-    return int(seed[seed.column == column].value.item())
+def _cell(seed: pd.DataFrame, table: str, column: str) -> int:
+    return int(seed[(seed.table == table) & (seed.column == column)].value.item())
+
+
+def _printed(seed: pd.DataFrame, table: str, column: str) -> str:
+    return str(seed[(seed.table == table) & (seed.column == column)].printed.item())
 
 
 def _int(text: str | None) -> int | None:
     return int(text) if text and text.isdigit() else None
 
 
-def per_server(lustre: pd.Series | None, rescored: pd.DataFrame, servers: pd.DataFrame) -> pd.DataFrame:
-    """Bandwidth and metadata score per data server of each setup."""
-    count = servers.drop_duplicates("setup").set_index("setup")["data servers"]
-    rows = [] if lustre is None else [{"run": LUSTRE_LABEL, "data servers": count["Lustre, SC19"],
-                                       "bw (GiB/s)": lustre.bw_gib_s, "md (kIOPS)": lustre.md_kiops,
-                                       "score": lustre.score}]
-    rows += [{"run": r.run, "data servers": count["DAOS, ISC20"], "bw (GiB/s)": r["bw (GiB/s)"],
-              "md (kIOPS)": r["md (kIOPS)"], "score": r.score} for _, r in rescored.iterrows()]
-    out = pd.DataFrame(rows)
-    out["bw per server (GiB/s)"] = out["bw (GiB/s)"] / out["data servers"]
-    out["md per server (kIOPS)"] = out["md (kIOPS)"] / out["data servers"]
-    return out
+def same_servers(lustre: pd.Series | None, rescored: pd.DataFrame) -> pd.DataFrame:
+    """The two whole systems on the same storage servers (seed 002, slide 'ISC 2020'): bandwidth, metadata and
+    total score of the SC19 Lustre run (raw log) and the ISC20 DAOS full run (slide, rescored), and DAOS over
+    Lustre. No division by servers: the seed gives no one count of DAOS servers."""
+    full = rescored.set_index("run").loc[DAOS_TABLES["daos_isc20_full"]]
+    rows = {"bandwidth (GiB/s)": ("bw_gib_s", "bw (GiB/s)"), "metadata (kIOPS)": ("md_kiops", "md (kIOPS)"),
+            "score": ("score", "score")}
+    return pd.DataFrame([{"measure": name, "Lustre, SC19 (raw log)": None if lustre is None else float(lustre[lk]),
+                          "DAOS, ISC20 full run (slide)": float(full[dk]),
+                          "DAOS / Lustre": None if lustre is None else float(full[dk]) / float(lustre[lk])}
+                         for name, (lk, dk) in rows.items()])
 
 
 def chart_phases(values: pd.DataFrame, title: list[str]) -> alt.Chart:
@@ -293,7 +399,8 @@ def gekko_runs(runs: pd.DataFrame) -> pd.DataFrame:
     found = runs[(runs.institution == GEKKO["institution"]) & (runs.system == GEKKO["system"])
                  & (runs.family == GEKKO["family"])].copy()
     found["equals_seed_004"] = (found.score - printed).abs() <= 0.0005
-    return found[["run_key", "run_id", "year", "list", "score", "bw_gib_s", "md_kiops", "valid", "equals_seed_004"]]
+    return found[["run_key", "run_id", "year", "release", "score", "bw_gib_s", "md_kiops", "valid",
+                  "equals_seed_004"]]
 
 
 def gekko_phases(con, run_ids: list[int]) -> pd.DataFrame:
@@ -369,6 +476,7 @@ def get_sources(con, run_ids) -> pd.DataFrame:
 # ---------------------------------------------------------------- client nodes, lists, per client node
 
 TEN_NODES = 10  # seed 002: "10-node list - Submissions use only 10 client nodes for the benchmark."
+TEN_CLIENTS, OTHER_CLIENTS = "10 client nodes", "other client counts"
 WOLF = {"institution": "Intel", "system": "Wolf"}
 
 
@@ -419,8 +527,8 @@ def per_client_node(chosen: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
     out["nodes_from"] = out.nodes_from.fillna("unknown")
     known = out.client_nodes.notna()
     out["list_kind"] = "client nodes unknown"
-    out.loc[known, "list_kind"] = "full list only"
-    out.loc[known & (out.client_nodes == TEN_NODES), "list_kind"] = "10-node list (and full)"
+    out.loc[known, "list_kind"] = OTHER_CLIENTS
+    out.loc[known & (out.client_nodes == TEN_NODES), "list_kind"] = TEN_CLIENTS
     out["bw_per_client_node"] = out.bw_gib_s / out.client_nodes.astype(float)
     out["md_per_client_node"] = out.md_kiops / out.client_nodes.astype(float)
     out["bw_per_data_server"] = out.bw_gib_s / out.data_servers.astype(float)
@@ -450,7 +558,7 @@ def lists_apart(normalised: pd.DataFrame) -> pd.DataFrame:
     """Per list (or year): valid runs, how many have a known client count, how many ran on 10 client nodes
     (10-node list), and the median score on each list."""
     order = period_order(normalised)
-    ten = normalised.list_kind == "10-node list (and full)"
+    ten = normalised.list_kind == TEN_CLIENTS
     table = normalised.assign(ten=ten, known=normalised.client_nodes.notna()).groupby("period").agg(
         runs=("run_id", "size"), client_nodes_known=("known", "sum"), ten_node=("ten", "sum"),
         median_score_full=("score", "median"))
@@ -459,13 +567,13 @@ def lists_apart(normalised: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_node_medians(normalised: pd.DataFrame) -> pd.DataFrame:
-    """Median bandwidth and metadata score per client node, per family and list kind (10-node or full list),
-    over runs with a known client count."""
+    """Median bandwidth and metadata score per client node, per family, archive year and client count (10 client
+    nodes or other), over runs with a known client count: years kept apart, as systems of 2019 and 2023 differ."""
     known = normalised[normalised.client_nodes.notna()]
-    out = known.groupby(["family", "list_kind"]).agg(
+    out = known.groupby(["family", "period", "list_kind"]).agg(
         runs=("run_id", "size"), median_client_nodes=("client_nodes", "median"),
         bw_per_client_node=("bw_per_client_node", "median"), md_per_client_node=("md_per_client_node", "median"))
-    return out.reset_index().sort_values(["family", "list_kind"]).reset_index(drop=True)
+    return out.reset_index().sort_values(["family", "period", "list_kind"]).reset_index(drop=True)
 
 
 def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
@@ -481,7 +589,7 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
                 axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
         color=alt.Color("family:N", scale=colour(known.family), legend=None),
         shape=alt.Shape("list_kind:N", title=None, legend=alt.Legend(orient="bottom")),
-        fill=alt.condition(alt.datum.list_kind == "10-node list (and full)", "family:N", alt.value("transparent"),
+        fill=alt.condition(alt.datum.list_kind == TEN_CLIENTS, "family:N", alt.value("transparent"),
                            scale=colour(known.family), legend=None),
         facet=alt.Facet("family:N", columns=3, title=None),
         tooltip=["run_key", "institution", "system", "period", "client_nodes", "nodes_from",
@@ -506,7 +614,7 @@ def wolf_and_tianhe(con, nodes: pd.DataFrame) -> pd.DataFrame:
         """,
         [WOLF["institution"], WOLF["system"], TIANHE["institution"], TIANHE["system"]],
     ).df().merge(nodes, on="run_id", how="left")
-    runs["list"] = [list_label(v) or f"{int(y)} (list not named)" for v, y in zip(runs.io500_version, runs.year)]
+    runs["release"] = runs.io500_version.fillna("not printed")
     return runs
 
 
@@ -516,10 +624,10 @@ def phases_per_client_node(con, runs: pd.DataFrame) -> pd.DataFrame:
     values = con.execute(
         "SELECT run_id, phase, value FROM io500_phases WHERE list_contains(?, run_id) AND list_contains(?, phase)",
         [known.run_id.astype(int).tolist(), PHASES]).df()
-    out = values.merge(known[["run_id", "run_key", "system", "list", "client_nodes"]], on="run_id")
+    out = values.merge(known[["run_id", "run_key", "system", "year", "client_nodes"]], on="run_id")
     out["per_client_node"] = out.value / out.client_nodes.astype(float)
-    out["run"] = [f"{s} {k} ({lst}, {int(n)} client nodes)" for s, k, lst, n in
-                  zip(out.system, out.run_key, out.list, out.client_nodes)]
+    out["run"] = [f"{s} {k} ({int(y)}, {int(n)} client nodes)" for s, k, y, n in
+                  zip(out.system, out.run_key, out.year, out.client_nodes)]
     return out
 
 
@@ -545,3 +653,207 @@ def chart_wolf_tianhe(per_node: pd.DataFrame, title: list[str]) -> alt.Chart:
         tooltip=["run", "phase", alt.Tooltip("value:Q", format=".3f"),
                  alt.Tooltip("per_client_node:Q", format=".4f")],
     ).properties(width=400, title=title)
+
+
+# ---------------------------------------------------------------- the chapter's numbers and findings
+
+FIRST, SECOND = "DAOS", "Lustre"  # the families the chapter sets against each other
+
+
+def _runs_text(n: int) -> str:
+    return f"{n:,} run" + ("" if n == 1 else "s")
+
+
+def _headline_year(table: pd.DataFrame) -> pd.Series | None:
+    """The year whose comparison rests on most runs (the smaller side first, then both)."""
+    if table.empty:
+        return None
+    sides = table[[f"{FIRST} runs", f"{SECOND} runs"]]
+    return table.assign(least=sides.min(axis=1), total=sides.sum(axis=1)).sort_values(
+        ["least", "total", "year"], ascending=[False, False, False]).iloc[0]
+
+
+def _interval(row) -> str:
+    return "" if pd.isna(row.low) else f"95% CI {row.low:.1f}–{row.high:.1f}, "
+
+
+def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
+    """Everything the chapter shows, computed once: tables and charts' data, the values its prose quotes
+    (`values`), which sections have data (`shown`, the only-if keys) and its findings (each with the figure or
+    table that shows it)."""
+    runs = get_runs(con)
+    cov = coverage(runs)
+    wanted, families_note = select_families(runs, families_wanted)
+    year_choice = nb.select(years, runs.year.dropna().astype(int), "archive year") if years else []
+    chosen = choose(runs, wanted, year_choice)
+    chosen = chosen.assign(md_per_bw=chosen.md_kiops / chosen.bw_gib_s)
+    nodes = client_nodes(con)
+    normalised = per_client_node(chosen, nodes)
+    ten = normalised[normalised.list_kind == TEN_CLIENTS]
+    balance_years = compare_by_year(chosen, "md_per_bw", FIRST, SECOND)
+    ten_years = pd.concat([compare_by_year(ten, col, FIRST, SECOND).assign(measure=name) for col, name in
+                           [("bw_per_client_node", "bandwidth per client node"),
+                            ("md_per_client_node", "metadata per client node")]], ignore_index=True)
+    if ten_years.p.notna().any():  # the two measures and the years are read together: one correction
+        tested = ten_years.p.notna()
+        ten_years.loc[tested, "q"] = stats.false_discovery_control(ten_years.loc[tested, "p"])
+        ten_years["verdict"] = [verdict(r, FIRST, SECOND) for r in ten_years.itertuples()]
+
+    tianhe = tianhe_runs(con)
+    matched = tianhe[tianhe.matches_sc19_score]
+    lustre = matched.iloc[0] if len(matched) == 1 else None
+    rescored = daos_rescored()
+    pair_runs = wolf_and_tianhe(con, nodes)
+    pair_phases = phases_per_client_node(con, pair_runs)
+    wolf10, wolf10_year = None, None
+    ten_pairs = pair_runs[pair_runs.client_nodes == TEN_NODES]
+    for year, g in ten_pairs.groupby("year", sort=True):  # pairs of one year only: eras apart
+        w, t = g[g.system == WOLF["system"]].run_key.tolist(), g[g.system == TIANHE["system"]].run_key.tolist()
+        if w and t:
+            wolf10, wolf10_year = phase_ratios(pair_phases, w, t), int(year)
+    historic = list_against_raw(con, "seed002_historic_top_list")
+    sc19_list = list_against_raw(con, "seed002_sc19_list")
+    sc19_wolf = sc19_list[(sc19_list.system == WOLF["system"]) & sc19_list["in raw logs"]].run_key.tolist()
+    sc19_pair = [k for k in sc19_wolf if k in set(pair_phases.run_key)]
+    sc19_ratios = (phase_ratios(pair_phases, sc19_pair, [lustre.run_key])
+                   if sc19_pair and lustre is not None and lustre.run_key in set(pair_phases.run_key) else None)
+    gekko = gekko_runs(runs)
+
+    values = {**{k: Markdown(v) if k.endswith("_text") else v for k, v in cov.items() if v is not None},
+              "families": ", ".join(wanted) or "none", "families_note": families_note, "first": FIRST,
+              "second": SECOND, "ten_nodes": TEN_NODES, "valid_runs": len(chosen), "tianhe_runs": len(tianhe),
+              "gekko_runs": len(gekko), "gekko_equal": int(gekko.equals_seed_004.sum()),
+              "garbled": int(rescored["garbled printed numbers"].sum()), "score_numbers": 3 * len(rescored)}
+    values["coverage_short"] = (f"this copy: {_runs_text(cov['runs'])}"
+                                + (f", archive years {cov['first_year']}–{cov['last_year']}" if cov["first_year"] else "")
+                                + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
+    values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
+        ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
+    counts = normalised.nodes_from.value_counts()
+    values.update(nodes_logs=int(counts.get("phase logs (IOR, mdtest)", 0)),
+                  nodes_declared=int(counts.get("declared (io500_info)", 0)),
+                  nodes_unknown=int(counts.get("unknown", 0)),
+                  servers_declared=int(normalised.data_servers.notna().sum()))
+    if lustre is not None:
+        values.update(lustre_run=lustre.run_key)
+        slide = tianhe_slide_vs_raw(con, int(lustre.run_id))
+        values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
+    else:
+        slide = None
+
+    findings = []
+    head = _headline_year(balance_years)
+    if head is not None:
+        decided = balance_years.verdict.str.endswith("higher")
+        above = int((decided & (balance_years.ratio > 1)).sum())
+        values.update(balance_year=int(head.year), balance_ratio=float(head.ratio))
+        if head.verdict.endswith("higher"):
+            text = (f"In {int(head.year)}, {FIRST} runs reach **{head.ratio:.1f}×** {SECOND}'s metadata per GiB/s "
+                    f"({_interval(head)}n = {int(head[f'{FIRST} runs'])} vs {int(head[f'{SECOND} runs'])}); "
+                    f"{FIRST} is higher in {above} of {len(balance_years)} archive years.")
+        else:
+            text = (f"{FIRST} against {SECOND} in metadata per GiB/s is undecided: in {int(head.year)} "
+                    f"**{head.ratio:.1f}×** ({_interval(head)}n = {int(head[f'{FIRST} runs'])} vs "
+                    f"{int(head[f'{SECOND} runs'])}; {head.verdict.removeprefix('undecided; ')}).")
+        findings.append((text, "fig-daos-balance-years"))
+    elif len(chosen):
+        med = stats_.median_interval(chosen.groupby("family").md_per_bw.median())
+        best = chosen.groupby("family").md_per_bw.median().idxmax()
+        findings.append((f"No archive year here holds runs of both {FIRST} and {SECOND}; of the families compared, "
+                         f"**{best}** has the highest median metadata per GiB/s ({_runs_text(len(chosen))}).",
+                         "tab-daos-balance"))
+    else:
+        findings.append((f"No IO500 run here has a known file-system family ({_runs_text(len(runs))}; "
+                         f"{cov['outside_layout']:,} outside the archive layout), so no family is compared.",
+                         "tab-daos-same-servers"))
+    if len(ten_years):
+        decided = ten_years[ten_years.verdict.str.endswith("higher")]
+        parts = [f"{year}, n = {int(g[f'{FIRST} runs'].iloc[0])} vs {int(g[f'{SECOND} runs'].iloc[0])}: "
+                 + ", ".join(f"{r.measure.split()[0]} {r.ratio:.1f}×" + (f" ({_interval(r).removesuffix(', ')})"
+                                                                         if pd.notna(r.low) else "")
+                             for r in g.itertuples()) for year, g in ten_years.groupby("year")]
+        need = [n for n in (stats_.n_to_decide(r.ratio, r.sd_log) for r in ten_years.itertuples()
+                            if not r.verdict.endswith("higher")) if n]
+        lead = ("undecided in every year holding both" if decided.empty else
+                f"decided in {len(decided)} of {len(ten_years)} comparisons")
+        findings.append((f"On {TEN_NODES} client nodes, {FIRST} against {SECOND} per client node is {lead} ("
+                         + "; ".join(parts) + (f"; {min(need)}–{max(need)} runs a side would decide" if need else "")
+                         + ").", "tab-daos-ten-node"))
+    whole = same_servers(lustre, rescored).set_index("measure")
+    if lustre is not None:
+        values.update(same_md=float(whole.loc["metadata (kIOPS)", "DAOS / Lustre"]),
+                      same_bw=float(whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]))
+        findings.append((f"On the same storage servers, Tianhe-2E's unsubmitted DAOS run reached "
+                         f"**{values['same_md']:.2f}×** the metadata score of its SC19 Lustre run and "
+                         f"**{values['same_bw']:.2f}×** its bandwidth (one run each: no interval).",
+                         "tab-daos-same-servers"))
+    if wolf10 is not None:
+        above = wolf10[wolf10["lowest ratio"] > 1]
+        findings.append((f"On {TEN_NODES} client nodes in {wolf10_year}, Intel's Wolf (DAOS) is above Tianhe-2E "
+                         f"(Lustre) per client node in **{len(above)} of {len(wolf10)} phases** over all "
+                         f"{int(wolf10.pairs.iloc[0])} pairs of runs (one Wolf run: a range, not an interval).",
+                         "tab-daos-wolf-10"))
+    lists = [historic, sc19_list]
+    found = sum(int(t["in raw logs"].sum()) for t in lists)
+    findings.append((f"**{found} of the {sum(len(t) for t in lists)} rows** of seed 002's two printed lists have a "
+                     "raw run with the same score here, "
+                     f"{sum(int((t['in raw logs'] & t['numbers agree']).sum()) for t in lists)} with score, bandwidth "
+                     "and metadata equal at two decimals.", "tab-daos-lists-historic"))
+    if len(gekko) and len(findings) < 6:
+        findings.append((f"None of the {_runs_text(len(gekko))} of EPCC's NextGENIO GekkoFS here has the score "
+                         "printed on seed 004's slide." if not gekko.equals_seed_004.any() else
+                         f"{int(gekko.equals_seed_004.sum())} of the {_runs_text(len(gekko))} of EPCC's NextGENIO "
+                         "GekkoFS has the score printed on seed 004's slide.", "tab-daos-gekko"))
+    shown = {"has_overview": len(chosen) > 0, "no_overview": len(chosen) == 0,
+             "has_compare": len(balance_years) > 0, "has_ten": len(ten_years) > 0,
+             "has_pairs": len(pair_phases) > 0, "has_wolf10": wolf10 is not None,
+             "has_wolf_sc19": sc19_ratios is not None, "has_lustre": lustre is not None, "no_lustre": lustre is None,
+             "has_gekko": len(gekko) > 0, "no_gekko": len(gekko) == 0,
+             "pinned_missing": families_note.startswith("chosen in the parameters; left out")}
+    return {"runs": runs, "chosen": chosen, "normalised": normalised, "balance_years": balance_years,
+            "ten_years": ten_years, "tianhe": tianhe, "lustre": lustre, "slide": slide, "rescored": rescored,
+            "servers": server_counts(con, None if lustre is None else int(lustre.run_id)),
+            "same_servers": whole.reset_index(), "pair_runs": pair_runs, "pair_phases": pair_phases,
+            "wolf10": wolf10, "wolf10_year": wolf10_year, "sc19_ratios": sc19_ratios, "sc19_pair": sc19_pair,
+            "historic": historic, "sc19_list": sc19_list, "gekko": gekko, "values": values, "shown": shown,
+            "findings": findings}
+
+
+HOW_TO_ADD = ("Ingest IO500 submissions (ideally in the archive's "
+              "`<institution>/<system>/<file system>/<year>/submission-<id>/` layout, which gives each run its "
+              "file-system family) with `python -m iobook ingest --db my.duckdb DIR` or build the book from them "
+              "with `python -m iobook book --data DIR`.")
+
+COMPARISON_FORMATS = {"ratio": ".2f", "95% low": ".2f", "95% high": ".2f", "p": ".2g", "q": ".2g"}
+LIST_FORMATS = {"published": ",.2f", "raw score": ",.3f"}
+
+
+def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A compare_by_year table for the page: the measure (when several), year, runs, ratio, interval, p, q and
+    verdict (the spread used to size an undecided comparison left out)."""
+    out = table.drop(columns=["sd_log"]).rename(columns={"low": "95% low", "high": "95% high"})
+    out["year"] = out.year.astype(str)
+    return out[(["measure"] if "measure" in out else []) + [c for c in out.columns if c != "measure"]]
+
+
+def list_table(found: pd.DataFrame) -> pd.DataFrame:
+    """A printed list against the raw logs for the page."""
+    return pd.DataFrame({
+        "list": found.list, "printed institution / system": found.institution + " / " + found.system,
+        "published": found.published_score, "run_key": found.run_key,
+        "raw institution / system": found.raw_institution + " / " + found.raw_system, "raw score": found.raw_score,
+        "names agree": found["names agree"], "numbers agree": found["numbers agree"]})
+
+
+def nextgenio_values() -> dict:
+    """Seed 004's NextGenIO setup numbers the chapter checks against each other: CPUs per node, TB of DCPMM per
+    CPU, and their product (the slide prints 3TB per node)."""
+    hardware = published.load("seed004_nextgenio_hardware").set_index(["row", "column"]).value
+    cpus, dcpmm = float(hardware[("Cascade lake CPUs", "per node")]), float(hardware[("each", "DCPMM")])
+    return {"cpus_per_node": cpus, "dcpmm_per_cpu": dcpmm, "dcpmm_per_node": cpus * dcpmm}
+
+
+def featured_run_ids(c: dict) -> list[int]:
+    """The runs the chapter compares one by one: the SC19 Tianhe-2E run, the GekkoFS runs, the lists' matches."""
+    return sorted({*([] if c["lustre"] is None else [int(c["lustre"].run_id)]), *map(int, c["gekko"].run_id),
+                   *c["historic"].run_id.dropna().astype(int), *c["sc19_list"].run_id.dropna().astype(int)})

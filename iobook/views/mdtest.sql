@@ -17,6 +17,8 @@ SELECT
     s.item_kind,                            -- 'files', 'directories' or 'files/directories'
     s.launched_tasks,                       -- MPI tasks of the run (more than tasks with -f/-l/-s)
     s.nodes,
+    s.nodemap_ranks,                        -- "Nodemap:" ranks on rank 0's node (NULL: not printed)
+    s.nodemap_stride,                       -- their constant rank gap: 1 = filled in order, nodes = round-robin
     TRY_CAST(s.started_at AS TIMESTAMP) AS started_at,
     s.stonewall_items_min,                  -- "Continue stonewall hit": items per rank at stonewall
     s.stonewall_items_max,
