@@ -56,36 +56,83 @@ def verify_order(frame: pd.DataFrame) -> list[str]:
     return frame.groupby("verify").step_index.min().sort_values().index.tolist()
 
 
-def get_costs(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Per run, phase, mode and checksum: mean bandwidth and fio CPU-s/GiB over its repetitions, and
-    each as a ratio to no checksum (`verify=none`, same run, phase and mode) with a bootstrap interval
-    and Welch's p (iobook.stats.ratio_of_means). With fewer than two repetitions on either side the
-    interval is NaN: one value per side cannot tell a difference from run-to-run noise. `<x>_clear` marks
-    a ratio whose interval excludes 1 and whose Welch p is below 1 - confidence."""
+MEASURES = {"bandwidth": "bw_mib_s", "fio CPU per GiB": "fio_cpu_s_per_gib"}  # compared with no checksum
+# Other tenants' CPU load (busy CPUs in the second before fio started) whose difference between two
+# repetitions of one run is flagged: on two cores, half a CPU taken by others slows a one-thread fio step.
+LOAD_DIFFERENCE_CPUS = 0.5
+
+
+def get_costs(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per run, phase, mode and checksum, over its repetitions: the geometric mean bandwidth with the
+    lowest and highest, and the means of fio's, perf's and the machine's CPU-seconds per GiB."""
+    rows = []
+    for (run_id, phase, mode), part in steps.groupby(["run_id", "phase", "mode"], sort=True):
+        for verify in verify_order(part):
+            group = part[part.verify == verify]
+            rows.append({"run_id": run_id, "phase": phase, "mode": mode, "verify": verify,
+                         "repetitions": len(group), "bw_mib_s": float(np.exp(np.log(group.bw_mib_s).mean())),
+                         "min_mib_s": group.bw_mib_s.min(), "max_mib_s": group.bw_mib_s.max(),
+                         "fio_cpu_s_per_gib": group.fio_cpu_s_per_gib.mean(),
+                         "perf_cpu_s_per_gib": group.perf_cpu_s_per_gib.mean(),
+                         "machine_cpu_s_per_gib": group.machine_cpu_s_per_gib.mean()})
+    return pd.DataFrame(rows)
+
+
+def get_comparisons(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Each checksum against no checksum (`verify=none`, same run, phase and mode), for bandwidth and
+    fio's CPU-seconds per GiB (MEASURES): one row per run, phase, mode, checksum and measure with the
+    ratio on the log scale, its interval and Welch's p (stats.ratio_row), and the verdicts of all of a
+    run's comparisons of one measure read together (stats.add_verdicts: Holm, at least
+    stats.MIN_REPETITIONS a side, the repetitions per side that would decide)."""
     rows = []
     for (run_id, phase, mode), part in steps.groupby(["run_id", "phase", "mode"], sort=True):
         base = part[part.verify == "none"]
+        if base.empty:
+            continue
         for verify in verify_order(part):
+            if verify == "none":
+                continue
             group = part[part.verify == verify]
-            row = {"run_id": run_id, "phase": phase, "mode": mode, "verify": verify, "repetitions": len(group),
-                   "bw_mib_s": group.bw_mib_s.mean(), "min_mib_s": group.bw_mib_s.min(),
-                   "max_mib_s": group.bw_mib_s.max(), "fio_cpu_s_per_gib": group.fio_cpu_s_per_gib.mean(),
-                   "perf_cpu_s_per_gib": group.perf_cpu_s_per_gib.mean(),
-                   "machine_cpu_s_per_gib": group.machine_cpu_s_per_gib.mean()}
-            for name, column in [("bw", "bw_mib_s"), ("cpu", "fio_cpu_s_per_gib")]:
-                if base.empty:
-                    r = (np.nan,) * 4
-                elif min(len(group), len(base)) < 2 or verify == "none":
-                    r = (group[column].mean() / base[column].mean(), np.nan, np.nan, np.nan)
-                else:
-                    res = stats.ratio_of_means(group[column], base[column], confidence=confidence)
-                    r = (res.ratio, res.low, res.high, res.p_welch)
-                row.update(dict(zip([f"{name}_ratio", f"{name}_low", f"{name}_high", f"{name}_p"], r)))
-                row[f"{name}_clear"] = bool(not r[1] <= 1 <= r[2] and r[3] < 1 - confidence)
-            row["baseline_repetitions"] = len(base)
-            row["step_index"] = group.step_index.min()
-            rows.append(row)
-    return pd.DataFrame(rows)
+            for measure, column in MEASURES.items():
+                rows.append({"run_id": run_id, "phase": phase, "mode": mode, "verify": verify, "measure": measure,
+                             "step_index": group.step_index.min(),
+                             **stats.ratio_row(group[column], base[column], confidence)})
+    columns = ["run_id", "phase", "mode", "verify", "measure", "step_index", *stats.RATIO_COLUMNS]
+    return stats.add_verdicts(pd.DataFrame(rows, columns=columns), confidence, ["run_id", "measure"])
+
+
+def get_load(steps: pd.DataFrame, vmstat: pd.DataFrame) -> pd.DataFrame:
+    """Other tenants' load per run and repetition, from the runs' own monitors: the busy CPUs in the
+    second before each fio step started (mpstat, all CPUs: what others ran, fio not yet), their mean,
+    lowest and highest over the repetition's steps, vmstat's mean run queue during the steps, and per run
+    `load_differs`: the repetitions' mean busy CPUs before differ by LOAD_DIFFERENCE_CPUS or more."""
+    df = steps.merge(vmstat[["run_id", "step_index", "run_queue"]], on=["run_id", "step_index"], how="left")
+    load = df.groupby(["run_id", "repetition"]).agg(
+        steps=("step_index", "size"), busy_before=("busy_cpus_before", "mean"),
+        busy_before_min=("busy_cpus_before", "min"), busy_before_max=("busy_cpus_before", "max"),
+        run_queue=("run_queue", "mean")).reset_index()
+    spread = load.groupby("run_id").busy_before.agg(lambda x: x.max() - x.min())
+    load["load_differs"] = load.run_id.map(spread >= LOAD_DIFFERENCE_CPUS)
+    return load
+
+
+def get_checksum_settings(con) -> pd.DataFrame:
+    """Every Storage Scale mmlsconfig setting whose name holds "checksum", with the IO500 run its listing
+    describes (`io500_run_system_files`): submission, institution, system, file system as the archive names
+    it, year, the node class it applies to (`common`: the whole cluster), value, and the listing's line.
+    Runs with a listing that sets none appear once with an empty key."""
+    return con.execute(
+        """
+        WITH listed AS (
+            SELECT DISTINCT x.run_id, x.source_id FROM io500_run_system_files x WHERE x.format = 'gpfs-mmlsconfig'
+        )
+        SELECT r.submission, r.institution, r.system, r.filesystem, r.year, l.source_id,
+               c.scope, c.key, c.value, c.line
+        FROM listed l JOIN io500_runs r USING (run_id)
+        LEFT JOIN gpfs_config c ON c.source_id = l.source_id AND contains(lower(c.key), 'checksum')
+        ORDER BY r.submission, c.key, c.scope = 'common' DESC, c.line
+        """,
+    ).df()
 
 
 def get_perf_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
