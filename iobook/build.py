@@ -50,9 +50,16 @@ FINDING_LINK = re.compile(r' <a class="iobook-finding-link" href="#([^"]+)">\((f
 
 
 def headline(executed: Path) -> tuple[str, str | None] | None:
-    """A chapter's headline: the first item of the findings list its executed notebook shows (nb.findings),
-    and the anchor of the figure or table it links to."""
+    """A chapter's headline: the first item of the findings list its executed notebook glued (nb.glue_findings:
+    MyST whose {numref} links to the figure or table resolve from the landing page too), or showed
+    (nb.findings) with the anchor of the figure or table it links to."""
     nb = json.loads(executed.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == "findings":
+                text = "".join(output.get("data", {}).get("application/papermill.record/text/markdown", ""))
+                first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
+                return (first, None) if first else None
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             text = "".join(output.get("data", {}).get("text/markdown", ""))

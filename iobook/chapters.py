@@ -61,7 +61,8 @@ def load_registry(config: Path = REGISTRY) -> list[Chapter]:
 def toc_yaml(chapters: list[Chapter]) -> str:
     lines = ["# Generated from notebooks/chapters.yml by `python -m iobook registry`; edit that file instead.",
              "format: jb-book", "root: book/intro", "chapters:"]
-    return "\n".join(lines + [f"  - file: book/{c.name}" for c in chapters]) + "\n"
+    # the References page (book/references.md: every talk and source the chapters cite) after the chapters
+    return "\n".join(lines + [f"  - file: book/{c.name}" for c in chapters] + ["  - file: book/references"]) + "\n"
 
 
 def chapter_table(chapters: list[Chapter], link: str) -> str:
@@ -138,14 +139,32 @@ def _executed_digest(output: Path) -> str | None:
         return None
 
 
+ONLY_IF = "only-if:"  # a cell tagged only-if:<key> shows only when the chapter glued True under <key>
+
+
+def glued_plain(nb: dict, key: str) -> str | None:
+    """The text/plain of the value an executed notebook glued under `key` (myst_nb.glue), or None."""
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == key:
+                data = output.get("data", {})
+                return "".join(data.get("application/papermill.record/text/plain", data.get("text/plain", "")))
+    return None
+
+
 def _stamp(output: Path, digest: str) -> None:
-    """Record the inputs digest, and hide the code of the cell papermill injected, as of every other cell."""
+    """Record the inputs digest, hide the code of the cell papermill injected, as of every other cell, and
+    remove the cells tagged `only-if:<key>` whose key was not glued True (the prose about data the database
+    does not hold: its glued values do not exist)."""
     nb = json.loads(output.read_text(encoding="utf-8"))
     nb["metadata"]["iobook"] = {"inputs_digest": digest}
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         if "injected-parameters" in tags and "remove-input" not in tags:
             tags.append("remove-input")
+        keys = [t.removeprefix(ONLY_IF) for t in tags if t.startswith(ONLY_IF)]
+        if any(glued_plain(nb, key) != "True" for key in keys) and "remove-cell" not in tags:
+            tags.append("remove-cell")
     output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

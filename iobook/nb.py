@@ -102,6 +102,39 @@ def findings(items: Iterable[str | tuple[str, str]], heading: str = "## Findings
     return Markdown("\n".join([heading, ""] + [line(i) for i in items]))
 
 
+# --- glue: values computed in code cells, shown from markdown cells (docs/writing-a-chapter.md) ----------------
+
+FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and the page check read it
+
+
+def glue(values: dict) -> None:
+    """Glue every value under its key for the markdown cells ({glue:text}`key:,.1f`, {glue:md}`key`,
+    {glue:figure}); nothing shows in the cell. Charts and `table(...)`s glue as their HTML; `Markdown(...)`
+    as markdown."""
+    from myst_nb import glue as glue_one  # ~0.3 s: only chapters need it, not ingest
+
+    for key, value in values.items():
+        glue_one(key, value, display=False)
+
+
+def finding_lines(items: Iterable[str | tuple[str, str]]) -> str:
+    """Findings as a MyST list: each a sentence, optionally with the :name: of the figure or table that shows
+    it, linked after the sentence by its number ("(Table 2)")."""
+    def line(item) -> str:
+        if isinstance(item, str):
+            return f"- {item}"
+        text, target = item
+        return f"- {text} ({{numref}}`{target}`)"
+    return "\n".join(line(i) for i in items)
+
+
+def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings") -> None:
+    """Glue the chapter's findings (see `finding_lines`) under `key`, for a markdown cell holding
+    "## Findings" and a ```{glue:md} findings``` block with `:format: myst`. The first is the chapter's main
+    result: at most FIRST_FINDING_WORDS words, with its number (the page check counts them)."""
+    glue({key: Markdown(finding_lines(items))})
+
+
 MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
 
 # A searchable table: its rows (formatted cells) as JSON beside the table, a box that filters them, and pages

@@ -1,0 +1,63 @@
+"""The machinery behind the chapter conventions (docs/writing-a-chapter.md): values glued by iobook.nb reach
+the executed notebook as myst-nb reads them, the landing page takes each chapter's first glued finding, and
+cells tagged only-if:<key> leave the page when the chapter glued <key> False."""
+import json
+
+import nbformat
+import pytest
+
+from iobook import build, chapters, nb
+
+
+@pytest.fixture
+def glued(monkeypatch):
+    """The outputs iobook.nb's glue functions display, as the kernel would write them into the notebook."""
+    import myst_nb.ext.glue
+
+    outputs = []
+    monkeypatch.setattr(myst_nb.ext.glue, "ipy_display", lambda data, raw, metadata: outputs.append(
+        nbformat.v4.new_output("display_data", data=data, metadata=metadata)))
+    return outputs
+
+
+def write_notebook(path, cells, outputs):
+    cells = [*cells, nbformat.v4.new_code_cell(outputs=outputs)]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+
+
+def test_findings_glue_as_one_myst_list_linked_by_number(glued):
+    nb.glue_findings([("2,410 files were read.", "tab-data-files"), "No file failed."])
+    (output,) = glued
+    assert output.metadata["scrapbook"]["name"] == "findings"
+    assert output.data["application/papermill.record/text/markdown"] == (
+        "- 2,410 files were read. ({numref}`tab-data-files`)\n- No file failed.")
+
+
+def test_glue_takes_many_values_at_once(glued):
+    nb.glue({"files": 2410, "mib": 33.25})
+    assert [(o.metadata["scrapbook"]["name"], o.data["application/papermill.record/text/plain"]) for o in glued] == [
+        ("files", "2410"), ("mib", "33.25")]
+
+
+def test_landing_page_headline_is_the_first_glued_finding(glued, tmp_path, monkeypatch):
+    monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
+    (tmp_path / "book").mkdir()
+    nb.glue_findings([("247 of the 250 runs agree.", "fig-io500-recomputed"), ("second", "tab-x")])
+    write_notebook(tmp_path / "book" / "a.ipynb", [], glued)
+    registry = [chapters.Chapter(name="a", title="Title a", about="", data="", reads=["*"])]
+    assert build.write_headlines(registry).read_text() == (
+        "- **[Title a](a)**: 247 of the 250 runs agree. ({numref}`fig-io500-recomputed`)\n")
+
+
+@pytest.mark.parametrize("has_data", [True, False])
+def test_cells_tagged_only_if_a_glued_key_leave_when_it_is_false(has_data, glued, tmp_path):
+    nb.glue({"has_data": has_data})
+    cells = [nbformat.v4.new_markdown_cell("The database holds {glue:text}`files:,d` files.",
+                                           metadata={"tags": ["only-if:has_data"]}),
+             nbformat.v4.new_markdown_cell("Shown always."),
+             nbformat.v4.new_markdown_cell("Never shown: its key was not glued.", metadata={"tags": ["only-if:other"]})]
+    path = tmp_path / "c.ipynb"
+    write_notebook(path, cells, glued)
+    chapters._stamp(path, "digest")
+    removed = ["remove-cell" in c.get("metadata", {}).get("tags", []) for c in json.loads(path.read_text())["cells"]]
+    assert removed == [not has_data, False, True, False]
