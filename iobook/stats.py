@@ -175,7 +175,7 @@ def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: li
     spread, at the level a Bonferroni share of the family gets (n_per_side)."""
     alpha = 1 - confidence
     out = comparisons.copy()
-    groups = out.groupby(family, sort=False).groups.values() if family else [out.index]
+    groups = [part.index for _, part in out.groupby(family, sort=False)] if family else [out.index]
     out["p_holm"] = np.nan
     out["family_size"] = 0
     for index in groups:

@@ -159,8 +159,156 @@ def get_perf_status(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
+def slide(pub: pd.DataFrame) -> str:
+    """The title of the slide the published table comes from."""
+    return pub.source.iloc[0].split(": ", 1)[1]
+
+
+def published_wide(pub: pd.DataFrame) -> pd.DataFrame:
+    """The slide's table as printed: one row per measure, one column per build."""
+    wide = pub.pivot(index="row", columns="column", values="printed").reindex(pub.row.drop_duplicates())[BUILDS]
+    wide.columns.name = None
+    return wide.reset_index(names="measure")
+
+
+def published_finding(pub: pd.DataFrame) -> str:
+    """IBM's result as the slide prints it: one value per build, so no interval."""
+    v = pub.set_index(["row", "column"])["value"]
+    ga, tc = BUILDS
+    return (f"IBM's trailer checksum: IOR read {v['IOR Seq Read BW', ga]:g} → {v['IOR Seq Read BW', tc]:g} GB/s on "
+            f"one ESS 3500, server CPU idle {v['Server / CPU Idle', ga]:g} → {v['Server / CPU Idle', tc]:g} % "
+            f"[one value per build, no spread given; {{cite:p}}`lewars2023`]")
+
+
+def memory_factor_finding(factors: pd.DataFrame) -> str:
+    """Which reading of the slide's undefined memory factor reproduces its printed values."""
+    matches = factors[factors.per_node_matches]
+    return (f"The slide's memory factor is memory traffic per byte a node delivers: {len(matches)} of "
+            f"{len(factors)} printed values reproduced ("
+            + ", ".join(f"{r.side.lower()} {r.build}" for r in matches.itertuples())
+            + "); the others come out " + ", ".join(f"{r.per_node:.2f} (~{r.printed:g})"
+                                                    for r in factors[~factors.per_node_matches].itertuples()))
+
+
+def memory_factor_text(factors: pd.DataFrame, pub: pd.DataFrame) -> str:
+    """What the memory-factor table shows, with its numbers."""
+    v = pub.set_index(["row", "column"])["value"]
+    ga, tc = BUILDS
+    server, client = (factors[factors.side == side].set_index("build") for side in ("Server", "Client"))
+    return (f"Memory bandwidth ÷ all I/O bandwidth gives {', '.join(f'{w:.2f}' for w in factors.whole)}: none of "
+            f"the printed factors. The memory factor reads as **bytes of memory traffic on a node per byte of I/O "
+            f"that node delivers**: about {client.per_node.iloc[0]:.1f} on a client with either build, and on the "
+            f"servers {server.per_node[ga]:.2f} → {server.per_node[tc]:.2f} (printed ~{server.printed[ga]:g} → "
+            f"~{server.printed[tc]:g}) while the delivered bandwidth rose. That is the slide's point: with the "
+            f"trailer checksum each byte served costs the servers less memory traffic and, per the CPU idle row, less "
+            f"CPU (idle {v['Server / CPU Idle', ga]:g} % → {v['Server / CPU Idle', tc]:g} %), while the clients spent "
+            f"more CPU (idle {v['Client / CPU Idle', ga]:g} % → {v['Client / CPU Idle', tc]:g} %).")
+
+
+def settings_table(settings: pd.DataFrame) -> pd.DataFrame:
+    """The checksum settings per IO500 run as a table that fits a page: submission, system, year, setting,
+    value, where it applies ('cluster' for mmlsconfig's common part, else the node classes), listing line."""
+    df = settings.assign(
+        applies=np.where(settings["scope"].isna(), "–",
+                         np.where(settings["scope"] == "common", "cluster", "nodes " + settings["scope"].fillna(""))),
+        setting=settings["key"].fillna("(no checksum setting)"), value=settings["value"].fillna("–"))
+    return df[["submission", "system", "year", "setting", "value", "applies", "line"]]
+
+
+def settings_finding(settings: pd.DataFrame) -> str | None:
+    """How many of the IO500 runs with a Storage Scale listing set nsdRAIDClientOnlyChecksum."""
+    if settings.empty:
+        return None
+    runs = settings.groupby("submission")
+    setting = settings[settings["key"].fillna("").str.lower() == "nsdraidclientonlychecksum"]
+    on = setting[setting["value"].str.lower() == "yes"].submission.unique()
+    return (f"{len(on)} of {runs.ngroups} IO500 runs with a Storage Scale listing set "
+            f"`nsdRAIDClientOnlyChecksum yes` [{span(setting.year)}; submissions "
+            f"{', '.join(str(s) for s in sorted(on))}], in production beside the slide's development build")
+
+
+def main_comparison(comparisons: pd.DataFrame) -> pd.Series | None:
+    """The costliest checksum's bandwidth with direct I/O (lowest ratio to no checksum over both phases;
+    any mode when no direct steps ran)."""
+    bw = comparisons[comparisons.measure == "bandwidth"]
+    if bw.empty:
+        return None
+    direct = bw[bw["mode"] == "direct"]
+    pick = direct if len(direct) else bw
+    return pick.loc[pick["ratio"].idxmin()]
+
+
+def main_finding(row: pd.Series, confidence: float) -> str:
+    """The chapter's first finding: the costliest checksum's bandwidth, with its interval and verdict."""
+    return (f"{row['verify']} cut {row['mode']} {row['phase']}s to "
+            + local_runs.ratio_text(row, confidence, "the bandwidth of no checksum"))
+
+
+def load_finding(load: pd.DataFrame, steps: pd.DataFrame, row: pd.Series) -> str | None:
+    """Other tenants' load per repetition of the main comparison's run, and what fio got of a CPU in the
+    main comparison's steps; None when the repetitions' load does not differ (get_load)."""
+    run = load[load.run_id == row["run_id"]].sort_values("repetition")
+    if not run.load_differs.any():
+        return None
+    own = steps[(steps.run_id == row["run_id"]) & (steps.phase == row["phase"]) & (steps["mode"] == row["mode"])
+                & (steps.verify == row["verify"])].sort_values("repetition")
+    return (f"Other tenants' load differed between the repetitions: "
+            f"{' then '.join(f'{b:.2f}' for b in run.busy_before)} busy CPUs before the steps [mpstat, "
+            f"{int(run.steps.sum())} steps]; fio's {row['verify']} {row['mode']} {row['phase']}s got "
+            f"{' then '.join(f'{u:.0f} %' for u in own.usr_cpu_pct)} of a CPU")
+
+
+def span(values) -> str:
+    """'2' for one distinct value, '2–3' for several."""
+    values = sorted(set(values))
+    return f"{values[0]}" if len(values) == 1 else f"{values[0]}–{values[-1]}"
+
+
+def decided_finding(comparisons: pd.DataFrame, confidence: float) -> str:
+    """How many of the comparisons are decided, with the repetitions per side the others would need."""
+    n = comparisons["n_to_decide"].dropna()
+    need = f"; {span([n.min(), n.max()])} a side would decide those with a measurable effect" if len(n) else ""
+    return (f"{int(comparisons.decided.sum())} of {len(comparisons)} checksum comparisons decided "
+            f"[{span([*comparisons.n, *comparisons.n_baseline])} repetitions a side, {stats.MIN_REPETITIONS} needed; "
+            f"Welch on the logs, Holm over {comparisons.family_size.max()} per measure]{need}")
+
+
+def faster_text(comparisons: pd.DataFrame, confidence: float) -> str:
+    """The checksum configurations whose bandwidth came out above no checksum's, flagged: a checksum only
+    adds work to fio's, so such a ratio is the noise or load of the runs, not the checksum."""
+    faster = comparisons[(comparisons.measure == "bandwidth") & (comparisons.ratio > 1)]
+    if faster.empty:
+        return "No checksum's bandwidth came out above no checksum's."
+    return ("**Flag:** faster than no checksum: " + "; ".join(
+        f"{r.phase} {r['mode']} {r.verify} " + local_runs.ratio_text(r, confidence) for _, r in faster.iterrows())
+        + ". A checksum only adds work to fio's; these runs do not show why those steps came out faster (buffered "
+          "writes include writing the dirty pages back, `end_fsync=1`, on a disk shared with other work, and the "
+          "other tenants' load differed between repetitions).")
+
+
+def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, comparisons: pd.DataFrame,
+             load: pd.DataFrame, steps: pd.DataFrame, confidence: float) -> list[tuple[str, str]]:
+    """The chapter's findings with the figure or table each links to: the local main result first when
+    there are local runs, else IBM's published one."""
+    out = []
+    row = main_comparison(comparisons) if len(comparisons) else None
+    if row is not None:
+        out.append((main_finding(row, confidence), "tab-checksum-comparisons"))
+        said = load_finding(load, steps, row)
+        if said:
+            out.append((said, "tab-checksum-load"))
+        out.append((decided_finding(comparisons, confidence), "fig-checksum-ratios"))
+    out.append((published_finding(pub), "tab-checksum-published"))
+    said = settings_finding(settings)
+    if said:
+        out.append((said, "tab-checksum-settings"))
+    out.append((memory_factor_finding(factors), "tab-checksum-factors"))
+    return out[:6]
+
+
 def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
-    """fio bandwidth per checksum: one point per repetition, a bar for their mean, per phase and mode."""
+    """fio bandwidth per checksum: one point per repetition (shape: which), a bar for their geometric mean,
+    per phase and mode."""
     order = verify_order(steps)
     data = steps[["run_id", "step", "phase", "mode", "verify", "repetition", "bw_mib_s", "runtime_s"]].round(
         {"bw_mib_s": 3})
@@ -168,39 +316,46 @@ def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
         x=alt.X("verify:N", title="fio verify= (checksum)", sort=order),
         xOffset=alt.XOffset("mode:N"),
         color=alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom")))
-    bars = base.mark_bar(opacity=0.5).encode(y=alt.Y("mean(bw_mib_s):Q", title="bandwidth (MiB/s)"))
+    bars = base.mark_bar(opacity=0.4).transform_calculate(log_bw="log(datum.bw_mib_s)").transform_joinaggregate(
+        mean_log="mean(log_bw)", groupby=["run_id", "phase", "mode", "verify"]).transform_calculate(
+        geometric_mean="exp(datum.mean_log)").encode(y=alt.Y("max(geometric_mean):Q", title="bandwidth (MiB/s)"))
     points = base.mark_point(filled=True, size=40).encode(
-        y="bw_mib_s:Q",
+        y="bw_mib_s:Q", shape=alt.Shape("repetition:N", legend=alt.Legend(orient="bottom")),
         tooltip=["run_id", "step", "repetition", alt.Tooltip("bw_mib_s:Q", format=",.0f", title="MiB/s"),
                  alt.Tooltip("runtime_s:Q", format=".2f", title="fio runtime (s)")])
     return alt.layer(bars, points).properties(width=220, height=200).facet(
         column=alt.Column("phase:N", title=None, sort=PHASES),
         row=alt.Row("run_id:N", title=None),
-    ).properties(title={"text": title, "subtitle": "points: repetitions, bars: their mean; 1 MiB sequential "
-                                                   "(source: fio_io, run_labels views)"})
+    ).properties(title={"text": title, "subtitle": "points: repetitions, bars: their geometric mean; 1 MiB "
+                                                   "sequential (source: fio_io, run_labels views)"})
 
 
-def chart_ratios(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
-    """Bandwidth with each checksum as a ratio to no checksum, with its bootstrap interval, per phase."""
-    data = costs[costs.verify != "none"][
-        ["run_id", "phase", "mode", "verify", "repetitions", "bw_ratio", "bw_low", "bw_high"]].round(4)
-    order = [v for v in verify_order(costs) if v != "none"]
+def chart_ratios(comparisons: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+    """Each checksum's bandwidth and fio CPU per GiB as a ratio to no checksum, with its interval on a log
+    axis, one panel per measure and phase; filled points are decided."""
+    data = comparisons.assign(verdict=np.where(comparisons.decided, "decided", "undecided"))[
+        ["run_id", "phase", "mode", "verify", "measure", "n", "n_baseline", "ratio", "low", "high", "p_holm",
+         "verdict"]].round(6)
+    order = verify_order(comparisons)
     base = alt.Chart().encode(
         y=alt.Y("verify:N", title="fio verify= (checksum)", sort=order),
         yOffset=alt.YOffset("mode:N"),
         color=alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom")))
-    rules = base.mark_rule().encode(x=alt.X("bw_low:Q", title="bandwidth ÷ no checksum (ratio)"), x2="bw_high:Q")
-    points = base.mark_point(filled=True, size=40).encode(
-        x="bw_ratio:Q",
-        tooltip=["run_id", "phase", "mode", "verify", "repetitions",
-                 alt.Tooltip("bw_ratio:Q", format=".2f", title="ratio"),
-                 alt.Tooltip("bw_low:Q", format=".2f", title="interval low"),
-                 alt.Tooltip("bw_high:Q", format=".2f", title="interval high")])
+    rules = base.mark_rule().encode(x=alt.X("low:Q", title="checksum ÷ no checksum (ratio, log scale)",
+                                            scale=alt.Scale(type="log")), x2="high:Q")
+    points = base.mark_point(size=40).encode(
+        x="ratio:Q", fill=alt.Fill("verdict:N", scale=alt.Scale(domain=["decided", "undecided"],
+                                                                 range=["black", "white"]),
+                                   legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["run_id", "phase", "mode", "verify", "measure", "n", "n_baseline",
+                 alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("low:Q", format=".2f", title="interval low"),
+                 alt.Tooltip("high:Q", format=".2f", title="interval high"),
+                 alt.Tooltip("p_holm:Q", format=".2g", title="Holm p"), "verdict"])
     one = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1))
-    return alt.layer(one, rules, points, data=data).properties(width=220, height=200).facet(
-        column=alt.Column("phase:N", title=None, sort=PHASES),
-    ).properties(title={"text": title, "subtitle": f"point: ratio of mean bandwidths; line: {confidence:.0%} "
-                                                   "bootstrap interval; dashed: no change (source: fio_io)"})
+    return alt.layer(one, rules, points, data=data).properties(width=180, height=180).facet(
+        column=alt.Column("phase:N", title=None, sort=PHASES), row=alt.Row("measure:N", title=None),
+    ).properties(title={"text": title, "subtitle": f"point: ratio of geometric means; line: {confidence:.0%} Welch "
+                                                   "interval on the log scale; dashed: no change (source: fio_io)"})
 
 
 def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:

@@ -185,14 +185,23 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     return df.sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
 
-def ratio_text(row, confidence: float = 0.95, digits: int = 2) -> str:
-    """A comparison (a row of stats.add_verdicts) as a finding states it: the ratio first, then in brackets
-    its interval, the repetitions and the verdict, with the repetitions per side that would decide it when
-    these do not: "0.11× [95 % interval 0.03–0.48; 2 and 2 repetitions; undecided, about 5 a side would
-    decide]"."""
-    shown = f"{row['ratio']:.{digits}f}×"
+def shown_digits(row, digits: int = 2) -> int:
+    """Enough decimals that an interval that excludes 1 does not print a bound of 1.00."""
+    for d in range(digits, digits + 3):
+        if all(f"{row[k]:.{d}f}" != f"{1:.{d}f}" or row[k] == 1 for k in ("low", "high") if not pd.isna(row[k])):
+            return d
+    return digits + 3
+
+
+def ratio_text(row, confidence: float = 0.95, what: str = "", digits: int = 2) -> str:
+    """A comparison (a row of stats.add_verdicts) as a finding states it: the ratio and `what` it is of
+    first, then in brackets its interval, the repetitions and the verdict, with the repetitions per side
+    that would decide it when these do not: "0.11× the bandwidth of none [95% interval 0.03–0.48; 2 and 2
+    repetitions; undecided, about 5 a side would decide]"."""
+    digits = shown_digits(row, digits)
+    shown = f"{row['ratio']:.{digits}f}×" + (f" {what}" if what else "")
     reps = f"{row['n']} and {row['n_baseline']} repetitions"
-    if np.isnan(row["low"]):
+    if pd.isna(row["low"]):
         return f"{shown} [no interval: {reps}; undecided]"
     if row["decided"]:
         verdict = "decided"
@@ -202,3 +211,25 @@ def ratio_text(row, confidence: float = 0.95, digits: int = 2) -> str:
                                    "no practical number of repetitions would decide it")
     return (f"{shown} [{confidence:.0%} interval {row['low']:.{digits}f}–{row['high']:.{digits}f}; {reps}; "
             f"{verdict}]")
+
+
+def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits: int = 2) -> pd.DataFrame:
+    """A table's four columns for comparisons (rows of stats.add_verdicts), short enough for a narrow page:
+    the ratio with its interval, the repetitions on each side, Holm's p and the verdict with the repetitions
+    per side that would decide it."""
+    def interval(r) -> str:
+        d = shown_digits(r, digits)
+        if pd.isna(r["low"]):
+            return f"{r['ratio']:.{d}f}× (no interval)"
+        return f"{r['ratio']:.{d}f}× ({r['low']:.{d}f}–{r['high']:.{d}f})"
+
+    def verdict(r) -> str:
+        if r["decided"]:
+            return "decided"
+        return "undecided" + (f", {r['n_to_decide']} a side" if not pd.isna(r["n_to_decide"]) else "")
+
+    return pd.DataFrame({
+        f"ratio ({confidence:.0%} interval)": [interval(r) for _, r in comparisons.iterrows()],
+        "n": [f"{r['n']} / {r['n_baseline']}" for _, r in comparisons.iterrows()],
+        "Holm p": comparisons["p_holm"].to_numpy(),
+        "verdict": [verdict(r) for _, r in comparisons.iterrows()]}, index=comparisons.index)

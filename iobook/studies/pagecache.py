@@ -146,7 +146,8 @@ def get_memory(con, run_ids: Iterable[str]) -> pd.DataFrame:
 
 def get_reclaim(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """Per step, how much reclaim counters rose (last sample - first): the cgroup's pgpgin and pgpgout
-    (charge and uncharge events: a page, or a large folio, entering or leaving it), global reclaim scanned (vmstat pgscan_kswapd + pgscan_direct), and all reclaim including
+    (charge and uncharge events: a page, or a large folio, entering or leaving it), global reclaim scanned
+    (vmstat pgscan_kswapd + pgscan_direct), and all reclaim including
     cgroups' (vmstat pgscan_file, pgsteal_file)."""
     return con.execute(
         """
@@ -408,6 +409,86 @@ def compare_runs(con, run_ids_: Iterable[str], confidence: float = 0.95) -> pd.D
     return stats.add_verdicts(out[columns], confidence)
 
 
+def main_modes_run(modes: pd.DataFrame) -> str | None:
+    """The modes run the chapter leads with: the latest whose buffered and direct writes both have the
+    most repetitions."""
+    if modes.empty:
+        return None
+    writes = modes[modes.phase == "write"]
+    if writes.empty:
+        return None
+    most = writes.assign(reps=writes[["n", "n_baseline"]].min(axis=1))
+    return most.sort_values(["reps", "run_id"]).run_id.iloc[-1]
+
+
+def mode_row(modes: pd.DataFrame, run_id: str, phase: str, measure: str) -> pd.Series:
+    """One buffered ÷ direct comparison of compare_modes."""
+    return modes.set_index(["run_id", "phase", "measure"]).loc[(run_id, phase, measure)]
+
+
+def modes_finding(modes: pd.DataFrame, runs: pd.DataFrame, confidence: float) -> str:
+    """The chapter's first finding: how much more buffered writes swing than direct ones in the lead run."""
+    run = main_modes_run(modes)
+    cv = mode_row(modes, run, "write", "coefficient of variation")
+    limit = runs.set_index("run_id").memory_limit_mib[run]
+    return (f"Buffered writes under a {limit:,.0f} MiB cgroup varied second to second "
+            + local_runs.ratio_text(cv, confidence, "as much as direct ones"))
+
+
+def cpu_finding(modes: pd.DataFrame, confidence: float) -> str:
+    """fio's system CPU per GiB, buffered over direct writes, in the lead run."""
+    run = main_modes_run(modes)
+    sys_cpu = mode_row(modes, run, "write", "fio system CPU per GiB")
+    return ("Buffered writes cost fio " + local_runs.ratio_text(sys_cpu, confidence, "the system CPU per GiB of direct "
+                                                                "ones") + f" ({run})")
+
+
+def fill_finding(fill_steps: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
+    """Why the same buffered read ran at very different rates: the cgroup's cache filling or full, with the
+    slowest and the fastest run's geometric means and their CPUs' idle share (not load)."""
+    if compared.empty:
+        return None
+    per_run = fill_steps.groupby("run_id").agg(
+        bw=("bw_mib_s", lambda x: float(np.exp(np.log(x).mean()))), seconds=("runtime_s", "max"),
+        peak=("cache_peak_mib", "max"), limit=("memory_limit_mib", "max"), idle=("idle_pct", "mean"))
+    slow, fast = per_run.loc[per_run.bw.idxmin()], per_run.loc[per_run.bw.idxmax()]
+    return ("Buffered reads ran " + local_runs.ratio_text(compared.iloc[0], confidence, "faster once fio's cgroup "
+                                                           "cache was full than while it filled")
+            + f"; the {slow.seconds:.0f}-s reads ({slow.bw:,.0f} MiB/s) never filled it (peak {slow.peak:,.0f} of "
+              f"{slow.limit:,.0f} MiB), the {fast.seconds:.0f}-s ones ({fast.bw:,.0f}) did; CPUs idle "
+              f"{slow.idle:.0f} % in the slow reads, {fast.idle:.0f} % in the fast")
+
+
+def runs_finding(modes: pd.DataFrame, by_run: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
+    """Buffered ÷ direct reads per modes run, traced to the mode whose bandwidth moved between the runs."""
+    reads = modes[(modes.phase == "read") & (modes.measure == "bandwidth")]
+    if compared.empty or len(reads) < 2:
+        return None
+    ratios = " and ".join(f"{r.ratio:.2f}× ({r.run_id})" for r in reads.itertuples())
+    moved = compared.loc[(np.log(compared.ratio)).abs().idxmax()]
+    held = compared.loc[(np.log(compared.ratio)).abs().idxmin()]
+    clat = by_run[by_run["mode"] == moved["mode"]].set_index("run_id").clat_mean_ms
+    return (f"Buffered ÷ direct reads were {ratios}: between the runs, {moved['mode']} reads moved "
+            + local_runs.ratio_text(moved, confidence)
+            + f" at {clat[moved.first_run]:.2f} then {clat[moved.run_id]:.2f} ms per 1 MiB request, {held['mode']} "
+              "ones " + local_runs.ratio_text(held, confidence))
+
+
+def group_finding(row: pd.Series, confidence: float, what: str, prefix: str) -> str:
+    """A compare_groups row as a finding: `prefix`, then the ratio with `what` it is of, and its bracket."""
+    return f"{prefix} " + local_runs.ratio_text(row, confidence, what)
+
+
+def published_finding(share: pd.Series) -> str:
+    """The talk's profile shares, as printed."""
+    off, on = "pagecache passthrough off", "pagecache passthrough on"
+    return (f"In the talk's profile of a Lustre 2.12.2 OSS, `find_or_create_page` took "
+            f"{share[off, 'Find_or_create_page']:g} % "
+            f"and `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; with LU-11347's passthrough on, "
+            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % [one profile each, no spread; "
+            "{cite:p}`delbary2019`]")
+
+
 def _where(chart: alt.Chart, where: dict) -> alt.Chart:
     """The chart's rows whose columns take the given values. Every panel filters one shared data frame,
     so a multi-panel chart embeds (and offers for download) its data once."""
@@ -420,8 +501,10 @@ def _interval_layers(data: pd.DataFrame, where: dict, x: alt.X, color: alt.Color
                      **encodings) -> alt.LayerChart:
     """A point at each mean and a rule over its interval, for the rows of `data` selected by `where`."""
     enc = {"x": x, "color": color, **encodings}
+    # log axis: the intervals are on the log scale, and with few repetitions they span a wide range
     rules = _where(alt.Chart(data), where).mark_rule(strokeWidth=2).encode(
-        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title), y2="high:Q")
+        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title, scale=alt.Scale(type="log")),
+        y2="high:Q")
     points = _where(alt.Chart(data), where).mark_point(filled=True, size=50).encode(
         **enc, y="mean:Q",
         tooltip=[*(c for c in data.columns if c not in ("mean", "low", "high", "x", "kind")),
@@ -442,8 +525,8 @@ def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) 
               for m in MODE_MEASURES.values() if (data.measure == m).any()]
     rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
     return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "runs side by side (source: fio_io, fio_series, monitor_series)"})
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+                                    "log scale (log axes);", "runs side by side (source: fio_io, fio_series, monitor_series)"]})
 
 
 def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
@@ -470,8 +553,8 @@ def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.9
                   _where(alt.Chart(data), reference).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
         panels.append(alt.layer(*layers).properties(width=200, height=200, title=experiment))
     return alt.hconcat(*panels).properties(title={
-        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "dashed with band: the reference read (source: fio_io, run_labels)"})
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+                                    "log scale (log axes);", "dashed with band: the reference read (source: fio_io, run_labels)"]})
 
 
 def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
@@ -488,8 +571,8 @@ def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 
                  alt.Tooltip("low:Q", format=",.0f"), alt.Tooltip("high:Q", format=",.0f")])
     return alt.layer(band, line).properties(width=380, height=220).facet(
         row=alt.Row("run_id:N", title=None)).properties(title={
-            "text": title, "subtitle": f"line: mean over the repetitions; band: {confidence:.0%} t interval "
-                                       "(source: fio_series)"})
+            "text": title, "subtitle": f"line: geometric mean over the repetitions; band: {confidence:.0%} t interval on "
+                                       "the log scale (source: fio_series)"})
 
 
 def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
@@ -512,8 +595,25 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
             _interval_layers(data, {"mode": mode, "kind": "mean"}, x, color, "write bandwidth, all writers (MiB/s)",
                              xOffset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
     return alt.hconcat(*panels).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": f"large point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "small points: repetitions (source: fio_io)"})
+        "text": title, "subtitle": [f"large point: geometric mean over the repetitions; line: {confidence:.0%} t "
+                                    "interval on the log scale (log axis);", "small points: repetitions (source: fio_io)"]})
+
+
+def chart_read_fill(fill: pd.DataFrame, title: str) -> alt.Chart:
+    """Buffered read bandwidth second by second, coloured by the state of fio's cgroup's page cache, one
+    line per read, one panel per run (log axis: the two states differ several-fold)."""
+    data = fill[["run_id", "step", "repetition", "t_s", "mib_s", "cache"]].round({"mib_s": 3})
+    return alt.Chart(data).mark_point(filled=True, size=25).encode(
+        x=alt.X("t_s:Q", title="seconds since fio started (s)"),
+        y=alt.Y("mib_s:Q", title="MiB/s (1 s mean)", scale=alt.Scale(type="log")),
+        color=alt.Color("cache:N", title="cgroup page cache", sort=[*CACHE_STATES, "unclear"],
+                        scale=alt.Scale(domain=[*CACHE_STATES, "unclear"]), legend=alt.Legend(orient="bottom")),
+        detail="step:N",
+        tooltip=["run_id", "step", "t_s", alt.Tooltip("mib_s:Q", format=",.0f", title="MiB/s"), "cache"],
+    ).properties(width=420, height=110).facet(
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": title, "subtitle": "buffered sequential psync reads of one file; log axis; cache state "
+                                                   "from the cgroup's memory.stat (source: fio_series, monitor_series)"})
 
 
 def get_source_ids(con, run_ids: Iterable[str]) -> list[int]:
