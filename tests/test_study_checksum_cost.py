@@ -1,26 +1,31 @@
 """The checksum_cost chapter's study module (iobook/studies/checksum_cost.py, with iobook/studies/local_runs.py)
-on the four test databases, and its notebook executed on each."""
+on the four test databases, each issue-20 item decided from the raw files it rests on, and the notebook
+executed on each database."""
+import json
+import re
+
+import numpy as np
 import pytest
 
-from iobook import nb
+from iobook import nb, stats
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
-from conftest import execute_chapter
+from conftest import REPO, execute_chapter
 
-RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum
-RUNS = {"empty": 0, "built_tools": 0, "other_io500": 0, "default": 1}
+RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
+RAW = REPO / "data" / "raw"
+DATABASES = ["empty", "built_tools", "other_io500", "default"]
 
 
 def test_runs_steps_and_costs_per_database(any_db):
     name, con = any_db
     runs = cc.get_runs(con)
-    assert len(runs) == RUNS[name]
-    steps = cc.get_steps(con, runs.run_id)
     if name != "default":
-        assert steps.empty  # the no-data case: the notebook shows nb.no_data for the local half
+        assert runs.empty and cc.get_steps(con, runs.run_id).empty  # the notebook shows nb.no_data for the local half
         return
-    assert runs.run_folder.tolist() == [RUN]
+    assert RUN in runs.run_folder.tolist()
+    steps = cc.get_steps(con, cc.get_runs(con, [RUN]).run_id)
     assert len(steps) == 48  # 6 checksums x 2 phases x 2 modes x 2 repetitions
     assert cc.verify_order(steps) == ["none", "crc32c", "xxhash", "md5", "sha1", "sha256"]
     step = steps.set_index("step")
@@ -31,12 +36,95 @@ def test_runs_steps_and_costs_per_database(any_db):
     assert round(step.loc["012-read-sha256-direct-r1", "fio_cpu_s_per_gib"], 4) == 4.518
     # its perf.txt: task-clock 9306.06 msec over 2 GiB
     assert round(step.loc["012-read-sha256-direct-r1", "perf_cpu_s_per_gib"], 5) == round(9.30606 / 2, 5)
-    costs = cc.get_costs(steps).set_index(["phase", "mode", "verify"])
-    sha = costs.loc["read", "direct", "sha256"]
-    assert (sha.repetitions, sha.baseline_repetitions) == (2, 2)
-    assert sha.bw_low < sha.bw_ratio < sha.bw_high < 1
-    assert round(sha.bw_ratio, 3) == 0.146
-    assert costs.loc["read", "direct", "none"].bw_ratio == 1
+    comparisons = cc.get_comparisons(steps).set_index(["phase", "mode", "verify", "measure"])
+    assert len(comparisons) == 2 * 2 * 5 * 2 and set(comparisons.family_size) == {20}
+    sha = comparisons.loc[("read", "direct", "sha256", "bandwidth")]
+    assert (sha.n, sha.n_baseline) == (2, 2) and 0 < sha.low < sha.ratio < sha.high < 1
+    bw = step.bw_mib_s
+    assert sha.ratio == pytest.approx(np.sqrt(bw["012-read-sha256-direct-r1"] * bw["036-read-sha256-direct-r2"]
+                                              / (bw["002-read-none-direct-r1"] * bw["026-read-none-direct-r2"])))
+
+
+def fio_job(step: str) -> dict:
+    return json.loads((RAW / "checksum" / RUN / f"{step}.fio.json").read_text())["jobs"][0]
+
+
+@pytest.fixture(scope="module")
+def default(databases):
+    con = nb.setup(databases["default"])
+    runs = cc.get_runs(con, [RUN])
+    steps = cc.get_steps(con, runs.run_id)
+    return con, runs, steps
+
+
+def test_two_repetitions_are_undecided_with_the_n_that_would_decide(default):
+    """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result."""
+    _, _, steps = default
+    comparisons = cc.get_comparisons(steps)
+    assert not comparisons.decided.any() and set(comparisons.n) == {2}
+    main = cc.main_comparison(comparisons)
+    assert (main.verify, main.phase, main["mode"]) == ("sha256", "write", "direct")
+    # from the four fio JSON files: the ratio of geometric means and the log spread that sets the n
+    sha = [fio_job(s)["write"]["bw_bytes"] for s in ("011-write-sha256-direct-r1", "035-write-sha256-direct-r2")]
+    none = [fio_job(s)["write"]["bw_bytes"] for s in ("001-write-none-direct-r1", "025-write-none-direct-r2")]
+    sd = np.sqrt((np.var(np.log(sha), ddof=1) + np.var(np.log(none), ddof=1)) / 2)
+    ratio = np.sqrt(sha[0] * sha[1] / (none[0] * none[1]))
+    assert main.ratio == pytest.approx(ratio)
+    assert main.n_to_decide == stats.n_per_side(np.log(ratio), sd, 0.05 / 20) >= stats.MIN_REPETITIONS
+    text = cc.main_finding(main, 0.95)
+    assert f"undecided, about {main.n_to_decide} a side would decide" in text and len(text.split()) <= 30
+
+
+def busy_cpus_before(step: str) -> float:
+    """Busy CPUs (usr + nice + sys + irq + soft of the 'all' row, times 2 cores) of the first sample of a
+    step's mpstat log, parsed here from the raw text."""
+    for line in (RAW / "checksum" / RUN / f"{step}.mpstat.txt").read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 12 and fields[1] == "all":
+            usr, nice, sys_, _, irq, soft = map(float, fields[2:8])
+            return (usr + nice + sys_ + irq + soft) / 100 * 2
+    raise AssertionError(f"{step}: no 'all' row")
+
+
+def test_load_differed_between_repetitions(default):
+    """Issue 20: the repetitions ran under other tenants' load that differed (39 % against 79 % user CPU)."""
+    con, runs, steps = default
+    load = cc.get_load(steps, local_runs.get_step_vmstat(con, runs.run_id)).set_index("repetition")
+    for repetition in (1, 2):
+        names = steps[steps.repetition == repetition].step
+        assert load.loc[repetition, "busy_before"] == pytest.approx(np.mean([busy_cpus_before(s) for s in names]),
+                                                                     abs=1e-5)
+    assert load.busy_before[1] - load.busy_before[2] >= cc.LOAD_DIFFERENCE_CPUS and load.load_differs.all()
+    text = cc.load_finding(load.reset_index(), steps, cc.main_comparison(cc.get_comparisons(steps)))
+    usr = [fio_job(s)["usr_cpu"] for s in ("011-write-sha256-direct-r1", "035-write-sha256-direct-r2")]
+    assert f"got {usr[0]:.0f} % then {usr[1]:.0f} % of a CPU" in text  # 39.478838 and 78.562305
+
+
+def test_nsd_raid_client_only_checksum_from_the_listings(default):
+    """Issue 20: the production setting in the IO500 listings was never linked to the slide."""
+    con, _, _ = default
+    settings = cc.get_checksum_settings(con)
+    on = settings[settings.key == "nsdRAIDClientOnlyChecksum"]
+    # every mmlsconfig listing under data/raw/io500, read here: which submissions set it, on which lines
+    expected = set()
+    for listing in (RAW / "io500").rglob("mmlsconfig*"):
+        for number, line in enumerate(listing.read_text().splitlines(), 1):
+            if re.fullmatch(r"nsdRAIDClientOnlyChecksum\s+yes", line.strip()):
+                expected.add((int(re.search(r"submission-(\d+)", str(listing))[1]), number))
+    assert set(zip(on.submission, on.line)) == expected and len(expected) == 7
+    assert sorted(on.submission.unique()) == [651, 679, 690, 722, 731]
+    assert settings.submission.nunique() == 6  # 687's listing sets no checksum setting
+    finding = cc.settings_finding(settings)
+    assert finding.startswith("5 of 6 IO500 runs") and "651, 679, 690, 722, 731" in finding
+
+
+def test_verify_and_trailer_checksum_are_said_to_be_different_mechanisms():
+    """Issue 20: fio's application hashing was set beside IBM's trailer checksum as if one mechanism."""
+    cells = json.loads((REPO / "notebooks" / "checksum_cost.ipynb").read_text())["cells"]
+    section = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## fio's `verify=`"))
+    assert "{cite:p}`fio`" in section and "{cite:p}`ibm-e2e-checksum`" in section
+    assert "{cite:p}`lewars2023`" in section
+    assert "only-if" not in str(next(c for c in cells if "".join(c["source"]) == section)["metadata"])  # on every page
 
 
 def test_labels_narrow_the_steps(databases):
@@ -57,10 +145,12 @@ def test_unknown_run_folder_names_the_nearest(databases):
     assert cc.get_runs(con, [RUN]).run_id.tolist() == [RUN]
 
 
-def test_one_repetition_cannot_tell():
-    assert "cannot tell" in local_runs.ratio_text(0.5, float("nan"), float("nan"), float("nan"), 1, 2)
-    assert local_runs.ratio_text(0.5, 0.4, 0.6, 0.01, 3, 3) == (
-        "0.50× (95% bootstrap interval 0.40–0.60, Welch p = 0.01; 3 and 3 repetitions)")
+def test_ratio_text_states_the_verdict():
+    row = {"ratio": 0.5, "low": 0.4, "high": 0.6, "n": 3, "n_baseline": 3, "decided": True, "n_to_decide": None}
+    assert local_runs.ratio_text(row) == "0.50× [95% interval 0.40–0.60; 3 and 3 repetitions; decided]"
+    assert "no interval" in local_runs.ratio_text({**row, "low": float("nan"), "n": 1})
+    # an interval that excludes 1 never prints a bound of 1.00
+    assert "0.768–0.998" in local_runs.ratio_text({**row, "ratio": 0.876, "low": 0.768, "high": 0.9981})
     assert local_runs.cpu_s_per_gib(50, 4, 2**31) == 1.0
 
 
@@ -70,12 +160,14 @@ def test_memory_factor_from_the_published_table():
     assert round(factors.loc[("Server", "trailerchecksum"), "per_node"], 3) == 2.144
 
 
-@pytest.mark.parametrize("name", list(RUNS))
+@pytest.mark.parametrize("name", DATABASES)
 def test_notebook_executes(databases, tmp_path, name):
-    texts = execute_chapter("checksum_cost", databases[name], tmp_path)
-    no_data = [i for i, t in enumerate(texts) if "This database holds no fio checksum runs" in t]
+    selected = {"run_folders": [RUN]} if name == "default" else {}
+    texts = "\n".join(execute_chapter("checksum_cost", databases[name], tmp_path, **selected))
+    assert "IBM's trailer checksum: IOR read 90 → 125 GB/s" in texts  # the published half, on every database
     if name == "default":
-        assert not no_data and any("Checksum against no checksum" in t for t in texts)
+        assert "This database holds no fio checksum runs" not in texts
+        assert "sha256 cut direct writes to 0.11× the bandwidth of no checksum" in texts
+        assert "nsdRAIDClientOnlyChecksum yes" in texts
     else:
-        # the published half (IBM's table) stays; nothing of the local half follows the note
-        assert len(no_data) == 1 and not any("<table" in t for t in texts[no_data[0]:])
+        assert "This database holds no fio checksum runs" in texts and "chart-" not in texts

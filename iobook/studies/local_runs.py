@@ -1,7 +1,7 @@
 """Runs made by the collectors in scripts/ (collect_checksum.py, collect_pagecache.py, collect_snapshots.py),
 shared by the checksum_cost, pagecache and snapshots chapters: selecting runs by their folder name, each
-output file's manifest labels as columns, the CPU a step cost per GiB it moved, and a ratio of means stated
-with its interval."""
+output file's manifest labels as columns, the CPU a step cost per GiB it moved, what vmstat saw during a
+step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -107,6 +107,33 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
+
+def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """`vmstat 1` per collector step, averaged over the samples from 1 s up to the step's duration (as
+    get_step_machine_cpu does for mpstat): the run queue (`r`, processes running or waiting for a CPU),
+    CPU user, system, idle, I/O wait and steal %, blocks read from disks (`bi`, MiB/s) and the least free
+    memory (GiB). One row per step with a vmstat file."""
+    return con.execute(
+        """
+        SELECT l.run_id, l.step_index, m.source_id AS vmstat_source_id,
+               round(avg(m.value) FILTER (m.metric = 'r'), 6) AS run_queue,
+               round(avg(m.value) FILTER (m.metric = 'us'), 6) AS user_pct,
+               round(avg(m.value) FILTER (m.metric = 'sy'), 6) AS system_pct,
+               round(avg(m.value) FILTER (m.metric = 'id'), 6) AS idle_pct,
+               round(avg(m.value) FILTER (m.metric = 'wa'), 6) AS iowait_pct,
+               round(avg(m.value) FILTER (m.metric = 'st'), 6) AS steal_pct,
+               round(avg(m.value) FILTER (m.metric = 'bi') / 1024, 6) AS disk_read_mib_s,
+               round(min(m.value) FILTER (m.metric = 'free') / 2^20, 6) AS free_gib
+        FROM (SELECT DISTINCT run_id, step_index, source_id FROM run_labels WHERE list_contains(?, run_id)) l
+        JOIN run_steps s USING (run_id, step_index)
+        JOIN monitor_series m ON m.source_id = l.source_id
+        WHERE m.tool = 'vmstat' AND m.t_s >= 1 AND m.t_s <= ceil(s.seconds)
+        GROUP BY ALL
+        ORDER BY l.run_id, l.step_index
+        """,
+        [list(run_ids)],
+    ).df()
+
 # The columns get_fio_steps adds to the labels.
 FIO_STEP_MEASURES = {"bw_bytes_s", "io_bytes", "runtime_s", "usr_cpu_pct", "sys_cpu_pct", "perf_source_id",
                      "task_clock_s", "mpstat_source_id", "busy_cpus_before", "busy_cpus_during", "bw_mib_s", "gib",
@@ -158,12 +185,51 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     return df.sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
 
-def ratio_text(ratio: float, low: float, high: float, p_welch: float, n_sample: int, n_baseline: int,
-               confidence: float = 0.95) -> str:
-    """A ratio of means as a finding states it: with its bootstrap interval and Welch's p and the
-    repetitions behind it, or, with one repetition on a side, saying that it cannot tell."""
-    if min(n_sample, n_baseline) < 2 or np.isnan(low):
-        return (f"{ratio:.2f}× (one repetition on a side: these runs cannot tell this from run-to-run "
-                "noise)")
-    return (f"{ratio:.2f}× ({confidence:.0%} bootstrap interval {low:.2f}–{high:.2f}, Welch p = {p_welch:.2g}; "
-            f"{n_sample} and {n_baseline} repetitions)")
+def shown_digits(row, digits: int = 2) -> int:
+    """Enough decimals that an interval that excludes 1 does not print a bound of 1.00."""
+    for d in range(digits, digits + 3):
+        if all(f"{row[k]:.{d}f}" != f"{1:.{d}f}" or row[k] == 1 for k in ("low", "high") if not pd.isna(row[k])):
+            return d
+    return digits + 3
+
+
+def ratio_text(row, confidence: float = 0.95, what: str = "", digits: int = 2) -> str:
+    """A comparison (a row of stats.add_verdicts) as a finding states it: the ratio and `what` it is of
+    first, then in brackets its interval, the repetitions and the verdict, with the repetitions per side
+    that would decide it when these do not: "0.11× the bandwidth of none [95% interval 0.03–0.48; 2 and 2
+    repetitions; undecided, about 5 a side would decide]"."""
+    digits = shown_digits(row, digits)
+    shown = f"{row['ratio']:.{digits}f}×" + (f" {what}" if what else "")
+    reps = f"{row['n']} and {row['n_baseline']} repetitions"
+    if pd.isna(row["low"]):
+        return f"{shown} [no interval: {reps}; undecided]"
+    if row["decided"]:
+        verdict = "decided"
+    else:
+        n = row["n_to_decide"]
+        verdict = "undecided, " + (f"about {n} a side would decide" if not pd.isna(n) else
+                                   "no practical number of repetitions would decide it")
+    return (f"{shown} [{confidence:.0%} interval {row['low']:.{digits}f}–{row['high']:.{digits}f}; {reps}; "
+            f"{verdict}]")
+
+
+def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits: int = 2) -> pd.DataFrame:
+    """A table's four columns for comparisons (rows of stats.add_verdicts), short enough for a narrow page:
+    the ratio with its interval, the repetitions on each side, Holm's p and the verdict with the repetitions
+    per side that would decide it."""
+    def interval(r) -> str:
+        d = shown_digits(r, digits)
+        if pd.isna(r["low"]):
+            return f"{r['ratio']:.{d}f}× (no interval)"
+        return f"{r['ratio']:.{d}f}× ({r['low']:.{d}f}–{r['high']:.{d}f})"
+
+    def verdict(r) -> str:
+        if r["decided"]:
+            return "decided"
+        return "undecided" + (f", {r['n_to_decide']} a side" if not pd.isna(r["n_to_decide"]) else "")
+
+    return pd.DataFrame({
+        f"ratio ({confidence:.0%} interval)": [interval(r) for _, r in comparisons.iterrows()],
+        "n": [f"{r['n']} / {r['n_baseline']}" for _, r in comparisons.iterrows()],
+        "Holm p": comparisons["p_holm"].to_numpy(),
+        "verdict": [verdict(r) for _, r in comparisons.iterrows()]}, index=comparisons.index)

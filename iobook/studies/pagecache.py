@@ -104,28 +104,25 @@ def get_steps(con, run_ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFram
     return steps.merge(spread, on=["run_id", "step_index"], how="left")
 
 
+MODE_RATIOS = {"bandwidth": "bw_mib_s", "coefficient of variation": "cv",
+               "fio system CPU per GiB": "fio_sys_cpu_s_per_gib"}  # buffered ÷ direct
+
+
 def compare_modes(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Per run and phase: buffered over direct for fio's bandwidth, the coefficient of variation of the
-    bucket means, and fio's CPU-seconds per GiB (usr + sys, and sys alone), each a ratio of means over the repetitions with its
-    bootstrap interval and Welch's p (iobook.stats.ratio_of_means; NaN interval with one repetition)."""
+    """Per run, phase and measure (MODE_RATIOS: fio's bandwidth, the coefficient of variation of its
+    bucket means, fio's system CPU-seconds per GiB): buffered over direct on the log scale, with the
+    interval, Welch's p (stats.ratio_row) and the verdicts of a run's comparisons read together
+    (stats.add_verdicts)."""
     rows = []
     for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True):
         buffered, direct = part[part["mode"] == "buffered"], part[part["mode"] == "direct"]
         if buffered.empty or direct.empty:
             continue
-        row = {"run_id": run_id, "phase": phase, "buffered_repetitions": len(buffered),
-               "direct_repetitions": len(direct)}
-        for name, column in [("bw", "bw_mib_s"), ("cv", "cv"), ("cpu", "fio_cpu_s_per_gib"),
-                             ("sys", "fio_sys_cpu_s_per_gib")]:
-            row[f"buffered_{name}"], row[f"direct_{name}"] = buffered[column].mean(), direct[column].mean()
-            if min(len(buffered), len(direct)) < 2:
-                r = (row[f"buffered_{name}"] / row[f"direct_{name}"], np.nan, np.nan, np.nan)
-            else:
-                res = stats.ratio_of_means(buffered[column], direct[column], confidence=confidence)
-                r = (res.ratio, res.low, res.high, res.p_welch)
-            row.update(dict(zip([f"{name}_ratio", f"{name}_low", f"{name}_high", f"{name}_p"], r)))
-        rows.append(row)
-    return pd.DataFrame(rows)
+        for measure, column in MODE_RATIOS.items():
+            rows.append({"run_id": run_id, "phase": phase, "measure": measure,
+                         **stats.ratio_row(buffered[column], direct[column], confidence)})
+    columns = ["run_id", "phase", "measure", *stats.RATIO_COLUMNS]
+    return stats.add_verdicts(pd.DataFrame(rows, columns=columns), confidence, ["run_id"])
 
 
 def get_memory(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -148,8 +145,9 @@ def get_memory(con, run_ids: Iterable[str]) -> pd.DataFrame:
 
 
 def get_reclaim(con, run_ids: Iterable[str]) -> pd.DataFrame:
-    """Per step, how much reclaim counters rose (last sample - first): the cgroup's pgpgout (uncharge
-    events), global reclaim scanned (vmstat pgscan_kswapd + pgscan_direct), and all reclaim including
+    """Per step, how much reclaim counters rose (last sample - first): the cgroup's pgpgin and pgpgout
+    (charge and uncharge events: a page, or a large folio, entering or leaving it), global reclaim scanned
+    (vmstat pgscan_kswapd + pgscan_direct), and all reclaim including
     cgroups' (vmstat pgscan_file, pgsteal_file)."""
     return con.execute(
         """
@@ -161,11 +159,12 @@ def get_reclaim(con, run_ids: Iterable[str]) -> pd.DataFrame:
             FROM (SELECT DISTINCT run_id, step_index, source_id FROM run_labels WHERE list_contains(?, run_id)) l
             JOIN monitor_series m ON m.source_id = l.source_id
             WHERE m.tool = 'proc'
-              AND m.metric IN ('pgpgout', 'pgscan_kswapd', 'pgscan_direct', 'pgscan_file', 'pgsteal_file')
+              AND m.metric IN ('pgpgin', 'pgpgout', 'pgscan_kswapd', 'pgscan_direct', 'pgscan_file', 'pgsteal_file')
               AND (ends_with(m.instance, '/memory.stat') OR m.instance = '/proc/vmstat')
             GROUP BY ALL
         )
         SELECT run_id, step_index, any_value(source_id) AS source_id,
+               max(increase) FILTER (counter = 'cgroup pgpgin') AS cgroup_pgpgin_events,
                max(increase) FILTER (counter = 'cgroup pgpgout') AS cgroup_pgpgout_events,
                max(increase) FILTER (counter = 'vmstat pgscan_kswapd')
                    + max(increase) FILTER (counter = 'vmstat pgscan_direct') AS global_reclaim_scanned_pages,
@@ -185,11 +184,11 @@ MODE_MEASURES = {"bw_mib_s": "bandwidth (MiB/s)", "cv": "coefficient of variatio
 def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Buffered and direct per run and phase: fio bandwidth, the coefficient of variation of the bucket
     means, fio's system CPU-seconds per GiB and the cgroup's pgpgout events per GiB moved, each as the
-    mean over the repetitions with its t interval (`intervals`)."""
+    geometric mean over the repetitions with its t interval on the log scale (stats.intervals)."""
     df = steps.merge(reclaim[["run_id", "step_index", "cgroup_pgpgout_events"]], on=["run_id", "step_index"],
                      how="left")
     df["cgroup_pgpgout_per_gib"] = df.cgroup_pgpgout_events / df.gib
-    return stats.intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence)
+    return stats.intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence, log=True)
 
 
 def get_fio_results(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -219,7 +218,8 @@ def get_fio_results(con, run_ids: Iterable[str]) -> pd.DataFrame:
 
 def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[str],
                       confidence: float = 0.95) -> pd.DataFrame:
-    """Sequential read bandwidth by setting, mean over the repetitions with its t interval: the
+    """Sequential read bandwidth by setting, geometric mean over the repetitions with its t interval on the
+    log scale (stats.intervals): the
     queue-depth runs' direct reads per engine and iodepth beside their buffered psync read at depth 1,
     and the readahead runs' buffered reads of the loop device per read-ahead (KiB) beside its direct
     read at depth 1. `setting` names the varied value; `value` is it as a number (iodepth or KiB)."""
@@ -246,39 +246,34 @@ def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[s
     df["value_key"] = df["value"].fillna(-1)
     out = stats.intervals(df, ["run_id", "experiment", "series", "value_key"],
                     {"bw_mib_s": "bandwidth (MiB/s)", "clat_mean_ms": "completion latency (ms)",
-                     "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"}, confidence)
+                     "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"}, confidence, log=True)
     out["value"] = out.pop("value_key").replace(-1, np.nan)
     return out
 
 
 def get_trim_recovery(buckets: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """The trim runs' sequential writes after a trim or none: per run, condition and second, the mean
-    bandwidth over the repetitions with its t interval."""
+    bandwidth over the repetitions (geometric) with its t interval on the log scale."""
     if "trim" not in buckets:
         return stats.intervals(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
     after = buckets[buckets.phase == "write"]
-    return stats.intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence)
+    return stats.intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence, log=True)
 
 
 def compare_groups(df: pd.DataFrame, by: list[str], label: str, sample: str, baseline: str, column: str,
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Per group of `by`: mean `column` of the rows whose `label` is `sample` over those whose label is
-    `baseline`, with its bootstrap interval and Welch's p (iobook.stats.ratio_of_means; NaN interval
-    when a side has one row)."""
+                   confidence: float = 0.95, family: list[str] | None = None) -> pd.DataFrame:
+    """Per group of `by`: `column` of the rows whose `label` is `sample` over those whose label is
+    `baseline`, on the log scale (stats.ratio_row, geometric means `sample_mean` and `baseline_mean`),
+    with the verdicts of the groups read together within each `family` (stats.add_verdicts)."""
     rows = []
     for keys, part in df.groupby(by, sort=True):
         a, b = part.loc[part[label] == sample, column], part.loc[part[label] == baseline, column]
         if a.empty or b.empty:
             continue
-        if min(len(a), len(b)) < 2:
-            r = stats.Ratio(a.mean() / b.mean(), np.nan, np.nan, np.nan)
-        else:
-            r = stats.ratio_of_means(a, b, confidence=confidence)
-        rows.append({**dict(zip(by, keys)), "sample_repetitions": len(a), "baseline_repetitions": len(b),
-                     "sample_mean": a.mean(), "baseline_mean": b.mean(), "ratio": r.ratio, "low": r.low,
-                     "high": r.high, "p_welch": r.p_welch})
-    return pd.DataFrame(rows, columns=[*by, "sample_repetitions", "baseline_repetitions", "sample_mean",
-                                       "baseline_mean", "ratio", "low", "high", "p_welch"])
+        rows.append({**dict(zip(by, keys)), "sample_mean": float(np.exp(np.log(a).mean())),
+                     "baseline_mean": float(np.exp(np.log(b).mean())), **stats.ratio_row(a, b, confidence)})
+    out = pd.DataFrame(rows, columns=[*by, "sample_mean", "baseline_mean", *stats.RATIO_COLUMNS])
+    return stats.add_verdicts(out, confidence, family)
 
 
 def get_trim_effect(buckets: pd.DataFrame, first_s: float, confidence: float = 0.95) -> pd.DataFrame:
@@ -292,8 +287,9 @@ def get_trim_effect(buckets: pd.DataFrame, first_s: float, confidence: float = 0
     for window, part in [(f"first {first_s:g} s", after[after.t_s < first_s]), ("whole step", after)]:
         per_rep = part.groupby(["run_id", "trim", "repetition"]).mib_s.mean().reset_index()
         per_rep["window"] = window
-        rows.append(compare_groups(per_rep, ["run_id", "window"], "trim", "trim", "none", "mib_s", confidence))
-    return pd.concat(rows, ignore_index=True)
+        rows.append(per_rep)
+    per_rep = pd.concat(rows, ignore_index=True)
+    return compare_groups(per_rep, ["run_id", "window"], "trim", "trim", "none", "mib_s", confidence, ["run_id"])
 
 
 def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -304,7 +300,193 @@ def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tu
         return steps, compare_groups(pd.DataFrame(columns=["run_id", "mode", "layout", "bw_mib_s"]),
                                      ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s")
     steps = steps[steps.phase == "write"].reset_index(drop=True)
-    return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence)
+    return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence,
+                                 ["run_id"])
+
+
+# Experiments whose buffered reads are sequential 1 MiB psync reads of the same kind of file (the readahead
+# experiment reads a loop device instead).
+FILE_READ_EXPERIMENTS = ["modes", "queue-depth"]
+# The proc sampler starts 1 s before its step (scripts/collectlib.py, Monitors' settle_s) and fio's clock up to
+# about a second after the step: fio's bucket [t, t + w) lies within [t + 1, t + w + 2) of the sampler's clock.
+SAMPLER_LEAD_S = (1.0, 2.0)
+FULL_SHARE = 0.95  # of the cgroup's memory limit, at which its page cache counts as full
+CACHE_STATES = ["filling", "full"]
+
+
+def get_read_fill(con, runs: pd.DataFrame, bucket_ms: int) -> pd.DataFrame:
+    """The buffered reads of a file (FILE_READ_EXPERIMENTS) bucket by bucket, each bucket labelled by the
+    state of fio's memory cgroup's page cache (memory.stat `cache`, sampled every second): 'filling' when
+    the whole bucket lies before the first sample at FULL_SHARE of the limit or more (or the cache never
+    got there), 'full' when it lies after it, 'unclear' across the moment (SAMPLER_LEAD_S: the clocks are
+    a second apart). `full_at_s`: that sample's time on the sampler's clock, NaN when never full."""
+    ids = [r for e in FILE_READ_EXPERIMENTS for r in run_ids(runs, e)]
+    buckets = get_buckets(con, ids, bucket_ms)
+    columns = ["run_id", "experiment", "step_index", "step", "repetition", "t_s", "mib_s", "full_at_s", "cache"]
+    if buckets.empty or "mode" not in buckets:
+        return pd.DataFrame(columns=columns)
+    reads = buckets[(buckets["mode"] == "buffered") & (buckets.phase == "read")]
+    cache = get_memory(con, ids)
+    cache = cache[cache.metric == "cache"].merge(runs[["run_id", "memory_limit_mib"]], on="run_id")
+    full = cache[cache.mib >= FULL_SHARE * cache.memory_limit_mib].groupby(["run_id", "step_index"]).t_s.min()
+    reads = reads.merge(full.rename("full_at_s").reset_index(), on=["run_id", "step_index"], how="left")
+    width, (early, late) = bucket_ms / 1000, SAMPLER_LEAD_S
+    # before: the bucket ends (late clock) before the last sample below the limit; after: it starts (early
+    # clock) at or after the first sample at the limit
+    before = reads.full_at_s.isna() | (reads.t_s + width + late <= reads.full_at_s - 1)
+    after = reads.t_s + early >= reads.full_at_s
+    reads["cache"] = np.where(before, "filling", np.where(after, "full", "unclear"))
+    reads = reads.drop(columns="experiment", errors="ignore").merge(runs[["run_id", "experiment"]], on="run_id")
+    return reads[columns].reset_index(drop=True)
+
+
+def get_fill_steps(con, fill: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per buffered read of get_read_fill: fio's bandwidth over the whole step, the mean bandwidth of its
+    buckets while the cgroup's cache was filling and once it was full (with their bucket counts), the
+    cache at the step's start and its peak (MiB, memory.stat), the cgroup's charge events per GiB read
+    (pgpgin: one per page or large folio entering the cache), fio's system CPU-seconds per GiB, and what
+    vmstat saw (local_runs.get_step_vmstat: run queue, idle %, least free memory)."""
+    if fill.empty:
+        return pd.DataFrame()
+    ids = fill.run_id.unique().tolist()
+    by = ["run_id", "step_index"]
+    per_state = fill[fill.cache.isin(CACHE_STATES)].pivot_table(
+        index=by, columns="cache", values="mib_s", aggfunc=["mean", "size"])
+    per_state.columns = [f"{state}_{'mib_s' if agg == 'mean' else 'buckets'}" for agg, state in per_state.columns]
+    steps = local_runs.get_fio_steps(con, ids).merge(fill[by].drop_duplicates(), on=by)
+    memory = get_memory(con, ids)
+    cache = memory[memory.metric == "cache"].sort_values("t_s").groupby(by).mib.agg(
+        cache_start_mib="first", cache_peak_mib="max")
+    out = (steps.merge(per_state.reset_index(), on=by, how="left").merge(cache.reset_index(), on=by, how="left")
+           .merge(get_reclaim(con, ids)[[*by, "cgroup_pgpgin_events"]], on=by, how="left")
+           .merge(local_runs.get_step_vmstat(con, ids), on=by, how="left")
+           .merge(runs[["run_id", "experiment", "memory_limit_mib"]], on="run_id", suffixes=("_label", "")))
+    out["charges_per_gib"] = out.cgroup_pgpgin_events / out.gib
+    for state in CACHE_STATES:
+        for column in (f"{state}_mib_s", f"{state}_buckets"):
+            if column not in out:
+                out[column] = np.nan
+    return out.sort_values(by).reset_index(drop=True)
+
+
+def compare_fill(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Buffered read bandwidth once the cgroup's cache was full over while it was filling, each step's
+    bucket mean taken as one repetition (stats.ratio_row, stats.add_verdicts); one row."""
+    full, filling = steps.full_mib_s.dropna(), steps.filling_mib_s.dropna()
+    rows = [] if full.empty or filling.empty else [stats.ratio_row(full, filling, confidence)]
+    return stats.add_verdicts(pd.DataFrame(rows, columns=stats.RATIO_COLUMNS), confidence)
+
+
+def get_reads_by_run(con, run_ids_: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
+    """The modes runs' sequential reads per run and mode: repetitions, geometric mean bandwidth with its
+    t interval on the log scale, and the mean of fio's completion latency per 1 MiB request (ms), which
+    sets a direct psync read's bandwidth (one request in flight)."""
+    results = get_fio_results(con, run_ids_)
+    columns = ["run_id", "mode", "repetitions", "mean", "low", "high", "clat_mean_ms"]
+    if results.empty:
+        return pd.DataFrame(columns=columns)
+    reads = results[results.phase == "read"]
+    bw = stats.intervals(reads, ["run_id", "mode"], {"bw_mib_s": "bandwidth (MiB/s)"}, confidence, log=True)
+    clat = reads.groupby(["run_id", "mode"]).clat_mean_ms.mean().reset_index()
+    return bw.merge(clat, on=["run_id", "mode"])[columns]
+
+
+def compare_runs(con, run_ids_: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Each later modes run's sequential reads over the first run's, per mode (compare_groups on the
+    runs' read steps, one family), so that a buffered ÷ direct ratio that differs between runs can be
+    traced to the mode whose bandwidth moved."""
+    results = get_fio_results(con, run_ids_)
+    columns = ["mode", "run_id", "first_run", "sample_mean", "baseline_mean", *stats.RATIO_COLUMNS]
+    if results.empty or results.run_id.nunique() < 2:
+        return stats.add_verdicts(pd.DataFrame(columns=columns), confidence)
+    reads = results[results.phase == "read"]
+    first = reads.run_id.min()
+    frames = []
+    for run in sorted(set(reads.run_id) - {first}):
+        pair = reads[reads.run_id.isin([first, run])].assign(pair=run)
+        frames.append(compare_groups(pair, ["mode", "pair"], "run_id", run, first, "bw_mib_s", confidence))
+    out = pd.concat(frames, ignore_index=True).rename(columns={"pair": "run_id"}).assign(first_run=first)
+    return stats.add_verdicts(out[columns], confidence)
+
+
+def main_modes_run(modes: pd.DataFrame) -> str | None:
+    """The modes run the chapter leads with: the latest whose buffered and direct writes both have the
+    most repetitions."""
+    if modes.empty:
+        return None
+    writes = modes[modes.phase == "write"]
+    if writes.empty:
+        return None
+    most = writes.assign(reps=writes[["n", "n_baseline"]].min(axis=1))
+    return most.sort_values(["reps", "run_id"]).run_id.iloc[-1]
+
+
+def mode_row(modes: pd.DataFrame, run_id: str, phase: str, measure: str) -> pd.Series:
+    """One buffered ÷ direct comparison of compare_modes."""
+    return modes.set_index(["run_id", "phase", "measure"]).loc[(run_id, phase, measure)]
+
+
+def modes_finding(modes: pd.DataFrame, runs: pd.DataFrame, confidence: float) -> str:
+    """The chapter's first finding: how much more buffered writes swing than direct ones in the lead run."""
+    run = main_modes_run(modes)
+    cv = mode_row(modes, run, "write", "coefficient of variation")
+    limit = runs.set_index("run_id").memory_limit_mib[run]
+    return (f"Buffered writes under a {limit:,.0f} MiB cgroup varied second to second "
+            + local_runs.ratio_text(cv, confidence, "as much as direct ones"))
+
+
+def cpu_finding(modes: pd.DataFrame, confidence: float) -> str:
+    """fio's system CPU per GiB, buffered over direct writes, in the lead run."""
+    run = main_modes_run(modes)
+    sys_cpu = mode_row(modes, run, "write", "fio system CPU per GiB")
+    return ("Buffered writes cost fio " + local_runs.ratio_text(sys_cpu, confidence, "the system CPU per GiB of direct "
+                                                                "ones") + f" ({run})")
+
+
+def fill_finding(fill_steps: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
+    """Why the same buffered read ran at very different rates: the cgroup's cache filling or full, with the
+    slowest and the fastest run's geometric means and their CPUs' idle share (not load)."""
+    if compared.empty:
+        return None
+    per_run = fill_steps.groupby("run_id").agg(
+        bw=("bw_mib_s", lambda x: float(np.exp(np.log(x).mean()))), seconds=("runtime_s", "max"),
+        peak=("cache_peak_mib", "max"), limit=("memory_limit_mib", "max"), idle=("idle_pct", "mean"))
+    slow, fast = per_run.loc[per_run.bw.idxmin()], per_run.loc[per_run.bw.idxmax()]
+    return ("Buffered reads ran " + local_runs.ratio_text(compared.iloc[0], confidence, "faster once fio's cgroup "
+                                                           "cache was full than while it filled")
+            + f"; the {slow.seconds:.0f}-s reads ({slow.bw:,.0f} MiB/s) never filled it (peak {slow.peak:,.0f} of "
+              f"{slow.limit:,.0f} MiB), the {fast.seconds:.0f}-s ones ({fast.bw:,.0f}) did; CPUs idle "
+              f"{slow.idle:.0f} % in the slow reads, {fast.idle:.0f} % in the fast")
+
+
+def runs_finding(modes: pd.DataFrame, by_run: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
+    """Buffered ÷ direct reads per modes run, traced to the mode whose bandwidth moved between the runs."""
+    reads = modes[(modes.phase == "read") & (modes.measure == "bandwidth")]
+    if compared.empty or len(reads) < 2:
+        return None
+    ratios = " and ".join(f"{r.ratio:.2f}× ({r.run_id})" for r in reads.itertuples())
+    moved = compared.loc[(np.log(compared.ratio)).abs().idxmax()]
+    held = compared.loc[(np.log(compared.ratio)).abs().idxmin()]
+    clat = by_run[by_run["mode"] == moved["mode"]].set_index("run_id").clat_mean_ms
+    return (f"Buffered ÷ direct reads were {ratios}: between the runs, {moved['mode']} reads moved "
+            + local_runs.ratio_text(moved, confidence)
+            + f" at {clat[moved.first_run]:.2f} then {clat[moved.run_id]:.2f} ms per 1 MiB request, {held['mode']} "
+              "ones " + local_runs.ratio_text(held, confidence))
+
+
+def group_finding(row: pd.Series, confidence: float, what: str, prefix: str) -> str:
+    """A compare_groups row as a finding: `prefix`, then the ratio with `what` it is of, and its bracket."""
+    return f"{prefix} " + local_runs.ratio_text(row, confidence, what)
+
+
+def published_finding(share: pd.Series) -> str:
+    """The talk's profile shares, as printed."""
+    off, on = "pagecache passthrough off", "pagecache passthrough on"
+    return (f"In the talk's profile of a Lustre 2.12.2 OSS, `find_or_create_page` took "
+            f"{share[off, 'Find_or_create_page']:g} % "
+            f"and `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; with LU-11347's passthrough on, "
+            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % [one profile each, no spread; "
+            "{cite:p}`delbary2019`]")
 
 
 def _where(chart: alt.Chart, where: dict) -> alt.Chart:
@@ -319,8 +501,10 @@ def _interval_layers(data: pd.DataFrame, where: dict, x: alt.X, color: alt.Color
                      **encodings) -> alt.LayerChart:
     """A point at each mean and a rule over its interval, for the rows of `data` selected by `where`."""
     enc = {"x": x, "color": color, **encodings}
+    # log axis: the intervals are on the log scale, and with few repetitions they span a wide range
     rules = _where(alt.Chart(data), where).mark_rule(strokeWidth=2).encode(
-        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title), y2="high:Q")
+        **{k: v for k, v in enc.items() if k != "shape"}, y=alt.Y("low:Q", title=y_title, scale=alt.Scale(type="log")),
+        y2="high:Q")
     points = _where(alt.Chart(data), where).mark_point(filled=True, size=50).encode(
         **enc, y="mean:Q",
         tooltip=[*(c for c in data.columns if c not in ("mean", "low", "high", "x", "kind")),
@@ -341,8 +525,8 @@ def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) 
               for m in MODE_MEASURES.values() if (data.measure == m).any()]
     rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
     return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "runs side by side (source: fio_io, fio_series, monitor_series)"})
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+                                    "log scale (log axes);", "runs side by side (source: fio_io, fio_series, monitor_series)"]})
 
 
 def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
@@ -369,8 +553,8 @@ def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.9
                   _where(alt.Chart(data), reference).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
         panels.append(alt.layer(*layers).properties(width=200, height=200, title=experiment))
     return alt.hconcat(*panels).properties(title={
-        "text": title, "subtitle": f"point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "dashed with band: the reference read (source: fio_io, run_labels)"})
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+                                    "log scale (log axes);", "dashed with band: the reference read (source: fio_io, run_labels)"]})
 
 
 def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
@@ -387,15 +571,16 @@ def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 
                  alt.Tooltip("low:Q", format=",.0f"), alt.Tooltip("high:Q", format=",.0f")])
     return alt.layer(band, line).properties(width=380, height=220).facet(
         row=alt.Row("run_id:N", title=None)).properties(title={
-            "text": title, "subtitle": f"line: mean over the repetitions; band: {confidence:.0%} t interval "
-                                       "(source: fio_series)"})
+            "text": title, "subtitle": f"line: geometric mean over the repetitions; band: {confidence:.0%} t interval on "
+                                       "the log scale (source: fio_series)"})
 
 
 def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
     """Bandwidth of all writers together, one shared file against one file each, one panel per mode (own
     scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
     side."""
-    summary = stats.intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence)
+    summary = stats.intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence,
+                              log=True)
     data = pd.concat([summary.drop(columns="measure").assign(kind="mean"),
                       steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].rename(
                           columns={"bw_mib_s": "mean"}).assign(kind="repetition")], ignore_index=True).round(
@@ -410,8 +595,25 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
             _interval_layers(data, {"mode": mode, "kind": "mean"}, x, color, "write bandwidth, all writers (MiB/s)",
                              xOffset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
     return alt.hconcat(*panels).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": f"large point: mean over the repetitions; line: {confidence:.0%} t interval; "
-                                   "small points: repetitions (source: fio_io)"})
+        "text": title, "subtitle": [f"large point: geometric mean over the repetitions; line: {confidence:.0%} t "
+                                    "interval on the log scale (log axis);", "small points: repetitions (source: fio_io)"]})
+
+
+def chart_read_fill(fill: pd.DataFrame, title: str) -> alt.Chart:
+    """Buffered read bandwidth second by second, coloured by the state of fio's cgroup's page cache, one
+    line per read, one panel per run (log axis: the two states differ several-fold)."""
+    data = fill[["run_id", "step", "repetition", "t_s", "mib_s", "cache"]].round({"mib_s": 3})
+    return alt.Chart(data).mark_point(filled=True, size=25).encode(
+        x=alt.X("t_s:Q", title="seconds since fio started (s)"),
+        y=alt.Y("mib_s:Q", title="MiB/s (1 s mean)", scale=alt.Scale(type="log")),
+        color=alt.Color("cache:N", title="cgroup page cache", sort=[*CACHE_STATES, "unclear"],
+                        scale=alt.Scale(domain=[*CACHE_STATES, "unclear"]), legend=alt.Legend(orient="bottom")),
+        detail="step:N",
+        tooltip=["run_id", "step", "t_s", alt.Tooltip("mib_s:Q", format=",.0f", title="MiB/s"), "cache"],
+    ).properties(width=420, height=110).facet(
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": title, "subtitle": "buffered sequential psync reads of one file; log axis; cache state "
+                                                   "from the cgroup's memory.stat (source: fio_series, monitor_series)"})
 
 
 def get_source_ids(con, run_ids: Iterable[str]) -> list[int]:

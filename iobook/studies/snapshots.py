@@ -100,7 +100,10 @@ def get_seed_pooled(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
     run with the same noise (t = (mean - x0) / (sd * sqrt(1 + 1/7)), 6 degrees of freedom; the
     prediction test of stats.value_against_spread); (b) the slide's own "Std. deviation" as the noise
     of one run (sample std of all eight rows, 7 degrees of freedom; it contains the drop itself, so
-    this test is conservative). Ratios' intervals are the difference's over the no-snapshot value."""
+    this test is conservative). Ratios' intervals are the difference's over the no-snapshot value. Both
+    readings take the rows, measured one after the other, as if they were repeats: the slide gives nothing
+    else. Each reading's nine p-values are also given Holm-corrected (stats.holm), as the columns are read
+    together."""
     wide = seed_wide(seed)
     states = wide.drop(index=list(SUMMARY_ROWS))
     out = []
@@ -119,7 +122,12 @@ def get_seed_pooled(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
                     "high (snapshot rows' spread, %)": 100 * (1 + high_a / x0), "p (snapshot rows' spread)": p_a,
                     "low (printed std, %)": 100 * (1 + low_b / x0), "high (printed std, %)": 100 * (1 + high_b / x0),
                     "p (printed std)": p_b, "snapshot rows' sd": spread.sd, "printed std": printed_sd})
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out)
+    # the nine columns are read together: Holm's correction over them, per reading of the noise
+    df.insert(df.columns.get_loc("p (snapshot rows' spread)") + 1, "Holm p (snapshot rows' spread)",
+              stats.holm(df["p (snapshot rows' spread)"]))
+    df.insert(df.columns.get_loc("p (printed std)") + 1, "Holm p (printed std)", stats.holm(df["p (printed std)"]))
+    return df
 
 
 def get_seed_states(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
@@ -138,7 +146,9 @@ def get_seed_states(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
             low, high, p = _difference_interval(float(x) - x0, sd * np.sqrt(2), len(states) - 1, confidence)
             out.append({"column": column, "state": state, "ratio": x / x0, "low": 1 + low / x0,
                         "high": 1 + high / x0, "p": p})
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out, columns=["column", "state", "ratio", "low", "high", "p"])
+    df["p_holm"] = stats.holm(df["p"])  # all states and columns read together
+    return df
 
 
 def chart_seed_states(states: pd.DataFrame, source: str, confidence: float) -> alt.Chart:
@@ -202,37 +212,78 @@ def stage_order(rates: pd.DataFrame) -> list[str]:
 
 
 def get_comparisons(rates: pd.DataFrame, baseline_stage: str, confidence: float) -> pd.DataFrame:
-    """Per run, operation and stage: the stage's mean rate over the baseline stage's, with a bootstrap
-    percentile interval and Welch's t-test (stats.ratio_of_means), plus one row 'all but baseline'
-    pooling every other stage (the local counterpart of the slide's "Diff with/without"). A stage is
-    'distinguishable' when the interval excludes 1 and Welch's p < 1 - confidence, 'within noise' when
-    neither, 'unclear (one test)' when only one of the two says so. Runs without the baseline stage
-    are left out."""
-    alpha = 1 - confidence
+    """Per run, operation and stage: the stage's rate over the baseline stage's on the log scale, its
+    repetitions (a stage's create, stat and delete loops) on each side (stats.ratio_row), and the verdicts
+    of all a run's stage comparisons read together (stats.add_verdicts: Holm, at least
+    stats.MIN_REPETITIONS a side). Stages are compared one by one, never pooled: they ran one after the
+    other with a growing number of snapshots, so they are not repeats of one condition. `faster` marks a
+    stage whose rate came out above the baseline's. Runs without the baseline stage are left out."""
     order = stage_order(rates)
     out = []
     for (run_id, operation), group in rates.groupby(["run_id", "operation"], sort=True):
         baseline = group.loc[group["stage"] == baseline_stage, "files_per_s"]
         if baseline.empty:
             continue
-        others = [(s, group.loc[group["stage"] == s, "files_per_s"]) for s in order
-                  if s != baseline_stage and (group["stage"] == s).any()]
-        for stage, sample in others + [("all but baseline", group.loc[group["stage"] != baseline_stage,
-                                                                       "files_per_s"])]:
-            r = stats.ratio_of_means(sample, baseline, confidence=confidence)
-            out.append({"run_id": run_id, "operation": operation, "stage": stage, "repetitions": len(sample),
-                        "baseline repetitions": len(baseline), "mean (files/s)": sample.mean(), "ratio": r.ratio,
-                        "low": r.low, "high": r.high, "p (Welch)": r.p_welch, "interval excludes 1": not r.low <= 1 <= r.high,
-                        "p below alpha": r.p_welch < alpha})
-    df = pd.DataFrame(out, columns=["run_id", "operation", "stage", "repetitions", "baseline repetitions",
-                                    "mean (files/s)", "ratio", "low", "high", "p (Welch)", "interval excludes 1",
-                                    "p below alpha"])
-    both = df["interval excludes 1"] & df["p below alpha"]
-    df["verdict"] = np.where(both, "distinguishable",
-                             np.where(df["interval excludes 1"] == df["p below alpha"], "within noise",
-                                      "unclear (one test)"))
+        for stage in [s for s in order if s != baseline_stage and (group["stage"] == s).any()]:
+            sample = group.loc[group["stage"] == stage, "files_per_s"]
+            out.append({"run_id": run_id, "operation": operation, "stage": stage,
+                        "mean (files/s)": float(np.exp(np.log(sample).mean())),
+                        **stats.ratio_row(sample, baseline, confidence)})
+    df = pd.DataFrame(out, columns=["run_id", "operation", "stage", "mean (files/s)", *stats.RATIO_COLUMNS])
+    df = stats.add_verdicts(df, confidence, ["run_id"])
+    df["faster"] = df["ratio"] > 1
     df["operation"] = pd.Categorical(df["operation"], OPERATIONS, ordered=True)
     return df.sort_values(["run_id", "operation"], kind="stable").reset_index(drop=True).astype({"operation": str})
+
+
+def get_baseline_conditions(con, rates: pd.DataFrame, baseline_stage: str) -> pd.DataFrame:
+    """Per run: whether the baseline stage ran first, the seconds from the run's start to its first step,
+    the machine's load averages when the run started (manifest), and how many of the run's stage
+    comparisons came out faster than the baseline. The metadata runs record no per-step load."""
+    if rates.empty:
+        return pd.DataFrame(columns=["run_id", "baseline_first", "baseline_after_s", "cores", "load_avg_1m",
+                                     "load_avg_5m", "load_avg_15m"])
+    first = rates.sort_values("step_index").groupby("run_id").first()
+    starts = con.execute(
+        """
+        SELECT r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m,
+               epoch(min(s.started_utc)) - epoch(r.started_utc) AS first_step_after_s
+        FROM runs r JOIN run_steps s USING (run_id) JOIN run_labels l USING (run_id, step_index)
+        WHERE list_contains(?, r.run_id) AND l.key = 'step' AND l.value = ?
+        GROUP BY r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m, r.started_utc
+        """,
+        [rates.run_id.unique().tolist(), baseline_stage]).df()
+    out = starts.merge(first["stage"].rename("first_stage").reset_index(), on="run_id")
+    out["baseline_first"] = out["first_stage"] == baseline_stage
+    return out.rename(columns={"first_step_after_s": "baseline_after_s"})[
+        ["run_id", "baseline_first", "baseline_after_s", "cores", "load_avg_1m", "load_avg_5m", "load_avg_15m"]]
+
+
+def get_time_since_snapshot(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """For every labelled fio step of the runs' metadata and copy-on-write parts (not the recovery part,
+    which runs after the deletes): the seconds from the
+    moment the newest snapshot's `btrfs subvolume snapshot` returned to the step's start (NaN before the
+    first snapshot). The talk asks about performance 0 to 120 minutes after a snapshot is created; this is
+    how long after one these runs measured."""
+    return con.execute(
+        """
+        WITH snaps AS (
+            SELECT run_id, step_index, finished_utc FROM run_steps
+            WHERE list_contains(?, run_id) AND starts_with(command, 'btrfs subvolume snapshot ')
+        ),
+        fio AS (
+            SELECT DISTINCT s.run_id, s.step_index, s.name AS step, s.started_utc
+            FROM run_steps s JOIN run_labels l USING (run_id, step_index)
+            WHERE list_contains(?, s.run_id) AND ends_with(l.file, '.fio.json')
+              AND (s.run_id, s.step_index) NOT IN (SELECT (run_id, step_index) FROM run_labels
+                                                   WHERE key = 'part' AND value = 'recovery')
+        )
+        SELECT f.run_id, f.step_index, f.step,
+               epoch(f.started_utc) - epoch(max(n.finished_utc)) AS seconds_since_snapshot
+        FROM fio f LEFT JOIN snaps n ON n.run_id = f.run_id AND n.step_index < f.step_index
+        GROUP BY f.run_id, f.step_index, f.step, f.started_utc ORDER BY f.run_id, f.step_index
+        """,
+        [list(run_ids), list(run_ids)]).df()
 
 
 def get_seed_points(seed: pd.DataFrame, seed_rows: Mapping[str, str], seed_columns: Mapping[str, str],
@@ -267,22 +318,22 @@ def chart_rates(rates: pd.DataFrame) -> alt.Chart:
 
 
 def chart_comparison(comparisons: pd.DataFrame, seed_points: pd.DataFrame, baseline_stage: str,
-                     confidence: float, source: str) -> alt.Chart:
-    """Local ratios to the baseline stage with their bootstrap intervals beside the slide's file columns."""
-    per_stage = comparisons[comparisons["stage"] != "all but baseline"]
+                     title: str, confidence: float, source: str) -> alt.Chart:
+    """Local ratios to the baseline stage with their intervals (log axis) beside the slide's file columns."""
+    local = comparisons.assign(
+        measured_on=comparisons["run_id"] + " (btrfs, fio)",
+        verdict=np.where(comparisons["decided"], "decided (Holm)", "undecided"))
     both = pd.concat([
-        per_stage.assign(measured_on=per_stage["run_id"] + " (btrfs, fio)")[
-            ["measured_on", "operation", "stage", "ratio", "low", "high", "verdict"]],
+        local[["measured_on", "operation", "stage", "ratio", "low", "high", "verdict"]],
         seed_points.assign(measured_on="seed 003 (Lustre, mdtest)", verdict="seed: one value per state"),
     ], ignore_index=True)
     order = both["stage"].drop_duplicates().tolist()
-    distinguishable = int((per_stage["verdict"] == "distinguishable").sum())
     base = alt.Chart(both).encode(
         x=alt.X("stage:N", sort=order, title="stage"),
         color=alt.Color("measured_on:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
         xOffset="measured_on:N")
-    intervals = base.mark_rule().encode(y=alt.Y("low:Q", title=f"rate / rate at '{baseline_stage}' (ratio)"),
-                                        y2="high:Q")
+    intervals = base.mark_rule().encode(
+        y=alt.Y("low:Q", title=f"rate ÷ rate at '{baseline_stage}' (ratio)", scale=alt.Scale(type="log")), y2="high:Q")
     centers = base.mark_point(filled=True, size=40).encode(
         y="ratio:Q", shape=alt.Shape("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
         tooltip=["measured_on", "operation", "stage", alt.Tooltip("ratio:Q", format=".3f"),
@@ -291,8 +342,8 @@ def chart_comparison(comparisons: pd.DataFrame, seed_points: pd.DataFrame, basel
     return alt.layer(one, intervals, centers).properties(width=140, height=220).facet(
         column=alt.Column("operation:N", sort=OPERATIONS, title=None)
     ).properties(title={
-        "text": f"{distinguishable} of {len(per_stage)} local stage ratios are distinguishable from noise",
-        "subtitle": [f"{confidence:.0%} bootstrap intervals (source: fio_io, run_labels views);",
+        "text": title,
+        "subtitle": [f"{confidence:.0%} Welch intervals on the log scale (source: fio_io, run_labels views);",
                      *textwrap.wrap(f"seed: {source}", 90)]})
 
 
@@ -421,89 +472,91 @@ def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
     return out[columns + label_keys].sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
 
-def get_cow_growth(space: pd.DataFrame) -> pd.DataFrame:
-    """Space each copy-on-write fio write took: per run, the committed btrfs "Used" and df used after the
-    write minus after the step before it (the stage's start or the previous write), in MiB, with the
-    snapshots present, the phase and the repetition."""
-    columns = ["run_id", "snapshots", "phase", "repetition", "growth_mib", "df_growth_mib"]
+def get_cow_growth(space: pd.DataFrame, writes: pd.DataFrame) -> pd.DataFrame:
+    """Space each copy-on-write fio write took: per run, the committed btrfs "Used" (data + metadata
+    copies), its data block groups' Used, its metadata's, and df's used after the write minus after the
+    step before it (the stage's start or the previous write), in bytes, with the snapshots present, the
+    phase, the repetition and the bytes fio wrote (`written`: 4 KiB writes x 4096)."""
+    columns = ["run_id", "snapshots", "phase", "repetition", "written", "growth", "data_growth", "metadata_growth",
+               "df_growth"]
     if space.empty:
         return pd.DataFrame(columns=columns)
     space = space.sort_values(["run_id", "step_index"])
     by_run = space.groupby("run_id")
-    out = space.assign(growth_mib=by_run["used_bytes"].diff() / MIB, df_growth_mib=by_run["df_used_bytes"].diff() / MIB)
+    out = space.assign(growth=by_run["used_bytes"].diff(), data_growth=by_run["data_used_bytes"].diff(),
+                       metadata_growth=by_run["metadata_used_bytes"].diff(), df_growth=by_run["df_used_bytes"].diff())
     out = out[out["after"].isin(COW_PHASES)].rename(columns={"after": "phase"})
-    return out.astype({"snapshots": "int32", "repetition": "int32"})[columns].reset_index(drop=True)
+    out = out.astype({"snapshots": "int32", "repetition": "int32"}).merge(
+        writes[["run_id", "phase", "snapshots", "repetition", "writes"]], on=["run_id", "phase", "snapshots", "repetition"])
+    out["written"] = out["writes"] * 4096
+    return out[columns].reset_index(drop=True)
 
 
-def _verdict(excludes: pd.Series, significant: pd.Series) -> np.ndarray:
-    return np.where(excludes & significant, "distinguishable",
-                    np.where(excludes == significant, "within noise", "unclear (one test)"))
+def expected_data_growth(phase: str, snapshots: int, written: float) -> float:
+    """What btrfs's data block groups must grow by when a write step commits: an append adds what it
+    wrote; an overwrite of every block adds a whole new copy while a snapshot still holds the old blocks,
+    and nothing when none does (the old blocks are freed as the new ones are written)."""
+    return written if phase == "append" or snapshots > 0 else 0.0
+
+
+def get_cow_space_check(growth: pd.DataFrame) -> pd.DataFrame:
+    """The exact check of copy-on-write space (no test: the quantity cannot vary): per run, phase and
+    whether snapshots were present, how many writes' data growth equals expected_data_growth to the byte,
+    out of how many, the bytes expected, and the range of the metadata growth beside it (bytes)."""
+    columns = ["run_id", "phase", "with_snapshots", "writes", "exact", "expected", "metadata_low", "metadata_high"]
+    if growth.empty:
+        return pd.DataFrame(columns=columns)
+    df = growth.assign(with_snapshots=growth["snapshots"] > 0)
+    df["expected"] = [expected_data_growth(p, k, w) for p, k, w in zip(df["phase"], df["snapshots"], df["written"])]
+    df["exact"] = df["data_growth"] == df["expected"]
+    out = df.groupby(["run_id", "phase", "with_snapshots"], sort=False).agg(
+        writes=("exact", "size"), exact=("exact", "sum"), expected=("expected", "max"),
+        metadata_low=("metadata_growth", "min"), metadata_high=("metadata_growth", "max")).reset_index()
+    return out[columns]
 
 
 def get_cow_latency_comparisons(writes: pd.DataFrame, confidence: float) -> pd.DataFrame:
     """Per run, phase and latency measure (mean and p99 completion latency of each repetition's fio run):
-    each snapshot count's mean over the no-snapshot stage's, with a bootstrap interval and Welch's p
-    (stats.ratio_of_means), and one row 'with snapshots' pooling every stage with one or more."""
+    each snapshot count's latency over the no-snapshot stage's on the log scale (stats.ratio_row), with the
+    verdicts of a run's comparisons read together (stats.add_verdicts). Counts are compared one by one:
+    their stages ran in sequence, so they are not repeats of one condition."""
     out = []
     for (run_id, phase), group in writes.groupby(["run_id", "phase"], sort=False):
         baseline = group[group["snapshots"] == 0]
         if baseline.empty:
             continue
-        stages = [(str(k), g) for k, g in group[group["snapshots"] > 0].groupby("snapshots")]
-        for label, sample in stages + [("with snapshots", group[group["snapshots"] > 0])]:
+        for count, sample in group[group["snapshots"] > 0].groupby("snapshots"):
             for measure, column in (("mean", "clat_mean_us"), ("p99", "clat_p99_us")):
-                r = stats.ratio_of_means(sample[column], baseline[column], confidence=confidence)
-                out.append({"run_id": run_id, "phase": phase, "latency": measure, "snapshots": label,
-                            "repetitions": len(sample), "baseline repetitions": len(baseline),
-                            "mean (µs)": sample[column].mean(), "baseline mean (µs)": baseline[column].mean(),
-                            "ratio": r.ratio, "low": r.low, "high": r.high, "p (Welch)": r.p_welch})
-    df = pd.DataFrame(out, columns=["run_id", "phase", "latency", "snapshots", "repetitions", "baseline repetitions",
-                                    "mean (µs)", "baseline mean (µs)", "ratio", "low", "high", "p (Welch)"])
-    df["verdict"] = _verdict(~((df["low"] <= 1) & (1 <= df["high"])), df["p (Welch)"] < 1 - confidence)
-    return df
+                out.append({"run_id": run_id, "phase": phase, "latency": measure, "snapshots": int(count),
+                            "mean (µs)": float(np.exp(np.log(sample[column]).mean())),
+                            "baseline mean (µs)": float(np.exp(np.log(baseline[column]).mean())),
+                            **stats.ratio_row(sample[column], baseline[column], confidence)})
+    df = pd.DataFrame(out, columns=["run_id", "phase", "latency", "snapshots", "mean (µs)", "baseline mean (µs)",
+                                    *stats.RATIO_COLUMNS])
+    return stats.add_verdicts(df, confidence, ["run_id"])
 
 
-def get_cow_space_comparisons(growth: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """Per run and phase: the space one write step took with snapshots present (all stages with one or
-    more, pooled, and each count) minus with none, in MiB, with Welch's t interval and p."""
-    out = []
-    for (run_id, phase), group in growth.groupby(["run_id", "phase"], sort=False):
-        baseline = group.loc[group["snapshots"] == 0, "growth_mib"]
-        if len(baseline) < 2:
-            continue
-        stages = [(str(k), g["growth_mib"]) for k, g in group[group["snapshots"] > 0].groupby("snapshots")]
-        for label, sample in stages + [("with snapshots", group.loc[group["snapshots"] > 0, "growth_mib"])]:
-            difference, low, high, p = stats.welch_difference(sample, baseline, confidence)
-            out.append({"run_id": run_id, "phase": phase, "snapshots": label, "repetitions": len(sample),
-                        "baseline repetitions": len(baseline), "growth (MiB)": sample.mean(),
-                        "baseline growth (MiB)": baseline.mean(), "difference (MiB)": difference, "low": low,
-                        "high": high, "p (Welch)": p})
-    df = pd.DataFrame(out, columns=["run_id", "phase", "snapshots", "repetitions", "baseline repetitions",
-                                    "growth (MiB)", "baseline growth (MiB)", "difference (MiB)", "low", "high",
-                                    "p (Welch)"])
-    df["verdict"] = _verdict(~((df["low"] <= 0) & (0 <= df["high"])), df["p (Welch)"] < 1 - confidence)
-    return df
-
-
-def chart_cow_latency(comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
-    """Write latency with k snapshots over with none, per phase and latency measure, with intervals."""
-    per_stage = comparisons[comparisons["snapshots"] != "with snapshots"]
-    pooled = comparisons[(comparisons["snapshots"] == "with snapshots") & (comparisons["latency"] == "mean")]
-    title = "; ".join(f"{r['phase']} mean latency {r['ratio']:.2f}x with snapshots" for _, r in pooled.iterrows())
-    base = alt.Chart(per_stage).encode(
+def chart_cow_latency(comparisons: pd.DataFrame, title: str, confidence: float) -> alt.Chart:
+    """Write latency with k snapshots over with none, per phase and latency measure, with intervals (log axis)."""
+    data = comparisons.assign(verdict=np.where(comparisons["decided"], "decided", "undecided"))[
+        ["run_id", "phase", "latency", "snapshots", "n", "n_baseline", "ratio", "low", "high", "p_holm", "verdict"]]
+    base = alt.Chart(data).encode(
         x=alt.X("snapshots:O", title="snapshots present (count)"),
         color=alt.Color("latency:N", title="completion latency", legend=alt.Legend(orient="bottom")),
         xOffset="latency:N")
-    rules = base.mark_rule().encode(y=alt.Y("low:Q", title="latency / latency with no snapshot (ratio)",
-                                            scale=alt.Scale(zero=False)), y2="high:Q")
-    points = base.mark_point(filled=True, size=40).encode(
-        y="ratio:Q", tooltip=["run_id", "phase", "latency", "snapshots", alt.Tooltip("ratio:Q", format=".2f"),
-                              alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f"),
-                              alt.Tooltip("p (Welch):Q", format=".2g"), "verdict"])
-    one = alt.Chart(per_stage).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
-    return _by_phase_and_run(alt.layer(one, rules, points, data=per_stage), title, [
-        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} bootstrap intervals over the repetitions",
-        "(source: fio_io, run_labels views)"])
+    rules = base.mark_rule().encode(y=alt.Y("low:Q", title="latency ÷ latency with no snapshot (ratio)",
+                                            scale=alt.Scale(type="log")), y2="high:Q")
+    points = base.mark_point(size=40).encode(
+        y="ratio:Q", fill=alt.Fill("verdict:N", scale=alt.Scale(domain=["decided", "undecided"],
+                                                                 range=["black", "white"]),
+                                   legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["run_id", "phase", "latency", "snapshots", "n", "n_baseline", alt.Tooltip("ratio:Q", format=".2f"),
+                 alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f"),
+                 alt.Tooltip("p_holm:Q", format=".2g", title="Holm p"), "verdict"])
+    one = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
+    return _by_phase_and_run(alt.layer(one, rules, points, data=data), title, [
+        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} Welch intervals on the log scale; filled: decided "
+        "after Holm's correction", "(source: fio_io, run_labels views)"])
 
 
 def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:
@@ -514,27 +567,26 @@ def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) ->
     ).properties(title={"text": title, "subtitle": subtitle})
 
 
-def chart_cow_space(growth: pd.DataFrame, comparisons: pd.DataFrame, confidence: float) -> alt.Chart:
-    """Space each write step took per snapshot count: the repetitions and the mean with its Welch interval."""
-    stage = stats.intervals(growth, ["run_id", "phase", "snapshots"], {"growth_mib": "space"}, confidence)
-    # one data set for the facet: each repetition's row carries its stage's mean and interval
-    data = growth.merge(stage[["run_id", "phase", "snapshots", "mean", "low", "high"]],
-                        on=["run_id", "phase", "snapshots"])
-    pooled = comparisons[comparisons["snapshots"] == "with snapshots"]
-    title = "; ".join(f"{r['phase']} takes {r['difference (MiB)']:+.2f} MiB more with snapshots"
-                      for _, r in pooled.iterrows())
+def chart_cow_space(growth: pd.DataFrame, title: str) -> alt.Chart:
+    """Data and metadata growth of each write step per snapshot count, beside what the data must grow by."""
+    data = growth.assign(
+        expected_mib=[expected_data_growth(p, k, w) / MIB for p, k, w in zip(growth["phase"], growth["snapshots"],
+                                                                              growth["written"])],
+        data_mib=growth["data_growth"] / MIB, metadata_mib=growth["metadata_growth"] / MIB)[
+        ["run_id", "phase", "snapshots", "repetition", "expected_mib", "data_mib", "metadata_mib"]]
+    long = data.melt(id_vars=["run_id", "phase", "snapshots", "repetition", "expected_mib"],
+                     value_vars=["data_mib", "metadata_mib"], var_name="part", value_name="mib")
+    long["part"] = long["part"].map({"data_mib": "data", "metadata_mib": "metadata"})
     x = alt.X("snapshots:O", title="snapshots present (count)")
-    base = alt.Chart(data)
-    points = base.mark_circle(size=30, opacity=0.5, color="gray").encode(
-        x=x, y=alt.Y("growth_mib:Q", title="space taken by one write step (MiB)"),
-        tooltip=["run_id", "phase", "snapshots", "repetition", alt.Tooltip("growth_mib:Q", format=".2f")])
-    rules = base.mark_rule(strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q")
-    means = base.mark_tick(thickness=2, size=18).encode(
-        x=x, y="mean:Q", tooltip=["phase", "snapshots", alt.Tooltip("mean:Q", format=".2f"),
-                                  alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")])
-    return _by_phase_and_run(alt.layer(points, rules, means, data=data), title, [
-        f"btrfs filesystem usage 'Used' after the step minus before it; tick: mean, bar: {confidence:.0%} t interval",
-        "(source: monitor_series, run_labels views)"])
+    points = alt.Chart().mark_circle(size=30, opacity=0.6).encode(
+        x=x, y=alt.Y("mib:Q", title="growth of btrfs Used per write step (MiB)"),
+        color=alt.Color("part:N", title="block groups", legend=alt.Legend(orient="bottom")),
+        tooltip=["run_id", "phase", "snapshots", "repetition", "part", alt.Tooltip("mib:Q", format=".4f"),
+                 alt.Tooltip("expected_mib:Q", format=".4f", title="data expected (MiB)")])
+    expected = alt.Chart().mark_tick(thickness=2, size=22, color="black").encode(x=x, y="expected_mib:Q")
+    return _by_phase_and_run(alt.layer(expected, points, data=long), title, [
+        "points: each write step (data, metadata); black tick: the data growth copy-on-write requires",
+        "(source: monitor_series, run_labels views: btrfs filesystem usage -b)"])
 
 
 def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -571,8 +623,8 @@ def get_recovery_summary(con, recovery: pd.DataFrame, confidence: float) -> pd.D
     """Per run: the snapshots deleted and how long each delete took to return, how long `btrfs subvolume
     sync` waited, btrfs Used just before the deletes and at the last sample (MiB freed), the first sample
     by which 90 % of that was freed, and the overwrite latency while the cleaner ran (samples before the
-    sync returned) over after, with a bootstrap interval and Welch's p (stats.ratio_of_means), and the
-    highest sample p99 latency on each side (ms)."""
+    sync returned) over after on the log scale (stats.ratio_row, each sample one repetition) with its
+    verdict (stats.add_verdicts), and the highest sample p99 latency on each side (ms)."""
     out = []
     run_ids = recovery["run_id"].unique().tolist()
     before = get_space(con, run_ids, "recovery")
@@ -586,20 +638,17 @@ def get_recovery_summary(con, recovery: pd.DataFrame, confidence: float) -> pd.D
         freed = before[run_id] - group["used_mib"].iloc[-1]
         reached = group[before[run_id] - group["used_mib"] >= 0.9 * freed]
         during, after = group[~group["sync_returned"]], group[group["sync_returned"]]
-        if min(len(during), len(after)) >= 2:
-            r = stats.ratio_of_means(during["clat_mean_us"], after["clat_mean_us"], confidence=confidence)
-        else:  # one sample on a side: a ratio, but no interval or test (ratio_text then says it cannot tell)
-            r = stats.Ratio(during["clat_mean_us"].mean() / after["clat_mean_us"].mean(), np.nan, np.nan, np.nan)
+        r = stats.ratio_row(during["clat_mean_us"], after["clat_mean_us"], confidence)
         out.append({"run_id": run_id, "snapshots deleted": int(deletes.loc[run_id, "deletes"]),
                     "longest delete (s)": deletes.loc[run_id, "longest_delete_s"],
                     "sync waited (s)": sync.loc[run_id, "seconds"], "used before delete (MiB)": before[run_id],
                     "used at last sample (MiB)": group["used_mib"].iloc[-1], "freed (MiB)": freed,
                     "90 % freed by (s)": reached["t_s"].iloc[0] if len(reached) else np.nan,
                     "samples while cleaning": len(during), "samples after": len(after),
-                    "latency during / after": r.ratio, "low": r.low, "high": r.high, "p (Welch)": r.p_welch,
+                    **r,
                     "highest p99 while cleaning (ms)": during["clat_p99_us"].max() / 1e3,
                     "highest p99 after (ms)": after["clat_p99_us"].max() / 1e3})
-    return pd.DataFrame(out)
+    return stats.add_verdicts(pd.DataFrame(out), confidence)
 
 
 def chart_recovery(recovery: pd.DataFrame, summary: pd.DataFrame) -> alt.VConcatChart:

@@ -1,0 +1,85 @@
+"""iobook.stats' intervals, ratios, Holm's correction and the repetitions that would decide, on values read
+from the committed collector runs (data/raw) and seed 003's published table."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from iobook import stats
+from iobook.studies import snapshots
+
+from conftest import REPO
+
+RAW = REPO / "data" / "raw"
+
+
+def fio_bw(path, direction: str) -> float:
+    """fio's bandwidth of the file's one job in `direction`, MiB/s, read from its JSON output."""
+    return json.loads(path.read_text())["jobs"][0][direction]["bw_bytes"] / 2**20
+
+
+def test_log_interval_of_a_rate_stays_positive():
+    # direct io_uring reads at depth 64, three repetitions (the chapter printed "2,836 (-476-6,148) MiB/s")
+    run = RAW / "pagecache" / "vm-20261123T160557Z"
+    bw = [fio_bw(p, "read") for p in sorted(run.glob("*-read-direct-io_uring-qd64-r*.fio.json"))]
+    assert len(bw) == 3
+    linear = stats.mean_interval(bw)
+    assert round(linear.mean) == 2836 and linear.low < 0  # the arithmetic t interval reaches below zero
+    log = stats.mean_interval(bw, log=True)
+    assert 0 < log.low < log.mean < log.high and log.n == 3
+    assert log.mean == pytest.approx(np.exp(np.mean(np.log(bw))))  # the geometric mean
+    low, high = np.exp(sps.t.interval(0.95, 2, loc=np.mean(np.log(bw)), scale=sps.sem(np.log(bw))))
+    assert (log.low, log.high) == pytest.approx((low, high))
+    assert np.isnan(stats.mean_interval([0.0, 1.0], log=True).mean)  # no log scale for a zero
+
+
+def test_ratio_on_the_log_scale_with_welch():
+    run = RAW / "checksum" / "vm-20261121T131428Z"
+    sha = [fio_bw(run / f"{s}.fio.json", "write") for s in ("011-write-sha256-direct-r1", "035-write-sha256-direct-r2")]
+    none = [fio_bw(run / f"{s}.fio.json", "write") for s in ("001-write-none-direct-r1", "025-write-none-direct-r2")]
+    row = stats.ratio_row(sha, none)
+    assert row["ratio"] == pytest.approx(np.sqrt(sha[0] * sha[1] / (none[0] * none[1])))
+    welch = sps.ttest_ind(np.log(sha), np.log(none), equal_var=False)
+    assert row["p"] == pytest.approx(welch.pvalue)
+    assert 0 < row["low"] < row["ratio"] < row["high"] < 1
+    assert (row["n"], row["n_baseline"]) == (2, 2)
+    one = stats.ratio_row(sha[:1], none)
+    assert np.isnan(one["low"]) and np.isnan(one["p"]) and one["ratio"] == pytest.approx(sha[0] / np.sqrt(none[0] * none[1]))
+    # two repetitions a side are never decided, whatever the interval: the minimum is three
+    verdict = stats.add_verdicts(pd.DataFrame([row]))
+    assert not verdict["decided"].iloc[0] and verdict["n_to_decide"].iloc[0] >= stats.MIN_REPETITIONS
+
+
+def test_holm_on_the_talks_nine_columns():
+    pooled = snapshots.get_seed_pooled(snapshots.get_seed_table(), 0.95)
+    p = pooled["p (snapshot rows' spread)"].to_numpy()
+    adjusted = stats.holm(p)
+    # Holm's definition, step by step: the k-th smallest p times (m - k + 1), never below an earlier one
+    order, m, running = np.argsort(p), len(p), 0.0
+    expected = np.empty(m)
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p[i]))
+        expected[i] = running
+    assert adjusted == pytest.approx(expected)
+    assert (p < 0.05).sum() == 5 and (adjusted < 0.05).sum() == 3
+    with_nan = stats.holm(np.append(p, np.nan))
+    assert np.isnan(with_nan[-1]) and with_nan[:-1] == pytest.approx(adjusted)  # a NaN is not a test
+
+
+@pytest.mark.parametrize("d, n", [(0.5, 64), (0.8, 26), (1.0, 17)])
+def test_repetitions_per_side_match_the_textbook(d, n):
+    # two-sample t-test, two-sided alpha 0.05, power 0.8: Cohen's table (G*Power gives the same 64, 26, 17)
+    assert stats.n_per_side(d, 1.0, 0.05, 0.8) == n
+
+
+def test_repetitions_per_side_reach_the_power():
+    n = stats.n_per_side(np.log(0.5), 0.3, 0.01)
+    for k, reached in ((n, True), (n - 1, False)):
+        df, shift = 2 * k - 2, abs(np.log(0.5)) / (0.3 * np.sqrt(2 / k))
+        critical = sps.t.ppf(1 - 0.01 / 2, df)
+        power = sps.nct.sf(critical, df, shift) + sps.nct.cdf(-critical, df, shift)
+        assert (power >= 0.8) == reached
+    assert stats.n_per_side(0.0, 0.3) is None and stats.n_per_side(0.1, float("nan")) is None
+    assert stats.n_per_side(5.0, 0.01) == stats.MIN_REPETITIONS  # never fewer than the minimum
