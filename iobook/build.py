@@ -47,14 +47,24 @@ def write_provenance(db: Path, anonymize: bool = False) -> Path:
 
 
 FINDING_LINK = re.compile(r' <a class="iobook-finding-link" href="#([^"]+)">\((figure|table)\)</a>$')
+GLUED_LINK = re.compile(r" \{numref\}`([^`]+)`$")
+GLUED_MARKDOWN = "application/papermill.record/text/markdown"  # how myst-nb's glue() stores a Markdown value
 
 
 def headline(executed: Path) -> tuple[str, str | None] | None:
-    """A chapter's headline: the first item of the findings list its executed notebook shows (nb.findings),
-    and the anchor of the figure or table it links to."""
+    """A chapter's headline: the first item of the findings list its executed notebook shows (nb.findings,
+    or the Markdown list glued as `findings` that its "## Findings" section pastes), and the anchor of the
+    figure or table it links to."""
     nb = json.loads(executed.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == "findings":
+                glued = "".join(output.get("data", {}).get(GLUED_MARKDOWN, ""))
+                first = next((line[2:] for line in glued.splitlines() if line.startswith("- ")), None)
+                if first is None:
+                    return None
+                link = GLUED_LINK.search(first)
+                return (first[:link.start()], link.group(1)) if link else (first, None)
             text = "".join(output.get("data", {}).get("text/markdown", ""))
             if text.startswith("## Findings"):
                 first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
