@@ -63,7 +63,9 @@ PROBE = r"""(absolutePath) => {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
                          while (el && el.tagName !== 'UL') el = el.nextElementSibling;
                          return el ? el.children.length : 0; })(),
-      findingLinks: article.querySelectorAll('a.iobook-finding-link').length,
+      // a finding's link: nb.findings' anchor link, or the {numref} of a glued figure or table (issue 22)
+      findingLinks: article.querySelectorAll('a.iobook-finding-link, li > p > a.reference.internal[href^="#fig-"], '
+                                             + 'li > p > a.reference.internal[href^="#tab-"]').length,
       tables: article.querySelectorAll('table.iobook-table:not(details table)').length,
       charts: article.querySelectorAll('.iobook-chart').length,
       downloads: article.querySelectorAll('.iobook-download').length,
