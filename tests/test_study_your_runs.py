@@ -168,7 +168,7 @@ def test_two_labels_of_one_configuration_are_compared(tmp_path):
     text_table, shared = study.comparison_table(study.get_comparisons(reps, configs, baseline))
     assert "undecided: n≈" in " ".join(text_table["verdict"]) and "decided" in list(text_table["verdict"])
     lines = study.findings(configs, *study.get_sweeps(configs)[1:], study.get_comparisons(reps, configs, baseline))
-    assert lines[0].startswith("**b** gives 1.30× the bandwidth of **a** in ior read")
+    assert lines[0].startswith("**b** gives 1.3× the bandwidth of **a** in ior read")
     con.close()
 
 
@@ -355,4 +355,92 @@ def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
     _, db = ior_tree(tmp_path)
     execute_chapter("your_runs", db, tmp_path)
     text, anchor = build.headline(tmp_path / "your_runs.ipynb")
-    assert text.startswith("**b** gives 1.30×") and anchor == "tab-runs-comparisons"
+    assert text.startswith("**b** gives 1.3×") and anchor == "tab-runs-comparisons"
+
+
+SWEEP = REPO / "data" / "examples" / "sweep"  # fio, IOR and mdtest on three systems (its README, MANIFEST.tsv)
+VDA = "ext4 on the VM's virtio disk"  # its labels.yml: "vda-ext4/**: ext4 on the VM's virtio disk"
+LOOP = "ext4 on a loop device (2 GiB image file on the same disk)"
+TMPFS = "tmpfs (/dev/shm, RAM)"
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    db = tmp_path_factory.mktemp("sweep") / "sweep.duckdb"
+    ingest([SWEEP], db, progress=False)
+    con, reps, configs = configurations(db)
+    yield db, con, reps, configs
+    con.close()
+
+
+def fio_bandwidths(folder, direction="read"):
+    return [json.loads(f.read_text())["jobs"][0][direction]["bw_bytes"] / 2**20 for f in sorted(folder.glob("rep*.json"))]
+
+
+def test_sweep_example_configurations_from_its_files(sweep):
+    _, _, reps, configs = sweep
+    assert sorted(set(configs["label"])) == [LOOP, VDA, TMPFS]
+    assert set(reps["labelled_by"]) == {f"data/examples/sweep/labels.yml: {g}" for g in ("vda-ext4/**", "loop-ext4/**", "tmpfs/**")}
+    by = configs.set_index("config")
+    # fio: the three rep*.json of a folder are the repetitions of one configuration
+    folder = SWEEP / "vda-ext4" / "fio-randread-bs4k-qd16"
+    row = by.loc[config_of(reps, "vda-ext4/fio-randread-bs4k-qd16/rep1.json", "randread")]
+    assert (row["label"], row["bs"], row["iodepth"], row["direct"], row["size"], row["repetitions"]) == (VDA, "4k", 16, 1, "256m", 3)
+    assert row["bw_mib_s"] == pytest.approx(statistics.mean(fio_bandwidths(folder)))
+    assert row["bw_mib_s_sd"] == pytest.approx(statistics.stdev(fio_bandwidths(folder)))
+    # the same job's text output states no direct and no size: a configuration of its own
+    text = by.loc[config_of(reps, "vda-ext4/fio-randread-bs64k-qd16-text/rep1.txt", "randread")]
+    assert (text["repetitions"], text["iodepth"]) == (3, 16) and pd_isna(text["direct"]) and pd_isna(text["size"])
+    assert text.name != config_of(reps, "vda-ext4/fio-randread-bs64k-qd16/rep1.json", "randread")
+    # IOR: rep1.log (text) and rep2.json of a folder, 3 iterations each: 6 repetitions
+    folder = SWEEP / "tmpfs" / "ior-shared-t4m-b64m-np2"
+    row = by.loc[config_of(reps, "tmpfs/ior-shared-t4m-b64m-np2/rep1.log", "write")]
+    writes = ior_text_bandwidths(folder / "rep1.log", "write") + ior_json_bandwidths(folder / "rep2.json", "write")
+    assert (row["repetitions"], row["transfer"], row["tasks"], row["file_per_proc"]) == (6, 4 * 2**20, 2, False)
+    assert row["bw_mib_s"] == pytest.approx(statistics.mean(writes))
+    # mdtest: one log of 3 iterations
+    rates = mdtest_row(SWEEP / "loop-ext4" / "mdtest-n5000-np2" / "rep1.log", "File stat")
+    row = by.loc[config_of(reps, "loop-ext4/mdtest-n5000-np2/rep1.log", "File stat")]
+    assert (row["repetitions"], row["items"], row["tasks"]) == (3, 10000, 2)
+    assert (row["ops_s"], row["ops_s_sd"]) == (pytest.approx(rates[2]), pytest.approx(rates[3]))
+
+
+def test_sweep_example_sweeps(sweep):
+    _, _, _, configs = sweep
+    sweeps, points = study.get_sweeps(configs)
+    found = sweeps.set_index("sweep")
+    for label in (VDA, LOOP, TMPFS):
+        for rw in ("randread", "randwrite"):
+            fio = found.loc[f"{label} · fio {rw}"]
+            assert (fio["x"], fio["lines"], fio["configurations"], fio["log_x"]) == ("bs (KiB)", "iodepth", 6, True)
+        ior = found.loc[f"{label} · ior write"]
+        assert (ior["x"], ior["lines"], ior["configurations"]) == ("transfer (KiB)", "tasks, file per process", 12)
+        assert (found.loc[f"{label} · mdtest File creation", ["x", "lines"]] == ["items", "tasks"]).all()
+    p = points[points["sweep"] == f"{VDA} · fio randread"].set_index(["line", "x"])
+    assert p.loc[("iodepth=16", 4.0), "mean"] == pytest.approx(statistics.mean(fio_bandwidths(SWEEP / "vda-ext4" / "fio-randread-bs4k-qd16")))
+    assert p.loc[("iodepth=1", 1024.0), "mean"] == pytest.approx(statistics.mean(fio_bandwidths(SWEEP / "vda-ext4" / "fio-randread-bs1m-qd1")))
+    assert len(p) == 6 and (p["low"] > 0).all() and (p["low"] < p["mean"]).all() and (p["mean"] < p["high"]).all()
+    assert study.chart_sweeps(sweeps, points).to_dict()
+
+
+def test_sweep_example_labels_compared(sweep):
+    """tmpfs against the loop device, fio randread 1 MiB at iodepth 1: the ratio of the two folders' mean
+    bandwidth, with Welch's p recomputed from their JSONs."""
+    _, _, reps, configs = sweep
+    comparisons = study.get_comparisons(reps, configs, LOOP)
+    assert set(comparisons["label"]) == {VDA, TMPFS} and (comparisons["baseline"] == LOOP).all()
+    tmpfs, loop = fio_bandwidths(SWEEP / "tmpfs" / "fio-randread-bs1m-qd1"), fio_bandwidths(SWEEP / "loop-ext4" / "fio-randread-bs1m-qd1")
+    row = comparisons[(comparisons["label"] == TMPFS) & (comparisons["workload"] == "randread")
+                      & (comparisons["parameters"].str.contains("bs=1m iodepth=1 "))].iloc[0]
+    assert row["ratio"] == pytest.approx(statistics.mean(tmpfs) / statistics.mean(loop))
+    p = scipy_stats.ttest_ind(tmpfs, loop, equal_var=False).pvalue
+    assert row["p_welch"] == pytest.approx(p)
+    assert row["decided"] == (p < 0.05 and not row["low"] <= 1 <= row["high"])
+    # mdtest's sides are means of 3 iterations: the ratio is of the printed means, the test from the printed sds
+    md = comparisons[(comparisons["tool"] == "mdtest") & (comparisons["label"] == TMPFS)
+                     & (comparisons["workload"] == "File stat") & comparisons["parameters"].str.contains("items=10,000")].iloc[0]
+    a, b = (mdtest_row(SWEEP / s / "mdtest-n5000-np2" / "rep1.log", "File stat") for s in ("tmpfs", "loop-ext4"))
+    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta-method")
+    assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
+    lines = study.findings(configs, study.get_sweeps(configs)[1], comparisons)
+    assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]
