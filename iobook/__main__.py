@@ -1,4 +1,4 @@
-"""Command line: `python -m iobook book|ingest|chapters|registry ...`."""
+"""Command line: `python -m iobook book|ingest|chapters|registry|new-chapter ...`."""
 from __future__ import annotations
 
 import argparse
@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     p_registry = sub.add_parser("registry", help="write _toc.yml and the chapter tables from notebooks/chapters.yml")
     p_registry.add_argument("--config", type=Path, default=REGISTRY)
 
+    p_new = sub.add_parser("new-chapter", help="write a new chapter that runs (study, notebook, test, registry entry)")
+    p_new.add_argument("name", help="lower-case letters, digits and _ (the files are named after it)")
+    p_new.add_argument("--title", help="the chapter's title (default: from the name)")
+
     args = parser.parse_args(argv)
     if args.command == "book":
         from .build import build_book
@@ -94,6 +98,17 @@ def main(argv: list[str] | None = None) -> int:
         summary = run_chapters(args.db, args.config, only=args.only, force=args.force, anonymize=args.anonymize)
         print(format_summary(summary))
         return 1 if any(r["status"].startswith("FAILED") for r in summary) else 0
+    if args.command == "new-chapter":
+        from .new_chapter import new_chapter
+
+        try:
+            written = new_chapter(args.name, args.title)
+        except (ValueError, FileExistsError) as e:
+            parser.error(str(e))
+        for path in written:
+            print(f"wrote {path}")
+        print(f"next: `make lab` to edit notebooks/{args.name}.ipynb and iobook/studies/{args.name}.py, then `make book`")
+        return 0
     if args.command == "registry":
         from .chapters import load_registry, write_generated
 

@@ -68,6 +68,30 @@ def select(requested: Iterable[str] | None, available: Iterable[str], what: str)
     return requested
 
 
+def select_or_note(requested: Iterable[str] | None, available: Iterable[str], what: str) -> tuple[list[str], str | None]:
+    """`select` for a chapter's pinned parameter on data it was not tuned to: the requested names the database
+    holds (all of them when none is requested or none is held), and a note for the chapter to show (None when
+    every requested name is held) naming those that match nothing and the nearest that exist. A pinned choice
+    that matches nothing is a note in its chapter, never a failed book."""
+    available = sorted(set(available))
+    requested = list(requested or [])
+    try:
+        return select(requested, available, what), None
+    except UnknownSelection as e:
+        held = [r for r in requested if r in available]
+        return (held or available), f"{e}: {'the others are' if held else 'every one it holds is'} used instead"
+
+
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def md_escape(text) -> str:
+    """Text from the data (a folder, a label, a parameter) made literal in Markdown/MyST: every ASCII
+    punctuation character backslash-escaped (CommonMark), line breaks as spaces. For computed sentences a
+    chapter glues ({glue:md}), so a name like `<b>` or `**x**` shows as typed."""
+    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
 def no_data(kind: str, how_to_add: str) -> Markdown:
     """The section a chapter renders instead of its analysis when the database holds none of its data."""
     return Markdown(f"```{{note}}\nThis database holds no {kind}, so this chapter has nothing to show.\n"

@@ -311,3 +311,69 @@ def n_to_decide(ratio: float, sd_log: float, confidence: float = 0.95, most: int
     n = np.arange(2, most + 1)
     decided = n[stats.t.ppf(0.5 + confidence / 2, 2 * n - 2) * sd_log * np.sqrt(2 / n) < effect]
     return int(decided[0]) if len(decided) else None
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    mean: float
+    sd: float  # sample standard deviation (n - 1); 0 with one value
+
+
+def pooled(ns, means, sds) -> Summary:
+    """One group's n, mean and sample sd from its parts' (n, mean, sample sd), exactly: the sums of values
+    and of squared deviations add up. A part of one value has sd 0 (or NaN: it does not count). A part of
+    several values whose sd is unknown (NaN) leaves the pooled sd unknown."""
+    n, m, s = (np.asarray(v, dtype=float) for v in (ns, means, sds))
+    total = n.sum()
+    mean = float((n * m).sum() / total)
+    within = np.where(n > 1, (n - 1) * s**2, 0.0)
+    ss = float(within.sum() + (n * (m - mean) ** 2).sum())
+    return Summary(int(total), mean, float(np.sqrt(ss / (total - 1))) if total > 1 else 0.0)
+
+
+def positive_interval(n: int, mean: float, sd: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Interval of the mean of a positive quantity (a rate, a latency) that stays positive: Cox's method for
+    the mean of a log-normal, its parameters matched to the sample's mean and sd (sigma^2 = ln(1 + (sd /
+    mean)^2)): mean * exp(-+ t(n-1) * sqrt(sigma^2 / n + sigma^4 / (2 (n - 1)))). It is centred on the
+    sample mean on the log scale, close to Student's t interval when the spread is small, and wider above
+    the mean than below when it is not. NaN with fewer than two values or an unknown sd."""
+    if n < 2 or not np.isfinite(sd) or mean <= 0:
+        return float("nan"), float("nan")
+    sigma2 = np.log1p((sd / mean) ** 2)
+    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * np.sqrt(sigma2 / n + sigma2**2 / (2 * (n - 1)))
+    return float(mean * np.exp(-half)), float(mean * np.exp(half))
+
+
+def ratio_from_summaries(sample: Summary, baseline: Summary, confidence: float = 0.95) -> Ratio:
+    """Ratio of two groups' means known only by (n, mean, sample sd), as mdtest prints them over its
+    iterations: the interval of the log ratio by the delta method (var of log mean = (sd / mean)^2 / n)
+    with Welch-Satterthwaite degrees of freedom, and Welch's t-test from the same summaries (scipy)."""
+    ratio = sample.mean / baseline.mean
+    if min(sample.n, baseline.n) < 2:
+        return Ratio(ratio, float("nan"), float("nan"), float("nan"))
+    a, b = ((g.sd / g.mean) ** 2 / g.n for g in (sample, baseline))
+    se = np.sqrt(a + b)
+    df = (a + b) ** 2 / (a**2 / (sample.n - 1) + b**2 / (baseline.n - 1)) if se > 0 else 1.0
+    half = stats.t.ppf(0.5 + confidence / 2, df) * se
+    welch = stats.ttest_ind_from_stats(sample.mean, sample.sd, sample.n, baseline.mean, baseline.sd, baseline.n,
+                                       equal_var=False)
+    return Ratio(float(ratio), float(ratio * np.exp(-half)), float(ratio * np.exp(half)), float(welch.pvalue))
+
+
+def n_to_decide_means(mean: float, sd: float, mean_baseline: float, sd_baseline: float, confidence: float = 0.95,
+                limit: int = 10_000) -> int | None:
+    """Repetitions per side at which two groups with these means and sample sds would differ at Welch's
+    p < 1 - confidence (scipy's ttest_ind_from_stats): the least such n, equal on both sides. None when no n
+    up to `limit` does (equal means, or noise far above the difference)."""
+    difference, spread2 = abs(mean - mean_baseline), sd**2 + sd_baseline**2
+    if difference == 0 or not np.isfinite(spread2):
+        return None
+    if spread2 == 0:
+        return 2
+    alpha = 1 - confidence
+    start = max(2, int(spread2 * (stats.norm.ppf(1 - alpha / 2) / difference) ** 2))  # t > z: no smaller n can do
+    for n in range(start, limit + 1):
+        if stats.ttest_ind_from_stats(mean, sd, n, mean_baseline, sd_baseline, n, equal_var=False).pvalue < alpha:
+            return n
+    return None

@@ -53,6 +53,8 @@ class FioJob:
     bw_log: str | None  # write_bw_log / write_iops_log / write_lat_log prefixes (JSON options)
     iops_log: str | None
     lat_log: str | None
+    size: str | None = None  # the size option as written (JSON only; the text formats do not print it)
+    options: str | None = None  # the job's options merged over the global ones, as sorted JSON (JSON only)
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,8 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
             _opt_int(opts.get("iodepth")), _opt_int(opts.get("numjobs")), _opt_int(opts.get("direct")),
             opts.get("ioengine"), max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
             json_float(job.get("usr_cpu")), json_float(job.get("sys_cpu")),
-            opts.get("write_bw_log"), opts.get("write_iops_log"), opts.get("write_lat_log")))
+            opts.get("write_bw_log"), opts.get("write_iops_log"), opts.get("write_lat_log"),
+            opts.get("size"), json.dumps(opts, sort_keys=True)))
         records += ios
     return records
 

@@ -60,6 +60,10 @@ class IorTest:
     stonewall_pairs_max: int | None
     rank_csv: str | None  # saveRankPerformanceDetailsCSV path as written on the command line
     finished: bool  # the log reached IOR's own end ("Finished"); IO500-app phase logs stop earlier
+    # The option block's "type", "ordering in a file" and "ordering inter file" (text and JSON, IOR >= 3.2)
+    collective: bool | None = None  # type: collective (-c) or independent
+    ordering_in_file: str | None = None  # "sequential" | "random" (-z)
+    ordering_inter_file: str | None = None  # "no tasks offsets", "constant task offset" (-C), "random task offset"
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,14 @@ def _int(text: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _orderings(options: dict) -> dict:
+    """IorTest's collective and ordering fields from an option block (text or JSON "Options")."""
+    kind, in_file, inter_file = (options.get(k) for k in ("type", "ordering in a file", "ordering inter file"))
+    return {"collective": kind == "collective" if isinstance(kind, str) and kind else None,
+            "ordering_in_file": in_file if isinstance(in_file, str) and in_file else None,
+            "ordering_inter_file": inter_file if isinstance(inter_file, str) and inter_file else None}
+
+
 def _nodes(tasks: int | None, per_node: int | None) -> int | None:
     """IOR < 3.3 prints no node count; IOR itself derives it as tasks / tasks per node."""
     if tasks and per_node and tasks % per_node == 0:
@@ -245,6 +257,7 @@ class _Test:
             stonewall_pairs_min=self.stonewall_pairs[0] if self.stonewall_pairs else None,
             stonewall_pairs_max=self.stonewall_pairs[1] if self.stonewall_pairs else None,
             rank_csv=rank_csv.group(1) if rank_csv else None, finished=self.run["finished"],
+            **_orderings(o),
         )
 
 
@@ -449,6 +462,7 @@ def _json_run(doc: dict, run_index: int, first_index: int, first_line: int) -> l
             file_per_proc=bool(fpp) if fpp is not None else None, repetitions=_json_int(params.get("repetitions")),
             stonewall_s=_json_int(params.get("deadlineForStonewall")) or None,  # 0: no deadline
             stonewall_pairs_min=None, stonewall_pairs_max=None, rank_csv=None, finished="Finished" in doc,
+            **_orderings(options),
         ))
         seen: dict[str, int] = {}
         for iteration, row in _results(test.get("Results")):

@@ -6,10 +6,11 @@
 -- options (JSON) or its "name: (g=N): rw=..." line (normal text); terse output does not carry them.
 -- numjobs: the option (JSON) or "jobs=N" of the result block (normal text). runtime_s: the longest
 -- measured run time over the job's directions. error: fio's errno for the job (0 = none).
+-- size and options (the job's options over the global ones, as sorted JSON) only from JSON output.
 CREATE OR REPLACE VIEW fio_jobs AS
 SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
        groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
-       usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log
+       usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log, size, options
 FROM raw_fio_jobs;
 
 -- One row per job and direction that did I/O ('read' | 'write' | 'trim').

@@ -1,0 +1,95 @@
+"""The loop of a user with their own logs, in a copy of this checkout: `python -m iobook new-chapter`, then
+`python -m iobook book --data TREE` on a tree that is not the IO500 archive's layout (built-tools' IOR,
+mdtest and io500 runs as they were written, and three archive submissions' files copied flat, one folder
+each). Every chapter must execute (a chapter's pinned parameter that matches nothing is a note in it, never a
+failed book), the book must build, and the new chapter's own test must pass unchanged."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ARCHIVE, BUILT_TOOLS, REPO, SHARED
+
+SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
+    "ibm": "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
+    "ddn": "DDN/AI400X2-I/EXAScaler/2023/submission-657",
+    "tacc": "TACC/Frontera/DAOS/2020/submission-13",
+}
+NEW = "my_study"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory):
+    """The working tree's files (tracked and new, as they are now) in a folder of its own; data/raw links to
+    this checkout's (the default test database is ingested from it)."""
+    dest = tmp_path_factory.mktemp("checkout") / "iobook"
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    for rel in listed:
+        if rel.startswith("data/raw/") or not (REPO / rel).is_file():
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, dest / rel)
+    (dest / "data" / "raw").symlink_to(REPO / "data" / "raw")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    tree = tmp_path_factory.mktemp("own-logs")
+    shutil.copytree(BUILT_TOOLS, tree / "built-tools")
+    for folder, submission in SUBMISSIONS.items():
+        source = ARCHIVE / submission
+        (tree / folder).mkdir()
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
+            flat = "__".join(path.relative_to(source).parts)  # results/2023.05.08-23.33.12/x.txt -> one name
+            shutil.copy2(path, tree / folder / flat)
+    return tree
+
+
+def run(checkout, *args, **kwargs):
+    env = {**os.environ, "PYTHONPATH": str(checkout), "IOBOOK_SHARED": str(SHARED)}  # the copy's iobook
+    return subprocess.run([sys.executable, *args], cwd=checkout, env=env, capture_output=True, text=True, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def built(checkout, tree):
+    made = run(checkout, "-m", "iobook", "new-chapter", NEW, "--title", "My study")
+    assert made.returncode == 0, made.stderr
+    book = run(checkout, "-m", "iobook", "book", "--quiet", "--data", str(tree), "--db", str(checkout / "data" / "own.duckdb"))
+    return made, book
+
+
+def test_every_chapter_executes_and_the_book_builds(checkout, built):
+    _, book = built
+    assert book.returncode == 0, book.stdout[-3000:] + book.stderr[-3000:]
+    sys.path.insert(0, str(checkout))
+    try:
+        import yaml
+
+        names = [c["name"] for c in yaml.safe_load((checkout / "notebooks" / "chapters.yml").read_text())["chapters"]]
+    finally:
+        sys.path.remove(str(checkout))
+    assert NEW in names and "your_runs" in names
+    summary = {line.split()[0]: line for line in book.stdout.splitlines() if line.split() and line.split()[0] in names}
+    assert set(summary) == set(names) and all(line.endswith("executed") for line in summary.values()), summary
+    for name in names:
+        assert (checkout / "_build" / "html" / "book" / f"{name}.html").is_file(), name
+    your_runs = (checkout / "_build" / "html" / "book" / "your_runs.html").read_text(encoding="utf-8")
+    # its runs, labelled by their top folder (flat phase logs are no IO500 run's: their names lost the layout)
+    assert all(f"<strong>{label}</strong>" in your_runs for label in ("built-tools", "ibm", "ddn", "tacc"))
+
+
+def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built):
+    made, _ = built
+    for path in (f"iobook/studies/{NEW}.py", f"notebooks/{NEW}.ipynb", f"tests/test_study_{NEW}.py"):
+        assert (checkout / path).is_file() and path in made.stdout
+    assert f"book/{NEW}" in (checkout / "_toc.yml").read_text()
+    assert f"[My study](book/{NEW}.ipynb)" in (checkout / "README.md").read_text()
+    again = run(checkout, "-m", "iobook", "new-chapter", NEW)
+    assert again.returncode != 0 and "exists already" in again.stderr
+    tested = run(checkout, "-m", "pytest", f"tests/test_study_{NEW}.py", "-q", "-p", "no:cacheprovider")
+    assert tested.returncode == 0, tested.stdout[-3000:]
+    assert "4 passed" in tested.stdout
