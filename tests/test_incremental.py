@@ -214,3 +214,25 @@ def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path)
     assert con.execute("SELECT time_with_openclose_s FROM raw_ior_ranks r JOIN sources s USING (source_id) "
                        "WHERE s.path = ? AND rank = 0", [str(csv)]).fetchone() == (427.59371901,)
     con.close()
+
+
+def test_a_database_of_an_older_iobook_gets_path_bytes(tucson_results, tmp_path):
+    """Its sources table had no path_bytes and a UNIQUE path: made again with both, its rows kept."""
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_write(db)
+    before = con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall()
+    con.execute("CREATE TABLE old_sources AS SELECT * EXCLUDE (path_bytes) FROM sources")
+    con.execute("DROP TABLE sources")
+    old_ddl = store.SOURCES_DDL.replace("path_bytes  BLOB,", "")
+    con.execute(old_ddl.replace("VARCHAR NOT NULL,", "VARCHAR NOT NULL UNIQUE,", 1))
+    con.execute("INSERT INTO sources SELECT * FROM old_sources")
+    con.execute("DROP TABLE old_sources")
+    store.set_state(con, "schema_digest", "an older iobook's")
+    con.close()
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["unchanged"] == counts["seen"]
+    con = store.open_read(db)
+    assert con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall() == before
+    assert con.execute("SELECT count(*) FROM sources WHERE path_bytes IS NOT NULL").fetchone() == (0,)
+    con.close()
