@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     p_ingest.add_argument("paths", nargs="*", type=Path)
     p_ingest.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file (default: data/iobook.duckdb)")
     p_ingest.add_argument("--prune", action="store_true",
-                          help="mark files no longer under PATHS as gone and drop their records")
+                          help="hold exactly the files under PATHS: files no longer there (deleted, or under a "
+                               "renamed folder) are marked gone and their records dropped")
     p_ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     p_ingest.add_argument("--engine", choices=["local", "dask"], default="local",
                           help="dask: parse on a Dask cluster into Parquet parts (--parquet), not into --db")

@@ -333,6 +333,9 @@ def _anonymized_file(anon: Anonymizer, src: Path) -> bytes:
                 mapped = [None if v is None else anon.text(v) for v in unique.to_pylist()]
                 if mapped != unique.to_pylist():
                     column = pa.array(mapped, column.type).take(pc.index_in(column, value_set=unique))
+            elif pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):  # sources.path_bytes
+                column = pa.array([None if v is None else anon.text(v.decode("utf-8", "surrogateescape"))
+                                   .encode("utf-8", "surrogateescape") for v in column.to_pylist()], column.type)
             columns.append(column)
         out = pa.BufferOutputStream()
         pq.write_table(pa.table(columns, names=table.column_names), out)

@@ -33,11 +33,11 @@ FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms 
 def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], Batch]:
     """(source_id, path) of every file to parse, and the batch of every refused entry, with the ids a local
     ingest into a fresh database assigns."""
-    files, refused = local.find_files(paths)
+    files, refused, failed = local.find_files(paths)
     todo = [(i, str(f)) for i, f in enumerate(files, 1)]
-    skipped = Batch([(len(files) + n, local.refused_row(str(f), reason))
-                     for n, (f, reason) in enumerate(refused.items(), 1)])
-    return todo, skipped
+    entries = [local.refused_row(f, reason) for f, reason in refused.items()]
+    entries += [local.failed_entry_row(f, reason) for f, reason in failed.items()]
+    return todo, Batch([(len(files) + n, row) for n, row in enumerate(entries, 1)])
 
 
 def part_name(batch: int) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import store
 from .batch import Batch, record_columns
 from .digest import files_digest
-from .parsers import DETECT_BYTES, ParseError, detect
+from .parsers import DETECT_BYTES, ParseError, detect, parse_outputs
 
 # Records written in one transaction, in Arrow bytes. A commit costs ~80 ms (DuckDB checkpoints its
 # row groups): 11 commits of 500 files took 1.7 s of the archive's writes, 2 commits 0.6 s.
@@ -51,41 +51,48 @@ class Outcome:
     tables: dict  # record class -> Arrow table of its rows (the parsers' bulk formats)
 
 
-def find_files(paths: list[Path]) -> tuple[dict[str, os.stat_result], dict[str, str]]:
+def find_files(paths: list[Path]) -> tuple[dict[str, os.stat_result], dict[str, str], dict[str, str]]:
     """Every regular file under the given files/folders, absolute and sorted so ids are reproducible, with
-    its stat (which tells an unchanged file without reading it), and the entries that are not read, each
-    with its reason: symlinks leading out of the given tree or to a folder (a loop is such a link), FIFOs,
-    sockets and devices (reading one can block forever). One scandir and one lstat a file: listing is
-    most of an unchanged re-ingest."""
+    its stat (which tells an unchanged file without reading it); the entries that are not read, each with
+    its reason: symlinks leading out of the given tree or to a folder (a loop is such a link), FIFOs,
+    sockets and devices (reading one can block forever); and the entries that failed, each with its
+    reason: a path given that does not exist, a folder that cannot be listed. One scandir and one lstat a
+    file: listing is most of an unchanged re-ingest."""
     found: dict[str, os.stat_result] = {}
     refused: dict[str, str] = {}
+    failed: dict[str, str] = {}
     for root in paths:
         root = Path(root).resolve()
-        if root.is_dir():
-            _scan(str(root), root, found, refused)
-        elif root.exists():
+        try:
+            is_dir, exists = root.is_dir(), root.exists()
+        except OSError as e:  # a folder above it that cannot be searched
+            failed[str(root)] = f"cannot be read: {e.strerror or e}"
+            continue
+        if is_dir:
+            _scan(str(root), root, found, refused, failed)
+        elif exists:
             reason = _refusal(root, root.parent)
             if reason:
                 refused[str(root)] = reason
             else:
                 found[str(root)] = root.stat()
         else:
-            raise FileNotFoundError(f"{root}: no such file or folder")
-    return ({path: found[path] for path in sorted(found, key=_path_order)},
-            {path: refused[path] for path in sorted(refused, key=_path_order)})
+            failed[str(root)] = "no such file or folder"
+    return tuple({path: d[path] for path in sorted(d, key=_path_order)} for d in (found, refused, failed))
 
 
 def _path_order(path: str) -> list[str]:
     return path.split(os.sep)  # as Path objects sort: by their parts
 
 
-def _scan(folder: str, root: Path, found: dict, refused: dict) -> None:
-    """os.walk's walk (folder symlinks are not followed; unreadable folders are passed over), keeping the
-    stat scandir already holds."""
+def _scan(folder: str, root: Path, found: dict, refused: dict, failed: dict) -> None:
+    """os.walk's walk (folder symlinks are not followed), keeping the stat scandir already holds; a folder
+    that cannot be listed is a failure, with its reason."""
     try:
         with os.scandir(folder) as entries:
             entries = list(entries)
-    except OSError:
+    except OSError as e:
+        failed[folder] = f"folder cannot be read: {e.strerror or e}"
         return
     for entry in entries:
         try:
@@ -94,7 +101,7 @@ def _scan(folder: str, root: Path, found: dict, refused: dict) -> None:
             is_dir = False
         if is_dir:
             if not entry.is_symlink():
-                _scan(entry.path, root, found, refused)
+                _scan(entry.path, root, found, refused, failed)
             continue
         if entry.is_symlink():
             reason = _refusal(Path(entry.path), root)
@@ -224,7 +231,7 @@ def _parse(row: dict, data: bytes) -> Outcome:
         text = text[: text.rfind("\n") + 1]
     cut = (f"truncated: line {cut_line} ends without a newline, so it was cut short; " if cut_line else "")
     try:
-        parsed = fmt.parse(text)
+        parsed = parse_outputs(fmt, text)
     except ParseError as e:
         return Outcome({**row, "status": "error", "error": (cut + "the lines before it do not parse: " if cut else "")
                         + e.reason, "error_line": cut_line or e.line}, [], {})
@@ -301,24 +308,50 @@ def refused_row(path: str, reason: str) -> dict:
     return {"path": path, "sha256": "", "bytes": 0, "status": "skipped", "error": reason}
 
 
+def failed_entry_row(path: str, reason: str) -> dict:
+    """The sources row of a path given that does not exist or a folder that cannot be listed: a failure
+    (the exit status says so) of an entry that holds no bytes of its own."""
+    return {"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}
+
+
+ENTRY_FAILURES = ("no such file or folder", "folder cannot be read: ", "cannot be read: ")
+
+
+def _entries_read_now(known: dict, paths: list[Path], present, gone: list[int]) -> list[int]:
+    """The ids of failed entries (a missing path, a folder that could not be listed) under `paths` that this
+    ingest found readable: a folder now listed, a path now there. Their failure is gone; a file that now
+    exists at the path is in `present` and replaces the row itself."""
+    roots = [Path(p).resolve() for p in paths]
+    return [i for p, (i, sha, status, error) in known.items()
+            if status == "error" and not sha and p not in present and i not in gone
+            and error and error.startswith(ENTRY_FAILURES) and any(Path(p).is_relative_to(r) for r in roots)
+            and os.path.isdir(p)]
+
+
 def failed_outcome(path: str, reason: str) -> Outcome:
     """A file that could not be parsed for a reason outside its content (unreadable, its worker lost)."""
     return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], {})
 
 
-RACY_NS = 2 * 10**9  # a stat is recorded only for a file last modified this long before it was read
+RACY_NS = 2 * 10**9  # a stat is recorded only for a file last modified this long before it was read,
+FINE_RACY_NS = 20 * 10**6  # or this long when its mtime has a fraction of a second (the kernel stamps those
+# from a clock ticking every 1-10 ms; whole seconds may be a file system's granularity: FAT, some NFS)
 
 
 def stat_signature(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
+def racy_window(mtime_ns: int) -> int:
+    return RACY_NS if mtime_ns % 10**9 == 0 else FINE_RACY_NS
+
+
 def trusted_stat(st: os.stat_result, read_ns: int) -> tuple[int, int, int, int] | None:
     """The signature to record for bytes read at `read_ns` from a file of stat `st`, or None. A write after
     the read sets mtime to the time of that write; when st's mtime is older than the read by more than
-    the clock's granularity (seconds on some file systems), any later write changes it. A file modified
-    within RACY_NS of its read is hashed again next time (git's "racily clean" entries)."""
-    return stat_signature(st) if st.st_mtime_ns < read_ns - RACY_NS else None
+    the clock's granularity, any later write changes it. A file modified within that window of its read is
+    hashed again once it has passed (git's "racily clean" entries; _verify_racy)."""
+    return stat_signature(st) if st.st_mtime_ns < read_ns - racy_window(st.st_mtime_ns) else None
 
 
 def _parse_file(path: str) -> Outcome:
@@ -337,6 +370,8 @@ def _parse_file(path: str) -> Outcome:
     outcome = parse_bytes(path, data)
     if stat_signature(before) == stat_signature(after) and before.st_size == len(data):  # not written meanwhile
         outcome.row["stat"] = trusted_stat(before, read_ns)
+        if outcome.row["stat"] is None:  # written just before the read: hashed again once its window has passed
+            outcome.row["racy_stat"] = stat_signature(before)
     return outcome
 
 
@@ -433,8 +468,10 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
     """Parse new and changed files under `paths` into the store. With `prune`, files the store holds that
     are no longer under `paths` are marked gone and their records removed: the store then shows exactly
     what the folders hold (the book's builds), while plain ingests add to it."""
-    files, refused = find_files(paths)
-    counts = Counter(seen=len(files) + len(refused))
+    files, refused, failed = find_files(paths)
+    counts = Counter(seen=len(files) + len(refused) + len(failed), failed=len(failed))
+    for path, reason in failed.items():
+        print(f"error: {store.printable_path(path)}: {reason}")
     workers = _Workers()
     if not Path(db_path).exists() and len(files) >= PARALLEL_FROM:  # a new database: every file is parsed
         workers.start(fork=True)
@@ -452,10 +489,11 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         todo: list[tuple[str, int]] = []  # (path, source_id) of new and changed files
         stats = store.file_stats(con) if same_parsers else {}
         refresh = []  # (source_id, stat) of files whose stat changed but bytes did not (touched, copied back)
+        racy: list[tuple[int, str, tuple, str]] = []  # (source_id, path, stat, sha256) read within their window
         for path, st in files.items():
             prior = known.get(path)
             if prior and prior[2] != "gone" and same_parsers and (
-                    stats.get(prior[0]) == stat_signature(st) or _same_bytes(path, st, prior, refresh)):
+                    stats.get(prior[0]) == stat_signature(st) or _same_bytes(path, st, prior, refresh, racy)):
                 counts["unchanged"] += 1
                 counts["failed before"] += prior[2] == "error"
             elif prior:
@@ -467,26 +505,32 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
                 next_id += 1
         if refresh:
             _in_transaction(con, lambda: store.set_file_stats(con, refresh))
-        refusals = []  # recorded, never read; written only when new or for a new reason
-        for path, reason in refused.items():
+        entries = []  # recorded, never read; written only when new or for a new reason
+        for path, row in [*((p, refused_row(p, r)) for p, r in refused.items()),
+                          *((p, failed_entry_row(p, r)) for p, r in failed.items())]:
             prior = known.get(path)
-            counts["skipped"] += 1
-            if prior and prior[2:] == ("skipped", reason):
+            counts["skipped"] += row["status"] == "skipped"
+            if prior and prior[2:] == (row["status"], row["error"]):
                 continue
-            refusals.append((prior[0] if prior else next_id, refused_row(path, reason)))
+            entries.append((prior[0] if prior else next_id, row))
             next_id += not prior
-        if refusals:
-            _transaction(con, Batch(refusals))
-        present = files.keys() | refused.keys()
-        gone = [i for p, (i, _, status, _) in known.items() if prune and status != "gone" and p not in present]
+        if entries:
+            _transaction(con, Batch(entries))
+        present = files.keys() | refused.keys() | failed.keys()
+        unlisted = tuple(folder + os.sep for folder in failed)  # what they hold is unknown, not gone
+        gone = [i for p, (i, _, status, _) in known.items()
+                if prune and status != "gone" and p not in present and not p.startswith(unlisted)]
+        gone += _entries_read_now(known, paths, present, gone)
         counts["gone"] = len(gone)
         if gone:
             _in_transaction(con, lambda: (store.mark_gone(con, gone), store.set_derived_stale(con, True)))
         if todo:
             _parse_and_write(con, workers, _chunks(todo, {path: files[path].st_size for path, _ in todo}), counts,
-                             progress)
+                             racy, progress)
             workers.close()
             _release_arrow_memory()  # what the batches held, before the derived tables' queries need memory
+        if racy:
+            _verify_racy(con, racy)
         if store.derived_stale(con):
             _in_transaction(con, lambda: (store.rebuild_derived(con), store.set_derived_stale(con, False)))
         if not same_parsers:
@@ -498,17 +542,20 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
 
 
 def _parse_and_write(con, workers: _Workers, chunks: list[list[tuple[int, str]]], counts: Counter,
-                     progress: bool) -> None:
+                     racy: list, progress: bool) -> None:
     from tqdm import tqdm  # here, as zstandard: start-up is most of an unchanged re-ingest
 
     pending = Batch()
     with tqdm(total=sum(map(len, chunks)), desc="ingest", unit="file", disable=not progress) as bar:
         for batch in workers.batches(chunks):
-            for _, row in batch.rows:
+            for source_id, row in batch.rows:
                 counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
+                if row.get("racy_stat"):
+                    racy.append((source_id, row["path"], row["racy_stat"], row["sha256"]))
                 counts["truncated"] += row["status"] == "ok" and bool(row.get("error"))
                 if row["status"] == "error":
-                    tqdm.write(f"error: {row['path']}:{row.get('error_line') or ''}: {row['error']}")
+                    tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: "
+                               f"{row['error']}")
             pending.extend(batch)
             bar.update(len(batch.rows))
             if pending.nbytes >= BATCH_BYTES:
@@ -537,9 +584,9 @@ def _file_sha256(path: str) -> str:
         return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
-def _same_bytes(path: str, st: os.stat_result, prior: tuple, refresh: list) -> bool:
+def _same_bytes(path: str, st: os.stat_result, prior: tuple, refresh: list, racy: list) -> bool:
     """Whether the file still holds the bytes hashed for `prior` (its stat differs, or was not recorded);
-    if so its stat joins `refresh`, so that the next ingest need not read it."""
+    if so its stat joins `refresh` (or `racy`, to be verified), so that the next ingest need not read it."""
     try:
         read_ns = time.time_ns()
         same = _file_sha256(path) == prior[1]
@@ -547,7 +594,30 @@ def _same_bytes(path: str, st: os.stat_result, prior: tuple, refresh: list) -> b
         return False  # parsed again, which records why it cannot be read
     if same and (signature := trusted_stat(st, read_ns)):
         refresh.append((prior[0], signature))
+    elif same:
+        racy.append((prior[0], path, stat_signature(st), prior[1]))
     return same
+
+
+def _verify_racy(con, racy: list[tuple[int, str, tuple, str]]) -> None:
+    """Record the stats of files read within their racy window once it has passed (a wait of at most
+    RACY_NS, FINE_RACY_NS on most file systems) and they are found to hold the bytes read: one ingest then
+    records every settled file's stat, as two ingests (one of them killed) would. A mtime further ahead is
+    another machine's clock: that file is hashed again next time."""
+    due = [r for r in racy if r[2][1] + racy_window(r[2][1]) < time.time_ns() + RACY_NS]
+    if not due:
+        return
+    time.sleep(max(0, max(st[1] + racy_window(st[1]) for _, _, st, _ in due) + 1 - time.time_ns()) / 1e9)
+    settled = []
+    for source_id, path, signature, sha256 in due:
+        try:
+            read_ns, st = time.time_ns(), os.stat(path)
+            if stat_signature(st) == signature and trusted_stat(st, read_ns) and _file_sha256(path) == sha256:
+                settled.append((source_id, signature))
+        except OSError:
+            continue  # gone or unreadable since: its row says what was read
+    if settled:
+        _in_transaction(con, lambda: store.set_file_stats(con, settled))
 
 
 def _in_transaction(con, work) -> None:
@@ -577,7 +647,7 @@ def _write(con, batch: Batch) -> Counter:
 
                 row = {**row, "status": "error", "error": f"could not load into DuckDB: {e}"}
                 _transaction(con, Batch([(source_id, row)]))
-                tqdm.write(f"error: {row['path']}: {row['error']}")
+                tqdm.write(f"error: {store.printable_path(row['path'])}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
     return moved
 

@@ -30,7 +30,9 @@ DERIVED_MEMORY_LIMIT = "128MB"
 SOURCES_DDL = """
 CREATE TABLE IF NOT EXISTS sources (
     source_id   BIGINT PRIMARY KEY,
-    path        VARCHAR NOT NULL UNIQUE,  -- absolute, as resolved at ingest
+    path        VARCHAR NOT NULL,         -- absolute, as resolved at ingest; printable: a byte of a name that
+                                          -- is not UTF-8 shown as \\xNN (not unique then: path_bytes is)
+    path_bytes  BLOB,                     -- the path's bytes, when its name is not UTF-8 (null otherwise)
     sha256      VARCHAR NOT NULL,
     bytes       BIGINT NOT NULL,
     format      VARCHAR,                  -- detected from content; null when skipped
@@ -62,6 +64,7 @@ def raw_tables() -> list[str]:
 def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
     """sources, ingest_state, file_stats and the record tables: all that replace_sources writes to (a Dask
     worker's in-memory database has just these)."""
+    _add_path_bytes(con)
     con.execute(SOURCES_DDL)
     for cls in all_records():
         columns = record_columns(cls)
@@ -75,6 +78,21 @@ def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
             con.execute("DELETE FROM ingest_state WHERE key = 'parsers_digest'")
         cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
+
+
+def _add_path_bytes(con) -> None:
+    """A database of an older iobook: its sources table made again with path_bytes, and without the UNIQUE
+    on path that a printable path cannot keep (DuckDB drops no constraint in place)."""
+    columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
+                                         "WHERE table_name = 'sources' ORDER BY ordinal_position").fetchall()]
+    if not columns or "path_bytes" in columns:
+        return
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE sources RENAME TO sources_before_path_bytes")
+    con.execute(SOURCES_DDL)
+    con.execute(f"INSERT INTO sources BY NAME SELECT {', '.join(columns)} FROM sources_before_path_bytes")
+    con.execute("DROP TABLE sources_before_path_bytes")
+    con.execute("COMMIT")
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -138,10 +156,27 @@ def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(db_path), read_only=True)
 
 
+def stored_path(path: str) -> tuple[str, bytes | None]:
+    """A path as the store keeps it: printable, and its bytes when its name is not UTF-8. Python holds such a
+    name's bytes as lone surrogates (os.fsdecode), which no UTF-8 column takes; the printable form shows
+    each of those bytes as \\xNN."""
+    try:
+        path.encode("utf-8")
+        return path, None
+    except UnicodeEncodeError:
+        raw = os.fsencode(path)
+        return raw.decode("utf-8", "backslashreplace"), raw
+
+
+def printable_path(path: str) -> str:
+    return stored_path(path)[0]
+
+
 def known_sources(con) -> dict[str, tuple[int, str, str, str | None]]:
-    """path -> (source_id, sha256, status, error) of every file already in the store."""
-    return {p: (i, h, st, e) for i, p, h, st, e in
-            con.execute("SELECT source_id, path, sha256, status, error FROM sources").fetchall()}
+    """path (as os.fsdecode gives it: the file system's name) -> (source_id, sha256, status, error) of every
+    entry already in the store."""
+    return {os.fsdecode(raw) if raw is not None else p: (i, h, st, e) for i, p, raw, h, st, e in
+            con.execute("SELECT source_id, path, path_bytes, sha256, status, error FROM sources").fetchall()}
 
 
 def file_stats(con) -> dict[int, tuple[int, int, int, int]]:
@@ -201,8 +236,8 @@ def next_source_id(con) -> int:
     return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
 
 
-SOURCE_COLUMNS = ("source_id", "path", "sha256", "bytes", "format", "tool", "tool_version", "status", "error",
-                  "error_line")
+SOURCE_COLUMNS = ("source_id", "path", "path_bytes", "sha256", "bytes", "format", "tool", "tool_version", "status",
+                  "error", "error_line")
 
 
 def replace_sources(con, batch: Batch) -> None:
@@ -223,8 +258,11 @@ def replace_sources(con, batch: Batch) -> None:
     stats = [(source_id, row["stat"]) for source_id, row in batch.rows if row.get("stat")]
     if stats:
         set_file_stats(con, stats)
-    incoming = pa.table({c: [source_id if c == "source_id" else row.get(c) for source_id, row in batch.rows]
-                         for c in SOURCE_COLUMNS})
+    paths = [stored_path(row["path"]) for _, row in batch.rows]
+    incoming = pa.table({"source_id": pa.array(ids, pa.int64()),
+                         "path": pa.array([p for p, _ in paths], pa.string()),
+                         "path_bytes": pa.array([raw for _, raw in paths], pa.binary())}
+                        | {c: [row.get(c) for _, row in batch.rows] for c in SOURCE_COLUMNS[3:]})
     con.register("_incoming", incoming)
     con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
     for cls, table in batch.tables.items():

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import socket
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ FIO = REPO / "tests" / "fixtures" / "fio"
 FIO_ERRORS = FIO / "errors"
 RAW_679 = next((REPO / "data" / "raw" / "io500").glob("IBM Tucson/Arches Storage Scale System 3500/*/2023/submission-679/results"))
 CHECKSUM_RUN = REPO / "data" / "raw" / "checksum" / "vm-20261121T131428Z"
+IO500_RUN = BUILT_TOOLS / "io500" / "run1-standard-np2-stonewall10"
+IO500_CONFIG = IO500_RUN / "2026.11.21-12.37.24" / "config-orig.ini"  # not a log: a tool's input
 
 # name in the good tree -> the real log it is a copy of
 GOOD = {
@@ -85,6 +88,10 @@ def good_files_digest(db: Path, root: Path) -> dict:
                 sql = ("SELECT replace(path, ?, '') AS rel, sha256, bytes, status, error, error_line FROM sources "
                        "WHERE starts_with(path, ?) AND NOT contains(replace(path, ?, ''), 'zz-')")
                 params = [prefix, prefix, prefix]
+            elif table == "file_stats":  # of each tree's own copy: its size only (mtimes, inodes differ)
+                sql = ("SELECT replace(s.path, ?, '') AS rel, t.bytes FROM file_stats t JOIN sources s USING (source_id) "
+                       "WHERE NOT contains(replace(s.path, ?, ''), 'zz-')")
+                params = [prefix, prefix]
             elif "source_id" in columns:
                 sql = (f"SELECT replace(s.path, ?, '') AS rel, t.* EXCLUDE (source_id) FROM {table} t "
                        "JOIN sources s USING (source_id) WHERE NOT contains(replace(s.path, ?, ''), 'zz-')")
@@ -105,7 +112,7 @@ def rows_of(db: Path, path: Path) -> dict:
     """table -> sorted rows (without source_id) that the file at `path` stored."""
     con = store.open_read(db)
     try:
-        found = con.execute("SELECT source_id FROM sources WHERE path = ?", [str(path)]).fetchone()
+        found = con.execute("SELECT source_id FROM sources WHERE path = ?", [store.printable_path(str(path))]).fetchone()
         assert found, f"{path} is not in sources"
         out = {}
         for table in store.raw_tables()[1:]:
@@ -139,6 +146,8 @@ class Bad:
     extra: list[Path] = field(default_factory=list)  # more arguments to ingest (e.g. a FIFO)
     tables: dict[str, int] = field(default_factory=dict)  # raw table -> rows it must hold from the input
     tool: str | None = None  # the tool sources must name (a tool's own failed run)
+    parts: list[bytes] = field(default_factory=list)  # outputs one after another in the input: it stores the rows
+    # the first gives alone, and in each table as many rows as the parts give alone
 
 
 def replace_once(data: bytes, old: bytes, new: bytes) -> bytes:
@@ -406,6 +415,92 @@ def hostile_folder(name: str):
     return case
 
 
+def unreadable_folder(folder, tmp, monkeypatch):
+    """A folder that cannot be listed (chmod 000 to a user without rights; root lists everything, so the
+    OSError is raised where ingest lists it): a failure with its reason, the rest of the tree read."""
+    target = folder / "zz-locked"
+    target.mkdir()
+    (target / "ior-easy-write.txt").write_bytes(good("ior-easy-write.txt"))
+    real = os.scandir
+
+    def guarded_scandir(path="."):
+        if os.fspath(path) == str(target):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", guarded_scandir)
+    return Bad(target, "error", r"^folder cannot be read: Permission denied$")
+
+
+def missing_argument(folder, tmp):
+    return Bad(folder / "zz-no-such-folder", "error", r"^no such file or folder$", extra=[folder / "zz-no-such-folder"])
+
+
+def not_utf8_name(name: bytes, source: str):
+    """A good log under a name whose bytes are not UTF-8 (Latin-1 from an old NFS export, Shift-JIS, ...)."""
+    def case(folder, tmp):
+        path = folder / os.fsdecode(name)
+        path.write_bytes(good(source))
+        return Bad(path, "ok", r"^$", rows_like=good(source))
+    return case
+
+
+def not_utf8_folder(name: bytes):
+    def case(folder, tmp):
+        (folder / os.fsdecode(name)).mkdir()
+        path = folder / os.fsdecode(name) / "mdtest-easy-write.csv"
+        path.write_bytes(good("mdtest-easy-write.csv"))
+        return Bad(path, "ok", r"^$", rows_like=good("mdtest-easy-write.csv"))
+    return case
+
+
+def outputs(*names: str, cut_last: bool = False):
+    """Real outputs one after another in one file, as a job script's stdout collects them; `cut_last`: the
+    last one cut in half."""
+    def case(folder, tmp):
+        parts = [good(n) for n in names]
+        if cut_last:
+            parts[-1] = parts[-1][: len(parts[-1]) // 2]
+        (folder / "zz-outputs.log").write_bytes(b"".join(parts))
+        if not cut_last:
+            return Bad(folder / "zz-outputs.log", "ok", r"^$", parts=parts)
+        line = b"".join(parts[:-1]).count(b"\n") + 1
+        return Bad(folder / "zz-outputs.log", "error",
+                   rf"; the lines before it do not parse: fio-json output from line {line}, after the ior-text output, "
+                   "does not parse: invalid JSON",
+                   b"".join(parts).count(b"\n") + 1)
+    return case
+
+
+def ior_text_then_ior_json(folder, tmp):
+    """IOR's text and JSON layouts number their tests alike: one file cannot hold both, so neither is read."""
+    (folder / "zz-ior-twice.log").write_bytes(good("ior-easy-write.txt") + good("ior.json"))
+    return Bad(folder / "zz-ior-twice.log", "error",
+               r"^ior-text output before the ior-json output, holds the same kind of records: not read$", 1)
+
+
+def mdtest_cut_in_summary(folder, tmp):
+    """An mdtest log cut at a line end inside its SUMMARY table: half its rows are no result."""
+    data = good("mdtest.log")
+    cut = data[: data.index(b"   File stat", data.index(b"SUMMARY"))]
+    (folder / "zz-mdtest-cut.log").write_bytes(cut)
+    return Bad(folder / "zz-mdtest-cut.log", "error",
+               r"^log ends inside a SUMMARY table, after its 'File creation' row \(truncated\)$", cut.count(b"\n"))
+
+
+def ior_json_without_results(folder, tmp):
+    """IOR JSON whose tests hold no Results and whose summary is spelled otherwise: no result at all."""
+    data = good("ior.json").replace(b'"Results"', b'"results"').replace(b'"summary"', b'"Summary"')
+    (folder / "zz-shape.json").write_bytes(data)
+    return Bad(folder / "zz-shape.json", "error", r"^IOR JSON test 0 has no results$", 1)
+
+
+def rank_csv_header_only(folder, tmp):
+    header = good("mdtest-easy-write.csv").split(b"\n", 1)[0] + b"\n"
+    (folder / "zz-header.csv").write_bytes(header)
+    return Bad(folder / "zz-header.csv", "error", r"^per-rank CSV has no rows \(its header only\)$", 1)
+
+
 CASES = {
     # one bad file never stops the rest: values that are not finite, nesting, overflow
     "fio json Infinity": non_finite_fio_json(b"Infinity"),
@@ -450,6 +545,13 @@ CASES = {
     "name with <script>": named("zz-<script>alert(1)<%2Fscript>.txt", "mdtest-easy-write.txt"),
     "folder <!--<script>": hostile_folder("zz-<!--<script>"),
     "folder with quotes and newline": hostile_folder("zz-\"'\nx"),
+    # names whose bytes are not UTF-8 (kept as bytes, shown printable)
+    "file name not UTF-8 (Latin-1)": not_utf8_name(b"zz-caf\xe9.log", "mdtest.log"),
+    "file name not UTF-8 (lone bytes)": not_utf8_name(b"zz-\xff\xfe\x80.json", "fio-multi.json"),
+    "folder name not UTF-8": not_utf8_folder(b"zz-r\xe9sultats"),
+    # paths given or found that cannot be read
+    "unreadable folder": unreadable_folder,
+    "path argument that does not exist": missing_argument,
     # real variants of good logs: the rows of the plain log
     "gzip fio json": variant("fio-multi.json", gzip.compress, "gz"),
     "xz mdtest csv": variant("mdtest-easy-write.csv", lzma.compress, "xz"),
@@ -476,8 +578,20 @@ CASES = {
         Bad(folder / "zz-two.json", "ok", r"^$", tables={"raw_ior_tests": 2}))[1],
     "IOR JSON then an mdtest log": lambda folder, tmp: (
         (folder / "zz-json-then-mdtest.log").write_bytes(good("ior.json") + good("mdtest.log")),
-        Bad(folder / "zz-json-then-mdtest.log", "error", r"^text after the IOR JSON document that is not another one$",
+        Bad(folder / "zz-json-then-mdtest.log", "ok", r"^$", tables={"raw_ior_tests": 1, "raw_mdtest_results": 10}))[1],
+    "IOR JSON then an io500 config": lambda folder, tmp: (
+        (folder / "zz-json-then-ini.log").write_bytes(good("ior.json") + IO500_CONFIG.read_bytes()),
+        Bad(folder / "zz-json-then-ini.log", "error", r"^text after the IOR JSON document that is not another one$",
             good("ior.json").count(b"\n") + 1))[1],
+    "IOR log then fio JSON": outputs("ior-easy-write.txt", "fio-multi.json"),
+    "fio JSON written twice": outputs("fio-multi.json", "fio-multi.json"),
+    "IOR log then vmstat": outputs("ior-easy-write.txt", "vmstat.txt"),
+    "IOR log then a fio JSON cut in half": outputs("ior-easy-write.txt", "fio-multi.json", cut_last=True),
+    "IOR log then IOR JSON": ior_text_then_ior_json,
+    # cut or empty outputs: an error, never ok with part of their rows
+    "mdtest log cut inside its SUMMARY": mdtest_cut_in_summary,
+    "IOR JSON without results": ior_json_without_results,
+    "mdtest rank csv with its header only": rank_csv_header_only,
     # a tool's own error output: a failed run of that tool
     "ior error (missing directory)": tool_error(BUILT_TOOLS / "ior" / "ior_error_nonexistent_dir_np2.log", "ior",
                                                 r"^IOR stopped with an error before any result: ERROR: open64", 34),
@@ -508,9 +622,10 @@ def test_bad_input(case, clean_digest, tmp_path, monkeypatch):
     assert good_files_digest(db, folder) == clean_digest  # rows lost 0: every good file as in a clean ingest
     con = store.open_read(db)
     try:
+        shown = store.printable_path(str(bad.path))  # a name that is not UTF-8 is stored printable
         recorded = con.execute("SELECT status, coalesce(error, ''), error_line FROM sources WHERE path = ?",
-                               [str(bad.path)]).fetchone()
-        tool = con.execute("SELECT tool FROM sources WHERE path = ?", [str(bad.path)]).fetchone()
+                               [shown]).fetchone()
+        tool = con.execute("SELECT tool FROM sources WHERE path = ?", [shown]).fetchone()
     finally:
         con.close()
     assert recorded is not None, f"{bad.path} not recorded"
@@ -529,6 +644,19 @@ def test_bad_input(case, clean_digest, tmp_path, monkeypatch):
         assert stored == rows_of(tmp_path / "alone.duckdb", alone / bad.path.name) != {}
     for table, n in bad.tables.items():
         assert len(stored.get(table, [])) == n, table
+    if bad.parts:
+        expected = Counter()
+        for k, part in enumerate(bad.parts):
+            alone = tmp_path / f"part-{k}"
+            alone.mkdir()
+            (alone / bad.path.name).write_bytes(part)
+            ingest([alone], tmp_path / f"part-{k}.duckdb", progress=False)
+            rows = rows_of(tmp_path / f"part-{k}.duckdb", alone / bad.path.name)
+            assert rows, f"part {k} gives no rows alone"
+            if k == 0:  # the first output's rows as it gives them alone
+                assert all(not Counter(r) - Counter(stored.get(t, [])) for t, r in rows.items())
+            expected.update({t: len(r) for t, r in rows.items()})
+        assert {t: len(r) for t, r in stored.items()} == dict(expected)  # every part's rows, none dropped
     assert counts["failed"] == (status == "error")
 
 
@@ -542,3 +670,47 @@ def test_a_fio_job_that_fails_to_start_is_stored_with_its_error(tmp_path):
     con = store.open_read(tmp_path / "t.duckdb")
     assert counts["parsed"] == 2
     assert con.execute("SELECT error, rw FROM raw_fio_jobs ORDER BY source_id").fetchall() == [(22, "read")] * 2
+
+
+def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatch, capsys):
+    """A file and a folder named in Latin-1 (an old NFS export): sources keeps each path's bytes and shows it
+    with \\xNN for the bytes that are not UTF-8; a second ingest finds them unchanged; the Data chapter lists
+    them, its downloads are written (and anonymized) and a failed one is printed, all without an error."""
+    from iobook import nb
+    from iobook.anonymize import Anonymizer, _anonymized_file
+    from iobook.studies import data
+
+    folder = _make_good_tree(tmp_path / "tree")
+    (folder / os.fsdecode(b"r\xe9sultats")).mkdir()
+    names = {os.fsdecode(b"caf\xe9.log"): good("mdtest.log"),
+             os.fsdecode(b"r\xe9sultats/ior-\xff.json"): good("ior.json"),
+             os.fsdecode(b"\xe9chec.log"): (BUILT_TOOLS / "ior" / "ior_error_nonexistent_dir_np2.log").read_bytes()}
+    for name, content in names.items():
+        (folder / name).write_bytes(content)
+    db = tmp_path / "t.duckdb"
+    counts = ingest([folder], db, progress=False)
+    assert counts["parsed"] == len(GOOD) + 2 and counts["failed"] == 1
+    assert f"error: {folder}/\\xe9chec.log:34: IOR stopped" in capsys.readouterr().out
+    con = store.open_read(db)
+    stored = dict(con.execute("SELECT path_bytes, path FROM sources WHERE path_bytes IS NOT NULL").fetchall())
+    assert stored == {os.fsencode(folder / n): str(folder / n).encode("utf-8", "surrogateescape")
+                      .decode("utf-8", "backslashreplace") for n in names}
+    assert f"{folder}/r\\xe9sultats/ior-\\xff.json" in stored.values()
+    # rows as the same logs give under a UTF-8 name
+    assert rows_of(db, folder / os.fsdecode(b"caf\xe9.log")) == rows_of(db, folder / "mdtest.log")
+    con.close()
+    assert ingest([folder], db, progress=False)["unchanged"] == len(GOOD) + len(names)
+
+    monkeypatch.chdir(tmp_path)  # the downloads go to ./_static/downloads
+    con = store.open_read(db)
+    listed = data.get_sources(con)
+    assert listed["path"].str.contains("caf\\xe9.log", regex=False).sum() == 1
+    assert data.get_failed(con)["path"].str.endswith("\\xe9chec.log").sum() == 1
+    assert nb.reader_paths(con, listed["path"]).str.startswith("/").sum() == 0
+    assert data.get_files_by_kind(con)["files"].sum() == len(GOOD) + len(names)
+    exported = data.export_parquet(con).set_index("view")
+    assert exported.loc["sources", "rows"] == len(GOOD) + len(names)
+    con.close()
+    sources_file = next((tmp_path / "_static" / "downloads").glob("database-*/sources.parquet"))
+    anon = Anonymizer({str(tmp_path): "/path-0000000a"})
+    assert str(tmp_path).encode() not in _anonymized_file(anon, sources_file)

@@ -1,6 +1,7 @@
-"""kill -9 at any moment of an ingest, then a normal ingest: the database equals a clean one, and no worker
-process outlives the ingest that started it."""
+"""kill -9 at any moment of an ingest, then a normal ingest: the database equals a clean one, every table
+included, and no worker process outlives the ingest that started it."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,21 +10,40 @@ import time
 from conftest import ARCHIVE, REPO, database_digest
 
 SUBMISSIONS = sorted(ARCHIVE.glob("*/*/*/*/submission-*"))[::8]  # 30 of the archive's 238, deterministic
+AHEAD_NS = 1_500_000_000  # two files' mtime this far ahead of the clock: written as the ingest reads them
 
 
-def ingest_command(db) -> list[str]:
-    return [sys.executable, "-m", "iobook", "ingest", "--quiet", "--db", str(db), *map(str, SUBMISSIONS)]
+def ingest_command(db, tree) -> list[str]:
+    return [sys.executable, "-m", "iobook", "ingest", "--quiet", "--db", str(db), str(tree)]
+
+
+def file_stats(db) -> list:
+    """file_stats by path (database_digest leaves it out: a load from Parquet has none)."""
+    from iobook import store
+
+    with store.open_read(db) as con:
+        return con.execute("SELECT s.path, f.* EXCLUDE (source_id) FROM file_stats f JOIN sources s "
+                           "USING (source_id) ORDER BY s.path").fetchall()
 
 
 def test_kill_9_at_five_points_then_ingest_gives_the_clean_database(tmp_path):
+    tree = tmp_path / "tree"  # a copy: its files were just written, as a collector's are
+    for submission in SUBMISSIONS:
+        shutil.copytree(submission, tree / submission.relative_to(ARCHIVE), copy_function=shutil.copyfile)
+    first = sorted(p for p in tree.rglob("*") if p.is_file())[:2]  # among the first files parsed
+    for path in first:
+        os.utime(path, ns=(time.time_ns() + AHEAD_NS,) * 2)
     started = time.perf_counter()
-    subprocess.run(ingest_command(tmp_path / "clean.duckdb"), cwd=REPO, check=True, capture_output=True)
+    subprocess.run(ingest_command(tmp_path / "clean.duckdb", tree), cwd=REPO, check=True, capture_output=True)
     seconds = time.perf_counter() - started
-    clean = database_digest(tmp_path / "clean.duckdb")
+    clean, clean_stats = database_digest(tmp_path / "clean.duckdb"), file_stats(tmp_path / "clean.duckdb")
     assert clean["raw_io500_phases"][0] > 0
+    # every file's stat, those read just after they were written included (before: the next ingest added them)
+    assert len(clean_stats) == sum(1 for p in tree.rglob("*") if p.is_file())
+    assert {row[0] for row in clean_stats} >= set(map(str, first))
     for point in (0.15, 0.35, 0.55, 0.75, 0.9):  # of a clean run's time: scanning, parsing, writing, deriving
         db = tmp_path / f"killed-{point}.duckdb"
-        ingest = subprocess.Popen(ingest_command(db), cwd=REPO, start_new_session=True,
+        ingest = subprocess.Popen(ingest_command(db, tree), cwd=REPO, start_new_session=True,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(seconds * point)
         os.kill(ingest.pid, signal.SIGKILL)  # the ingest only: its workers must follow by themselves
@@ -38,5 +58,6 @@ def test_kill_9_at_five_points_then_ingest_gives_the_clean_database(tmp_path):
         else:
             os.killpg(ingest.pid, signal.SIGKILL)
             raise AssertionError(f"worker processes outlived an ingest killed at {point:.0%}")
-        subprocess.run(ingest_command(db), cwd=REPO, check=True, capture_output=True)
+        subprocess.run(ingest_command(db, tree), cwd=REPO, check=True, capture_output=True)
         assert database_digest(db) == clean, f"killed at {point:.0%} of a clean run"
+        assert file_stats(db) == clean_stats, f"killed at {point:.0%} of a clean run"

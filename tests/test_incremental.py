@@ -214,3 +214,94 @@ def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path)
     assert con.execute("SELECT time_with_openclose_s FROM raw_ior_ranks r JOIN sources s USING (source_id) "
                        "WHERE s.path = ? AND rank = 0", [str(csv)]).fetchone() == (427.59371901,)
     con.close()
+
+
+def test_a_database_of_an_older_iobook_gets_path_bytes(tucson_results, tmp_path):
+    """Its sources table had no path_bytes and a UNIQUE path: made again with both, its rows kept."""
+    db = tmp_path / "t.duckdb"
+    ingest([tucson_results], db, progress=False)
+    con = store.open_write(db)
+    before = con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall()
+    con.execute("CREATE TABLE old_sources AS SELECT * EXCLUDE (path_bytes) FROM sources")
+    con.execute("DROP TABLE sources")
+    old_ddl = store.SOURCES_DDL.replace("path_bytes  BLOB,", "")
+    con.execute(old_ddl.replace("VARCHAR NOT NULL,", "VARCHAR NOT NULL UNIQUE,", 1))
+    con.execute("INSERT INTO sources SELECT * FROM old_sources")
+    con.execute("DROP TABLE old_sources")
+    store.set_state(con, "schema_digest", "an older iobook's")
+    con.close()
+    counts = ingest([tucson_results], db, progress=False)
+    assert counts["unchanged"] == counts["seen"]
+    con = store.open_read(db)
+    assert con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall() == before
+    assert con.execute("SELECT count(*) FROM sources WHERE path_bytes IS NOT NULL").fetchone() == (0,)
+    con.close()
+
+
+def _rows_by_path(db) -> dict:
+    """table -> sorted rows of the files the database holds (not gone), each keyed by its path, not its id."""
+    con = store.open_read(db)
+    try:
+        out = {"sources": sorted(con.execute("SELECT path, sha256, status, error FROM sources "
+                                             "WHERE status <> 'gone'").fetchall())}
+        for table in store.raw_tables()[1:]:
+            out[table] = sorted(map(repr, con.execute(f"SELECT s.path, t.* EXCLUDE (source_id) FROM {table} t "
+                                                      "JOIN sources s USING (source_id)").fetchall()))
+        out["io500_runs"] = sorted(con.execute("SELECT * EXCLUDE (run_id) FROM io500_runs").fetchall())
+        return out
+    finally:
+        con.close()
+
+
+def test_ingest_prune_makes_the_database_hold_exactly_the_tree(tucson_results, tmp_path):
+    """`python -m iobook ingest --prune`: after a folder is renamed and a file deleted, the database holds what a
+    clean ingest of the tree holds; a plain ingest keeps the old folder's rows too."""
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "iobook", "ingest", "--quiet", *map(str, args)], cwd=REPO,
+                              capture_output=True, text=True)
+
+    db, kept = tmp_path / "t.duckdb", tmp_path / "kept.duckdb"
+    assert cli("--db", db, tucson_results).returncode == 0
+    shutil.copyfile(db, kept)
+    renamed = tucson_results.rename(tucson_results.with_name("submission-679-rerun"))
+    (renamed / "ior-easy-read.txt").unlink()
+    assert cli("--db", kept, renamed).returncode == 0
+    result = cli("--prune", "--db", db, renamed)
+    assert result.returncode == 0 and f"gone {len(list(renamed.iterdir())) + 1}," in result.stdout
+    assert cli("--db", tmp_path / "clean.duckdb", renamed).returncode == 0
+    clean = _rows_by_path(tmp_path / "clean.duckdb")
+    assert _rows_by_path(db) == clean
+    # a plain ingest holds the old folder's rows beside the new one's: its 4 IOR results (ior-easy-read.txt's
+    # included) and the renamed folder's 3
+    assert len(_rows_by_path(kept)["raw_ior_iterations"]) == 2 * len(clean["raw_ior_iterations"]) + 1 > 1
+
+
+def test_a_failed_path_that_is_read_later_fails_no_more(tucson_results, tmp_path, monkeypatch):
+    """A folder given before it existed, and one that could not be listed: once ingest reads them, their
+    failure is gone from sources (not counted as failed again) and their files land."""
+    import os
+
+    db = tmp_path / "t.duckdb"
+    later = tmp_path / "later"
+    assert ingest([later, tucson_results], db, progress=False)["failed"] == 1
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+                        if os.fspath(path) == str(tucson_results) else real(path))
+    later.mkdir()
+    shutil.copyfile(BUILT_TOOLS / "ior" / "ior_posix_fpp_1m_np2_i3.log", later / "ior.log")
+    counts = ingest([later, tucson_results], db, progress=False, prune=True)
+    assert counts["failed"] == 1 and counts["gone"] == 1  # `later`'s failure; tucson's files are not called gone
+    con = store.open_read(db)
+    assert con.execute("SELECT status, error FROM sources WHERE path = ?", [str(tucson_results)]).fetchone() == (
+        "error", "folder cannot be read: Permission denied")
+    assert con.execute("SELECT count(*) FROM sources WHERE status = 'ok' AND starts_with(path, ?)",
+                       [f"{tucson_results}/"]).fetchone()[0] > 0
+    con.close()
+    monkeypatch.setattr(os, "scandir", real)
+    counts = ingest([later, tucson_results], db, progress=False)
+    assert counts["failed"] == counts["failed before"] == 0 and counts["gone"] == 1
+    con = store.open_read(db)
+    assert dict(con.execute("SELECT path, status FROM sources WHERE path IN (?, ?, ?)",
+                            [str(later), str(tucson_results), str(later / "ior.log")]).fetchall()) == {
+        str(later): "gone", str(tucson_results): "gone", str(later / "ior.log"): "ok"}
+    con.close()

@@ -148,3 +148,23 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     bw[3] = float("inf")
     bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
     assert _non_finite_in_tables({ior.IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
+
+
+def test_cli_a_path_that_does_not_exist_is_one_line_and_exit_status_1(tucson_results, tmp_path):
+    """As a user mistypes it: one line naming the path, no traceback, recorded, the other path still read."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    missing = tmp_path / "no-such-results"
+    run = subprocess.run([sys.executable, "-m", "iobook", "ingest", "--quiet", "--db", str(tmp_path / "t.duckdb"),
+                          str(missing), str(tucson_results)], cwd=REPO, capture_output=True, text=True)
+    assert run.returncode == 1 and "Traceback" not in run.stderr + run.stdout
+    assert [line for line in run.stdout.splitlines() if str(missing) in line] == [
+        f"error: {missing}: no such file or folder"]
+    con = store.open_read(tmp_path / "t.duckdb")
+    assert con.execute("SELECT status, error FROM sources WHERE path = ?", [str(missing)]).fetchall() == [
+        ("error", "no such file or folder")]
+    assert con.execute("SELECT count(*) FROM sources WHERE status = 'ok'").fetchone()[0] > 0
+    con.close()

@@ -183,30 +183,43 @@ def _json_direction(job_index: int, name: str, d: dict, line: int):
 
 
 def parse_json(text: str) -> Parsed:
+    """Every fio JSON document of the file, one after another (fio run twice into one file), their jobs
+    numbered on; where they end, when other text follows."""
     m = JSON_START.search(text)
     if not m:
         raise ParseError("no fio JSON object (a line '{' then \"fio version\")")
-    first_line = text.count("\n", 0, m.start()) + 1  # lines before it are fio's notes and errors
-    try:
-        doc, _end = json.JSONDecoder().raw_decode(text, m.start())
-    except json.JSONDecodeError as e:
-        raise ParseError(f"invalid JSON: {e.msg}", e.lineno) from None
-    jobs = doc.get("jobs", doc.get("client_stats")) if isinstance(doc, dict) else None
-    if not isinstance(jobs, list):
-        raise ParseError("fio JSON without a 'jobs' list", first_line)
-    version = _version(doc.get("fio version")) if isinstance(doc.get("fio version"), str) else None
-    fmt = "fio-json+" if '"bins"' in text else "fio-json"
-    global_opts = doc.get("global options") or {}
-    try:
-        records = _json_jobs(jobs, global_opts, fmt, version, first_line)
-    except (KeyError, TypeError, AttributeError, ValueError) as e:  # a well-formed JSON of another shape
-        raise ParseError(f"unexpected fio JSON structure: {e!r}", first_line) from None
-    return Parsed(fmt, "fio", version, records)
+    decoder = json.JSONDecoder()
+    pos, records, version = m.start(), [], None
+    while True:
+        first_line = text.count("\n", 0, pos) + 1  # lines before the first are fio's notes and errors
+        try:
+            doc, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise ParseError(f"invalid JSON: {e.msg}", e.lineno) from None
+        jobs = doc.get("jobs", doc.get("client_stats")) if isinstance(doc, dict) else None
+        if not isinstance(jobs, list):
+            raise ParseError("fio JSON without a 'jobs' list", first_line)
+        if version is None and isinstance(doc.get("fio version"), str):
+            version = _version(doc["fio version"])
+        fmt = "fio-json+" if '"bins"' in text else "fio-json"
+        global_opts = doc.get("global options") or {}
+        try:
+            records += _json_jobs(jobs, global_opts, fmt, version, first_line,
+                                  sum(isinstance(r, FioJob) for r in records))
+        except (KeyError, TypeError, AttributeError, ValueError) as e:  # a well-formed JSON of another shape
+            raise ParseError(f"unexpected fio JSON structure: {e!r}", first_line) from None
+        pos = NEXT_DOCUMENT.match(text, end).end()
+        if not text.startswith('{', pos) or not JSON_START.match(text, pos):
+            return Parsed(fmt, "fio", version, records, start=m.start(), end=None if pos == len(text) else end)
 
 
-def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, first_line: int) -> list:
+NEXT_DOCUMENT = re.compile(r"\s*")
+
+
+def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, first_line: int,
+               first_index: int = 0) -> list:
     records: list = []
-    for i, job in enumerate(jobs):
+    for i, job in enumerate(jobs, first_index):
         if not isinstance(job, dict) or not isinstance(job.get("jobname"), str):
             raise ParseError(f"job {i}: not a job object with a jobname", first_line)
         opts = {**global_opts, **(job.get("job options") or {})}

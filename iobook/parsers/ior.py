@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Format, ParseError, Parsed, first_line, json_float, line_starting
+from . import DETECT_BYTES, Format, ParseError, Parsed, detect, first_line, json_float, line_starting
 from .arrow_csv import COUNT, NUMBER, all_match, csv_rows, finite_columns, floats, is_count, read_typed
 
 MIB = 1 << 20
@@ -295,10 +295,13 @@ def parse_text(text: str) -> Parsed:
     test: _Test | None = None
     state = "outside"  # outside | header | results | summary-header | summary
     summary_header: list[str] = []
+    last_result = None  # line of the last result row or "Finished": after it, the text may be another tool's
+    first_banner = None  # before it, the text may be another tool's too
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
         banner = line.startswith("IOR-") and BANNER.match(line)
         if banner:
+            first_banner = first_banner or number
             run = {"index": 0 if run is None else run["index"] + 1, "version": banner.group(1),
                    "command": None, "finished": False}
             test, state = None, "header"
@@ -313,7 +316,7 @@ def parse_text(text: str) -> Parsed:
             state = "summary-header"
             continue
         if stripped.startswith("Finished"):
-            run["finished"], state = True, "outside"
+            run["finished"], state, last_result = True, "outside", number
             continue
         words = stripped.split()
         if state == "summary" and words and words[0] in ACCESSES:
@@ -325,6 +328,7 @@ def parse_text(text: str) -> Parsed:
             if owner is None:
                 raise ParseError("summary row before any test", number)
             owner.summaries[words[0]] = (pairs, number)
+            last_result = number
             continue
         new_test = line.startswith("Test") and TEST_START.match(line)
         if new_test:
@@ -358,6 +362,7 @@ def parse_text(text: str) -> Parsed:
             continue
         if state == "results" and len(words) > 1 and words[0] in ACCESSES and RESULT_VALUE.fullmatch(words[1]):
             test.iterations.append(_iteration(test, words, number))
+            last_result = number
         elif test is not None and test.abort is None and (stripped.startswith("ERROR") or "MPI_ABORT" in line):
             test.abort = (stripped, number)
     if run is None:
@@ -373,7 +378,18 @@ def parse_text(text: str) -> Parsed:
         records.append(t.record())
         records.extend(t.iterations)
         records.extend(_summary(t, access, pairs, line) for access, (pairs, line) in t.summaries.items())
-    return Parsed("ior-text", "ior", tests[0].run["version"], records)
+    return Parsed("ior-text", "ior", tests[0].run["version"], records, start=_line_end(text, first_banner - 1),
+                  end=_line_end(text, last_result))
+
+
+def _line_end(text: str, line: int) -> int:
+    """The offset just past the 1-based `line` of `text` (0 for line 0)."""
+    end = -1
+    for _ in range(line):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return len(text)
+    return end + 1
 
 
 # --- JSON (summaryFormat=JSON) -----------------------------------------------------------------
@@ -402,8 +418,9 @@ def _json_int(value) -> int | None:
 
 
 def parse_json(text: str) -> Parsed:
-    """Every IOR JSON document of the file, one after another (runs appended to one log); anything else
-    after a document is an error, never silently dropped."""
+    """Every IOR JSON document of the file, one after another (runs appended to one log), then, when another
+    tool's output follows, where they end; any other text after a document is an error, never silently
+    dropped."""
     start = JSON_START.search(text)
     if start is None:
         raise ParseError("no IOR JSON object (a line starting '{ \"Version\":')", 1)
@@ -426,8 +443,10 @@ def parse_json(text: str) -> Parsed:
         pos = BLANKS.match(text, end).end()
         first_line += text.count("\n", end, pos)
         if pos == len(text):
-            return Parsed("ior-json", "ior", version, records)
+            return Parsed("ior-json", "ior", version, records, start=start.start())
         if not NEXT_JSON.match(text, pos):
+            if detect(text[pos:pos + DETECT_BYTES]):  # another tool's output, which ingest reads next
+                return Parsed("ior-json", "ior", version, records, start=start.start(), end=pos)
             raise ParseError("text after the IOR JSON document that is not another one", first_line)
         run_index += 1
 
@@ -465,6 +484,7 @@ def _json_run(doc: dict, run_index: int, first_index: int, first_line: int) -> l
             **_orderings(options),
         ))
         seen: dict[str, int] = {}
+        results = len(records)
         for iteration, row in _results(test.get("Results")):
             access = row.get("access")
             if access not in ACCESSES:
@@ -490,6 +510,8 @@ def _json_run(doc: dict, run_index: int, first_index: int, first_line: int) -> l
                 mean_time_s=json_float(s.get("MeanTime")), stonewall_time_s=None, stonewall_bw_mib_s=None,
                 iterations=_json_int(s.get("repetitions")),
             ))
+        if len(records) == results:  # as a text log's test without a result row
+            raise ParseError(f"IOR JSON test {index - first_index} has no results", first_line)
     return records
 
 

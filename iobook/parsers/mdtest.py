@@ -93,6 +93,9 @@ _NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
 _FAILED = re.compile(r"FAILED in|ABORT")
 _LAUNCHED_AT_LINE_START = re.compile(r"mdtest-\S+ was launched with ")
 _NODEMAP = re.compile(r"Nodemap: ([01]+)\s*")
+# Every SUMMARY table of every real log (3,447 in the IO500 archive and data/raw) ends with this row, and
+# none ends the file: a table that does without it was cut.
+LAST_OPERATION = "Tree removal"
 
 
 def _value(token: str, lineno: int) -> float | None:
@@ -129,6 +132,9 @@ def parse_log(text: str) -> Parsed:
                 continue
             if not table[3]:
                 raise ParseError("SUMMARY table has no rows", lineno)
+            if lineno == len(lines) and results[-1].operation != LAST_OPERATION:
+                raise ParseError(f"log ends inside a SUMMARY table, after its {results[-1].operation!r} row "
+                                 "(truncated)", lineno - 1)
             table = None
         if line.startswith("-- started at "):
             m = _STARTED.fullmatch(line)
@@ -217,6 +223,8 @@ def parse_rank_csv(text: str) -> Parsed:
     head, _, body = text.partition("\n")
     if head.split(",") != CSV_HEADER:
         raise ParseError("not the mdtest per-rank CSV header", 1)
+    if not body.strip():
+        raise ParseError("per-rank CSV has no rows (its header only)", 1)
     rank, all_ranks, items, numbers = _read_fast(body) or _read_checked(text)
     # Unpivot: one row per (CSV row, operation mdtest measured), in the CSV's order.
     rates, times = numbers[:, 0::2], numbers[:, 1::2]

@@ -17,8 +17,9 @@ HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it wit
 # One line per public view: what one row is. A test fails when a view of the database has no line here
 # or a line names a view the database lacks, so this table cannot drift from iobook/views/*.sql.
 VIEW_ROWS = {
-    "sources": "file seen by ingest (a table): path as resolved at ingest, status ok, error, skipped or gone, "
-               "why it failed or was skipped",
+    "sources": "file seen by ingest (a table): path as resolved at ingest (a byte of a name that is not UTF-8 "
+               "shown as \\xNN, the name's bytes in path_bytes), status ok, error, skipped or gone, why it failed "
+               "or was skipped",
     "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, year, "
                   "submission from the archive's folder layout; run_key names it in chapter parameters",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
