@@ -2,12 +2,19 @@
 """Checksum cost: fio sequential write, then read, with and without end-to-end verification.
 
 The method behind seed 000 (IBM Storage Scale's trailer checksum: CPU idle and memory bandwidth
-with and without it), re-run with fio on one machine. For each checksum algorithm (and `none`)
-and each I/O mode (direct, buffered), fio writes a file sequentially (computing the checksum of
-every block when verify is on) and then reads it back (`verify_only=1`: read and check every
-block; `rw=read` for `none`). Around each fio run: `vmstat 1`, `mpstat -P ALL 1` and `perf stat`
-on fio (instructions/cycles when the machine counts them). Memory traffic needs a memory-controller
-PMU; without one the manifest says so.
+with and without it), re-run with fio on one machine. A configuration is a checksum algorithm (or
+`none`) and an I/O mode (direct, buffered): fio writes a file sequentially (computing the checksum of
+every block when verify is on) and then reads it back (`verify_only=1`: read and check every block;
+`rw=read` for `none`). Around each fio run: `vmstat 1`, `mpstat -P ALL 1` and `perf stat` on fio
+(instructions/cycles when the machine counts them), each only when installed (the manifest says which
+were not). Memory traffic needs a memory-controller PMU; without one the manifest says so.
+
+Design: rounds of every configuration in an order shuffled each round (--seed), until every main
+comparison is decided or --max-repetitions / --time-budget; then `none` once more in each mode
+(label drift_check=end). The main comparisons are those the chapter reads: each checksum against
+`none` in the same mode and phase, for bandwidth and for fio's CPU-seconds per GiB, Holm within each
+measure. Before each fio run the machine must be quiet (--quiet-busy, waiting up to --max-wait); what
+the check saw is in each step's labels and manifest entry.
 
 Output: <out>/<hostname>-<UTC>/ with one fio JSON+ file, one perf file and two monitor files per
 step, and manifest.json listing every command and each file's labels.
@@ -15,13 +22,14 @@ step, and manifest.json listing every command and each file's labels.
 from __future__ import annotations
 
 import argparse
-import shutil
+import itertools
 import sys
 from pathlib import Path
 
 import collectlib as cl
 
 PERF_EVENTS = ["task-clock", "context-switches", "cpu-migrations", "page-faults", "instructions", "cycles"]
+MEASURES = {"bandwidth": "bw_mib_s", "fio CPU per GiB": "cpu_s_per_gib"}  # as the chapter compares them
 
 
 def main(argv: list[str]) -> int:
@@ -33,17 +41,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--algorithms", default="none,crc32c,xxhash,md5,sha1,sha256",
                     help="comma-separated fio verify= values, 'none' for no checksum; default %(default)s")
     ap.add_argument("--modes", default="direct,buffered", help="direct and/or buffered; default %(default)s")
-    ap.add_argument("--repetitions", type=int, default=2, help="default %(default)s")
+    ap.add_argument("--repetitions", type=int, default=cl.MIN_REPETITIONS,
+                    help="fewest rounds before the stopping rule is read; default %(default)s")
     ap.add_argument("--ioengine", default="psync", help="default %(default)s")
     ap.add_argument("--out", type=Path, default=cl.REPO / "data/raw/checksum",
                     help="where the run folder is created; default %(default)s")
+    cl.add_design_arguments(ap, max_repetitions=10, time_budget_min=None)
     args = ap.parse_args(argv)
-
-    cl.require(["fio", "vmstat", "mpstat", "findmnt"])
-    have_perf = shutil.which("perf") is not None
-    args.dir.mkdir(parents=True, exist_ok=True)
     algorithms = args.algorithms.split(",")
     modes = args.modes.split(",")
+    problems = [] if "none" in algorithms else ["--algorithms must include none, the baseline of every comparison"]
+
+    cl.require(["fio", "findmnt"], problems)
+    args.dir.mkdir(parents=True, exist_ok=True)
 
     run = cl.Run("checksum", args.out, [sys.argv[0], *argv],
                  {"size": args.size, "bs": args.bs, "ioengine": args.ioengine})
@@ -51,30 +61,47 @@ def main(argv: list[str]) -> int:
     run.manifest["tools"] = {"fio": cl.tool_version(["fio", "--version"]),
                              "vmstat": cl.tool_version(["vmstat", "-V"]),
                              "mpstat": cl.tool_version(["mpstat", "-V"]),
-                             "perf": cl.tool_version(["perf", "--version"]) if have_perf else "not installed"}
+                             "perf": cl.tool_version(["perf", "--version"])}
+    for monitor in ("vmstat", "mpstat"):  # recorded (and said on stderr when missing) before the first step
+        run.monitor_available(monitor)
+    have_perf = run.monitor_available("perf")
     run.manifest["facts"]["perf"] = cl.perf_probe(PERF_EVENTS)
+    run.gate = cl.LoadGate.from_args(args)
+    run.manifest["facts"]["load_policy"] = run.gate.policy()
     run.save()
+
+    steps = itertools.count(1)
+
+    def measure(config: dict, rnd: int, extra: dict) -> list[dict]:
+        """Write the configuration's file, read it back, remove it: one result per phase."""
+        algo, mode = config["verify"], config["mode"]
+        data_file = args.dir / f"checksum-{algo}.dat"
+        results = []
+        for phase in ("write", "read"):
+            prefix = f"{next(steps):03d}-{phase}-{algo}-{mode}-r{rnd}"
+            labels = {"phase": phase, "verify": algo, "mode": mode, "repetition": rnd, **extra}
+            fio = fio_command(args, data_file, phase, algo, mode, run.dir / f"{prefix}.fio.json")
+            files = [f"{prefix}.fio.json"]
+            if have_perf:
+                fio = ["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS),
+                       "-o", str(run.dir / f"{prefix}.perf.txt"), "--", *fio]
+                files.append(f"{prefix}.perf.txt")
+            run.measure(prefix, fio, labels, files, monitors=lambda: cl.Monitors(run, prefix))
+            results.append({"labels": {"phase": phase, "verify": algo, "mode": mode},
+                            "values": cl.fio_values(run.dir / f"{prefix}.fio.json", phase)})
+        data_file.unlink()
+        return results
+
+    comparisons = [cl.Comparison(f"{algo} / none, {mode} {phase}, {measure}", column,
+                                 {"verify": algo, "mode": mode, "phase": phase},
+                                 {"verify": "none", "mode": mode, "phase": phase}, measure)
+                   for measure, column in MEASURES.items() for mode in modes for phase in ("write", "read")
+                   for algo in algorithms if algo != "none"]
     status = "failed"
     try:
-        n = 0
-        for rep in range(1, args.repetitions + 1):
-            for mode in modes:
-                for algo in algorithms:
-                    data_file = args.dir / f"checksum-{algo}.dat"
-                    for phase in ("write", "read"):
-                        n += 1
-                        prefix = f"{n:03d}-{phase}-{algo}-{mode}-r{rep}"
-                        labels = {"phase": phase, "verify": algo, "mode": mode, "repetition": rep}
-                        fio = fio_command(args, data_file, phase, algo, mode, run.dir / f"{prefix}.fio.json")
-                        files = [f"{prefix}.fio.json"]
-                        if have_perf:
-                            fio = ["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS),
-                                   "-o", str(run.dir / f"{prefix}.perf.txt"), "--", *fio]
-                            files.append(f"{prefix}.perf.txt")
-                        mon = cl.Monitors(run, prefix)
-                        with mon:
-                            run.step(prefix, fio, labels, files + list(mon.files.values()))
-                    data_file.unlink()
+        cl.Rounds(run, args, [{"verify": a, "mode": m} for m in modes for a in algorithms], measure, comparisons,
+                  baseline_configs=[{"verify": "none", "mode": m} for m in modes],
+                  baseline_measures=list(MEASURES.values()), min_rounds=args.repetitions).execute()
         status = "complete"
     finally:
         run.finish(status)

@@ -11,12 +11,20 @@ small files (so that snapshots share a real metadata tree with it), then:
   step 0:           no snapshot               -> workload x repetitions
   steps 1..N:       snapshot data -> snap-k    -> workload x repetitions
   rotations 1..R:   delete oldest, snapshot    -> workload x repetitions
+  more rotations    until decided (below), at most --max-rotations in all
+  end:              delete every snapshot, wait for the cleaner -> workload x repetitions
 
-A workload repetition is create, stat, delete of --files files per job in a fresh directory.
+A workload repetition is create, stat, delete of --files files per job in a fresh directory. Every
+repetition runs on `data` and on a `control` subvolume (same prefill, never snapshotted), in an order
+shuffled per repetition (--seed): the control is the baseline measured throughout the run, beside the
+snapshots, not only first. Main comparison, per operation: files/s on `data` with snapshots present over
+files/s without (control, and data before its first snapshot), Welch on the log scale, Holm over the three
+operations; rotations go on until all three are decided (at least 3 repetitions a side) or
+--max-rotations. The end stage is the baseline again (label drift_check=end): drift over the run.
 
 `--parts` chooses what runs, in this order, on one file system:
 
-  cow:       a `cow` subvolume with --cow-files files of --cow-size; stage 0 has no snapshot, stages
+  cow:       (fixed design: the stages are sequential states) a `cow` subvolume with --cow-files files of --cow-size; stage 0 has no snapshot, stages
              1..--cow-snapshots each first take a read-only snapshot of it. Per stage: space before
              (`btrfs filesystem usage -b`, `df -B1`, each after `btrfs filesystem sync`), then per file
              (a repetition) fio overwrites every 4 KiB block of it once in random order (direct I/O, so
@@ -29,12 +37,17 @@ A workload repetition is create, stat, delete of --files files per job in a fres
              the sync returns and --samples-after more samples are taken (at most --recovery-max seconds).
   metadata:  the loop above, in the `data` subvolume.
 
+Every fio step of cow and metadata runs behind the quiet-machine check (--quiet-busy, waiting up to
+--max-wait; never repeated, as each changes the state the next measures); the recovery samples keep their
+schedule, and like every step record the machine's CPU use while they ran.
+
 Mounts, loop device and image are removed on exit, also on failure or SIGTERM.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -56,7 +69,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--prefill", type=int, default=50000, help="files in the data subvolume before the first "
                                                                "snapshot; default %(default)s")
     ap.add_argument("--snapshots", type=int, default=5, help="default %(default)s")
-    ap.add_argument("--rotations", type=int, default=2, help="delete-oldest-then-create rounds; default %(default)s")
+    ap.add_argument("--rotations", type=int, default=2, help="delete-oldest-then-create rounds before the stopping "
+                                                               "rule is read; default %(default)s")
+    ap.add_argument("--max-rotations", type=int, default=6, help="most rotations, also when undecided; "
+                                                                 "default %(default)s")
     ap.add_argument("--repetitions", type=int, default=3, help="workload repetitions per step; default %(default)s")
     ap.add_argument("--parts", default="cow,recovery,metadata",
                     help="comma-separated, any of cow, recovery (needs cow), metadata; default %(default)s")
@@ -74,6 +90,7 @@ def main(argv: list[str]) -> int:
                                                                       "default %(default)s")
     ap.add_argument("--out", type=Path, default=cl.REPO / "data/raw/snapshots",
                     help="where the run folder is created; default %(default)s")
+    cl.add_design_arguments(ap, max_repetitions=None)
     args = ap.parse_args(argv)
     parts = args.parts.split(",")
 
@@ -94,6 +111,8 @@ def main(argv: list[str]) -> int:
     run.manifest["tools"] = {"fio": cl.tool_version(["fio", "--version"]),
                              "btrfs": cl.tool_version(["btrfs", "--version"]),
                              "mkfs.btrfs": cl.tool_version(["mkfs.btrfs", "--version"])}
+    run.gate = cl.LoadGate.from_args(args)
+    run.manifest["facts"]["load_policy"] = run.gate.policy()
     status = "failed"
     image = loop = mnt = None
     try:
@@ -147,6 +166,7 @@ def copy_on_write(run: cl.Run, args, mnt: Path) -> list[str]:
         run.step(f"cow-fill-{f.name}", ["fio", "--name=fill", f"--filename={f}", "--rw=write", "--bs=1M",
                                         f"--size={args.cow_size}", "--end_fsync=1"], {})
     snaps: list[str] = []
+    results: list[dict] = []
     n = 0
     for k in range(args.cow_snapshots + 1):
         if k:
@@ -162,9 +182,22 @@ def copy_on_write(run: cl.Run, args, mnt: Path) -> list[str]:
                 n += 1
                 prefix = f"c{n:03d}-{phase}-s{k}-r{rep}"
                 labels = {**stage, "phase": phase, "repetition": rep}
-                run.step(prefix, fio_write(phase, f, run.dir / f"{prefix}.fio.json", size, append), labels,
-                         [f"{prefix}.fio.json"])
+                run.measure(prefix, fio_write(phase, f, run.dir / f"{prefix}.fio.json", size, append), labels,
+                            [f"{prefix}.fio.json"], repeatable=False)
+                results.append({"labels": {"phase": phase, "with_snapshots": str(k > 0).lower()},
+                                "values": cl.fio_values(run.dir / f"{prefix}.fio.json", "write")})
                 synced_space(run, mnt, f"{prefix}-space", {**stage, "after": phase, "repetition": rep})
+    # Fixed design (the stages are sequential states, so no more can be added); the comparison is recorded.
+    comparisons = [cl.Comparison(f"{phase} with snapshots / without, completion latency", "clat_mean_us",
+                                 {"phase": phase, "with_snapshots": "true"}, {"phase": phase, "with_snapshots": "false"},
+                                 "completion latency") for phase in ("overwrite", "append")]
+    rows = cl.evaluate(comparisons, results, args.confidence)
+    run.manifest["facts"]["cow_decision"] = {
+        "rule": "fixed design: --cow-files writes per stage; Welch's t on the log scale, Holm over the two phases, "
+                f"decided when at least {cl.MIN_REPETITIONS} a side and Holm's p < {1 - args.confidence:.2g}",
+        "comparisons": [c.describe() for c in comparisons], "result": rows,
+        "decided": all(r["decided"] for r in rows)}
+    run.save()
     return snaps
 
 
@@ -199,20 +232,78 @@ def recovery(run: cl.Run, args, mnt: Path, snaps: list[str]) -> None:
     sync.finish(timeout_s=5)
 
 
+OPERATIONS = (("create", "filecreate"), ("stat", "filestat"), ("delete", "filedelete"))
+
+
 def metadata(run: cl.Run, args, mnt: Path) -> None:
-    """The MeluXina loop (module docstring) with fio's file metadata engines in the `data` subvolume."""
-    data = mnt / "data"
-    run.step("subvolume", ["btrfs", "subvolume", "create", str(data)], {})
-    prefill(data / "prefill", args.prefill)
+    """The MeluXina loop (module docstring) with fio's file metadata engines in the `data` subvolume, each
+    repetition also run in the `control` subvolume, until the main comparison is decided."""
+    data, control = mnt / "data", mnt / "control"
+    for subvolume in (data, control):
+        run.step(f"subvolume-{subvolume.name}", ["btrfs", "subvolume", "create", str(subvolume)], {})
+        prefill(subvolume / "prefill", args.prefill)
     run.manifest["facts"]["prefill"] = {"files": args.prefill, "bytes_per_file": 4096, "files_per_directory": 1000,
+                                        "subvolumes": ["data", "control"],
                                         "written_by": "the collector (Python), before the first step"}
     run.step("sync", ["sync", "-f", str(data)], {})
+    rng = random.Random(args.seed)
+    comparisons = [cl.Comparison(f"{op}: with snapshots / without, files per second", "iops",
+                                 {"phase": op, "with_snapshots": "true"}, {"phase": op, "with_snapshots": "false"},
+                                 "files per second") for op, _engine in OPERATIONS]
+    decision = {"rule": (f"after the {args.snapshots} snapshots and {args.rotations} rotations, and after each "
+                         f"further rotation: stop when every operation's comparison is decided (Welch's t on the "
+                         f"log scale, Holm over the operations, at least {cl.MIN_REPETITIONS} repetitions a side, "
+                         f"Holm's p < {1 - args.confidence:.2g}) or at --max-rotations {args.max_rotations}"),
+                "with_snapshots": "data subvolume, any snapshot of it present",
+                "without": "control subvolume (every stage) and data before its first snapshot; not the end stage",
+                "order": "per repetition, data and control in an order shuffled by random.Random(seed)",
+                "seed": args.seed, "comparisons": [c.describe() for c in comparisons], "after_stage": [],
+                "stopped_because": None}
+    run.manifest["facts"]["metadata_decision"] = decision
+    results: list[dict] = []
+    state = {"n": 0, "control_rep": 0}
+
+    def workload(stage: str, k: int, step_label: str, snapshots: int, extra: dict) -> list[dict]:
+        out = []
+        for rep in range(1, args.repetitions + 1):
+            order = [data, control]
+            rng.shuffle(order)
+            for subvolume in order:
+                is_control = subvolume == control
+                if is_control:
+                    state["control_rep"] += 1
+                labels = ({"part": "metadata", "subvolume": "control", "stage": "control", "step": "none",
+                           "snapshots": 0, "repetition": state["control_rep"], "during_step": step_label}
+                          if is_control else
+                          {"part": "metadata", "subvolume": "data", "stage": stage, "step": step_label,
+                           "snapshots": snapshots, "repetition": rep})
+                workdir = subvolume / f"w-{stage}{k}-r{rep}"
+                workdir.mkdir()
+                for phase, engine in OPERATIONS:
+                    state["n"] += 1
+                    prefix = f"{state['n']:03d}-{phase}-{'control' if is_control else stage}{k}-r{rep}"
+                    run.measure(prefix, fio_command(args, engine, workdir, run.dir / f"{prefix}.fio.json"),
+                                {"phase": phase, **labels, **extra}, [f"{prefix}.fio.json"], repeatable=False)
+                    with_snapshots = not is_control and snapshots > 0
+                    out.append({"labels": {"phase": phase, "subvolume": subvolume.name,
+                                           "with_snapshots": str(with_snapshots).lower()},
+                                "values": cl.fio_values(run.dir / f"{prefix}.fio.json")})
+                workdir.rmdir()
+        return out
+
     snaps: list[str] = []
-    n = taken = 0
+    taken = 0
     plan = [("initial", 0)] + [("create", k) for k in range(1, args.snapshots + 1)] + \
-           [("rotate", r) for r in range(1, args.rotations + 1)]
+           [("rotate", r) for r in range(1, args.max_rotations + 1)]
     for stage, k in plan:
         if stage == "rotate":
+            if k > args.rotations:
+                rows = cl.evaluate(comparisons, results, args.confidence)
+                decision["after_stage"].append({"stage": f"rotation-{k - 1}", "comparisons": rows})
+                run.save()
+                if all(r["decided"] for r in rows):
+                    decision["stopped_because"] = f"every operation decided after rotation {k - 1}"
+                    break
             oldest = snaps.pop(0)
             run.step(f"delete-{oldest}", ["btrfs", "subvolume", "delete", str(mnt / oldest)],
                      {"action": "snapshot-delete", "snapshot": oldest})
@@ -223,17 +314,31 @@ def metadata(run: cl.Run, args, mnt: Path) -> None:
                      {"action": "snapshot-create", "snapshot": name})
             snaps.append(name)
         step_label = "none" if stage == "initial" else (f"{k}" if stage == "create" else f"rotation-{k}")
-        for rep in range(1, args.repetitions + 1):
-            workdir = data / f"w-{stage}{k}-r{rep}"
-            workdir.mkdir()
-            for phase, engine in (("create", "filecreate"), ("stat", "filestat"), ("delete", "filedelete")):
-                n += 1
-                prefix = f"{n:03d}-{phase}-{stage}{k}-r{rep}"
-                labels = {"phase": phase, "stage": stage, "step": step_label, "snapshots": len(snaps),
-                          "repetition": rep}
-                run.step(prefix, fio_command(args, engine, workdir, run.dir / f"{prefix}.fio.json"),
-                         labels, [f"{prefix}.fio.json"])
-            workdir.rmdir()
+        results += workload(stage, k, step_label, len(snaps), {})
+        rotations = k if stage == "rotate" else 0
+    else:
+        rows = cl.evaluate(comparisons, results, args.confidence)
+        decision["after_stage"].append({"stage": f"rotation-{args.max_rotations}", "comparisons": rows})
+        decision["stopped_because"] = (f"--max-rotations {args.max_rotations} reached, "
+                                       f"{sum(r['decided'] for r in rows)} of {len(rows)} operations decided")
+    decision["rotations"] = rotations
+    decision["decided"] = all(r["decided"] for r in decision["after_stage"][-1]["comparisons"])
+    # The baseline again at the end: no snapshot left, the cleaner done (subvolume sync waits for it).
+    for name in snaps:
+        run.step(f"delete-{name}", ["btrfs", "subvolume", "delete", str(mnt / name)],
+                 {"action": "snapshot-delete", "snapshot": name})
+    run.step("cleaner-sync", ["btrfs", "subvolume", "sync", str(mnt)], {"action": "wait-for-cleaner"})
+    end = workload("end", 0, "end", 0, {"drift_check": "end"})
+    decision["drift"] = []
+    for op, _engine in OPERATIONS:
+        for subvolume in ("data", "control"):
+            during = [r["values"]["iops"] for r in results
+                      if r["labels"] == {"phase": op, "subvolume": subvolume, "with_snapshots": "false"}]
+            at_end = [r["values"]["iops"] for r in end if r["labels"]["phase"] == op
+                      and r["labels"]["subvolume"] == subvolume]
+            decision["drift"].append({"labels": {"phase": op, "subvolume": subvolume}, "measure": "iops",
+                                      **cl.drift(during, at_end, args.confidence)})
+    run.save()
 
 
 def fio_command(args, engine: str, workdir: Path, output: Path) -> list[str]:
