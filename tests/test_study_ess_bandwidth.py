@@ -138,7 +138,7 @@ def test_731_is_one_building_block_from_its_file_system_disks(databases):
     assert blocks.building_blocks.to_dict() == {"submission-722": 1, "submission-731": 1}
     assert blocks.basis["submission-731"] == "file system disks" and blocks.cluster_pairs["submission-731"] == 2
     assert blocks.evidence["submission-731"] == (
-        "/gpfs/bb8nvme: 4 disks on recovery group RG001 (log groups LG001–LG004)")
+        "/gpfs/bb8nvme: 4 disks on recovery group RG001 (log groups LG001 to LG004)")
 
 
 def test_claim_follows_the_ess_release(databases):
@@ -241,7 +241,7 @@ def test_building_blocks_per_run(databases):
     assert blocks.evidence["submission-687"] == "mmlscluster lists 202 nodes, no a/b canister pair"
     # EHNINGEN_SC23/mmlsfs_bb145nvme lines 42-43: RG001-RG003, each LG001-LG004: seed 000's "3BBs"
     assert blocks.evidence["submission-690"] == (
-        "/gpfs/bb145nvme: 12 disks on recovery groups RG001, RG002, RG003 (log groups LG001–LG004 each)")
+        "/gpfs/bb145nvme: 12 disks on recovery groups RG001, RG002, RG003 (log groups LG001 to LG004 each)")
 
 
 def test_blocks_from_disks_needs_shared_recovery_groups():

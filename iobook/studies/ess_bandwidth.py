@@ -205,7 +205,7 @@ def blocks_from_disks(disks: pd.DataFrame) -> tuple[int, str] | None:
     groups = disks.groupby("recovery_group", sort=True).log_group.agg(lambda g: sorted(set(g)))
     if (groups.map(len) < 2).any():
         return None
-    logs = {f"{g[0]}–{g[-1]}" if len(g) > 2 else ", ".join(g) for g in groups}
+    logs = {f"{g[0]} to {g[-1]}" if len(g) > 2 else ", ".join(g) for g in groups}  # no dash: a line may break at one
     mounts = ", ".join(sorted(set(disks.mount_point)))
     return len(groups), (f"{mounts}: {plural(disks.disk.nunique(), 'disk')} on recovery "
                          f"group{'s' if len(groups) > 1 else ''} {', '.join(groups.index)} "
@@ -396,9 +396,9 @@ def per_block_table(per_block: pd.DataFrame) -> pd.DataFrame:
     read_rule = per_block[per_block.phase == "ior-easy-read"].set_index("run_id").claim_rule
     out = first[["run_key", "building_blocks", "ess_release"]].join(wide).assign(read_claim_for=read_rule)
     columns = {"building_blocks": "blocks", "ess_release": "ESS"}
-    for phase in ("write", "read"):
-        columns.update({f"{phase} per_block_gb_s": f"{phase} GB/s per block", f"{phase} claim_gb_s": f"{phase} claim",
-                        f"{phase} pct_of_claim": f"{phase} % of claim"})
+    for phase in ("write", "read"):  # "name (unit)": nb.table shows the unit in a row under the headers
+        columns.update({f"{phase} per_block_gb_s": f"{phase} per block (GB/s)", f"{phase} claim_gb_s": f"{phase} claim (GB/s)",
+                        f"{phase} pct_of_claim": f"{phase} of claim (%)"})
     columns["read_claim_for"] = "read claim for"
     return out.reindex(columns=["run_key", *columns]).rename(columns=columns).reset_index(drop=True)
 
