@@ -34,11 +34,9 @@ class GluedTables(SphinxTransform):
             if type(figure) is not nodes.figure or not any(n.startswith(TABLE_PREFIX) for n in figure["names"]):
                 continue
             table = glued_table(figure.rawsource, *figure.children, **figure.attributes)
+            # its caption shows above the table (book/_static/iobook.css): docutils writes the <figcaption>
+            # open until the figure's end, so a caption moved first would hold the table
             table["classes"].append("iobook-glued-table")
-            captions = [c for c in table.children if isinstance(c, nodes.caption)]
-            for caption in captions:  # above the table
-                table.remove(caption)
-                table.insert(0, caption)
             figure.replace_self(table)
             for node_id in table["ids"]:  # what {numref} looks its target up by
                 self.document.ids[node_id] = table

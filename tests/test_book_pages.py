@@ -24,8 +24,8 @@ FIRST_FINDING_WORDS = 30
 MAX_ROWS = 25
 NARROW_PX = 800  # charts and tables must stay readable (inside the page) on a narrow window too
 REPORTS = REPO / "_build" / "page-report"  # per page: findings, tables, charts, downloads, MB
-# The landing page lists each chapter's headline finding instead; the Data chapter is a catalogue.
-FINDINGS_EXEMPT = {"book/intro.html"}
+# The landing page lists each chapter's headline finding instead; the References page lists sources.
+FINDINGS_EXEMPT = {"book/intro.html", "book/references.html"}
 # Paths of the build machine: this checkout, the shared data beside it, root's home.
 # Paths quoted from a submission's own files (e.g. a config.ini naming /home/<user>/...) are data, not these.
 BUILD_PATHS = "|".join(re.escape(p) for p in sorted({str(REPO) + "/", str(REPO.resolve()) + "/", str(SHARED) + "/",
