@@ -85,9 +85,9 @@ def test_chapter_executes(databases, tmp_path, name):
         return
     assert "<table" in outputs and "{numref}`tab-stragglers-runs`" in outputs
     if name == "built_tools":  # one node a run: the findings link no node figure
-        assert "fig-stragglers-nodes" not in outputs and "No phase here spans several nodes" in outputs
+        assert "fig-stragglers-every-run" not in outputs and "No phase here spans several nodes" in outputs
     else:
-        assert "{numref}`fig-stragglers-null`" in outputs and "{numref}`fig-stragglers-nodes`" in outputs
+        assert "{numref}`fig-stragglers-null`" in outputs and "{numref}`fig-stragglers-every-run`" in outputs
     if name == "default":
         assert "submission-694 mdtest-hard-read" in outputs and "{numref}`fig-stragglers-positions`" in outputs
 
@@ -103,7 +103,7 @@ def test_every_run_has_its_slowest_node_named(databases):
     assert daos.lowest < 1 < daos.relative
     chart = study.chart_every_run(spread).to_dict()
     (rows,) = chart["datasets"].values()
-    assert len(rows) == len(spread) and chart["title"]["text"].startswith(f"The slowest node of each of {len(spread)} runs")
+    assert len(rows) == len(spread) and chart["title"]["text"].startswith(f"The slowest node of each of {len(spread)} phases")
     assert study.node_spread(study.get_nodes(study.get_rank_times(store.open_read(databases["built_tools"])))).empty
 
 
