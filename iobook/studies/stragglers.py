@@ -306,14 +306,15 @@ def chart_null(model: dict) -> alt.Chart:
     bars = alt.Chart(shown).mark_bar(color="#7f8c8d").encode(
         x=x, y=alt.Y("probability:Q", title="probability under random placement"),
         tooltip=["runs", alt.Tooltip("probability:Q", format=".4f")])
-    # the observed count as a datum, not a second dataset (one download a chart)
-    observed = alt.Chart(shown).mark_rule(color="#c0392b", size=2).encode(x=alt.datum(model["observed"]))
-    label = alt.Chart(shown).mark_text(align="right", dx=-4, baseline="top", color="#c0392b").encode(
+    # the observed count as a datum on the data aggregated to one row: one mark, and no second dataset
+    one = alt.Chart(shown).transform_aggregate(rows="count()")
+    observed = one.mark_rule(color="#c0392b", size=2).encode(x=alt.datum(model["observed"]))
+    label = one.mark_text(align="right", dx=-4, baseline="top", color="#c0392b").encode(
         x=alt.datum(model["observed"]), y=alt.value(4), text=alt.datum(f"observed: {model['observed']}"))
     return (bars + observed + label).properties(width=440, height=260, title=alt.TitleParams(
-        f"Slow ranks crowd onto one node in {model['observed']} of {model['tested']} phases; chance gives "
-        f"{model['expected']:.0f} ({model['low']}–{model['high']})",
-        subtitle="bars: the count under random placement; source: ior_ranks, mdtest_ranks views"))
+        [f"Slow ranks crowd onto one node in {model['observed']} of {model['tested']} phases;",
+         f"random placement gives {model['expected']:.0f} ({model['low']}–{model['high']})"],
+        subtitle="bars: the count under random placement"))
 
 
 def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
@@ -332,9 +333,8 @@ def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
                  alt.Tooltip("median_s:Q", format=".2f", title="median rank time (s)"),
                  alt.Tooltip("relative:Q", format=".3f", title="relative to run median")],
     ).properties(width=440, height=260, title=alt.TitleParams(
-        f"Worst position: {top.run}, position {top.position} of every node at {top.relative:.2f}× the median",
-        subtitle="one point per position within a node, the median of its ranks over the nodes; "
-                 "source: ior_ranks, mdtest_ranks views"))
+        [f"Worst position: {top.run},", f"position {top.position} of every node at {top.relative:.2f}× the median"],
+        subtitle="the median over the nodes of the ranks at each position"))
 
 
 def node_spread(nodes: pd.DataFrame) -> pd.DataFrame:
@@ -363,8 +363,8 @@ def chart_every_run(spread: pd.DataFrame) -> alt.Chart:
     labels = base.mark_text(align="left", dx=6, fontSize=9).encode(x=alt.X("relative:Q", scale=scale), text="label:N")
     top = spread.iloc[0]
     return (ranges + points + labels).properties(width=340, height=alt.Step(13), title=alt.TitleParams(
-        f"The slowest node of each of {len(spread):,} phases; worst: {top.run}, {top.label} at {top.relative:.2f}×",
-        subtitle="source: ior_ranks, mdtest_ranks views; one row per phase, its nodes' range and slowest node"))
+        [f"The slowest node of each of {len(spread):,} phases;", f"worst: {top.run}, {top.label} at {top.relative:.2f}×"],
+        subtitle="one row per phase: its nodes' range and its slowest node"))
 
 
 def stonewall_table(runs: pd.DataFrame) -> pd.DataFrame:
