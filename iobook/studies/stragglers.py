@@ -541,9 +541,9 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "run": shown.run, "ranks": shown.ranks.astype(str), "max / median": shown.ratio,
         "wait (s)": shown.wait_median_s, "max / min": shown.spread + 1,
-        "on node (even)": [_observed(o, e) for o, e in zip(shown.slow_on_node, shown.slow_expected)],
+        "on node": [_observed(o, e) for o, e in zip(shown.slow_on_node, shown.slow_expected)],
         "q node": shown.q_node,
-        "at position (even)": [_observed(o, e) for o, e in zip(shown.slow_at_position, shown.position_expected)],
+        "at position": [_observed(o, e) for o, e in zip(shown.slow_at_position, shown.position_expected)],
         "q pos.": shown.q_position})
 
 
