@@ -1,14 +1,13 @@
 """IO500 runs by file-system family (seeds 002 and 004): how DAOS, Lustre and the others reach their scores,
-NUDT's Tianhe-2E Lustre run (SC19) beside its unsubmitted DAOS runs (ISC20) per storage server, EPCC's GekkoFS
-run, and seed 002's printed lists against the raw logs."""
+compared within one archive year at a time; NUDT's Tianhe-2E Lustre run (SC19) beside its unsubmitted DAOS runs
+(ISC20) on the same storage servers; EPCC's GekkoFS run; and seed 002's printed lists against the raw logs."""
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from IPython.display import Markdown
+from scipy import stats
 
 from .. import families, io500_runs, nb, published
 from .. import stats as stats_
@@ -78,6 +77,19 @@ def coverage(runs: pd.DataFrame) -> dict:
                           "or your own runs, not the IO500's lists. A count, a median or a missing year describes "
                           "this copy, not the IO500.")
     return f
+
+
+def release_text(runs: pd.DataFrame) -> str:
+    """How many runs print a release named for a list of an earlier year than their archive year, with the
+    latest such run as the example: the sentence that says the version is a release, not a list."""
+    named = runs.release.str.extract(r"(?i)\b(?:io500-)?(isc|sc)(\d\d)", expand=True)
+    list_year = 2000 + pd.to_numeric(named[1], errors="coerce")
+    earlier = runs.assign(list_year=list_year)[list_year < runs.year]
+    if earlier.empty:
+        return "no run here prints a release named for an earlier year's list than its archive year."
+    last = earlier.sort_values(["year", "run_key"]).iloc[-1]
+    return (f"{_runs_text(len(earlier))} here print a release named for an earlier year's list than their archive "
+            f"year ({last.run_key}, of {int(last.year)}, prints `{last.release}`).")
 
 
 def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> tuple[list[str], str]:
@@ -728,6 +740,10 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                                 + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
     values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
         ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
+    values["release_text"] = Markdown(release_text(runs))
+    seed_servers = published.load("seed002_tianhe_servers")
+    values.update(lustre_storage_servers=_cell(seed_servers, "lustre_sc19", "storage servers"),
+                  lustre_metadata_servers=_cell(seed_servers, "lustre_sc19", "metadata servers"))
     counts = normalised.nodes_from.value_counts()
     values.update(nodes_logs=int(counts.get("phase logs (IOR, mdtest)", 0)),
                   nodes_declared=int(counts.get("declared (io500_info)", 0)),

@@ -1,5 +1,6 @@
 """Stragglers: per-rank times of IOR and mdtest phases (their per-rank CSVs), how long each job waited for its
-slowest rank, whether the slow ranks sit on one node, and what IO500's stonewall leaves visible."""
+slowest rank, whether the slow ranks sit on one node or at one position within every node (against random
+placement, with rank placement read from mdtest's Nodemap), and what IO500's stonewall leaves visible."""
 from __future__ import annotations
 
 import math
