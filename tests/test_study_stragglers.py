@@ -103,7 +103,7 @@ def test_every_run_has_its_slowest_node_named(databases):
     assert daos.lowest < 1 < daos.relative
     chart = study.chart_every_run(spread).to_dict()
     (rows,) = chart["datasets"].values()
-    assert len(rows) == len(spread) and chart["title"]["text"].startswith(f"The slowest node of each of {len(spread)} phases")
+    assert len(rows) == len(spread) and chart["title"]["text"][0].startswith(f"The slowest node of each of {len(spread)} phases")
     assert study.node_spread(study.get_nodes(study.get_rank_times(store.open_read(databases["built_tools"])))).empty
 
 
