@@ -1,14 +1,13 @@
 """IO500 runs by file-system family (seeds 002 and 004): how DAOS, Lustre and the others reach their scores,
-NUDT's Tianhe-2E Lustre run (SC19) beside its unsubmitted DAOS runs (ISC20) per storage server, EPCC's GekkoFS
-run, and seed 002's printed lists against the raw logs."""
+compared within one archive year at a time; NUDT's Tianhe-2E Lustre run (SC19) beside its unsubmitted DAOS runs
+(ISC20) on the same storage servers; EPCC's GekkoFS run; and seed 002's printed lists against the raw logs."""
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from IPython.display import Markdown
+from scipy import stats
 
 from .. import families, io500_runs, nb, published
 from .. import stats as stats_
@@ -80,6 +79,19 @@ def coverage(runs: pd.DataFrame) -> dict:
     return f
 
 
+def release_text(runs: pd.DataFrame) -> str:
+    """How many runs print a release named for a list of an earlier year than their archive year, with the
+    latest such run as the example: the sentence that says the version is a release, not a list."""
+    named = runs.release.str.extract(r"(?i)\b(?:io500-)?(isc|sc)(\d\d)", expand=True)
+    list_year = 2000 + pd.to_numeric(named[1], errors="coerce")
+    earlier = runs.assign(list_year=list_year)[list_year < runs.year]
+    if earlier.empty:
+        return "no run here prints a release named for an earlier year's list than its archive year."
+    last = earlier.sort_values(["year", "run_key"]).iloc[-1]
+    return (f"{_runs_text(len(earlier))} here print a release named for an earlier year's list than their archive "
+            f"year ({last.run_key}, of {int(last.year)}, prints `{last.release}`).")
+
+
 def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> tuple[list[str], str]:
     """The families to compare and a note for the page. Empty `requested`: the `most` families with the most
     valid runs here. Names this database lacks are left out with a note naming the nearest (never an error: a
@@ -143,11 +155,11 @@ def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: st
         x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)),
         tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("low:Q", format=".2f"),
                  alt.Tooltip("high:Q", format=".2f"), alt.Tooltip("q:Q", format=".2g"), "verdict"])
-    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(x="x:Q")
+    one = base.transform_aggregate(rows="count()").mark_rule(strokeDash=[4, 4], color="#999").encode(
+        x=alt.datum(1.0), y=alt.value(0), y2=alt.value(28 * len(table)))  # one mark, no second dataset
     return (bars + points + one).properties(width=420, height=alt.Step(28), title=alt.TitleParams(
         f"{first} above {second} in {sum(decided.ratio > 1)} of {len(table)} years, below in "
-        f"{sum(decided.ratio < 1)}",
-        subtitle=f"{what}: geometric mean ratio per archive year with its 95% interval; source: io500_scores"))
+        f"{sum(decided.ratio < 1)}", subtitle=f"{what}: ratio per archive year, 95% interval"))
 
 
 def choose(runs: pd.DataFrame, wanted: list[str], years: list[int]) -> pd.DataFrame:
@@ -191,7 +203,7 @@ def chart_medians(med: pd.DataFrame, order: list[str]) -> alt.Chart:
                  alt.Tooltip("md:Q", format=".2f", title="median md (kIOPS)")],
     ).properties(width=440, height=280, title=alt.TitleParams(
         f"Highest median: {top.family} in {top.period} ({top.score:,.0f}, {top.runs} runs)",
-        subtitle="median of the valid runs per family and archive year of this copy; source: io500_scores, io500_runs"))
+        subtitle="median of the valid runs per family and archive year of this copy"))
 
 
 def chart_bw_md(chosen: pd.DataFrame) -> alt.Chart:
@@ -596,8 +608,7 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
                  alt.Tooltip("bw_per_client_node:Q", format=".3f"), alt.Tooltip("md_per_client_node:Q", format=".2f")],
     ).properties(width=170, height=150, title=alt.TitleParams(
         f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)",
-        subtitle=f"{len(known)} valid runs with a known client count; filled: 10 client nodes (10-node list); "
-                 "sources: io500_scores, phase logs, io500_system_info"))
+        subtitle=f"{len(known)} valid runs with a known client count, every year; filled: 10 client nodes"))
 
 
 # ---------------------------------------------------------------- Intel Wolf (DAOS) against Tianhe-2E (Lustre)
@@ -729,6 +740,10 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                                 + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
     values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
         ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
+    values["release_text"] = Markdown(release_text(runs))
+    seed_servers = published.load("seed002_tianhe_servers")
+    values.update(lustre_storage_servers=_cell(seed_servers, "lustre_sc19", "storage servers"),
+                  lustre_metadata_servers=_cell(seed_servers, "lustre_sc19", "metadata servers"))
     counts = normalised.nodes_from.value_counts()
     values.update(nodes_logs=int(counts.get("phase logs (IOR, mdtest)", 0)),
                   nodes_declared=int(counts.get("declared (io500_info)", 0)),

@@ -1,5 +1,6 @@
 """Stragglers: per-rank times of IOR and mdtest phases (their per-rank CSVs), how long each job waited for its
-slowest rank, whether the slow ranks sit on one node, and what IO500's stonewall leaves visible."""
+slowest rank, whether the slow ranks sit on one node or at one position within every node (against random
+placement, with rank placement read from mdtest's Nodemap), and what IO500's stonewall leaves visible."""
 from __future__ import annotations
 
 import math
@@ -306,14 +307,15 @@ def chart_null(model: dict) -> alt.Chart:
     bars = alt.Chart(shown).mark_bar(color="#7f8c8d").encode(
         x=x, y=alt.Y("probability:Q", title="probability under random placement"),
         tooltip=["runs", alt.Tooltip("probability:Q", format=".4f")])
-    # the observed count as a datum, not a second dataset (one download a chart)
-    observed = alt.Chart(shown).mark_rule(color="#c0392b", size=2).encode(x=alt.datum(model["observed"]))
-    label = alt.Chart(shown).mark_text(align="right", dx=-4, baseline="top", color="#c0392b").encode(
+    # the observed count as a datum on the data aggregated to one row: one mark, and no second dataset
+    one = alt.Chart(shown).transform_aggregate(rows="count()")
+    observed = one.mark_rule(color="#c0392b", size=2).encode(x=alt.datum(model["observed"]))
+    label = one.mark_text(align="right", dx=-4, baseline="top", color="#c0392b").encode(
         x=alt.datum(model["observed"]), y=alt.value(4), text=alt.datum(f"observed: {model['observed']}"))
     return (bars + observed + label).properties(width=440, height=260, title=alt.TitleParams(
-        f"Slow ranks crowd onto one node in {model['observed']} of {model['tested']} phases; chance gives "
-        f"{model['expected']:.0f} ({model['low']}–{model['high']})",
-        subtitle="bars: the count under random placement; source: ior_ranks, mdtest_ranks views"))
+        [f"Slow ranks crowd onto one node in {model['observed']} of {model['tested']} phases;",
+         f"random placement gives {model['expected']:.0f} ({model['low']}–{model['high']})"],
+        subtitle="bars: the count under random placement"))
 
 
 def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
@@ -323,7 +325,8 @@ def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
     shown = positions[positions.run.isin(worst.run)]
     order = list(worst.run)
     top = worst.iloc[0]
-    return alt.Chart(shown).mark_line(point=alt.OverlayMarkDef(size=20)).encode(
+    # lines only: a point a position would put hundreds of marks, each with its tooltip, into the page
+    return alt.Chart(shown).mark_line(strokeWidth=1.5).encode(
         x=alt.X("position:Q", title="position within the node (0 = the node's first rank)"),
         y=alt.Y("relative:Q", title="median over nodes / run median", scale=alt.Scale(zero=False)),
         color=alt.Color("run:N", title=None, sort=order, legend=alt.Legend(orient="bottom", columns=1)),
@@ -331,34 +334,8 @@ def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
                  alt.Tooltip("median_s:Q", format=".2f", title="median rank time (s)"),
                  alt.Tooltip("relative:Q", format=".3f", title="relative to run median")],
     ).properties(width=440, height=260, title=alt.TitleParams(
-        f"Worst position: {top.run}, position {top.position} of every node at {top.relative:.2f}× the median",
-        subtitle="one point per position within a node, the median of its ranks over the nodes; "
-                 "source: ior_ranks, mdtest_ranks views"))
-
-
-def chart_nodes(nodes: pd.DataFrame, n_runs: int = 6) -> alt.Chart:
-    """Node index against the median rank time on that node relative to the run median, for the n_runs runs
-    whose worst node stands out most; each run's worst node labelled. Aggregated: one point per node."""
-    worst = worst_nodes(nodes).head(n_runs)
-    shown = nodes[nodes.run.isin(worst.run)]
-    order = list(worst.run)
-    base = alt.Chart(shown).encode(
-        x=alt.X("node:Q", title="node index"),
-        y=alt.Y("relative:Q", title="node's median rank time / run median", scale=alt.Scale(zero=False)),
-        color=alt.Color("run:N", title=None, sort=order, legend=alt.Legend(orient="bottom", columns=2)))
-    points = base.mark_point(filled=True, size=40, opacity=0.8).encode(
-        tooltip=["run", "node", "ranks", "rank_list",
-                 alt.Tooltip("median_s:Q", format=".2f", title="median rank time (s)"),
-                 alt.Tooltip("relative:Q", format=".3f", title="relative to run median")])
-    labels = alt.Chart(worst.assign(label="node " + worst.node.astype(str))).mark_text(
-        align="left", dx=6, dy=-4, fontSize=10).encode(
-        x="node:Q", y="relative:Q", text="label:N",
-        color=alt.Color("run:N", sort=order, legend=None))
-    top = worst.iloc[0]
-    return (points + labels).properties(width=440, height=300, title=alt.TitleParams(
-        f"Worst node: {top.run}, node {top.node}, its ranks at {top.relative:.2f}× the run median",
-        subtitle=f"source: ior_ranks, mdtest_ranks views; {len(order)} of {nodes.run.nunique()} runs "
-                 "with known placement, one point per node"))
+        [f"Worst position: {top.run},", f"position {top.position} of every node at {top.relative:.2f}× the median"],
+        subtitle="the median over the nodes of the ranks at each position"))
 
 
 def node_spread(nodes: pd.DataFrame) -> pd.DataFrame:
@@ -387,8 +364,8 @@ def chart_every_run(spread: pd.DataFrame) -> alt.Chart:
     labels = base.mark_text(align="left", dx=6, fontSize=9).encode(x=alt.X("relative:Q", scale=scale), text="label:N")
     top = spread.iloc[0]
     return (ranges + points + labels).properties(width=340, height=alt.Step(13), title=alt.TitleParams(
-        f"The slowest node of each of {len(spread):,} runs; worst: {top.run}, {top.label} at {top.relative:.2f}×",
-        subtitle="source: ior_ranks, mdtest_ranks views; one row per run, its nodes' range and slowest node"))
+        [f"The slowest node of each of {len(spread):,} phases;", f"worst: {top.run}, {top.label} at {top.relative:.2f}×"],
+        subtitle="one row per phase: its nodes' range and its slowest node"))
 
 
 def stonewall_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -546,7 +523,7 @@ def finding_list(f: dict, shown: dict) -> list[tuple[str, str]]:
     worst_shown = shown["has_positions"] and f.get("worst_positions") and f["worst_run"] in shown["position_runs"]
     items.append((f["finding_worst"], "fig-stragglers-positions" if worst_shown else runs_table))
     if shown["has_nodes"]:
-        items.append((f["finding_node"], "fig-stragglers-nodes"))
+        items.append((f["finding_node"], "fig-stragglers-every-run"))
     items.append((f["finding_wait"], runs_table))
     if shown["has_stonewall"]:
         items.append((f["finding_stonewall"], "tab-stragglers-stonewall"))
@@ -565,9 +542,9 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "run": shown.run, "ranks": shown.ranks.astype(str), "max / median": shown.ratio,
         "wait (s)": shown.wait_median_s, "max / min": shown.spread + 1,
-        "on node (even)": [_observed(o, e) for o, e in zip(shown.slow_on_node, shown.slow_expected)],
+        "on node": [_observed(o, e) for o, e in zip(shown.slow_on_node, shown.slow_expected)],
         "q node": shown.q_node,
-        "at position (even)": [_observed(o, e) for o, e in zip(shown.slow_at_position, shown.position_expected)],
+        "at position": [_observed(o, e) for o, e in zip(shown.slow_at_position, shown.position_expected)],
         "q pos.": shown.q_position})
 
 
