@@ -81,16 +81,18 @@ FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv")
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import combined, fio, gpfs, io500, ior, mdtest, monitor
+    from . import combined, fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
 
-    formats = io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
+    formats = (io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS
+               + fio.FORMATS + monitor.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import fio, gpfs, io500, ior, mdtest, monitor
+    from . import fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
 
-    return io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
+    return (io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS + fio.RECORDS
+            + monitor.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:
