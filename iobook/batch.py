@@ -61,7 +61,7 @@ class Batch:
                 ids.append(source_id)
                 rows.append(rec)
             for record_cls, table in tables.items():
-                parts.setdefault(record_cls, []).append(_conformed(record_cls, table, source_id))
+                parts.setdefault(record_cls, []).append(conformed(record_cls, table, source_id))
         for record_cls, (ids, rows) in records.items():
             schema = arrow_schema(record_cls)
             columns = zip(*map(operator.attrgetter(*schema.names[1:]), rows))  # every record class has 2+ fields
@@ -90,7 +90,7 @@ class Batch:
                      {c: t.filter(pc.equal(t.column("source_id"), source_id)) for c, t in self.tables.items()})
 
 
-def _conformed(cls: type, table: pa.Table, source_id: int) -> pa.Table:
+def conformed(cls: type, table: pa.Table, source_id: int) -> pa.Table:
     """A parser's table of `cls` rows with its source_id, every column of the class (null where it has none)
     and the class's types; a column of another type is an error in the parser."""
     import pyarrow as pa

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import store
-from .batch import Batch, record_columns
+from .batch import Batch, conformed, record_columns
 from .digest import files_digest
 from .parsers import DETECT_BYTES, ParseError, detect, parse_outputs
 
@@ -154,8 +154,15 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
 
 # A file is read, decoded, parsed and loaded whole: a real 82 MiB fio bw log peaked at 1,972 MiB, a 1.25 GiB
 # one at over 7 GiB (benchmarks/bench_big_files.py). Larger files are refused before they are read, so
-# that one file stays under 1 GiB; the largest real log in data/raw and the archive is under 20 MB.
+# that one file stays under 1 GiB; the largest real log in data/raw and the archive is under 20 MB. fio's
+# bw/iops/lat logs are the exception: one line per I/O (log_avg_msec=0) makes them any size, and their
+# lines are independent, so a large one is streamed into the store piece by piece (stream_fio_log).
 MAX_FILE_BYTES = 32 << 20
+STREAM_FROM_BYTES = 16 << 20  # fio logs larger than this are streamed, in pieces of
+STREAM_PIECE_BYTES = 8 << 20  # this many bytes (~350,000 lines): a 1 GiB log peaked at 342 MiB RSS (455 MiB
+# with 16 MiB pieces, 1.9 GiB read whole before this streaming)
+MAX_LOG_LINE_BYTES = 1 << 20  # a fio log line is under 100 bytes: a longer one is no log line
+STREAM_HEAD_BYTES = DETECT_BYTES  # what of a large file tells whether it is a fio log
 MAX_DECOMPRESSED = MAX_FILE_BYTES  # a compressed log larger than this unpacked is refused, not unpacked
 _MAGIC = {b"\x1f\x8b": "gzip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2", b"\x28\xb5\x2f\xfd": "zstd"}
 
@@ -358,12 +365,19 @@ def _parse_file(path: str) -> Outcome:
     try:
         with open(path, "rb") as f:
             before, read_ns = os.fstat(f.fileno()), time.time_ns()
+            head = b""
+            if before.st_size > STREAM_FROM_BYTES:
+                head = f.read(STREAM_HEAD_BYTES)
+                if _fio_log_head(head):  # streamed by the writer, which alone may write the store
+                    return Outcome({"path": path, "sha256": "", "bytes": before.st_size, "status": "stream"}, [], {})
             if before.st_size > MAX_FILE_BYTES:  # refused unread; hashed in pieces, from the same open file
+                f.seek(0)
                 return Outcome({"path": path, "sha256": hashlib.file_digest(f, "sha256").hexdigest(),
                                 "bytes": before.st_size, "status": "error",
                                 "error": f"{before.st_size / 2**20:,.0f} MiB: larger than the "
-                                         f"{MAX_FILE_BYTES >> 20} MiB iobook reads in one file (split it)"}, [], {})
-            data = f.read()
+                                         f"{MAX_FILE_BYTES >> 20} MiB iobook reads in one file (split it; a fio "
+                                         "bw/iops/lat log is read whatever its size)"}, [], {})
+            data = head + f.read()
             after = os.fstat(f.fileno())
     except OSError as e:  # vanished since the scan, unreadable, ...
         return failed_outcome(path, f"cannot be read: {e.strerror or e}")
@@ -373,6 +387,72 @@ def _parse_file(path: str) -> Outcome:
         if outcome.row["stat"] is None:  # written just before the read: hashed again once its window has passed
             outcome.row["racy_stat"] = stat_signature(before)
     return outcome
+
+
+def _fio_log_head(head: bytes) -> bool:
+    """Whether a file's first bytes are a fio bw/iops/lat log's (its whole lines)."""
+    try:
+        text = head[: head.rfind(b"\n") + 1].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    fmt = detect(text)
+    return fmt is not None and fmt.name == "fio-log"
+
+
+def stream_fio_log(con, source_id: int, path: str) -> dict:
+    """Parse a large fio log into the store piece by piece, one transaction a piece (DuckDB holds a
+    transaction's inserts in memory: 13 million rows in one took 930 MiB), and return its sources row. Until
+    the last piece is in, its sources row says ingest stopped while streaming it and holds no hash: a run
+    killed meanwhile leaves a file that the next ingest parses again, whose replace drops the pieces in."""
+    from .parsers import fio
+
+    row = {"path": path, "sha256": "", "bytes": 0, "format": "fio-log", "tool": "fio", "status": "error",
+           "error": "ingest stopped while streaming this file: the next ingest reads it again"}
+    _transaction(con, Batch([(source_id, row)]))  # the file's old rows go
+    digest, size, lines, ncols, rest = hashlib.sha256(), 0, 0, None, b""
+    try:
+        with open(path, "rb") as f:
+            before, read_ns = os.fstat(f.fileno()), time.time_ns()
+            try:
+                while piece := f.read(STREAM_PIECE_BYTES):
+                    digest.update(piece)
+                    size += len(piece)
+                    data = rest + piece
+                    cut = data.rfind(b"\n") + 1
+                    data, rest = data[:cut], data[cut:]
+                    if len(rest) > MAX_LOG_LINE_BYTES:
+                        raise ParseError(f"line {lines + 1} is over {MAX_LOG_LINE_BYTES >> 20} MiB long: no fio log "
+                                         "line", lines + 1)
+                    if data:
+                        text = data.replace(b"\r\n", b"\n").decode("utf-8", "replace")
+                        ncols = ncols or fio.log_columns(text)
+                        table = conformed(fio.FioLogSample, fio.log_table(text, ncols, lines + 1), source_id)
+                        lines += data.count(b"\n")
+                        _in_transaction(con, lambda: store.insert_rows(con, fio.FioLogSample, table))
+                if not lines:
+                    raise ParseError("no whole fio log line", 1)
+            except ParseError as e:
+                while piece := f.read(STREAM_PIECE_BYTES):  # its hash: unchanged, it is not parsed again
+                    digest.update(piece)
+                    size += len(piece)
+                row.update(sha256=digest.hexdigest(), bytes=size, error=e.reason, error_line=e.line)
+                _in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=fio.FioLogSample))
+                return row
+            after = os.fstat(f.fileno())
+    except OSError as e:  # vanished or unreadable since the scan
+        row.update(error=f"cannot be read: {e.strerror or e}")
+        _in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=fio.FioLogSample))
+        return row
+    row.update(sha256=digest.hexdigest(), bytes=size, status="ok", error=None)
+    if rest.rstrip(b"\0"):  # a NUL tail is a crash's padding; anything else is a line cut short
+        row.update(error=f"truncated: line {lines + 1} ends without a newline, so it was cut short; the lines "
+                         "before it were loaded", error_line=lines + 1)
+    if stat_signature(before) == stat_signature(after) and size == before.st_size:
+        row["stat"] = trusted_stat(before, read_ns)
+        if row["stat"] is None:
+            row["racy_stat"] = stat_signature(before)
+    _in_transaction(con, lambda: store.finish_source(con, source_id, row))
+    return row
 
 
 def _start_worker(parent_pid: int) -> None:
@@ -549,6 +629,8 @@ def _parse_and_write(con, workers: _Workers, chunks: list[list[tuple[int, str]]]
     with tqdm(total=sum(map(len, chunks)), desc="ingest", unit="file", disable=not progress) as bar:
         for batch in workers.batches(chunks):
             for source_id, row in batch.rows:
+                if row["status"] == "stream":
+                    continue  # counted by _write once it is streamed
                 counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
                 if row.get("racy_stat"):
                     racy.append((source_id, row["path"], row["racy_stat"], row["sha256"]))
@@ -632,23 +714,34 @@ def _in_transaction(con, work) -> None:
 
 def _write(con, batch: Batch) -> Counter:
     """Write a batch in one transaction; if the database refuses one file (a value its column cannot hold),
-    write the batch again file by file and record that one as failed."""
+    write the batch again file by file and record that one as failed. Then stream the large fio logs the
+    workers left to the writer, and count them."""
+    from tqdm import tqdm
+
     moved = Counter()
-    if not batch.rows:
-        return moved
+    streams = [(source_id, row) for source_id, row in batch.rows if row["status"] == "stream"]
+    if streams:
+        batch = Batch([r for r in batch.rows if r[1]["status"] != "stream"], batch.tables, batch.nbytes)
     try:
-        _transaction(con, batch)
+        if batch.rows:
+            _transaction(con, batch)
     except Exception:
         for source_id, row in batch.rows:
             try:
                 _transaction(con, batch.only(source_id))
             except Exception as e:
-                from tqdm import tqdm
-
                 row = {**row, "status": "error", "error": f"could not load into DuckDB: {e}"}
                 _transaction(con, Batch([(source_id, row)]))
                 tqdm.write(f"error: {store.printable_path(row['path'])}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
+    for source_id, placeholder in streams:
+        row = stream_fio_log(con, source_id, placeholder["path"])
+        moved[{"ok": "parsed", "error": "failed"}[row["status"]]] += 1
+        moved["truncated"] += row["status"] == "ok" and bool(row.get("error"))
+        if row["status"] == "error":
+            tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: {row['error']}")
+        if row.get("racy_stat"):
+            _verify_racy(con, [(source_id, row["path"], row["racy_stat"], row["sha256"])])
     return moved
 
 

@@ -271,6 +271,24 @@ def replace_sources(con, batch: Batch) -> None:
     con.unregister("_incoming")
 
 
+def insert_rows(con, cls: type, table) -> None:
+    """Append an Arrow table of `cls` rows (with their source_id) to its raw table."""
+    con.register("_incoming", table)
+    con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
+    con.unregister("_incoming")
+
+
+def finish_source(con, source_id: int, row: dict, drop: type | None = None) -> None:
+    """Set a streamed file's sources row to what its reading found (and its stat, when trusted); with `drop`,
+    remove the rows of that record class it got before reading failed."""
+    if drop is not None:
+        con.execute(f"DELETE FROM {drop.TABLE} WHERE source_id = ?", [source_id])
+    con.execute("UPDATE sources SET sha256 = ?, bytes = ?, status = ?, error = ?, error_line = ? WHERE source_id = ?",
+                [row["sha256"], row["bytes"], row["status"], row.get("error"), row.get("error_line"), source_id])
+    if row.get("stat"):
+        set_file_stats(con, [(source_id, row["stat"])])
+
+
 def rebuild_derived(con) -> None:
     con.execute(f"SET memory_limit = '{DERIVED_MEMORY_LIMIT}'")
     try:

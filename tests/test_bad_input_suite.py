@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from conftest import BUILT_TOOLS, REPO, TUCSON_SC23
+from conftest import ARCHIVE, BUILT_TOOLS, REPO, TUCSON_SC23
 from iobook import store
 from iobook.ingest import ingest
 
@@ -37,6 +37,7 @@ RAW_679 = next((REPO / "data" / "raw" / "io500").glob("IBM Tucson/Arches Storage
 CHECKSUM_RUN = REPO / "data" / "raw" / "checksum" / "vm-20261121T131428Z"
 IO500_RUN = BUILT_TOOLS / "io500" / "run1-standard-np2-stonewall10"
 IO500_CONFIG = IO500_RUN / "2026.11.21-12.37.24" / "config-orig.ini"  # not a log: a tool's input
+MDWORKBENCH = ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582" / "mdworkbench-create.txt"  # IO500 extended mode
 
 # name in the good tree -> the real log it is a copy of
 GOOD = {
@@ -271,7 +272,8 @@ def larger_than_read(folder, tmp, monkeypatch):
     monkeypatch.setattr(ingest_module, "MAX_FILE_BYTES", len(good(largest)))
     big = folder / "zz-big"
     big.write_bytes(good(largest) * 2)
-    return Bad(big, "error", rf"^0 MiB: larger than the 0 MiB iobook reads in one file \(split it\)$")
+    return Bad(big, "error", r"^0 MiB: larger than the 0 MiB iobook reads in one file \(split it; a fio "
+               r"bw/iops/lat log is read whatever its size\)$")
 
 
 def dangling_symlink(folder, tmp):
@@ -501,6 +503,57 @@ def rank_csv_header_only(folder, tmp):
     return Bad(folder / "zz-header.csv", "error", r"^per-rank CSV has no rows \(its header only\)$", 1)
 
 
+def streamed(transform, status: str, reason: str, line=None):
+    """The tree's fio logs streamed in pieces of 64 bytes (as ingest streams one over STREAM_FROM_BYTES, in
+    pieces of STREAM_PIECE_BYTES), the good one among them giving the rows it gives whole, and a variant of it
+    as the bad input."""
+    def case(folder, tmp, monkeypatch):
+        import iobook.ingest as ingest_module
+
+        monkeypatch.setattr(ingest_module, "STREAM_FROM_BYTES", 0)
+        monkeypatch.setattr(ingest_module, "STREAM_PIECE_BYTES", 64)
+        monkeypatch.setattr(ingest_module, "STREAM_HEAD_BYTES", 100)  # its first lines tell a fio log
+        data = good("raw_bw.1.log")
+        (folder / "zz-streamed").mkdir()
+        path = folder / "zz-streamed" / "raw_bw.1.log"  # the name fio gives it: the view takes its kind from it
+        path.write_bytes(transform(data))
+        lines = transform(data)[: transform(data).rfind(b"\n") + 1]
+        return Bad(path, status, reason, line(data) if callable(line) else line,
+                   rows_like=lines if status == "ok" else None)
+    return case
+
+
+def bad_line_in_a_later_piece(data: bytes) -> bytes:
+    lines = data.split(b"\n")
+    lines[9] = lines[9].replace(b", ", b", x", 1)  # at byte ~240 of the log: its fourth 64-byte piece
+    return b"\n".join(lines)
+
+
+def stopped_early(source: Path, reason: str, line: int):
+    """A real IO500 output as a run that stopped before its first phase ended leaves it: what it printed
+    before its first [RESULT] line. That is the tool's failed run, with its messages."""
+    def case(folder, tmp):
+        data = source.read_bytes()
+        (folder / "zz-stopped").mkdir()
+        path = folder / "zz-stopped" / source.name
+        path.write_bytes(data[: data.index(b"[RESULT]")])
+        return Bad(path, "error", reason, line, tool="io500")
+    return case
+
+
+def mdworkbench_cut(at: bytes | None, status: str, reason: str):
+    """md-workbench's output cut before `at` (a line), or inside the last number of its last line."""
+    def case(folder, tmp):
+        data = MDWORKBENCH.read_bytes()
+        cut = data[: data.index(at)] if at else cut_in_last_number(data)
+        (folder / "zz-mdworkbench").mkdir()
+        path = folder / "zz-mdworkbench" / MDWORKBENCH.name
+        path.write_bytes(cut)
+        return Bad(path, status, reason, cut.count(b"\n") + (0 if at else 1),
+                   rows_like=whole_lines(cut) if status == "ok" else None)
+    return case
+
+
 CASES = {
     # one bad file never stops the rest: values that are not finite, nesting, overflow
     "fio json Infinity": non_finite_fio_json(b"Infinity"),
@@ -588,10 +641,27 @@ CASES = {
     "IOR log then vmstat": outputs("ior-easy-write.txt", "vmstat.txt"),
     "IOR log then a fio JSON cut in half": outputs("ior-easy-write.txt", "fio-multi.json", cut_last=True),
     "IOR log then IOR JSON": ior_text_then_ior_json,
+    # large fio logs, streamed into the store in pieces
+    "streamed fio bw log": streamed(lambda b: b, "ok", r"^$"),
+    "streamed fio bw log cut in a number": streamed(
+        cut_in_last_number, "ok", r"^truncated: line \d+ ends without a newline, so it was cut short; the lines before "
+        r"it were loaded$", lambda b: cut_in_last_number(b).count(b"\n") + 1),
+    "streamed fio bw log with a bad line in a later piece": streamed(
+        bad_line_in_a_later_piece, "error", r"^not a fio log line of 5 integers: '\d+, x", 10),
+    "streamed fio bw log with a NUL tail": streamed(lambda b: b + b"\0" * 8192, "ok", r"^$"),
     # cut or empty outputs: an error, never ok with part of their rows
     "mdtest log cut inside its SUMMARY": mdtest_cut_in_summary,
     "IOR JSON without results": ior_json_without_results,
     "mdtest rank csv with its header only": rank_csv_header_only,
+    "io500 stdout of a run stopped before its first result": stopped_early(
+        IO500_RUN / "stdout.log", r"^IO500 stopped before its first phase result: stonewall-time 10s != 300s; "
+        r"Write phase needed 7\.387464s", 2),
+    "io500 result_summary of a run stopped before its first result": stopped_early(
+        IO500_RUN / "2026.11.21-12.37.24" / "result_summary.txt", r"^IO500 stopped before its first phase result$", 1),
+    "md-workbench output cut before its first phase": mdworkbench_cut(
+        b"precreate process", "error", r"^no md-workbench phase result: the output ends before its first phase$"),
+    "md-workbench output cut in a number": mdworkbench_cut(
+        None, "ok", r"^truncated: line \d+ ends without a newline, so it was cut short; the lines before it were loaded$"),
     # a tool's own error output: a failed run of that tool
     "ior error (missing directory)": tool_error(BUILT_TOOLS / "ior" / "ior_error_nonexistent_dir_np2.log", "ior",
                                                 r"^IOR stopped with an error before any result: ERROR: open64", 34),

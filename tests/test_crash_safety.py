@@ -61,3 +61,41 @@ def test_kill_9_at_five_points_then_ingest_gives_the_clean_database(tmp_path):
         subprocess.run(ingest_command(db, tree), cwd=REPO, check=True, capture_output=True)
         assert database_digest(db) == clean, f"killed at {point:.0%} of a clean run"
         assert file_stats(db) == clean_stats, f"killed at {point:.0%} of a clean run"
+
+
+def test_a_fio_log_stopped_while_streamed_is_read_whole_by_the_next_ingest(tmp_path, monkeypatch):
+    """A large fio log goes into the store a piece a transaction: ingest stopped after two pieces (as a kill
+    leaves it) leaves them and a sources row saying so, and the next ingest gives a clean ingest's database."""
+    import pytest
+
+    import iobook.ingest as ingest_module
+    from iobook import store
+    from iobook.ingest import ingest
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    pagecache = REPO / "data" / "raw" / "pagecache" / "vm-20261121T132329Z"
+    for log in sorted(pagecache.glob("*_bw.1.log"))[:3]:
+        shutil.copyfile(log, folder / log.name)
+    monkeypatch.setattr(ingest_module, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(ingest_module, "STREAM_PIECE_BYTES", 1024)
+    ingest([folder], tmp_path / "clean.duckdb", progress=False)
+    real, pieces = store.insert_rows, []
+
+    def stop_after_two(*args):
+        if len(pieces) == 2:
+            raise KeyboardInterrupt
+        pieces.append(real(*args))
+
+    monkeypatch.setattr(store, "insert_rows", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        ingest([folder], tmp_path / "stopped.duckdb", progress=False)
+    con = store.open_read(tmp_path / "stopped.duckdb")
+    assert con.execute("SELECT count(*) FROM raw_fio_series").fetchone()[0] > 0  # the pieces in
+    assert con.execute("SELECT status, sha256, error FROM sources").fetchone() == (
+        "error", "", "ingest stopped while streaming this file: the next ingest reads it again")
+    con.close()
+    monkeypatch.setattr(store, "insert_rows", real)
+    ingest([folder], tmp_path / "stopped.duckdb", progress=False)
+    assert database_digest(tmp_path / "stopped.duckdb") == database_digest(tmp_path / "clean.duckdb")
+    assert file_stats(tmp_path / "stopped.duckdb") == file_stats(tmp_path / "clean.duckdb")

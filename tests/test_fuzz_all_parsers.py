@@ -39,6 +39,7 @@ SEEDS = {
     "ior-rank-csv": BUILT_TOOLS / "ior" / "ior_rankdetails_csv_np2.rank.csv",
     "mdtest-text": BUILT_TOOLS / "mdtest" / "mdtest_n1000_i3_np2.log",
     "mdtest-rank-csv": BUILT_TOOLS / "mdtest" / "mdtest_saverank_csv_np2.rank.csv",
+    "md-workbench-text": ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582/mdworkbench-create.txt",
     "fio-json": FIX / "fio" / "fio333-multi.json",
     "fio-terse": FIX / "fio" / "fio333-multi.terse5.txt",
     "fio-normal": FIX / "fio" / "fio333-multi.normal.txt",

@@ -17,9 +17,9 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
   and converted by pyarrow (``arrow_csv``) from the text that was parsed, not record by record in Python.
 - Every real log of every format ends in a newline: a file that does not was cut inside its last line, and
   ingest parses the whole lines before it (then records the cut) rather than the cut line.
-- A parser that knows where its tool's output ends (IOR's "Finished", the end of a JSON document) says so in
-  ``Parsed.end``; ``parse_outputs`` then reads the text after it as the next output (a job script's
-  stdout holds one tool's output after another's).
+- A parser that knows where its tool's output begins or ends (IOR's banner and last result, a JSON
+  document) says so in ``Parsed.start`` and ``Parsed.end``; ``parse_outputs`` then reads the text before
+  and after it as other outputs (a job script's stdout holds one tool's output after another's).
 """
 from __future__ import annotations
 
@@ -81,16 +81,18 @@ FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv")
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import combined, fio, gpfs, io500, ior, mdtest, monitor
+    from . import combined, fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
 
-    formats = io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + fio.FORMATS + monitor.FORMATS
+    formats = (io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS
+               + fio.FORMATS + monitor.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import fio, gpfs, io500, ior, mdtest, monitor
+    from . import fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
 
-    return io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + fio.RECORDS + monitor.RECORDS
+    return (io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS + fio.RECORDS
+            + monitor.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:
@@ -118,43 +120,37 @@ _BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 
 def parse_outputs(fmt: Format, text: str) -> Parsed:
     """Every output of a file: the one `fmt` reads, the one detection finds in the text before where it
-    started (Parsed.start), and, from where it ended (Parsed.end), the next one detection finds in the
-    rest, and so on. Text that is no format's stays unread, as a launcher's noise. An output that does not
-    parse, or that holds the records of another (IOR's text and JSON layouts), fails the file with what was
-    left and its line: never is a part of the file dropped while the rest loads. Only the tool's own failed
-    run before its output is its messages (fio's errors before its JSON report), not another output."""
-    parsed = main = fmt.parse(text)
-    parts = [parsed]
-    before = text[:parsed.start]
+    started (Parsed.start), and the ones detection finds in the text after where it ended (Parsed.end).
+    Text that is no format's stays unread, as a launcher's noise. An output that does not parse, or that
+    holds the records of another (IOR's text and JSON layouts), fails the file with what was left and its
+    line: never is a part of the file dropped while the rest loads. Only the tool's own failed run before
+    its output is its messages (fio's errors before its JSON report), not another output."""
+    main = fmt.parse(text)
+    parts = [main]
+    before = text[:main.start]
     prior = detect(before[:DETECT_BYTES]) if before.strip() else None
     if prior is not None:
         try:
             parts.insert(0, parse_outputs(prior, before))
         except ParseError as e:
             if prior.tool != fmt.tool:
-                line = text.count("\n", 0, parsed.start) + 1
+                line = text.count("\n", 0, main.start) + 1
                 raise ParseError(f"{prior.name} output before the {fmt.name} output (line {line}), does not parse: "
                                  f"{e.reason}", e.line) from None
         _no_same_records(parts, f"{prior.name} output before the {fmt.name} output", 1)
-    offset = 0
-    while parsed.end is not None:
-        offset = _BLANK_LINES.match(text, offset + parsed.end).end()
-        if offset == len(text):
-            break
-        rest = text[offset:]
-        following = detect(rest[:DETECT_BYTES])
-        if following is None:
-            break
+    offset = None if main.end is None else _BLANK_LINES.match(text, main.end).end()
+    following = detect(text[offset:offset + DETECT_BYTES]) if offset is not None and offset < len(text) else None
+    if following is not None:
         line = text.count("\n", 0, offset) + 1
-        what = f"{following.name} output from line {line}, after the {parts[-1].format} output"
+        what = f"{following.name} output from line {line}, after the {main.format} output"
         try:
-            parsed = following.parse(rest)
+            after = parse_outputs(following, text[offset:])
         except ParseError as e:
             raise ParseError(f"{what}, does not parse: {e.reason}", line + (e.line or 1) - 1) from None
-        parts.append(dataclasses.replace(parsed, records=[_shifted(r, line - 1) for r in parsed.records]))
+        parts.append(dataclasses.replace(after, records=[_shifted(r, line - 1) for r in after.records]))
         _no_same_records(parts, what, line)
     if len(parts) == 1:
-        return parts[0]
+        return main
     return Parsed(main.format, main.tool, main.tool_version, [r for p in parts for r in p.records],
                   {c: t for p in parts for c, t in p.tables.items()})
 

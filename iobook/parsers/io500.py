@@ -140,7 +140,9 @@ _C_RESULT_LINE = re.compile(r"\[(RESULT|      )\] ")
 def _detect_c_summary(head: str) -> bool:
     if "IO500 version " not in head:
         return False
-    return line_starting(_C_VERSION_LINE, head) and line_starting(_C_RESULT_LINE, head)
+    # the app's first line; a run that stopped before its first phase printed nothing more (or its errors)
+    return line_starting(_C_RESULT_LINE, head) and line_starting(_C_VERSION_LINE, head) or bool(
+        _C_VERSION.match(first_line(head.lstrip())))
 
 
 def parse_c_summary(text: str) -> Parsed:
@@ -167,8 +169,10 @@ def parse_c_summary(text: str) -> Parsed:
         elif m := _C_ERROR.match(line):
             kind = "stdout"  # only the app's stdout carries the ERROR lines
             flags.append(Io500Flag(no, None, "invalid", m.group(1)))
-    if not phases:
-        raise ParseError("no [RESULT] lines: not an IO500 result summary")
+    if not phases:  # the app stopped before its first phase ended: its failed run, with its errors
+        errors = "; ".join(f.message for f in flags)
+        raise ParseError("IO500 stopped before its first phase result" + (f": {errors}" if errors else ""),
+                         flags[0].line if flags else text.count("\n") or 1)
     bw, md, total, score_invalid, score_line = score or (None, None, None, False, None)
     xbw, xmd, xtotal, _, _ = scorex or (None, None, None, False, None)
     if score_invalid:

@@ -50,6 +50,10 @@ VIEW_ROWS = {
     "mdtest_results": "operation of an mdtest summary: table_kind rate (ops/s) or time (s); max, min, mean, "
                       "stddev",
     "mdtest_ranks": "per-rank CSV row (--saveRankPerformanceDetails) per operation",
+    "mdworkbench_phases": "md-workbench phase line (IO500 extended mode's mdworkbench-create, -bench, -delete): "
+                          "over all processes or one process; time, rates, errors",
+    "mdworkbench_latencies": "operation of an md-workbench phase line: min, quartiles, 90th and 99th percentile "
+                             "and max latency in seconds",
     "fio_jobs": "fio job: version, rw, bs, iodepth, numjobs, direct, ioengine, runtime, error",
     "fio_io": "fio job and direction: bytes, bytes/s, IOPS, latency mean and percentiles in ns, usr/sys CPU %",
     "fio_percentiles": "latency percentile fio printed, in ns",
