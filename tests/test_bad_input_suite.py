@@ -35,6 +35,7 @@ FIO = REPO / "tests" / "fixtures" / "fio"
 FIO_ERRORS = FIO / "errors"
 RAW_679 = next((REPO / "data" / "raw" / "io500").glob("IBM Tucson/Arches Storage Scale System 3500/*/2023/submission-679/results"))
 CHECKSUM_RUN = REPO / "data" / "raw" / "checksum" / "vm-20261121T131428Z"
+IOR_HERE = REPO / "tests" / "fixtures" / "ior" / "built-here"  # IOR 4.1.0+dev built here: its MANIFEST.tsv
 IO500_RUN = BUILT_TOOLS / "io500" / "run1-standard-np2-stonewall10"
 IO500_CONFIG = IO500_RUN / "2026.11.21-12.37.24" / "config-orig.ini"  # not a log: a tool's input
 MDWORKBENCH = ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582" / "mdworkbench-create.txt"  # IO500 extended mode
@@ -402,6 +403,14 @@ def tool_error(fixture: Path, tool: str, reason: str, line: int | None):
     return case
 
 
+def ior_output(fixture: Path, tables: dict[str, int]):
+    """Real IOR output that loads: ok, named IOR, with the rows of each raw table given."""
+    def case(folder, tmp):
+        shutil.copyfile(fixture, folder / f"zz-{fixture.name}")
+        return Bad(folder / f"zz-{fixture.name}", "ok", r"^$", tables=tables, tool="ior")
+    return case
+
+
 def concatenated_ior_and_mdtest(folder, tmp):
     """An IOR log and an mdtest log in one file (a job script's combined output): both tools' rows."""
     (folder / "zz-both.txt").write_bytes(good("ior-easy-write.txt") + good("mdtest.log"))
@@ -665,6 +674,18 @@ CASES = {
     # a tool's own error output: a failed run of that tool
     "ior error (missing directory)": tool_error(BUILT_TOOLS / "ior" / "ior_error_nonexistent_dir_np2.log", "ior",
                                                 r"^IOR stopped with an error before any result: ERROR: open64", 34),
+    "ior error (bad block size)": tool_error(
+        IOR_HERE / "ior_error_bad_block_size_np2.log", "ior",
+        r"^IOR stopped with an error before any result: ERROR: block size must be a multiple of transfer size", 1),
+    "ior error with summaryFile (missing directory)": tool_error(
+        IOR_HERE / "ior_summaryfile_error_nonexistent_dir_np2.log", "ior",
+        r"^IOR stopped with an error before any result: ERROR: open64\(", 11),
+    "ior summaryFile JSON cut by the abort": tool_error(
+        IOR_HERE / "ior_summaryfile_error_nonexistent_dir_np2.summary.json", "ior", r"^IOR JSON unreadable", 78),  # 77 lines: it ends after '"Results": ['
+    # IOR's stdout when -O summaryFile= took its results: IOR output, with no rows of its own
+    "ior stdout with summaryFile": ior_output(IOR_HERE / "ior_summaryfile_json_np2.log", {"raw_ior_tests": 0}),
+    "ior summaryFile JSON": ior_output(IOR_HERE / "ior_summaryfile_json_np2.summary.json", {
+        "raw_ior_tests": 1, "raw_ior_iterations": 2, "raw_ior_summary": 2}),
     "mdtest error (shared dir with several)": tool_error(
         BUILT_TOOLS / "mdtest" / "mdtest_error_multi_dir_shared_np2.log", "mdtest",
         r"shared directory mode is not compatible with multiple directory paths", 5),

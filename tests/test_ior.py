@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iobook.ingest import ingest
-from iobook.parsers import DETECT_BYTES, ParseError, ior
+from iobook.parsers import DETECT_BYTES, ParseError, detect, ior, parse_outputs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ior"
 from conftest import SHARED
 
 BUILT = SHARED / "fixtures" / "built-tools" / "ior"
+HERE = FIXTURES / "built-here"
 ARCHIVE = SHARED / "io500-submissions"
 
 
@@ -28,6 +29,12 @@ def parse(path: Path):
     text = read(path)
     (fmt,) = [f for f in ior.FORMATS if f.detect(text[:DETECT_BYTES])]
     return fmt.parse(text)
+
+
+def parse_file(path: Path):
+    """What ingest parses of the file: the format detection picks, and any output before or after it."""
+    text = read(path)
+    return parse_outputs(detect(text[:DETECT_BYTES]), text)
 
 
 def of(parsed, cls) -> list:
@@ -206,6 +213,40 @@ def test_error_run_names_the_error_line():
     with pytest.raises(ParseError) as e:
         parse(BUILT / "ior_error_nonexistent_dir_np2.log")
     assert e.value.line == 34 and "open64" in e.value.reason
+
+
+# IOR 4.1.0+dev built here (tests/fixtures/ior/built-here/MANIFEST.tsv gives each command and exit status)
+
+def test_stdout_of_a_summary_file_run_is_ior_output_without_rows():
+    """-O summaryFile= sends all of IOR's result output to that file: stdout keeps its 'Writing output to' line."""
+    parsed = parse_file(HERE / "ior_summaryfile_json_np2.log")
+    assert (parsed.format, parsed.tool, parsed.records, parsed.tables) == ("ior-stdout", "ior", [], {})
+
+
+def test_the_summary_file_is_read_as_its_own_ior_json():
+    parsed = parse_file(HERE / "ior_summaryfile_json_np2.summary.json")
+    (test,) = of(parsed, ior.IorTest)
+    assert (parsed.format, test.tasks, test.transfer_bytes, test.block_bytes) == ("ior-json", 2, 2**20, 16 * 2**20)
+    assert "summaryFile=" in test.command and test.finished
+    # lines 80-97: "access": "write", "bwMiB": 1679.5271 ... "access": "read", "bwMiB": 37553.9250
+    assert [(i.access, i.bw_mib_s) for i in of(parsed, ior.IorIteration)] == [("write", 1679.5271), ("read", 37553.9250)]
+    assert [(s.access, s.bw_max_mib_s) for s in of(parsed, ior.IorSummary)] == [("write", 1679.5271), ("read", 37553.9250)]
+
+
+def test_bad_block_size_run_is_an_ior_failed_run_with_its_message():
+    with pytest.raises(ParseError) as e:
+        parse_file(HERE / "ior_error_bad_block_size_np2.log")
+    # line 1, before any banner: IOR's ERROR line, the same on both ranks
+    assert e.value.line == 1
+    assert e.value.reason == ("IOR stopped with an error before any result: "
+                              "ERROR: block size must be a multiple of transfer size, (ior.c:1513)")
+
+
+def test_summary_file_run_that_failed_is_an_ior_failed_run():
+    with pytest.raises(ParseError) as e:
+        parse_file(HERE / "ior_summaryfile_error_nonexistent_dir_np2.log")
+    # line 9 'Writing output to ...', line 11 the first 'ERROR: open64(...' (after Open MPI's abort banner)
+    assert e.value.line == 11 and e.value.reason.startswith("IOR stopped with an error before any result: ERROR: open64(")
 
 
 def test_truncated_header():
