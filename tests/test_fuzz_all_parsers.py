@@ -37,6 +37,7 @@ SEEDS = {
     "ior-text": BUILT_TOOLS / "ior" / "ior_posix_fpp_1m_np2_i3.log",
     "ior-csv-summary": BUILT_TOOLS / "ior" / "ior_csv_posix_fpp_1m_np2_i3.log",
     "ior-rank-csv": BUILT_TOOLS / "ior" / "ior_rankdetails_csv_np2.rank.csv",
+    "ior-stdout": FIX / "ior" / "built-here" / "ior_summaryfile_error_nonexistent_dir_np2.log",
     "mdtest-text": BUILT_TOOLS / "mdtest" / "mdtest_n1000_i3_np2.log",
     "mdtest-rank-csv": BUILT_TOOLS / "mdtest" / "mdtest_saverank_csv_np2.rank.csv",
     "md-workbench-text": ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582/mdworkbench-create.txt",

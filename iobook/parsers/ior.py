@@ -654,6 +654,44 @@ def _rank_csv_error(row: list[str], fields: int) -> str:
     return "CSV row holds a value that is not a number"
 
 
+# --- stdout without IOR's result output --------------------------------------------------------
+
+# -O summaryFile= sends everything IOR prints of its run (banner, options, results: text, JSON or CSV) to
+# that file; stdout keeps this line and what IOR writes to its log stream (warnings, errors).
+SUMMARY_FILE = re.compile(r"Writing output to \S[^\n]*")
+# IOR's ERR/ERRF: "ERROR: <message>, (<source>.c:<line>)". Errors from IOR's own sources name the tool; an
+# I/O backend's (aiori-POSIX.c) or the shared utilities' could be mdtest's, so they count only in IOR's stdout.
+IOR_ERROR = re.compile(r"ERROR: [^\n]*, \((?:ior|ior-output|parse_options)\.c:\d+\)")
+ANY_ERROR = re.compile(r"ERROR: [^\n]*, \([\w.-]+\.c:\d+\)")
+
+
+def detect_stdout(head: str) -> bool:
+    return ((line_starting(SUMMARY_FILE, head) or line_starting(IOR_ERROR, head))
+            and not line_starting(BANNER, head))
+
+
+def parse_stdout(text: str) -> Parsed:
+    """IOR's stdout without its banner: the summaryFile line of a run whose results are in that file (IOR
+    output with no rows here), or the ERROR of a run that stopped (its failed run, with IOR's message)."""
+    summary_file = _at_line_start(SUMMARY_FILE, text)
+    start = summary_file.start() if summary_file else 0
+    if summary_file:
+        after = summary_file.end() + 1
+        if text[after:].strip() and detect(text[after:after + DETECT_BYTES]):  # another output: ingest reads it
+            return Parsed("ior-stdout", "ior", None, [], start=start, end=after)
+    error = _at_line_start(ANY_ERROR if summary_file else IOR_ERROR, text)
+    if error:
+        raise ParseError(f"IOR stopped with an error before any result: {error.group()}",
+                         text.count("\n", 0, error.start()) + 1)
+    if summary_file is None:
+        raise ParseError("no IOR output: neither its 'Writing output to' line nor an IOR ERROR line", 1)
+    return Parsed("ior-stdout", "ior", None, [], start=start)
+
+
+def _at_line_start(pattern: re.Pattern, text: str) -> re.Match | None:
+    return next((m for m in pattern.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n"), None)
+
+
 def _first_line(head: str) -> str:
     return first_line(head.lstrip("\ufeff")).strip()
 
@@ -667,4 +705,5 @@ FORMATS = (
     Format("ior-text", "ior", detect_text, parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
     Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
+    Format("ior-stdout", "ior", detect_stdout, parse_stdout),
 )
