@@ -1,4 +1,5 @@
-"""IOR output: text logs of IOR 3.1 → 4.1+dev, summaryFormat=JSON and =CSV, per-rank CSVs.
+"""IOR output: text logs of IOR 3.1 → 4.1+dev, summaryFormat=JSON and =CSV, per-rank CSVs, and its stdout
+without a banner (the summaryFile line, or the error of a run that stopped before it).
 
 One file may hold several tests (an ``-f`` script) or several IOR runs one after another (an
 io500.sh log); ``test_index`` numbers the tests of the file in order, whatever run they belong to.
