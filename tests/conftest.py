@@ -22,7 +22,8 @@ def _shared() -> Path:
 
 
 # Fuzz budgets: `make test` runs the bounded profile (every property test of the suite within ~30 s),
-# `make fuzz` the long one (HYPOTHESIS_PROFILE=fuzz). A test's own @settings(max_examples=...) wins.
+# `make fuzz` the long one (HYPOTHESIS_PROFILE=fuzz). No test pins its own max_examples, which would win over
+# the profile (tests/test_hypothesis_profile.py).
 settings.register_profile("bounded", max_examples=30, deadline=None)
 settings.register_profile("fuzz", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "bounded"))
