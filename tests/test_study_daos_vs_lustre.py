@@ -94,7 +94,7 @@ def test_unknown_family_names_the_nearest(databases, tmp_path):
         runs = study.get_runs(con)
     with pytest.raises(nb.UnknownSelection, match="'Lustre'"):
         nb.select(["Lustr"], runs.family, "file-system family")
-    with pytest.raises(papermill.PapermillExecutionError, match="DAOS"):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"'DAOSS': nearest \[[^]]*'DAOS'"):
         execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"])
 
 

@@ -237,7 +237,7 @@ def test_unknown_run_names_the_nearest(databases):
     con = store.open_read(databases["default"])
     runs_all = ess.get_runs(con)
     con.close()
-    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790'.*submission-679"):
+    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         ess.select_runs(runs_all, ["submission-679", "submission-6790"])
     assert ess.select_runs(runs_all, ["submission-690", "submission-679"]).run_key.tolist() == [
         "submission-679", "submission-690"]

@@ -138,7 +138,7 @@ def test_notebook_executes(name, databases, tmp_path):
 
 
 def test_notebook_rejects_an_unknown_run_folder(databases, tmp_path):
-    with pytest.raises(papermill.PapermillExecutionError, match="nearest"):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"'vm-2026': nearest \['vm-2026"):
         papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "s.ipynb"),
                                    parameters={"db_path": str(databases["default"]), "run_folders": ["vm-2026"]},
                                    cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
