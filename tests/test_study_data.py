@@ -1,14 +1,12 @@
 """The Data chapter (iobook/studies/data.py, notebooks/data.ipynb) on the four test databases."""
 from pathlib import Path
 
-import papermill
 import pytest
 
 from iobook.studies import data
 
-from conftest import DATABASES, REPO, SHARED
+from conftest import DATABASES, REPO, SHARED, executed_notebook
 
-TEMPLATE = REPO / "notebooks" / "data.ipynb"
 SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
 
 
@@ -88,9 +86,7 @@ def test_paths_are_never_absolute(any_db):
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(name, databases, tmp_path):
-    out = tmp_path / "data.ipynb"
-    nb = papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                                    cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+    nb = executed_notebook("data", databases[name], tmp_path)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     text = "\n".join(str(o.get("data", {}).get("text/markdown", "")) + str(o.get("data", {}).get("text/html", ""))
