@@ -124,12 +124,12 @@ def _digest(roots: tuple[str, ...]) -> str:
 
 def files_read(con, chapter: Chapter) -> list[tuple]:
     """(path, sha256, status) of every file of the tools the chapter reads, in path order (files gone
-    from the folders are no longer read). Paths as readers see them (nb.reader_paths): relative to the
-    repository, or to the folder above the deepest one holding the files outside it."""
+    from the folders are no longer read). Paths relative to the repository, or to the folder above the
+    deepest one holding the chapter's files outside it: the same on every checkout of the same files."""
     where = "WHERE status <> 'gone'" + ("" if "*" in chapter.reads else " AND list_contains(?, tool)")
     params = [] if "*" in chapter.reads else [chapter.reads]
     rows = con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
-    root, base = REPO_ROOT.resolve().as_posix(), store.outside_base(con, REPO_ROOT)
+    root, base = REPO_ROOT.resolve().as_posix(), store.outside_base(con, REPO_ROOT, [p for p, _, _ in rows])
     shown = [PurePosixPath(p).relative_to(root if PurePosixPath(p).is_relative_to(root) else base) for p, _, _ in rows]
     return [(str(s), sha, status) for s, (_, sha, status) in zip(shown, rows)]
 
