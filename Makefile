@@ -1,6 +1,8 @@
 # Two commands do everything on a fresh machine with Python 3.11:
-#   make book   set up .venv, ingest DATA (default data/raw), execute the chapters, build the HTML book
-#   make test   unit tests + nbval on the executed chapters
+#   make book   set up .venv, ingest DATA (default data/raw), execute the chapters whose inputs changed, build
+#               the HTML book
+#   make test   set up .venv and Chromium, ingest data/raw, nbval on the published chapters, the tests, the
+#               HTML book read in Chromium
 SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
@@ -34,11 +36,19 @@ DATA ?= data/raw
 book: venv
 	$(PY) -m iobook book --data $(DATA) --db $(DB) $(if $(ANONYMIZE),--anonymize)
 
-# Chromium draws the built pages in the offline-rendering test.
+# Chromium draws the built pages in the page tests (tests/test_book_pages.py, test_book_injection.py).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-deps:
-	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-test: book system-deps
+# The executed chapters of data/raw in book/ are the published book, committed. nbval executes each of them
+# again on data/raw and compares every output with the committed one (volatile parts sanitised by
+# tests/nbval-sanitize.cfg; chart specs and numbers compared), so a change that moves a published number fails
+# here until the commit that makes it also updates the chapter (`make book`). No `make book` here: each
+# chapter runs once on data/raw (nbval's run, before the rest: testpaths), once on each other test database,
+# and the HTML is built from the committed chapters for the page tests (conftest.book_site).
+test: venv system-deps
+	$(PY) -m iobook ingest --quiet --prune --db $(DB) data/raw
 	$(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
 
 # Every parser and ingest's decoding under hypothesis for longer than `make test` does (2,000 examples a
@@ -47,12 +57,17 @@ fuzz: venv
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests/test_fuzz_all_parsers.py tests/test_ior.py tests/test_mdtest.py \
 		tests/test_fio.py tests/test_io500.py tests/test_gpfs.py tests/test_monitor.py -k "fuzz or damaged or hypothesis or mutat" -q
 
-# JupyterLab on the chapter templates; charts show as static SVG there, interactive in the built book.
+# JupyterLab on the chapter templates; charts show as static SVG there, interactive in the built book. It
+# prints the URL to open (with its token; JUPYTER_TOKEN=... sets one); `make lab LAB_PORT=9999` for another port.
+# As root (containers), JupyterLab refuses to start without --allow-root.
+LAB_PORT ?= 8888
 lab: venv
-	$(VENV)/bin/jupyter lab --notebook-dir=.
+	$(VENV)/bin/jupyter lab --notebook-dir=. --no-browser --port=$(LAB_PORT) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: venv
 	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions) $(BENCH_ARGS)
 
+# Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:
-	rm -rf _build $(DB) $(DB).wal book/*.ipynb
+	rm -rf _build $(DB) $(DB).wal book/_static/vega-bundle.js book/_static/fonts book/_static/downloads \
+		book/_provenance.md book/_headlines.md book/.iobook-executed.json

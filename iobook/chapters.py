@@ -5,10 +5,18 @@ chapter list are generated from it (`python -m iobook registry`). A chapter `<na
 `notebooks/<name>.ipynb`, its executed copy at `book/<name>.ipynb` and its queries in
 `iobook/studies/<name>.py`.
 
-A chapter re-executes only when its inputs changed: its template, its parameters, the files of the tools it
-reads (their content, status and path) and the package's code and reference tables. Jupyter Book's own
-cache sees only code, not the data in DuckDB. When a chapter fails, its partial notebook (with the
-traceback in the failing cell) is kept in _build/reports/.
+The executed chapters of data/raw are the published book: they are committed, and `make test` executes them
+again and compares (nbval). A chapter re-executes only when its inputs changed: its template, its parameters,
+the files of the tools it reads (their content, status and path as readers see it: relative, so the same on
+every checkout), the published and reference tables, and the package's code. All but the code are digested
+into the notebook's metadata. The code's digest is kept beside the notebooks in a file git ignores
+(EXECUTED): a change to the code re-executes the chapters of this checkout, while a fresh clone trusts its
+committed chapters (nbval checks them against the code), so a code change that leaves a chapter's outputs
+as they were rewrites nothing and conflicts with nothing. A chapter is rewritten only when the executed
+notebook differs from the one it replaces; one whose downloads are missing (they are not committed) is
+executed to write them. Jupyter Book's own cache sees only code, not the data in DuckDB. When a chapter
+fails, its partial notebook (with the traceback in the failing cell) is kept in _build/reports/ and the
+chapter it would have replaced stays.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from . import store
 from .digest import files_digest
@@ -26,8 +34,13 @@ from .digest import files_digest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
-# What a chapter's output depends on besides its template, parameters and data.
-CODE_INPUTS = ("iobook", "data/published", "data/reference", "requirements.lock")
+# What a chapter's output depends on besides its template, parameters and the files it reads: tables of
+# the repository (digested into the notebook), and code (digested into EXECUTED only).
+TABLE_INPUTS = ("data/published", "data/reference")
+CODE_INPUTS = ("iobook", "requirements.lock")
+EXECUTED = ".iobook-executed.json"  # in the chapters' folder: chapter -> digest of the code it last ran with
+# Metadata papermill writes that differs on every run or names the machine's paths (input_path, output_path).
+VOLATILE_METADATA = ("start_time", "end_time", "duration", "input_path", "output_path")
 MARKERS = ("<!-- chapters: generated from notebooks/chapters.yml by `python -m iobook registry` -->",
            "<!-- end of chapters -->")
 
@@ -102,9 +115,9 @@ def write_generated(chapters: list[Chapter]) -> list[Path]:
 
 # --- execution -------------------------------------------------------------------------------------------
 
-def _code_digest() -> str:
+def _digest(roots: tuple[str, ...]) -> str:
     files = []
-    for root in CODE_INPUTS:
+    for root in roots:
         p = REPO_ROOT / root
         files += [f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts] if p.is_dir() else [p]
     return files_digest(files, REPO_ROOT)
@@ -112,13 +125,17 @@ def _code_digest() -> str:
 
 def files_read(con, chapter: Chapter) -> list[tuple]:
     """(path, sha256, status) of every file of the tools the chapter reads, in path order (files gone
-    from the folders are no longer read)."""
+    from the folders are no longer read). Paths relative to the repository, or to the folder above the
+    deepest one holding the chapter's files outside it: the same on every checkout of the same files."""
     where = "WHERE status <> 'gone'" + ("" if "*" in chapter.reads else " AND list_contains(?, tool)")
     params = [] if "*" in chapter.reads else [chapter.reads]
-    return con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
+    rows = con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
+    root, base = REPO_ROOT.resolve().as_posix(), store.outside_base(con, REPO_ROOT, [p for p, _, _ in rows])
+    shown = [PurePosixPath(p).relative_to(root if PurePosixPath(p).is_relative_to(root) else base) for p, _, _ in rows]
+    return [(str(s), sha, status) for s, (_, sha, status) in zip(shown, rows)]
 
 
-def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], code_digest: str,
+def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], tables_digest: str,
                   anonymized: str | None = None) -> str:
     """`anonymized`: the digest of the anonymizer's originals when the outputs are anonymized (so switching
     --anonymize on or off, or a new host name in the data, executes the chapters again)."""
@@ -126,16 +143,16 @@ def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], code_d
     h.update(chapter.template.read_bytes())
     h.update(json.dumps(parameters, sort_keys=True).encode())
     h.update(json.dumps(files).encode())
-    h.update(code_digest.encode())
+    h.update(tables_digest.encode())
     if anonymized:
         h.update(b"anonymized\0" + anonymized.encode())
     return h.hexdigest()
 
 
-def _executed_digest(output: Path) -> str | None:
+def _read(output: Path) -> dict | None:
     try:
-        return json.loads(output.read_text(encoding="utf-8"))["metadata"].get("iobook", {}).get("inputs_digest")
-    except (OSError, ValueError, KeyError):
+        return json.loads(output.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
 
 
@@ -152,38 +169,60 @@ def glued_plain(nb: dict, key: str) -> str | None:
     return None
 
 
-def _stamp(output: Path, digest: str) -> None:
-    """Record the inputs digest, hide the code of the cell papermill injected, as of every other cell, and
-    remove the cells tagged `only-if:<key>` whose key was not glued True (the prose about data the database
-    does not hold: its glued values do not exist)."""
-    nb = json.loads(output.read_text(encoding="utf-8"))
+def _is_current(output: Path, digest: str) -> bool:
+    """The executed chapter at `output` was made from these inputs and every download it links to exists."""
+    from . import charts  # Altair: not for commands that only ingest
+    from .anonymize import download_refs
+
+    nb = _read(output)
+    if nb is None or nb["metadata"].get("iobook", {}).get("inputs_digest") != digest:
+        return False
+    downloads = output.parent / charts.DOWNLOADS
+    return all((downloads / ref).is_file() for ref in download_refs(nb))
+
+
+def _published(executed: Path, digest: str) -> str:
+    """The executed notebook as it is kept: the inputs digest recorded, the code of the cell papermill
+    injected hidden as every other cell's is, papermill's timings, paths and random cell id replaced (so
+    that executing unchanged inputs again gives the same bytes), and the cells tagged `only-if:<key>` whose
+    key was not glued True removed (the prose about data the database does not hold)."""
+    nb = json.loads(executed.read_text(encoding="utf-8"))
     nb["metadata"]["iobook"] = {"inputs_digest": digest}
+    for key in VOLATILE_METADATA:
+        nb["metadata"].get("papermill", {}).pop(key, None)
     for cell in nb["cells"]:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if "injected-parameters" in tags and "remove-input" not in tags:
-            tags.append("remove-input")
+        cell["metadata"].pop("execution", None)
+        for key in VOLATILE_METADATA:
+            cell["metadata"].get("papermill", {}).pop(key, None)
+        tags = cell["metadata"].get("tags", [])
+        if "injected-parameters" in tags:
+            cell["id"] = "injected-parameters"  # papermill gives it a random id on every run
+            if "remove-input" not in tags:
+                tags.append("remove-input")
         keys = [t.removeprefix(ONLY_IF) for t in tags if t.startswith(ONLY_IF)]
         if any(glued_plain(nb, key) != "True" for key in keys) and "remove-cell" not in tags:
             tags.append("remove-cell")
-    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
 def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None = None,
                  force: bool = False, progress: bool = True, anonymize: bool = False,
                  out_dir: Path | None = None) -> list[dict]:
     """Execute the chapters whose inputs changed into `out_dir` (default book/); return one summary row per
-    chapter. With `anonymize`, every executed notebook's outputs and downloads are rewritten with
-    pseudonyms (iobook/anonymize.py), and download files no chapter links to are deleted."""
+    chapter (status: executed, unchanged when nothing ran, or "same output" when it ran and its notebook
+    came out as it was). Download files no chapter links to are deleted. With `anonymize`, every executed
+    notebook's outputs and downloads are rewritten with pseudonyms (iobook/anonymize.py)."""
     import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
+
+    from . import anonymize as anonymize_module
 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
     out_dir = Path(out_dir) if out_dir is not None else REPO_ROOT / "book"
-    code_digest = _code_digest()
+    tables_digest, code_digest = _digest(TABLE_INPUTS), _digest(CODE_INPUTS)
+    executed_with = _read(out_dir / EXECUTED) or {}
     anon = None
     if anonymize:
-        from . import anonymize as anonymize_module
-
         anon = anonymize_module.from_db(Path(db_path), REPO_ROOT, extra_paths=(out_dir.resolve().parent,))
     con = store.open_read(db_path)
     try:
@@ -197,32 +236,42 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         # db_path relative to the executed copy's folder (the kernel's cwd): no absolute path in the notebook
         output = out_dir / chapter.output.name
         parameters = {**chapter.parameters, "db_path": os.path.relpath(Path(db_path).resolve(), output.parent)}
-        digest = inputs_digest(chapter, parameters, reads[chapter.name], code_digest, anon and anon.digest)
+        digest = inputs_digest(chapter, parameters, reads[chapter.name], tables_digest, anon and anon.digest)
         row = {"chapter": chapter.name, "files read": len(reads[chapter.name]), "status": "unchanged", "seconds": 0.0}
         summary.append(row)
-        if not force and output.exists() and _executed_digest(output) == digest:
+        if (not force and executed_with.get(chapter.name, code_digest) == code_digest
+                and _is_current(output, digest)):
+            executed_with[chapter.name] = code_digest  # a fresh clone's chapters: made by the code it holds
             continue
         started = time.perf_counter()
+        running = out_dir / f".{chapter.name}.running.ipynb"  # the published chapter stays until this one is whole
         try:
-            papermill.execute_notebook(str(chapter.template), str(output), parameters=parameters,
-                                       cwd=str(output.parent), kernel_name="python3", progress_bar=False)
+            papermill.execute_notebook(str(chapter.template), str(running), parameters=parameters,
+                                       cwd=str(out_dir), kernel_name="python3", progress_bar=False)
         except papermill.PapermillExecutionError as e:
             reports = REPORTS if out_dir == REPO_ROOT / "book" else out_dir.parent / "reports"
             reports.mkdir(parents=True, exist_ok=True)
             report = reports / output.name
-            shutil.move(output, report)
+            shutil.move(running, report)
             shown = report.relative_to(REPO_ROOT) if report.is_relative_to(REPO_ROOT) else report
             row.update(status=f"FAILED in cell {e.exec_count}: {e.ename}: {e.evalue}"[:200], report=str(shown))
             tqdm.write(f"chapter {chapter.name}: failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
                        f"  partial notebook: {shown}")
         else:
             if anon is not None:
-                anonymize_module.anonymize_notebook(anon, output)
-            _stamp(output, digest)
-            row["status"] = "executed"
+                anonymize_module.anonymize_notebook(anon, running)
+            text = _published(running, digest)
+            running.unlink()
+            if output.exists() and output.read_text(encoding="utf-8") == text:
+                row["status"] = "same output"
+            else:
+                output.write_text(text, encoding="utf-8")
+                row["status"] = "executed"
+            executed_with[chapter.name] = code_digest
         row["seconds"] = round(time.perf_counter() - started, 1)
-    if anon is not None:  # the originals the kernels wrote, and downloads of an earlier build without it
-        anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
+    (out_dir / EXECUTED).write_text(json.dumps(executed_with, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)
+    anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
 
 

@@ -223,12 +223,13 @@ def derived_stale(con) -> bool:
     return get_state(con, "derived_stale") == "true"
 
 
-def outside_base(con, repo_root: Path) -> PurePosixPath | None:
-    """The folder above the deepest one holding every source outside `repo_root`: the part of their paths
-    that depends on the machine (None when every source is inside it)."""
+def outside_base(con, repo_root: Path, paths: list[str] | None = None) -> PurePosixPath | None:
+    """The folder above the deepest one holding every source (or every one of `paths`) outside `repo_root`:
+    the part of their paths that depends on the machine (None when every one is inside it)."""
     root = repo_root.resolve().as_posix()
-    folders = [str(PurePosixPath(p).parent) for (p,) in con.execute("SELECT path FROM sources").fetchall()
-               if not PurePosixPath(p).is_relative_to(root)]
+    if paths is None:
+        paths = [p for (p,) in con.execute("SELECT path FROM sources").fetchall()]
+    folders = [str(PurePosixPath(p).parent) for p in paths if not PurePosixPath(p).is_relative_to(root)]
     return PurePosixPath(os.path.commonpath(folders)).parent if folders else None
 
 

@@ -22,7 +22,8 @@ def _shared() -> Path:
 
 
 # Fuzz budgets: `make test` runs the bounded profile (every property test of the suite within ~30 s),
-# `make fuzz` the long one (HYPOTHESIS_PROFILE=fuzz). A test's own @settings(max_examples=...) wins.
+# `make fuzz` the long one (HYPOTHESIS_PROFILE=fuzz). No test pins its own max_examples, which would win over
+# the profile (tests/test_hypothesis_profile.py).
 settings.register_profile("bounded", max_examples=30, deadline=None)
 settings.register_profile("fuzz", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "bounded"))
@@ -69,6 +70,10 @@ OTHER_SUBMISSIONS = [
     "University of Cambridge/Data Accelerator/dac/2019/submission-78",
 ]
 
+# The database the published chapters (book/*.ipynb) were executed on and nbval executes them on again: their
+# db_path. `make test` ingests data/raw into it before nbval runs.
+PUBLISHED_DB = REPO / "data" / "iobook.duckdb"
+
 # The four databases every chapter is tested on: what each was ingested from.
 DATABASES = {
     "empty": [],
@@ -80,16 +85,17 @@ DATABASES = {
 
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of a database ingested from DATABASES[name], built once per test session."""
+    """name -> path of a database ingested from DATABASES[name], built once per test session; "default" is
+    PUBLISHED_DB, brought up to date with data/raw as `make book` does (nothing to do after `make test`'s ingest)."""
     from iobook import store
     from iobook.ingest import ingest
 
     folder = tmp_path_factory.mktemp("databases")
     built = {}
     for name, paths in DATABASES.items():
-        built[name] = folder / f"{name}.duckdb"
+        built[name] = PUBLISHED_DB if name == "default" else folder / f"{name}.duckdb"
         if paths:
-            ingest(paths, built[name], progress=False)
+            ingest(paths, built[name], progress=False, prune=name == "default")
         else:
             store.open_write(built[name]).close()
     return built
@@ -105,19 +111,44 @@ def any_db(request, databases):
     con.close()
 
 
-def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str]:
-    """Execute notebooks/<name>.ipynb with papermill on the database `db` (a failing cell raises
-    PapermillExecutionError); return the text of every code-cell output, in order (markdown, html, plain
-    text and streams of one output joined)."""
+def executed_notebook(name: str, db: Path, folder: Path, **parameters):
+    """notebooks/<name>.ipynb executed with papermill on the database `db` into `folder` (a failing cell raises
+    PapermillExecutionError). On PUBLISHED_DB with the registry's parameters, the published chapter
+    book/<name>.ipynb instead, unexecuted: nbval executes it in the same `make test` and fails on any output
+    that differs, so each chapter runs once on that database."""
     import nbformat
     import papermill
 
+    from iobook import chapters
+
+    registry = {c.name: c for c in chapters.load_registry()}[name]
+    if Path(db).resolve() == PUBLISHED_DB.resolve() and all(registry.parameters.get(k) == v for k, v in parameters.items()):
+        return nbformat.read(REPO / "book" / f"{name}.ipynb", 4)
     out = folder / f"{name}.ipynb"
     papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
                                parameters={"db_path": str(db), **parameters}, cwd=str(folder),
                                kernel_name="python3", progress_bar=False)
+    return nbformat.read(out, 4)
+
+
+def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str]:
+    """The text of every code-cell output of executed_notebook(...), in order (markdown, html, plain text and
+    streams of one output joined)."""
     return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
-            for cell in nbformat.read(out, 4).cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+            for cell in executed_notebook(name, db, folder, **parameters).cells if cell.cell_type == "code"
+            for o in cell.get("outputs", [])]
+
+
+@pytest.fixture(scope="session")
+def book_site() -> Path:
+    """_build/html built by Jupyter Book from the chapters in book/ as they are, executing none. In `make test`
+    nbval has executed and compared each chapter before (testpaths puts book/ first), writing the downloads
+    they link to, which git does not keep."""
+    from iobook import build
+
+    assert PUBLISHED_DB.exists(), f"no {PUBLISHED_DB}: `make test` ingests data/raw into it first"
+    assert build.build_site(PUBLISHED_DB) == 0, "jupyter-book build failed (its output is above)"
+    return build.HTML
 
 
 def database_digest(db: Path) -> dict[str, tuple[int, str]]:

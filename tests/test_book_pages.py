@@ -1,10 +1,12 @@
-"""Every page of the built book as a reader sees it: headless Chromium at 1280 px, offline (every host but
-127.0.0.1 refused). A page fails on a visible code cell, a table showing more than 25 rows, a truncation
+"""Every page of the built book as a reader sees it: headless Chromium at 1280 px, then the same page narrowed
+to 800 px (each page loads once), offline (served on 127.0.0.1, every request elsewhere refused and reported).
+A page fails on a request to another host, a visible code cell, a table showing more than 25 rows, a truncation
 mark, a traceback, warning or absolute path in an output, an element overflowing horizontally, a link to a
 download that does not resolve, more than 1.5 MB with every request (theme, scripts and fonts included), a
 word split inside a table cell, a table wider than the page at 1280 or 800 px without its own scroll, a first
 finding over 30 words, or a negative bound of a rate or ratio in a finding. A full-page screenshot of each
-page is kept in _build/screenshots/. Needs `make book` first (make test does it)."""
+page at each width is kept in _build/screenshots/. The HTML is built from the chapters in book/
+(conftest.book_site)."""
 import functools
 import json
 import http.server
@@ -15,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED
+from iobook import chapters
 
 REPO = Path(__file__).resolve().parents[1]
-HTML = REPO / "_build" / "html"
 SHOTS = REPO / "_build" / "screenshots"
 MAX_PAGE_BYTES = 1.5e6  # per page, with every request it makes (theme, scripts, fonts)
 FIRST_FINDING_WORDS = 30
@@ -142,16 +144,13 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def pages() -> list[str]:
-    if not (HTML / "index.html").exists():
-        return ["<no book: run make book>"]
-    # index.html only redirects to book/intro.html
-    return sorted(p.relative_to(HTML).as_posix() for p in (HTML / "book").glob("*.html"))
+    """The landing page, every chapter of the registry and the References page (index.html only redirects)."""
+    return ["book/intro.html"] + [f"book/{c.name}.html" for c in chapters.load_registry()] + ["book/references.html"]
 
 
 @pytest.fixture(scope="module")
-def server():
-    assert (HTML / "index.html").exists(), "no built book: run `make book` first"
-    handler = functools.partial(QuietHandler, directory=str(HTML))
+def server(book_site):
+    handler = functools.partial(QuietHandler, directory=str(book_site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -169,44 +168,40 @@ def browser():
         browser.close()
 
 
-def read_at(browser, server: str, page: str, width: int) -> dict:
-    """The probe on a page drawn `width` px wide (offline), with a screenshot."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    tab = context.new_page()
-    tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
-    tab.goto(f"{server}/{page}", wait_until="networkidle")
-    tab.wait_for_timeout(500)
-    found = tab.evaluate(PROBE, BUILD_PATHS)
-    found["tables"] = table_problems(tab)
-    tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + f"-{width}px.png")), full_page=True)
-    context.close()
-    return found
+def screenshot(tab, page: str, suffix: str = "") -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + f"{suffix}.png")), full_page=True)
 
 
 @pytest.mark.parametrize("page", pages())
 def test_page_reads_like_a_published_study(page, server, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
-    loaded = []
+    loaded, requested = [], []
     tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    tab.on("request", lambda r: requested.append(r.url))  # refused ones too: they are requested, then aborted
     tab.on("response", lambda r: loaded.append(r))
     tab.goto(f"{server}/{page}", wait_until="networkidle")
     tab.wait_for_timeout(500)  # the theme's scripts settle the layout after load
     found = tab.evaluate(PROBE, BUILD_PATHS)
     tables, findings = table_problems(tab), finding_problems(tab)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + ".png")), full_page=True)
-    # What a reader's first visit to the page loads: its HTML (chart specs inline) and every file it requests
+    screenshot(tab, page)
+    # What a reader's first visit to the page loads: its HTML (chart SVGs inline) and every file it requests
     weight = sum(len(r.body()) for r in loaded if r.ok)
     bundles = [r.url for r in loaded if "vega" in r.url.rsplit("/", 1)[-1]]
     missing = [href for href in found["downloads"]
                if tab.request.get(f"{server}/{page.rsplit('/', 1)[0] + '/' if '/' in page else ''}{href}").status != 200]
+    tab.set_viewport_size({"width": NARROW_PX, "height": 900})  # the same page, narrowed: not loaded again
+    tab.wait_for_timeout(500)  # charts and tables lay out again
+    narrow = tab.evaluate(PROBE, BUILD_PATHS)
+    narrow["tables"] = table_problems(tab)
+    screenshot(tab, page, f"-{NARROW_PX}px")
     context.close()
-    narrow = read_at(browser, server, page, NARROW_PX)
     REPORTS.mkdir(parents=True, exist_ok=True)
     (REPORTS / (page.replace("/", "_").removesuffix(".html") + ".json")).write_text(
         json.dumps({"page": page, **found["stats"], "page_mb": round(weight / 1e6, 3)}, indent=1))
     problems = {
+        "requests to other hosts": [u for u in requested if not u.startswith((server, "data:", "blob:", "about:"))],
         "visible code cells": found["codeCells"],
         f"table rows shown over {MAX_ROWS}": max(0, found["longestTable"] - MAX_ROWS),
         "truncation mark in an output": found["truncated"],

@@ -203,7 +203,7 @@ def mutated(draw):
     return "\n".join(lines)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_fuzz_only_parse_error(text):
     fmt = detect(text[:DETECT_BYTES])

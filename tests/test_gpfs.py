@@ -173,7 +173,7 @@ FUZZ_FILES = [SAGUARO_2024 / "mmlsconfig", EHNINGEN_SC23 / "mmlscluster", SAGUAR
               EHNINGEN_SC23 / "mmlsfs_bb145nvme"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(which=st.sampled_from(FUZZ_FILES), cut=st.floats(0, 1), drop=st.integers(0, 200),
        flips=st.lists(st.tuples(st.floats(0, 1), st.characters()), max_size=4))
 def test_damaged_files_raise_only_parse_error(which, cut, drop, flips):

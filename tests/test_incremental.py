@@ -100,6 +100,29 @@ def test_a_chapter_digest_changes_only_with_the_tools_it_reads(tmp_path):
     assert "io500_score" not in changed and "checksum_cost" in changed
 
 
+def test_a_chapter_digest_is_the_same_in_a_checkout_at_another_path(tucson_results, tmp_path, monkeypatch):
+    """A fresh clone elsewhere (with its shared folder beside it) digests the same inputs: its committed
+    chapters are current there, and `make book` executes none of them."""
+    import shutil
+
+    chapter = {c.name: c for c in chapters.load_registry()}["io500_score"]
+    digests = []
+    for checkout in (tmp_path / "a" / "iobook", tmp_path / "a-much-longer-path" / "x" / "iobook"):
+        shutil.copytree(tucson_results, checkout / "data" / "raw" / "submission-679")  # inside the checkout
+        shutil.copytree(tucson_results, checkout.parent / "shared" / "submission-679")  # beside it
+        db = checkout / "data" / "t.duckdb"
+        ingest([checkout / "data" / "raw", checkout.parent / "shared"], db, progress=False)
+        con = store.open_read(db)
+        with monkeypatch.context() as m:
+            m.setattr(chapters, "REPO_ROOT", checkout)
+            files = chapters.files_read(con, chapter)
+        con.close()
+        # relative to the checkout, and to the folder above the one holding the files outside it
+        assert {f[0].split("submission-679/")[0] for f in files} == {"data/raw/", ""}
+        digests.append(chapters.inputs_digest(chapter, chapter.parameters, files, "tables"))
+    assert digests[0] == digests[1]
+
+
 def test_generated_files_match_the_registry():
     """_toc.yml, the README's chapter table and the landing page's are generated from notebooks/chapters.yml."""
     stale = [path.relative_to(REPO).as_posix() for path, text in chapters.generated_files(chapters.load_registry()).items()

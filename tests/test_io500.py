@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from iobook import io500_runs
@@ -161,7 +161,6 @@ FUZZ_FILES = [TUCSON / "result_summary.txt", BUILT_RESULTS / "result.txt", CERN,
               ARCHIVE / "CSIRO/bracewell/scratch2/2020/submission-49/result.txt"]
 
 
-@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(FUZZ_FILES), st.integers(0, 2), st.integers(min_value=0), st.integers(0, 255))
 def test_fuzz_only_parse_errors(path, how, where, byte):
     data = bytearray(path.read_bytes())

@@ -384,7 +384,7 @@ def damaged(data: bytes, draw) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(FUZZ_FILES), st.data())
 def test_damaged_files_raise_only_parse_error(path, data):
     text = damaged(path.read_bytes(), data.draw)

@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from iobook import ingest, store
@@ -327,14 +327,12 @@ def parse_or_parse_error(parse_text, text: str) -> None:
         assert e.line is None or 1 <= e.line <= text.count("\n") + 1
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_fuzz_logs(data):
     text = FUZZ_TEXTS[data.draw(st.integers(0, len(FUZZ_TEXTS) - 1))]
     parse_or_parse_error(mdtest.parse_log, damaged(data, text))
 
 
-@settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_fuzz_rank_csv(data):
     parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, CSV_TEXT))

@@ -175,7 +175,7 @@ def damaged(draw, name: str):
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_damaged_files_raise_only_parse_error(name, data):
     (fmt,) = [f for f in monitor.FORMATS if f.name == name]

@@ -14,6 +14,7 @@ from iobook import nb, stats, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
+from conftest import executed_notebook
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,7 +23,6 @@ TUCSON_SC23 = IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage S
 SAGUARO_2024_SUMMARY = SAGUARO_2024 / "result_summary.txt"
 TUSCON_ISC23 = IO500 / "IBM Tuscon/Arches 2 Storage Scale 3500 BBs/IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0/2023/submission-651"
 CLOUD_SC23 = IO500 / "IBM Cloud HPC/BlueStorm/IBM Storage Scale/2023/submission-687"
-TEMPLATE = REPO / "notebooks" / "ess_bandwidth.ipynb"
 
 # Runs the default selection picks in each database.
 EXPECTED_RUNS = {
@@ -381,7 +381,7 @@ def test_unknown_run_names_the_nearest(databases):
     con = store.open_read(databases["default"])
     runs_all = ess.get_runs(con)
     con.close()
-    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790'.*submission-679"):
+    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         ess.select_runs(runs_all, ["submission-679", "submission-6790"])
     assert ess.select_runs(runs_all, ["submission-690", "submission-679"]).run_key.tolist() == [
         "submission-679", "submission-690"]
@@ -453,10 +453,7 @@ def test_config_of_each_database(any_db):
 
 @pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
 def test_notebook_runs(databases, tmp_path, name):
-    out = tmp_path / "ess_bandwidth.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    cells = nbformat.read(out, as_version=4).cells
+    cells = executed_notebook("ess_bandwidth", databases[name], tmp_path).cells
     outputs = [o for c in cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "\n".join(str(o.get("data", {})) for o in outputs)

@@ -84,9 +84,9 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
     with store.open_read(databases["default"]) as con:
         keys = study.get_runs(con).run_key
     assert nb.select(["submission-1"], keys, "IO500 run") == ["submission-1"]  # exact: not 10-19
-    with pytest.raises(nb.UnknownSelection, match="submission-679"):
+    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         nb.select(["submission-6790"], keys, "IO500 run")
-    with pytest.raises(papermill.PapermillExecutionError, match="submission-13"):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"'submission-130': nearest \[[^]]*'submission-13'"):
         execute_chapter("io500_score", databases["other_io500"], tmp_path, phase_runs=["submission-130"])
 
 

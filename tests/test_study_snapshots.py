@@ -1,13 +1,12 @@
 """The snapshots chapter (iobook/studies/snapshots.py, notebooks/snapshots.ipynb): the talk's published table
 (data/published/seed003_*.csv, the same on every database) and the local btrfs runs on the four test databases."""
-import nbformat
 import papermill
 import pytest
 
 from iobook import nb
 from iobook.studies import snapshots
 
-from conftest import DATABASES, REPO
+from conftest import DATABASES, REPO, executed_notebook
 
 TEMPLATE = REPO / "notebooks" / "snapshots.ipynb"
 RUN = "vm-20261121T132957Z"  # data/raw/snapshots/vm-20261121T132957Z, the run committed with the repository
@@ -114,10 +113,7 @@ def test_seed_points_follow_the_baseline_mapping():
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(name, databases, tmp_path):
-    out = tmp_path / "snapshots.ipynb"
-    papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    executed = nbformat.read(out, 4)
+    executed = executed_notebook("snapshots", databases[name], tmp_path)
     outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     text = "\n".join(str(o.get("data", {}).get("text/markdown", "")) + str(o.get("data", {}).get("text/html", ""))
@@ -138,7 +134,7 @@ def test_notebook_executes(name, databases, tmp_path):
 
 
 def test_notebook_rejects_an_unknown_run_folder(databases, tmp_path):
-    with pytest.raises(papermill.PapermillExecutionError, match="nearest"):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"'vm-2026': nearest \['vm-2026"):
         papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "s.ipynb"),
                                    parameters={"db_path": str(databases["default"]), "run_folders": ["vm-2026"]},
                                    cwd=str(tmp_path), kernel_name="python3", progress_bar=False)

@@ -180,9 +180,12 @@ def export_parquet(con) -> pd.DataFrame:
     """Write the sources table and every public view as one Parquet file each into the book's downloads
     (COPY ... TO writes files, not the database: a read-only connection does it). One row per file: view,
     rows, and its link relative to a chapter page."""
-    # A folder per database content: Sphinx does not overwrite a changed static file of the same name.
-    digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in con.execute(
-        "SELECT path, sha256, status FROM sources ORDER BY path").fetchall()).encode()).hexdigest()[:12]
+    # A folder per database content: Sphinx does not overwrite a changed static file of the same name. Paths
+    # as readers see them, so the link (checked by nbval) is the same on every checkout of the same files.
+    sources = con.execute("SELECT path, sha256, status FROM sources ORDER BY path").df()
+    sources["path"] = nb.reader_paths(con, sources["path"])
+    digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in sources.itertuples(index=False)).encode()
+                            ).hexdigest()[:12]
     folder = charts.DOWNLOADS / f"database-{digest}"
     for old in charts.DOWNLOADS.glob("database-*"):
         if old != folder:
