@@ -55,4 +55,4 @@ bench: venv
 	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions) $(BENCH_ARGS)
 
 clean:
-	rm -rf _build $(DB) $(DB).wal book/*.ipynb book/_static/vega-bundle.js
+	rm -rf _build $(DB) $(DB).wal book/*.ipynb

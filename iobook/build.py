@@ -11,7 +11,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import chapters, charts, store
+from . import chapters, store
 from .digest import files_digest
 from .ingest import format_ingest, ingest
 
@@ -92,11 +92,10 @@ def write_headlines(registry: list[chapters.Chapter]) -> Path:
 
 def build_html(anonymize: bool = False) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
-    static file (the Vega bundle, the charts' font, the book's CSS) needs a clean build, as Sphinx does not recopy them. So
+    static file (the book's CSS) needs a clean build, as Sphinx does not recopy them. So
     does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
     static = chapters.REPO_ROOT / "book" / "_static"
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
-    charts.write_static(static)
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
     digest = files_digest([f for f in static.rglob("*") if f.is_file() and "downloads" not in f.parts], static,
                           b"anonymized" if anonymize else b"")

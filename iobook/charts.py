@@ -1,16 +1,20 @@
-"""Altair charts that draw offline.
+"""Altair charts that draw offline, as static SVG with a tooltip on every mark.
 
-Altair's default HTML output loads Vega from a CDN, which leaves charts blank in an offline book. The book
-ships one Vega bundle in its static files (`write_static`, run by `make book`); notebooks call
-`enable_offline()` so every chart becomes a static SVG plus a div and a `vegaEmbed` call that uses that
-bundle. Chart ids are derived from the spec and vl-convert's SVG is deterministic, so re-executing a
-chapter yields identical output and nbval can compare it.
+Altair's default HTML output loads Vega from a CDN, which leaves charts blank in an offline book. Notebooks
+call `enable_offline()` so every chart becomes the SVG vl-convert draws from its spec, with the chart's own
+data as a CSV download below it: no script, so charts show at once, in JupyterLab, in notebook viewers and in
+the book. The interactive Vega view is not used: its runtime (0.90 MB, vl-convert's only working bundle)
+and the theme's files already weigh 1.47 MB, the page budget was 1.5 MB. What its tooltips showed stays:
+each mark's description (its fields, as Vega writes them into `aria-label`) becomes the mark's SVG <title>,
+which browsers show on hover. Chart ids are derived from the spec and vl-convert's SVG is deterministic, so
+re-executing a chapter yields identical output and nbval can compare it.
 """
 from __future__ import annotations
 
 import hashlib
 import html
 import json
+import re
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -20,25 +24,19 @@ import font_source_sans_pro
 import pandas as pd
 import vl_convert
 
-BUNDLE_NAME = "vega-bundle.js"
 # vl-convert measures SVG text with whatever fonts the machine has, so a chart's SVG differed between a
-# machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package).
-FONT = "Source Sans Pro"
-FONT_FILES = ("SourceSansPro-Regular.ttf", "SourceSansPro-Bold.ttf")  # served to browsers (book/_static/fonts)
+# machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package), which
+# vl-convert finds; browsers, which are not sent it (0.58 MB), show the SVG's text in their own sans-serif.
+FONT = "Source Sans Pro, sans-serif"
 
-# The chart is drawn twice: a static SVG (vl-convert, now), shown wherever no script runs (JupyterLab
-# without the bundle, a notebook viewer), and the interactive vegaEmbed view with tooltips, which replaces
-# the static copy once the book's bundle has drawn it.
-_EMBED = """<div class="iobook-chart-static">{svg}</div>
-<div id="{id}" class="iobook-chart"></div>
-<script type="text/javascript">
-(function draw() {{
-  if (!window.vegaEmbed) {{ window.addEventListener("load", draw, {{once: true}}); return; }}
-  vegaEmbed("#{id}", {spec}, {{renderer: "svg", actions: false}}).then(function () {{
-    document.getElementById("{id}").previousElementSibling.remove();
-  }});
-}})();
-</script>"""
+# A mark of a chart, with the description Vega gives it: `<path aria-label="x: 1; y: 3" ... d="..."/>`
+_MARK = re.compile(r'<(path|rect|circle|ellipse|line|polygon|polyline|image)\b([^>]*?)\saria-label="([^"]*)"([^>]*?)/>')
+
+
+def svg_with_tooltips(svg: str) -> str:
+    """vl-convert's SVG with each mark's aria-label moved into a <title> child: a tooltip on hover."""
+    return _MARK.sub(lambda m: f"<{m[1]}{m[2]}{m[4]}><title>{m[3]}</title></{m[1]}>", svg)
+
 
 # Downloads are written beside the executed chapter (the kernel's working folder, book/) into the book's
 # static files, which Sphinx copies to the site; chapter pages sit one folder below the site's root.
@@ -72,7 +70,7 @@ def _render(spec: dict, **_metadata) -> dict:
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
-    html = _EMBED.format(id=chart_id, svg=vl_convert.vegalite_to_svg(spec), spec=script_safe(text))
+    html = f'<div id="{chart_id}" class="iobook-chart">{svg_with_tooltips(vl_convert.vegalite_to_svg(spec))}</div>'
     for rows in spec.get("datasets", {}).values():  # the chart's own (aggregated) data, as drawn
         html += download(pd.DataFrame(rows), "Download the data of this chart")
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
@@ -94,17 +92,3 @@ def enable_offline() -> None:
         lambda: alt.theme.ThemeConfig(config={"font": FONT}))
     alt.renderers.register("iobook-offline", _render)
     alt.renderers.enable("iobook-offline")
-
-
-def write_static(static_dir: Path) -> None:
-    """The book's own static files: Vega, Vega-Lite and vega-embed as one script, wrapped in a function so
-    its top-level names (e.g. `_`) do not clash with Sphinx's own scripts, and the charts' font, so the
-    interactive charts draw in the face their static SVG was measured with. Files are left untouched when
-    unchanged (no page rebuilds)."""
-    fonts = Path(font_source_sans_pro.__file__).parent / "files"
-    wanted = {static_dir / BUNDLE_NAME: ("(function () {\n" + vl_convert.javascript_bundle() + "\n})();\n").encode()}
-    wanted |= {static_dir / "fonts" / name: (fonts / name).read_bytes() for name in FONT_FILES}
-    for target, data in wanted.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_bytes() != data:
-            target.write_bytes(data)

@@ -6,6 +6,7 @@ import difflib
 import html
 import json
 import posixpath
+import re
 import urllib.parse
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
@@ -109,8 +110,8 @@ FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and t
 
 def glue(values: dict) -> None:
     """Glue every value under its key for the markdown cells ({glue:text}`key:,.1f`, {glue:md}`key`,
-    {glue:figure}); nothing shows in the cell. Charts and `table(...)`s glue as their HTML; `Markdown(...)`
-    as markdown."""
+    {glue:figure}); nothing shows in the cell. An Altair chart glues as its SVG (charts.py), a `table(...)` as
+    its HTML, `Markdown(...)` as markdown."""
     from myst_nb import glue as glue_one  # ~0.3 s: only chapters need it, not ingest
 
     for key, value in values.items():
@@ -135,6 +136,10 @@ def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings")
     glue({key: Markdown(finding_lines(items))})
 
 
+def _is_list(value) -> bool:
+    return isinstance(value, (list, tuple)) or (hasattr(value, "ndim") and getattr(value, "ndim") == 1)
+
+
 MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
 
 # A searchable table: its rows (formatted cells) as JSON beside the table, a box that filters them, and pages
@@ -144,13 +149,14 @@ _SEARCH = """<script>
   const rows = JSON.parse(root.querySelector("script.iobook-rows").textContent);
   const body = root.querySelector("tbody"), first = body.innerHTML, box = root.querySelector("input");
   const count = root.querySelector(".iobook-search-count"), [prev, next] = root.querySelectorAll("button");
+  const numeric = [...body.rows[0].cells].map(c => c.className === "n");  // columns of numbers stay right-aligned
   let matches = rows, page = 0;
   function show() {
     const n = %(n)d, pages = Math.max(1, Math.ceil(matches.length / n));
     page = Math.min(Math.max(page, 0), pages - 1);
     body.replaceChildren(...matches.slice(page * n, page * n + n).map(cells => {
       const tr = document.createElement("tr");
-      cells.forEach(c => { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); });
+      cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c; td.className = numeric[i] ? "n" : ""; tr.appendChild(td); });
       return tr;
     }));
     count.textContent = `${matches.length.toLocaleString("en")} of ${rows.length.toLocaleString("en")} rows, page ${page + 1} of ${pages}`;
@@ -178,13 +184,21 @@ def files_link(paths: pd.Series, label: str) -> HTML:
                 f'{html.escape(folder)} in the Data chapter</a> ({len(paths):,} read here)</p>')
 
 
+UNIT = re.compile(r"^(.*\S) \(([^()]+)\)$")  # "size (MiB)": the header "size" over the units row's "MiB"
+FOLD_ITEMS = 5  # a cell holding a longer list (hosts, settings) shows its first item and folds the rest
+
+
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
           anchor: str | None = None, searchable: bool = False) -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
     unformatted data as a CSV download. `anchor` gives the table an id findings can link to. A `searchable`
-    table (up to MAX_ROWS_SEARCHABLE rows) shows pages of MAX_ROWS_SHOWN rows and a box that filters them."""
+    table (up to MAX_ROWS_SEARCHABLE rows) shows pages of MAX_ROWS_SHOWN rows and a box that filters them.
+
+    Tables fit any page width without splitting a word: the table scrolls sideways in its own box with its
+    first column fixed (book/_static/iobook.css), a header's "(unit)" moves to a units row below the headers,
+    and a cell holding a list of more than FOLD_ITEMS items (hosts, settings) is folded."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -196,19 +210,36 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
             return f"{value:,.3g}" if abs(value) < 1e5 else f"{value:,.0f}"
         if isinstance(value, int) and not isinstance(value, bool):
             return f"{value:,}"
+        if _is_list(value):
+            return ", ".join(map(str, value))
         return str(value)
+
+    def td(column: str, value) -> str:
+        text = html.escape(cell(column, value))
+        if _is_list(value) and len(value) > FOLD_ITEMS:
+            return (f'<td><details class="iobook-fold"><summary>{html.escape(str(value[0]))} and {len(value) - 1:,} '
+                    f"more</summary>{text}</details></td>")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f'<td class="n">{text}</td>'  # numbers right-aligned
+        return f'<td class="w">{text}</td>' if " " in text and len(text) > 30 else f"<td>{text}</td>"  # prose wraps
+
+    headers = [UNIT.match(str(c)) for c in df.columns]
+    units = any(headers)
 
     def render(frame: pd.DataFrame, first: bool = True) -> str:
         table_id = f' id="{html.escape(anchor)}"' if anchor and first else ""  # ids are unique on a page
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-        rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell(c, v))}</td>" for c, v in zip(frame.columns, row)) + "</tr>"
-            for row in frame.itertuples(index=False, name=None))
+        head = "".join(f"<th>{html.escape(m.group(1) if m else str(c))}</th>" for c, m in zip(frame.columns, headers))
+        if units:
+            head += '</tr><tr class="iobook-units">' + "".join(
+                f"<th>{html.escape(m.group(2)) if m else ''}</th>" for m in headers)
+        rows = "".join("<tr>" + "".join(td(c, v) for c, v in zip(frame.columns, row)) + "</tr>"
+                       for row in frame.itertuples(index=False, name=None))
         title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-        return f'<table class="iobook-table"{table_id}>{title}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        return (f'<div class="iobook-table-box"><table class="iobook-table"{table_id}>{title}<thead><tr>{head}</tr>'
+                f"</thead><tbody>{rows}</tbody></table></div>")
 
     df = df.reset_index(drop=True)
-    link = charts.download(df, "Download this table")
+    link = charts.download(df.map(lambda v: "; ".join(map(str, v)) if _is_list(v) else v), "Download this table")
     if len(df) <= MAX_ROWS_SHOWN:
         return HTML(render(df) + link)
     if searchable and len(df) <= MAX_ROWS_SEARCHABLE:

@@ -1,7 +1,8 @@
 """Statistics the chapters share: means of repetitions with t intervals (on the log scale for rates, so that
 they stay positive), a ratio of two groups with its interval and Welch's test on the log scale, Holm's
 correction when several comparisons are read together, when a comparison counts as decided and the
-repetitions per side that would decide one that is not, one value set against the spread of others, and
+repetitions per side that would decide one that is not, a share's exact interval, one value set against the
+spread of others, and
 checks that a published summary row (a standard deviation, a percentage) can be recomputed from the
 printed rows it summarises, and under which definition."""
 from __future__ import annotations
@@ -188,6 +189,12 @@ def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: li
         for decided, r, sd, size in zip(out["decided"], out["ratio"], out["sd_log"], out["family_size"])]
     out["n_to_decide"] = out["n_to_decide"].astype("Int64")
     return out
+
+
+def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson (exact) interval of the share k/n (scipy.stats.binomtest): within 0 and 1."""
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Every page of the built book as a reader sees it: headless Chromium at 1280 px, offline (every host but
 127.0.0.1 refused). A page fails on a visible code cell, a table showing more than 25 rows, a truncation
 mark, a traceback, warning or absolute path in an output, an element overflowing horizontally, a link to a
-download that does not resolve, or more than 1.5 MB of its own (HTML, inline chart data). A full-page screenshot of each page is kept in
-_build/screenshots/. Needs `make book` first (make test does it)."""
+download that does not resolve, more than 1.5 MB with every request (theme, scripts and fonts included), a
+word split inside a table cell, a table wider than the page at 1280 or 800 px without its own scroll, a first
+finding over 30 words, or a negative bound of a rate or ratio in a finding. A full-page screenshot of each
+page is kept in _build/screenshots/. Needs `make book` first (make test does it)."""
 import functools
 import json
 import http.server
@@ -17,12 +19,13 @@ from conftest import SHARED
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
 SHOTS = REPO / "_build" / "screenshots"
-MAX_PAGE_BYTES = 1.5e6  # per page, besides the theme and Vega shared by all pages
+MAX_PAGE_BYTES = 1.5e6  # per page, with every request it makes (theme, scripts, fonts)
+FIRST_FINDING_WORDS = 30
 MAX_ROWS = 25
 NARROW_PX = 800  # charts and tables must stay readable (inside the page) on a narrow window too
 REPORTS = REPO / "_build" / "page-report"  # per page: findings, tables, charts, downloads, MB
-# The landing page lists each chapter's headline finding instead; the Data chapter is a catalogue.
-FINDINGS_EXEMPT = {"book/intro.html"}
+# The landing page lists each chapter's headline finding instead; the References page lists sources.
+FINDINGS_EXEMPT = {"book/intro.html", "book/references.html"}
 # Paths of the build machine: this checkout, the shared data beside it, root's home.
 # Paths quoted from a submission's own files (e.g. a config.ini naming /home/<user>/...) are data, not these.
 BUILD_PATHS = "|".join(re.escape(p) for p in sorted({str(REPO) + "/", str(REPO.resolve()) + "/", str(SHARED) + "/",
@@ -36,7 +39,7 @@ PROBE = r"""(absolutePath) => {
   const box = article.getBoundingClientRect();
   const outputs = [...article.querySelectorAll('.cell_output, .output')].filter(visible);
   const text = outputs.map(o => o.innerText).join('\n');
-  const overflowing = [...article.querySelectorAll('*')].filter(visible).filter(el => !el.closest('pre')).filter(el => {
+  const overflowing = [...article.querySelectorAll('*')].filter(visible).filter(el => !el.closest('pre, .iobook-table-box')).filter(el => {
     const r = el.getBoundingClientRect();
     // a code block that scrolls sideways is how documentation shows a long command; anything else is not
     const clipped = !el.closest('pre') && el.scrollWidth > el.clientWidth + 1
@@ -63,13 +66,74 @@ PROBE = r"""(absolutePath) => {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
                          while (el && el.tagName !== 'UL') el = el.nextElementSibling;
                          return el ? el.children.length : 0; })(),
-      findingLinks: article.querySelectorAll('a.iobook-finding-link').length,
+      findingLinks: [...article.querySelectorAll('a.iobook-finding-link, li > p > a[href^="#fig-"], li > p > a[href^="#tab-"]')]
+                      .filter(a => a.closest('li')).length,
       tables: article.querySelectorAll('table.iobook-table:not(details table)').length,
       charts: article.querySelectorAll('.iobook-chart').length,
       downloads: article.querySelectorAll('.iobook-download').length,
     },
   };
 }"""
+
+
+# Tables as a reader sees them: a word a cell breaks across lines (cells may wrap at spaces and after a
+# hyphen, never inside a word), and a table reaching past the page's right edge without a box that scrolls.
+TABLES = r"""() => {
+  const visible = el => el.checkVisibility({contentVisibilityAuto: true, visibilityProperty: true, opacityProperty: true});
+  const page = document.documentElement.clientWidth;
+  const tables = [...document.querySelectorAll('article table')].filter(visible);
+  const splitWords = [];
+  for (const cell of tables.flatMap(t => [...t.querySelectorAll('td, th')]).filter(visible)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\s-]+-?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) splitWords.push(m[0]);
+      }
+    }
+  }
+  const scrolls = el => { for (let box = el.parentElement; box; box = box.parentElement) {
+    if (['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) return box.getBoundingClientRect().right <= page + 1;
+  } return false; };
+  const wide = tables.filter(t => t.getBoundingClientRect().right > page + 1 && !scrolls(t))
+                     .map(t => (t.closest('figure') || t).id || t.className);
+  return {splitWords: splitWords.slice(0, 5), wideWithoutScroll: wide};
+}"""
+
+# The findings list's items as text, without the links to their figure or table ("(Table 2)").
+FINDINGS = r"""() => {
+  let el = [...document.querySelectorAll('article h2')].find(h => /^Findings/.test(h.innerText));
+  while (el && el.tagName !== 'UL') el = el.nextElementSibling;
+  return el ? [...el.children].map(li => { const item = li.cloneNode(true);
+    item.querySelectorAll('a[href^="#fig-"], a[href^="#tab-"], a.iobook-finding-link').forEach(a => a.remove());
+    return item.textContent.replace(/\(\s*\)/g, '').replace(/\s+/g, ' ').trim(); }) : [];
+}"""
+
+# An interval in brackets whose lower bound is negative ("(95% interval -476-6,148)").
+NEGATIVE_INTERVAL = re.compile(r"\(([^()]*\b(?:interval|CI)\b[^\d()−-]*[−-]\s?\d[^()]*)\)")
+
+
+def table_problems(tab) -> dict:
+    """Words split inside table cells and tables wider than the page with no scrolling box, on a loaded page."""
+    return tab.evaluate(TABLES)
+
+
+def finding_problems(tab) -> dict:
+    """On a loaded page: the first finding's words past FIRST_FINDING_WORDS, and findings with a negative lower
+    bound on the interval of a rate or ratio: an interval below zero after a clause holding no signed value
+    (a level: a rate, a ratio). A signed difference ("+16.3 MiB (95% interval -2.1-34.7 ...)") may cross zero."""
+    items = tab.evaluate(FINDINGS)
+    words = len([w for w in items[0].split() if re.search(r"\w", w)]) if items else 0
+    negative = []
+    for item in items:
+        for m in NEGATIVE_INTERVAL.finditer(item):
+            clause = re.split(r"[.;:)]\s", item[:m.start()])[-1]
+            if not re.search(r"(?<![\w.,])[+−-]\d", clause):
+                negative.append(item[max(0, m.start() - 40):m.end()])
+    return {"first finding words over the limit": max(0, words - FIRST_FINDING_WORDS),
+            "negative bound of a rate or ratio": negative}
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -113,6 +177,7 @@ def read_at(browser, server: str, page: str, width: int) -> dict:
     tab.goto(f"{server}/{page}", wait_until="networkidle")
     tab.wait_for_timeout(500)
     found = tab.evaluate(PROBE, BUILD_PATHS)
+    found["tables"] = table_problems(tab)
     tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + f"-{width}px.png")), full_page=True)
     context.close()
     return found
@@ -126,14 +191,14 @@ def test_page_reads_like_a_published_study(page, server, browser):
     tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
     tab.on("response", lambda r: loaded.append(r))
     tab.goto(f"{server}/{page}", wait_until="networkidle")
-    tab.wait_for_timeout(500)  # vegaEmbed draws after load
+    tab.wait_for_timeout(500)  # the theme's scripts settle the layout after load
     found = tab.evaluate(PROBE, BUILD_PATHS)
+    tables, findings = table_problems(tab), finding_problems(tab)
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + ".png")), full_page=True)
-    # The page's own weight: its HTML (chart specs inline) and what it alone loads. The theme's and Vega's
-    # files under _static/ are shared by every page and cached after the first.
-    weight = sum(len(r.body()) for r in loaded if r.ok and "/_static/" not in r.url)
-    bundles = [r.url for r in loaded if "vega-bundle.js" in r.url]
+    # What a reader's first visit to the page loads: its HTML (chart specs inline) and every file it requests
+    weight = sum(len(r.body()) for r in loaded if r.ok)
+    bundles = [r.url for r in loaded if "vega" in r.url.rsplit("/", 1)[-1]]
     missing = [href for href in found["downloads"]
                if tab.request.get(f"{server}/{page.rsplit('/', 1)[0] + '/' if '/' in page else ''}{href}").status != 200]
     context.close()
@@ -156,7 +221,12 @@ def test_page_reads_like_a_published_study(page, server, browser):
             page not in FINDINGS_EXEMPT and not (3 <= found["stats"]["findings"] <= 6
                                                  and found["stats"]["findingLinks"] >= found["stats"]["findings"]),
         f"page bytes over {MAX_PAGE_BYTES:.0f}": max(0, weight - MAX_PAGE_BYTES),
-        "Vega bundle loaded other than once": len(bundles) != 1,
+        "a chart runtime loaded (charts are SVG drawn at build time)": bundles,
+        "words split inside table cells": tables["splitWords"],
+        f"words split inside table cells at {NARROW_PX} px": narrow["tables"]["splitWords"],
+        "tables wider than the page without their own scroll": tables["wideWithoutScroll"],
+        f"tables wider than the page without their own scroll at {NARROW_PX} px": narrow["tables"]["wideWithoutScroll"],
+        **({} if page in FINDINGS_EXEMPT else findings),
     }
     assert not {k: v for k, v in problems.items() if v}, f"{page}: {problems}"
 

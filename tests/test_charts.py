@@ -1,4 +1,5 @@
-"""Offline charts: a static SVG for viewers that run no script, the vegaEmbed call for the book."""
+"""Offline charts: the SVG vl-convert draws, each mark with its tooltip as an SVG <title>, and the chart's data
+as a download."""
 import json
 
 import altair as alt
@@ -14,25 +15,27 @@ def chart() -> alt.Chart:
     return alt.Chart(phases).mark_point().encode(x="value:Q", y="phase:N")
 
 
-def test_render_is_static_svg_plus_embed_and_deterministic():
+def test_render_is_svg_with_tooltips_and_deterministic(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the kernel's working folder, where the chart's download is written
     spec = chart().to_dict()
     first, second = charts._render(spec), charts._render(spec)
-    assert first["text/html"].startswith('<div class="iobook-chart-static"><svg')
-    assert "205.041473" in first["text/html"] and 'vegaEmbed("#chart-' in first["text/html"]
+    assert first["text/html"].startswith('<div id="chart-') and "<svg" in first["text/html"]
+    assert "<script" not in first["text/html"]
+    # each point's tooltip is its values, as Vega describes the mark (the largest phase of submission-679)
+    assert "<title>value: 205.041473; phase: ior-easy-read</title>" in first["text/html"]
     # the same chart again gets the next id on the page, and nothing else changes
     id1, id2 = first["text/plain"][7:-1], second["text/plain"][7:-1]
     assert id1 != id2 and second["text/html"] == first["text/html"].replace(id1, id2)
 
 
-def test_markup_in_data_cannot_end_or_open_anything_in_the_script():
-    # a folder named like this truncated the page when only `</` was escaped
+def test_markup_in_data_stays_text_in_the_svg(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # a folder named like this truncated the page when a chart's spec was a script
     hostile = ["</script><b>x</b>", "<!--<script>", "a & b"]
     df = pd.DataFrame({"label": hostile, "value": [1.0, 2.0, 3.0]})
     html = charts._render(alt.Chart(df).mark_point().encode(x="value:Q", y="label:N").to_dict())["text/html"]
-    script = html.split("<script", 1)[1].split("</script>")[0]
-    assert "<" not in script.split(">", 1)[1] and "&" not in script
-    spec = json.loads(script[script.index("{\"$schema"):script.rindex("}, {renderer")+1])
-    assert [row["label"] for row in next(iter(spec["datasets"].values()))] == hostile
+    assert "<script" not in html and "<b>" not in html and "<!--" not in html
+    assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in html and "a &amp; b" in html
 
 
 def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
@@ -48,7 +51,7 @@ def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
     table = nb.table(pd.DataFrame({"phase": ["ior-easy-write"], "value (GiB/s)": [106.612964]})).data
     name = table.split('href="../_static/downloads/')[1].split('"')[0]
     assert (tmp_path / "_static" / "downloads" / name).read_text() == "phase,value (GiB/s)\nior-easy-write,106.612964\n"
-    assert "<td>107</td>" in table  # shown to 3 significant digits, downloaded in full
+    assert '<td class="n">107</td>' in table  # shown to 3 significant digits, downloaded in full
 
 
 def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):

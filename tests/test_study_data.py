@@ -1,14 +1,13 @@
 """The Data chapter (iobook/studies/data.py, notebooks/data.ipynb) on the four test databases."""
 from pathlib import Path
 
-import papermill
 import pytest
 
+from iobook import nb
 from iobook.studies import data
 
-from conftest import DATABASES, REPO, SHARED
+from conftest import DATABASES, REPO, SHARED, execute_chapter
 
-TEMPLATE = REPO / "notebooks" / "data.ipynb"
 SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
 
 
@@ -88,17 +87,25 @@ def test_paths_are_never_absolute(any_db):
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(name, databases, tmp_path):
-    out = tmp_path / "data.ipynb"
-    nb = papermill.execute_notebook(str(TEMPLATE), str(out), parameters={"db_path": str(databases[name])},
-                                    cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "\n".join(str(o.get("data", {}).get("text/markdown", "")) + str(o.get("data", {}).get("text/html", ""))
-                     for o in outputs)
+    text = "\n".join(execute_chapter("data", databases[name], tmp_path))  # glued values included
     assert str(REPO) not in text and str(SHARED) not in text
     if name == "empty":
         assert "This database holds no ingested files" in text and "python -m iobook book --data DIR" in text
-        assert "<table" not in text and "## " not in text
+        assert "<table" not in text and "were parsed" not in text
     else:
-        assert "(data-findings)=" in text and "(data-views)=" in text and "<table" in text
+        assert "were parsed" in text and 'class="iobook-searchable"' in text and "<table" in text
         assert ("No file in a format iobook reads failed to parse." in text) == (name != "built_tools")
+
+
+@pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])  # empty: the no-data note instead
+def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
+    from iobook import store
+
+    con = store.open_read(databases[name])
+    found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
+                          data.get_views(con))
+    assert 3 <= len(found) <= 6 and all(target.startswith("tab-data-") for _, target in found)
+    assert len(found[0][0].split()) <= nb.FIRST_FINDING_WORDS
+    status = data.get_status_counts(con)
+    assert found[0][0].startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
+    con.close()

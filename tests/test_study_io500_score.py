@@ -4,7 +4,7 @@ import math
 import papermill
 import pytest
 
-from iobook import nb, store
+from iobook import nb, stats, store
 from iobook.studies import io500_score as study
 
 from conftest import execute_chapter
@@ -94,9 +94,9 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
 def test_notebook_executes(databases, tmp_path, name):
     text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
     if name == "empty":
-        assert "This database holds no IO500 runs" in text and "<table" not in text and "## Findings" not in text
+        assert "This database holds no IO500 runs" in text and "<table" not in text and "printed scores" not in text
         return
-    assert "## Findings" in text and "<table" in text
+    assert "from the summary's phases" in text and "<table" in text  # the glued findings and tables
     assert ("Each cell below is the published value" in text) == (name == "default")
     assert ("are not all in this database" in text) == (name != "default")
 
@@ -108,3 +108,20 @@ def test_widest_phase_between_two_sc23_runs(databases):
         phases = study.get_phases(con, ["submission-679", "submission-690"])
     assert study.widest_phase(phases) == "mdtest-hard-stat (2.3× between the highest and the lowest)"
     assert study.widest_phase(phases[phases.run_key == "submission-679"]) == "no phase (one run shown)"
+
+
+def test_main_finding_is_short_with_its_interval_and_n(databases):
+    with store.open_read(databases["default"]) as con:
+        agree = study.agreement(study.get_runs(con))
+    finding = study.agreement_finding(agree)
+    low, high = stats.proportion_interval(agree["from_summary"], agree["comparable"])
+    assert len(finding.split()) <= nb.FIRST_FINDING_WORDS
+    assert finding.startswith(f"{agree['from_summary']:,} of {agree['comparable']:,} printed scores")
+    assert f"95% CI {low:.1%}-{high:.1%}, n = {agree['comparable']:,})" in finding
+    assert 0 < low < agree["from_summary"] / agree["comparable"] < high <= 1  # a share's interval stays in [0, 1]
+
+
+def test_proportion_interval_is_clopper_pearson():
+    # with no success in n trials the exact upper bound is 1 - (alpha/2)^(1/n), and symmetric for all successes
+    assert stats.proportion_interval(0, 10) == pytest.approx((0.0, 1 - 0.025 ** (1 / 10)))
+    assert stats.proportion_interval(10, 10) == pytest.approx((0.025 ** (1 / 10), 1.0))

@@ -131,6 +131,28 @@ def run_table(counts: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame({"study": list(counts), "runs": list(counts.values())})
 
 
+def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame) -> list[tuple[str, str]]:
+    """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
+    then the failures, the runs they describe and the views chapters read them through."""
+    files = sum(status.values())
+
+    def plural(n: int, word: str) -> str:
+        return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+    outcome = (f"{status['ok']:,} of the {plural(files, 'file')} ingested were parsed ({status['ok'] / files:.1%}); "
+               f"{status['error']:,} failed, {status['skipped']:,} were skipped as not logs iobook reads"
+               + (f", {status['gone']:,} are gone from the folders ingested." if status["gone"] else "."))
+    failure = (("No file in a format iobook reads failed to parse.", "tab-data-files") if failed.empty else
+               (f"{plural(len(failed), 'file')} could not be read; each is listed with the parser's reason and line.",
+                "tab-data-failed"))
+    collector = sum(runs.values()) - runs["IO500"]
+    per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != "IO500")
+    described = (f"They describe {plural(runs['IO500'], 'IO500 run')} and {plural(collector, 'collector run')}"
+                 + (f" ({per_study})." if per_study else "."))
+    return [(outcome, "tab-data-files"), failure, (described, "tab-data-runs"),
+            (f"Chapters read them through {len(views) - 1} public views and the `sources` table.", "tab-data-views")]
+
+
 def get_views(con) -> pd.DataFrame:
     """The public views (and the sources table) with what one row is and their columns in order."""
     df = con.execute(
@@ -173,4 +195,5 @@ def parquet_links(files: pd.DataFrame) -> str:
     """The exported files as an HTML list of download links."""
     items = "".join(f'<li><a href="{html.escape(f.href)}" download><code>{html.escape(f.view)}.parquet</code></a> '
                     f"({f.rows:,} rows)</li>" for f in files.itertuples())
-    return f'<ul class="iobook-downloads">{items}</ul>'
+    return (f'<details><summary>{len(files)} Parquet files</summary><ul class="iobook-downloads">{items}</ul>'
+            "</details>")

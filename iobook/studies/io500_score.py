@@ -7,7 +7,7 @@ import re
 import altair as alt
 import pandas as pd
 
-from .. import io500_runs, nb, published
+from .. import io500_runs, nb, published, stats
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
@@ -188,6 +188,64 @@ def sc23_wide(table: pd.DataFrame) -> pd.DataFrame:
                        + d.value_raw.map("{:,.6f}".format))
     wide = out.pivot(index="row", columns="column", values="cell")
     return wide.loc[list(dict.fromkeys(table.row)), list(dict.fromkeys(table.column))].reset_index()
+
+
+def agreement_finding(agree: dict[str, int], confidence: float = 0.95) -> str:
+    """The chapter's main result in under 30 words: the share of printed scores the summary's phases give
+    back, with its exact binomial interval and n, and how many more the phase logs give."""
+    k, n = agree["from_summary"], agree["comparable"]
+    low, high = stats.proportion_interval(k, n, confidence)
+    return (f"{k:,} of {n:,} printed scores ({k / n:.1%}; {confidence:.0%} CI {low:.1%}-{high:.1%}, n = {n:,}) "
+            f"come back within {TOLERANCE:.1%} from the summary's phases; {agree['from_logs']:,} more from the "
+            "phase logs.")
+
+
+def findings(agree: dict[str, int], weights: pd.DataFrame, best: str, shown: list[str], phases: pd.DataFrame,
+             mismatches: pd.DataFrame, sc23: pd.DataFrame) -> list[tuple[str, str]]:
+    """The chapter's findings (MyST), each with the figure or table that shows it; the first is the main result."""
+    by_group = weights.groupby("group")["factor when halved"].first()
+    found = [(agreement_finding(agree), "fig-io500-recomputed")]
+    if len(mismatches):
+        found.append((f"{agree['not_comparable']:,} of the {agree['runs']:,} runs have no printed score to compare "
+                      "with (the run stopped before its score line, or the script printed 0 for an invalid run); "
+                      + (f"{agree['neither']:,} printed scores are reproduced neither way." if agree["neither"] else
+                         "every printed score is reproduced one way or the other."), "tab-io500-mismatches"))
+    found.append((f"One phase weighs little: halving one bandwidth phase of {best} multiplies its score by "
+                  f"{by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by "
+                  f"{by_group['metadata']:.3f} (0.5^(1/16)).", "tab-io500-weights"))
+    found.append((f"The highest recomputed scores are {', '.join(shown)}; their phases differ most in "
+                  f"{widest_phase(phases)}.", "fig-io500-phases"))
+    if len(sc23):
+        found.append((f"{int(sc23.same.sum())} of the {len(sc23)} cells of IBM's SC23 table {{cite:p}}`lewars2023` "
+                      "equal the raw value rounded half-up to one decimal; the other "
+                      f"{int((~sc23.same).sum())} equal it rounded twice (two decimals, then one)"
+                      + (": every cell is reproduced." if sc23["same rounded twice"].all() else "."), "tab-io500-sc23"))
+    return found
+
+
+def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str]) -> dict[str, str]:
+    """The chapter's sentences whose wording depends on the data (MyST): the mismatches, and seed 000's SC23
+    table against the raw logs (its runs present or not, its differing cells explained by double rounding)."""
+    runs = ", ".join(f"{label}: {key}" for label, key in sc23_runs.items())
+    differ = sc23[~sc23.same] if len(sc23) else sc23
+    return {
+        "mismatch_summary": (
+            f"The {len(mismatches):,} runs whose printed score is reproduced neither from the summary's phase "
+            "values nor from the phase logs, or that cannot be compared, are in {numref}`tab-io500-mismatches` "
+            "with the reason ingest found." if len(mismatches) else
+            "Every run's printed score is reproduced (view `io500_score_mismatches` is empty)."),
+        "sc23_summary": (
+            "Seed 000's slide 'IO500 submissions from IBM for SC23' {cite:p}`lewars2023` prints the phases and "
+            f"totals of IBM's three SC23 submissions ({runs}). Each cell below is the published value / the raw "
+            "value; the phases come from each run's summary, the totals are recomputed from them." if len(sc23) else
+            f"IBM's three SC23 submissions ({', '.join(sc23_runs.values())}) are not all in this database, so seed "
+            "000's table {cite:p}`lewars2023` cannot be set against raw logs here."),
+        "sc23_differ": (
+            f"{len(differ)} cells differ, each equal to the raw value rounded twice (to two decimals, then to one), "
+            "as a slide built from a two-decimal table would print it." if len(differ) and differ["same rounded twice"].all()
+            else f"{len(differ)} cells differ from the raw value rounded once; the last column says whether "
+            "rounding twice (to two decimals, then to one) explains each."),
+    }
 
 
 def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
