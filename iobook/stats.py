@@ -2,9 +2,8 @@
 they stay positive), a ratio of two groups with its interval and Welch's test on the log scale, Holm's
 correction when several comparisons are read together, when a comparison counts as decided and the
 repetitions per side that would decide one that is not, a share's exact interval, one value set against the
-spread of others, and
-checks that a published summary row (a standard deviation, a percentage) can be recomputed from the
-printed rows it summarises, and under which definition."""
+spread of others, and checks that a published summary row (a standard deviation, a percentage) can be
+recomputed from the printed rows it summarises, and under which definition."""
 from __future__ import annotations
 
 import itertools
