@@ -85,7 +85,6 @@ def test_chapter_executes(databases, db, tmp_path):
 
 
 def _notebook(name: str, title: str):
-    import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
     slug = name.replace("_", "-")

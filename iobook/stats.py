@@ -1,9 +1,9 @@
 """Statistics the chapters share: means of repetitions with t intervals (on the log scale for rates, so that
 they stay positive), a ratio of two groups with its interval and Welch's test on the log scale, Holm's
 correction when several comparisons are read together, when a comparison counts as decided and the
-repetitions per side that would decide one that is not, one value set against the spread of others, and
-checks that a published summary row (a standard deviation, a percentage) can be recomputed from the
-printed rows it summarises, and under which definition."""
+repetitions per side that would decide one that is not, a share's exact interval, one value set against the
+spread of others, and checks that a published summary row (a standard deviation, a percentage) can be
+recomputed from the printed rows it summarises, and under which definition."""
 from __future__ import annotations
 
 import itertools
@@ -190,6 +190,12 @@ def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: li
     return out
 
 
+def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson (exact) interval of the share k/n (scipy.stats.binomtest): within 0 and 1."""
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
+
+
 @dataclass(frozen=True)
 class AgainstSpread:
     """One value (e.g. the no-snapshot run) against n others taken as repetitions of one condition."""
@@ -233,28 +239,8 @@ def ratio_of_means(sample, baseline, confidence: float = 0.95, seed: int = 0, n_
                  float(boot.confidence_interval.high), float(welch.pvalue))
 
 
-def welch_difference(sample, baseline, confidence: float) -> tuple[float, float, float, float]:
-    """Difference of two independent groups' means with Welch's t interval and two-sided p (scipy)."""
-    test = stats.ttest_ind(np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float), equal_var=False)
-    ci = test.confidence_interval(confidence)
-    return float(np.mean(sample) - np.mean(baseline)), float(ci.low), float(ci.high), float(test.pvalue)
-
-
-def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Clopper-Pearson (exact) interval of the share k/n (scipy.stats.binomtest): within 0 and 1."""
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
-    return float(ci.low), float(ci.high)
-
-
-def geometric_mean_interval(values, confidence: float = 0.95) -> MeanInterval:
-    """Geometric mean of positive values (rates, ratios) with the t interval of the mean of their logs
-    (mean_interval), back-transformed: both bounds stay positive however wide the interval."""
-    m = mean_interval(np.log(np.asarray(values, dtype=float)), confidence)
-    return MeanInterval(m.n, float(np.exp(m.mean)), float(np.exp(m.low)), float(np.exp(m.high)))
-
-
 def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
-    """How many values, with the geometric mean and the spread of logs these have, a geometric_mean_interval
+    """How many values, with the geometric mean and the spread of logs these have, a mean_interval(log=True)
     would need to exclude `reference`: the smallest n with t(n-1) * sd / sqrt(n) < |log(mean / reference)|.
     None when that takes more than `most` or cannot be sized (fewer than 2 values, or no spread)."""
     logs = np.log(np.asarray(values, dtype=float))
@@ -284,33 +270,6 @@ def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples
     boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
                            method="percentile", rng=np.random.default_rng(seed))
     return MedianInterval(len(x), median, float(boot.confidence_interval.low), float(boot.confidence_interval.high))
-
-
-def geometric_mean_ratio(sample, baseline, confidence: float = 0.95) -> Ratio:
-    """Ratio of two independent groups' geometric means (positive values: rates, scores, ratios) with Welch's t
-    interval of the difference of their log means, exponentiated (so it stays positive), and Welch's two-sided p.
-    The interval and p are NaN with fewer than 2 values on a side: one value says nothing of its spread."""
-    logs, base = np.log(np.asarray(sample, dtype=float)), np.log(np.asarray(baseline, dtype=float))
-    ratio = float(np.exp(logs.mean() - base.mean()))
-    if len(logs) < 2 or len(base) < 2:
-        return Ratio(ratio, float("nan"), float("nan"), float("nan"))
-    test = stats.ttest_ind(logs, base, equal_var=False)
-    ci = test.confidence_interval(confidence)
-    return Ratio(ratio, float(np.exp(ci.low)), float(np.exp(ci.high)), float(test.pvalue))
-
-
-def n_to_decide(ratio: float, sd_log: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
-    """Runs per side that would decide a ratio of geometric means, were the ratio and the spread of the logs
-    (sample standard deviation) what they are: the smallest n whose equal-n Student interval of the log ratio,
-    ±t·sd·√(2/n), excludes 0. None when the ratio is 1, the spread unknown, or more than `most` runs are needed."""
-    effect = abs(np.log(ratio))
-    if not np.isfinite(sd_log) or not effect > 0:
-        return None
-    if sd_log == 0:
-        return 2
-    n = np.arange(2, most + 1)
-    decided = n[stats.t.ppf(0.5 + confidence / 2, 2 * n - 2) * sd_log * np.sqrt(2 / n) < effect]
-    return int(decided[0]) if len(decided) else None
 
 
 @dataclass(frozen=True)

@@ -220,3 +220,11 @@ def test_notebook_executes(databases, tmp_path, name):
         assert "interval -" not in texts  # no interval of a rate reaches below zero
     else:
         assert "This database holds no fio page-cache runs" in texts and "chart-" not in texts
+
+
+def test_first_finding_is_the_main_result_in_at_most_30_words(con):
+    runs = pc.get_runs(con)
+    buckets = pc.get_buckets(con, [MODES_RUN], 1000)
+    modes = pc.compare_modes(pc.get_steps(con, [MODES_RUN], buckets))
+    text = pc.modes_finding(modes, runs, 0.95)
+    assert len(text.split()) <= 28 and "[95% interval" in text and text.endswith("decided]")

@@ -327,10 +327,10 @@ def test_summary_statistics():
     r = stats.ratio_from_summaries(stats.Summary(3, 110, 5), stats.Summary(3, 100, 5))
     assert r.ratio == pytest.approx(1.1) and r.low < 1.1 < r.high
     assert r.p_welch == pytest.approx(scipy_stats.ttest_ind_from_stats(110, 5, 3, 100, 5, 3, equal_var=False).pvalue)
-    n = stats.n_to_decide(110, 10, 100, 10)
+    n = stats.n_to_decide_means(110, 10, 100, 10)
     assert scipy_stats.ttest_ind_from_stats(110, 10, n, 100, 10, n, equal_var=False).pvalue < 0.05
     assert scipy_stats.ttest_ind_from_stats(110, 10, n - 1, 100, 10, n - 1, equal_var=False).pvalue >= 0.05
-    assert stats.n_to_decide(100, 10, 100, 10) is None
+    assert stats.n_to_decide_means(100, 10, 100, 10) is None
 
 
 def test_sizes_read_as_fio_and_ior_write_them():

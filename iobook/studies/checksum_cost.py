@@ -177,7 +177,7 @@ def published_finding(pub: pd.DataFrame) -> str:
     ga, tc = BUILDS
     return (f"IBM's trailer checksum: IOR read {v['IOR Seq Read BW', ga]:g} → {v['IOR Seq Read BW', tc]:g} GB/s on "
             f"one ESS 3500, server CPU idle {v['Server / CPU Idle', ga]:g} → {v['Server / CPU Idle', tc]:g} % "
-            f"[one value per build, no spread given; {{cite:p}}`lewars2023`]")
+            "{cite:p}`lewars2023` [one value per build, no spread given]")
 
 
 def memory_factor_finding(factors: pd.DataFrame) -> str:
@@ -222,6 +222,8 @@ def settings_finding(settings: pd.DataFrame) -> str | None:
     runs = settings.groupby("submission")
     setting = settings[settings["key"].fillna("").str.lower() == "nsdraidclientonlychecksum"]
     on = setting[setting["value"].str.lower() == "yes"].submission.unique()
+    if not len(on):
+        return f"None of {runs.ngroups} IO500 runs with a Storage Scale listing sets `nsdRAIDClientOnlyChecksum yes`"
     return (f"{len(on)} of {runs.ngroups} IO500 runs with a Storage Scale listing set "
             f"`nsdRAIDClientOnlyChecksum yes` [{span(setting.year)}; submissions "
             f"{', '.join(str(s) for s in sorted(on))}], in production beside the slide's development build")

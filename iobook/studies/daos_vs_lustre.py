@@ -110,20 +110,20 @@ def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> 
 
 def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, confidence: float = 0.95) -> pd.DataFrame:
     """Per archive year holding runs of both families: `first`'s geometric mean of `value` over `second`'s, with
-    its Welch interval on the log scale (iobook.stats.geometric_mean_ratio), p and the Benjamini-Hochberg q over
+    its Welch interval on the log scale (iobook.stats.ratio_row), p and the Benjamini-Hochberg q over
     the years read together; a year with fewer than 2 runs on a side, or whose q is 0.05 or more, is undecided,
-    with the runs a side that would decide it were the ratio and spread what they are (stats.n_to_decide)."""
+    with the runs a side that would decide it were the ratio and spread what they are (stats.n_per_side)."""
     rows = []
     both = chosen[chosen.family.isin([first, second]) & (chosen[value] > 0)]
     for year, g in both.groupby("period_order", sort=True):
         a, b = g[g.family == first][value], g[g.family == second][value]
         if len(a) == 0 or len(b) == 0:
             continue
-        r = stats_.geometric_mean_ratio(a, b, confidence)
+        r = stats_.ratio_row(a, b, confidence)
         spreads = [np.log(x).std(ddof=1) for x in (a, b) if len(x) > 1]
         sd = float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
-        rows.append({"year": int(year), f"{first} runs": len(a), f"{second} runs": len(b), "ratio": r.ratio,
-                     "low": r.low, "high": r.high, "p": r.p_welch, "sd_log": sd})
+        rows.append({"year": int(year), f"{first} runs": len(a), f"{second} runs": len(b), "ratio": r["ratio"],
+                     "low": r["low"], "high": r["high"], "p": r["p"], "sd_log": sd})
     out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{second} runs", "ratio", "low", "high", "p",
                                       "sd_log"])
     tested = out.p.notna()
@@ -139,7 +139,7 @@ def verdict(row, first: str, second: str) -> str:
     the runs a side that would decide it."""
     if row.q < FDR:
         return f"{first} higher" if row.ratio > 1 else f"{second} higher"
-    need = stats_.n_to_decide(row.ratio, row.sd_log)
+    need = stats_.n_per_side(np.log(row.ratio), row.sd_log)
     return "undecided" + (f"; about {need} runs a side would decide it" if need else "")
 
 
@@ -772,7 +772,6 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                     f"{int(head[f'{SECOND} runs'])}; {head.verdict.removeprefix('undecided; ')}).")
         findings.append((text, "fig-daos-balance-years"))
     elif len(chosen):
-        med = stats_.median_interval(chosen.groupby("family").md_per_bw.median())
         best = chosen.groupby("family").md_per_bw.median().idxmax()
         findings.append((f"No archive year here holds runs of both {FIRST} and {SECOND}; of the families compared, "
                          f"**{best}** has the highest median metadata per GiB/s ({_runs_text(len(chosen))}).",
@@ -787,7 +786,7 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                  + ", ".join(f"{r.measure.split()[0]} {r.ratio:.1f}×" + (f" ({_interval(r).removesuffix(', ')})"
                                                                          if pd.notna(r.low) else "")
                              for r in g.itertuples()) for year, g in ten_years.groupby("year")]
-        need = [n for n in (stats_.n_to_decide(r.ratio, r.sd_log) for r in ten_years.itertuples()
+        need = [n for n in (stats_.n_per_side(np.log(r.ratio), r.sd_log) for r in ten_years.itertuples()
                             if not r.verdict.endswith("higher")) if n]
         lead = ("undecided in every year holding both" if decided.empty else
                 f"decided in {len(decided)} of {len(ten_years)} comparisons")

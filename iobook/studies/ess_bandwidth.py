@@ -415,10 +415,10 @@ def fewest_blocks(per_block: pd.DataFrame) -> pd.DataFrame:
 
 def claim_summary(per_block: pd.DataFrame, phase: str = "ior-easy-read") -> stats.MeanInterval | None:
     """The runs' per-building-block bandwidth in `phase` as a ratio to their own claim: geometric mean over
-    the runs with a ratio, with its positive t interval on the log scale (stats.geometric_mean_interval).
+    the runs with a ratio, with its positive t interval on the log scale (stats.mean_interval, log=True).
     None when no run has a ratio."""
     ratios = per_block[(per_block.phase == phase) & per_block.pct_of_claim.notna()].pct_of_claim / 100
-    return stats.geometric_mean_interval(ratios, CONFIDENCE) if len(ratios) else None
+    return stats.mean_interval(ratios, CONFIDENCE, log=True) if len(ratios) else None
 
 
 def claim_by_model(per_block: pd.DataFrame) -> pd.DataFrame:
@@ -429,7 +429,7 @@ def claim_by_model(per_block: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (model, phase), g in rated.groupby(["model", "phase"], sort=False):
         ratios = g.pct_of_claim / 100
-        m = stats.geometric_mean_interval(ratios, CONFIDENCE)
+        m = stats.mean_interval(ratios, CONFIDENCE, log=True)
         decided = len(g) > 1 and not (m.low <= 1 <= m.high)
         rows.append({"model": model, "phase": phase, "n": len(g), "runs": ", ".join(g.run_key),
                      "low_pct": g.pct_of_claim.min(), "high_pct": g.pct_of_claim.max(), "mean_pct": m.mean * 100,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-import numpy as np
 import pandas as pd
 
 from .. import nb

@@ -485,8 +485,8 @@ def published_finding(share: pd.Series) -> str:
     return (f"In the talk's profile of a Lustre 2.12.2 OSS, `find_or_create_page` took "
             f"{share[off, 'Find_or_create_page']:g} % "
             f"and `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; with LU-11347's passthrough on, "
-            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % [one profile each, no spread; "
-            "{cite:p}`delbary2019`]")
+            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % {{cite:p}}`delbary2019` [one profile "
+            "each, no spread]")
 
 
 def _where(chart: alt.Chart, where: dict) -> alt.Chart:
