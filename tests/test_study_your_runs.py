@@ -440,7 +440,7 @@ def test_sweep_example_labels_compared(sweep):
     md = comparisons[(comparisons["tool"] == "mdtest") & (comparisons["label"] == TMPFS)
                      & (comparisons["workload"] == "File stat") & comparisons["parameters"].str.contains("items=10,000")].iloc[0]
     a, b = (mdtest_row(SWEEP / s / "mdtest-n5000-np2" / "rep1.log", "File stat") for s in ("tmpfs", "loop-ext4"))
-    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta-method")
+    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta method")
     assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
     lines = study.findings(configs, study.get_sweeps(configs)[1], comparisons)
     assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]
