@@ -706,7 +706,7 @@ def verdict(row) -> str:
     if row["decided"]:
         return "decided"
     if not _missing(row["n_to_decide"]):
-        return f"undecided: n≈{int(row['n_to_decide']):,} per side would decide it"
+        return f"undecided: n≈{int(row['n_to_decide']):,} a side would decide"
     return "undecided" + (": one repetition on a side" if min(row["n"], row["n_baseline"]) < 2 else "")
 
 
@@ -740,7 +740,7 @@ def comparison_table(comparisons: pd.DataFrame, confidence: float = 0.95) -> tup
         return pd.DataFrame(), ""
     table = pd.DataFrame({
         "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
-        "label": c["label"], "measure": c["measure"],  # every comparison is over the one baseline label
+        "label": c["label"],  # every comparison is over the one baseline label, of the tool's main measure
         "n / n baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
         f"ratio of means ({confidence:.0%} interval)": [
             f"{r:.3g}× ({lo:.3g}–{hi:.3g})" if np.isfinite(lo) else f"{r:.3g}×"
@@ -988,14 +988,15 @@ def findings_md(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.Dat
 
 
 def sweeps_caption(sweeps: pd.DataFrame, points: pd.DataFrame) -> str:
-    """The sweeps figure's caption, stating the largest change it shows."""
+    """The sweeps figure's caption (MyST), stating the largest change it shows (bandwidth first, as findings)."""
     if sweeps.empty:
         return "No sweep in this data."
-    e = sweep_effects(points)
-    e = e.loc[e["ratio"].map(_log_size).idxmax()]
-    return (f"{len(sweeps):,} sweep(s): the mean of each configuration's main measure with its interval; "
-                    f"the largest change, {_times(e['ratio'])}×, is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} "
-                    f"{md_escape(e['x_from'])} to {md_escape(e['x_to'])}.")
+    e = _largest(sweep_effects(points))
+    drawn = (f"the first {MAX_SWEEP_PANELS} of {len(sweeps):,} sweeps (all are in the table above)"
+             if len(sweeps) > MAX_SWEEP_PANELS else f"{len(sweeps):,} sweep(s)")
+    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change, "
+            f"{_times(e['ratio'])}×, is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} "
+            f"to {md_escape(e['x_to'])}" + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + ".")
 
 
 def comparisons_caption(comparisons: pd.DataFrame) -> str:
