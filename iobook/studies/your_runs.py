@@ -625,7 +625,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
                                  format=",.0f" if (data["x"] % 1 == 0).all() else ",.3~f"))
         ys = alt.Y("mean:Q", title=measure + (" (log scale)" if log_y else ""),
                    scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True))
-        color = alt.Color("line:N", title=" / ".join(s["lines"].unique()), legend=alt.Legend(orient="bottom", columns=2))
+        color = alt.Color("line:N", title=" / ".join(s["lines"].unique()), legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, titleLimit=0))
         tooltip = ["sweep:N", "line:N", alt.Tooltip("x_shown:N", title=x_name),
                    alt.Tooltip("mean:Q", format=",.4g"), alt.Tooltip("low:Q", format=",.4g"),
                    alt.Tooltip("high:Q", format=",.4g"), "n:Q"]
@@ -761,7 +761,7 @@ def chart_comparisons(comparisons: pd.DataFrame):
     x = alt.X("ratio:Q", title=f"ratio of means over {comparisons['baseline'].iloc[0]} (log scale)",
               scale=alt.Scale(type="log"))
     y = alt.Y("configuration:N", title=None, sort=None, axis=alt.Axis(labelLimit=0))
-    color = alt.Color("label:N", legend=alt.Legend(orient="bottom"))
+    color = alt.Color("label:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0))  # whole labels, one a line
     tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"),
                alt.Tooltip("high:Q", format=".3g"), alt.Tooltip("p_welch:Q", format=".2g"), "n:Q", "n_baseline:Q",
                "verdict:N"]
