@@ -210,13 +210,12 @@ def _fio_workload(rw: str | None, direction: str) -> str:
 
 
 def _fio_other(options: str | None, manifest: str | None) -> str | None:
-    """The defining options not in PARAMETERS, 'key=value' sorted, then a collector's manifest labels."""
-    parts = []
-    if options:
-        parts += [f"{k}={v}" if v != "" else k for k, v in sorted(json.loads(options).items())
-                  if k not in IGNORED_OPTIONS and k not in FIO_NAMED]
-    if manifest:
-        parts.append(manifest)
+    """The defining options not in PARAMETERS, 'key=value' sorted, then a collector's manifest labels but those
+    that repeat an option (the checksum collector labels its runs bs=1M, verify=md5, ... as it set them)."""
+    opts = json.loads(options) if options else {}
+    parts = [f"{k}={v}" if v != "" else k for k, v in sorted(opts.items()) if k not in IGNORED_OPTIONS | FIO_NAMED]
+    given = {f"{k}={v}" for k, v in opts.items()}
+    parts += [label for label in (manifest.split(OTHER_SEPARATOR) if manifest else []) if label not in given]
     return OTHER_SEPARATOR.join(parts) or None
 
 
