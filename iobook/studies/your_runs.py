@@ -534,7 +534,8 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     state the same parameters (a text log stating fewer than a JSON one is a set of its own) and differ in
     1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing numeric parameter with the most values
     (sizes in KiB; log scale when it spans 10x or more); each combination of the other differing ones is a
-    line (at most MAX_SWEEP_LINES, one of them with 2 points at least). Returns one row per sweep and one
+    line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that merely differ, as IO500
+    submissions do, are scattered points, not a sweep). Returns one row per sweep and one
     point per configuration (x, line, the tool's main measure with its interval)."""
     sweeps, points = [], []
     if configs.empty:
@@ -555,7 +556,7 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         lines = [parameter_text(tool, dict(zip(ALL_PARAMETERS, row)), others) or "all"
                  for row in g[ALL_PARAMETERS].itertuples(index=False, name=None)]
         counts = pd.Series(lines).value_counts()
-        if len(counts) > MAX_SWEEP_LINES or counts.max() < 2:
+        if len(counts) > MAX_SWEEP_LINES or len(counts) * 2 > len(g):  # lines of 2 points on average, at least
             continue
         kib = x in BYTE_PARAMETERS
         xs = numeric[x] / (1024 if kib else 1)
@@ -638,7 +639,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
         columns = min(3, s["label"].nunique())
         facet = alt.Facet("title:N", title=None, sort=s["sweep"].map(dict(zip(data["sweep"], data["title"]))).tolist(),
                           header=alt.Header(labelExpr="split(datum.value, '\\n')", labelFontSize=10))
-        charts.append(layer.facet(facet=facet, columns=columns).resolve_scale(y="independent"))
+        charts.append(layer.facet(facet=facet, columns=columns).resolve_scale(x="independent", y="independent"))
     if len(charts) == 1:
         return charts[0]
     return alt.vconcat(*charts).resolve_scale(color="independent").resolve_legend(color="independent")
@@ -872,7 +873,7 @@ def findings(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.DataFr
     out += [line for line in (sweep_line, comparison_line, spread_line) if line and line not in out]
     if not sweep_line:
         out.append(f"No sweep: no label and workload has configurations differing in 1 to {MAX_SWEEP_PARAMETERS} "
-                   "parameters, one of them numeric, with 2 points on a line {numref}`tab-runs-sweeps`")
+                   "parameters, one of them numeric, on lines of 2 points or more on average {numref}`tab-runs-sweeps`")
     if not comparison_line:
         out.append("No configuration was run under two labels, so no label is compared with another "
                    "{numref}`tab-runs-comparisons`")
@@ -928,7 +929,7 @@ def configuration_html(configs: pd.DataFrame, tool: str, confidence: float = 0.9
 def sweeps_html(sweeps: pd.DataFrame) -> HTML:
     if sweeps.empty:
         return note_html("No sweep found: no label and workload has configurations that differ in 1 to "
-                         f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, with 2 points on a line.")
+                         f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points or more on average.")
     table, said = split_constant(sweeps.drop(columns=["sweep", "log_x"]).rename(columns={
         "x": "swept (x axis)", "lines": "one line per", "fixed": "the same in every run"}),
         keep=["label", "workload", "swept (x axis)"])
