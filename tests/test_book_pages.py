@@ -163,7 +163,8 @@ def browser():
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+            "--disable-features=AutofillServerCommunication"])  # the search box would ask Google for autofill
         yield browser
         browser.close()
 

@@ -166,7 +166,7 @@ def test_two_labels_of_one_configuration_are_compared(tmp_path):
     assert not write["decided"] and write["low"] < 1 < write["high"]
     assert write["n_to_decide"] > 3  # more repetitions than these would decide it, at the spread seen
     text_table, shared = study.comparison_table(study.get_comparisons(reps, configs, baseline))
-    assert "undecided: n≈" in " ".join(text_table["verdict"]) and "decided" in list(text_table["verdict"])
+    assert "undecided: n≈" in " ".join(text_table["verdict"]) and "a side would decide" in " ".join(text_table["verdict"]) and "decided" in list(text_table["verdict"])
     lines = study.findings(configs, *study.get_sweeps(configs)[1:], study.get_comparisons(reps, configs, baseline))
     assert lines[0].startswith("**b** gives 1.3× the bandwidth of **a** in ior read")
     con.close()
@@ -218,22 +218,29 @@ def test_io500_phase_logs_take_their_runs_system(databases):
     con.close()
 
 
+PAGECACHE = REPO / "data" / "raw" / "pagecache" / "vm-20261123T160557Z"  # its queue-depth experiment
+
+
 def test_sweeps_are_found(databases):
-    """built-tools' mdtest logs ran 100 to 2,000 items on 1 and 2 tasks: a sweep over items, a line per task
-    count, in every phase; a workload whose configurations differ in more than 3 parameters is no sweep."""
-    con, reps, configs = configurations(databases["built_tools"])
+    """data/raw's page-cache runs read one file at iodepth 1 to 64 with libaio and io_uring, 3 repetitions
+    each: a sweep over iodepth, a line per engine. Its IO500 runs differ in block size, tasks and nodes all at
+    once, a line of one point each: not sweeps. built-tools' mdtest logs ran 100 to 2,000 items on 1 and 2
+    tasks: a sweep over items where every phase ran, not where one log (-F) adds a line of its own."""
+    con, reps, configs = configurations(databases["default"])
     sweeps, points = study.get_sweeps(configs)
-    creation = sweeps.set_index("sweep").loc["mdtest · mdtest File creation"]
-    # mdtest_stonewall_W2_np2.log creates files only (-F): "items are" draws lines too
-    assert (creation["x"], creation["lines"]) == ("items", "items are, tasks")
-    p = points[points["sweep"] == "mdtest · mdtest File creation"]
-    assert {"items are=files/directories tasks=1", "items are=files/directories tasks=2"} <= set(p["line"])
-    i3 = mdtest_row(MDTEST_I3, "File creation")
-    two_thousand = p[(p["x"] == 2000) & (p["line"] == "items are=files/directories tasks=2")].iloc[0]
-    assert two_thousand["n"] == 5 and two_thousand["mean"] == pytest.approx(configs.set_index("config").loc[
-        config_of(reps, "mdtest/mdtest_n1000_i3_np2.log", "File creation"), "ops_s"])
-    assert i3[1] < two_thousand["high"]
-    assert study.chart_sweeps(sweeps, points).to_dict()  # a valid Vega-Lite spec
+    assert sweeps["sweep"].tolist() == ["pagecache · fio read"]
+    assert sweeps[["x", "lines", "configurations"]].values.tolist() == [["iodepth", "ioengine", 8]]
+    libaio = points[points["line"] == "ioengine=libaio"].set_index("x")
+    files = sorted(PAGECACHE.glob("*-read-direct-libaio-qd64-r*.fio.json"))
+    assert len(files) == 3 and libaio.loc[64.0, "n"] == 3
+    assert libaio.loc[64.0, "mean"] == pytest.approx(statistics.mean(
+        json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] / 2**20 for f in files))
+    assert sorted(libaio.index) == [1.0, 4.0, 16.0, 64.0]
+    con.close()
+    con, reps, configs = configurations(databases["built_tools"])
+    found = study.get_sweeps(configs)[0].set_index("sweep")
+    assert (found.loc["mdtest · mdtest Directory creation", ["x", "lines"]] == ["items", "tasks"]).all()
+    assert "mdtest · mdtest File creation" not in found.index
     con.close()
 
 
@@ -440,7 +447,7 @@ def test_sweep_example_labels_compared(sweep):
     md = comparisons[(comparisons["tool"] == "mdtest") & (comparisons["label"] == TMPFS)
                      & (comparisons["workload"] == "File stat") & comparisons["parameters"].str.contains("items=10,000")].iloc[0]
     a, b = (mdtest_row(SWEEP / s / "mdtest-n5000-np2" / "rep1.log", "File stat") for s in ("tmpfs", "loop-ext4"))
-    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta-method")
+    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta method")
     assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
     lines = study.findings(configs, study.get_sweeps(configs)[1], comparisons)
     assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]

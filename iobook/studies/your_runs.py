@@ -210,13 +210,12 @@ def _fio_workload(rw: str | None, direction: str) -> str:
 
 
 def _fio_other(options: str | None, manifest: str | None) -> str | None:
-    """The defining options not in PARAMETERS, 'key=value' sorted, then a collector's manifest labels."""
-    parts = []
-    if options:
-        parts += [f"{k}={v}" if v != "" else k for k, v in sorted(json.loads(options).items())
-                  if k not in IGNORED_OPTIONS and k not in FIO_NAMED]
-    if manifest:
-        parts.append(manifest)
+    """The defining options not in PARAMETERS, 'key=value' sorted, then a collector's manifest labels but those
+    that repeat an option (the checksum collector labels its runs bs=1M, verify=md5, ... as it set them)."""
+    opts = json.loads(options) if options else {}
+    parts = [f"{k}={v}" if v != "" else k for k, v in sorted(opts.items()) if k not in IGNORED_OPTIONS | FIO_NAMED]
+    given = {f"{k}={v}" for k, v in opts.items()}
+    parts += [label for label in (manifest.split(OTHER_SEPARATOR) if manifest else []) if label not in given]
     return OTHER_SEPARATOR.join(parts) or None
 
 
@@ -484,7 +483,7 @@ def split_constant(table: pd.DataFrame, keep: Iterable[str] = ()) -> tuple[pd.Da
 def configuration_table(configs: pd.DataFrame, tool: str, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
     """The configurations of one tool as shown, and what every one of them shares (split_constant): label,
     workload, the parameters ('–' where the log does not state it), repetitions, the main measure as 'mean
-    ±sd/mean (interval)', the others as 'mean ±sd/mean', and fio's clat p99."""
+    ±sd/mean (interval)' (the interval at `confidence`), the others as 'mean ±sd/mean', and fio's clat p99."""
     g = configs[configs["tool"] == tool] if len(configs) else configs
     if g.empty:
         return pd.DataFrame(), ""
@@ -495,7 +494,7 @@ def configuration_table(configs: pd.DataFrame, tool: str, confidence: float = 0.
     out["n"] = g["repetitions"].astype(int)
     for m, name in MEASURES[tool].items():
         if m == MAIN_MEASURE[tool]:
-            out[f"{name}: mean ±sd/mean ({confidence:.0%} interval)"] = [
+            out[name] = [
                 estimate_text(*v) for v in zip(g[m], g[f"{m}_sd"], g[f"{m}_low"], g[f"{m}_high"])]
         else:
             out[name] = [estimate_text(a, sd) for a, sd in zip(g[m], g[f"{m}_sd"])]
@@ -534,8 +533,9 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Sweeps found in the configurations. Within one label, tool and workload, the configurations that
     state the same parameters (a text log stating fewer than a JSON one is a set of its own) and differ in
     1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing numeric parameter with the most values
-    (sizes in KiB; log scale when it spans 100x or more); each combination of the other differing ones is a
-    line (at most MAX_SWEEP_LINES, one of them with 2 points at least). Returns one row per sweep and one
+    (sizes in KiB; log scale when it spans 10x or more); each combination of the other differing ones is a
+    line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that merely differ, as IO500
+    submissions do, are scattered points, not a sweep). Returns one row per sweep and one
     point per configuration (x, line, the tool's main measure with its interval)."""
     sweeps, points = [], []
     if configs.empty:
@@ -556,7 +556,7 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         lines = [parameter_text(tool, dict(zip(ALL_PARAMETERS, row)), others) or "all"
                  for row in g[ALL_PARAMETERS].itertuples(index=False, name=None)]
         counts = pd.Series(lines).value_counts()
-        if len(counts) > MAX_SWEEP_LINES or counts.max() < 2:
+        if len(counts) > MAX_SWEEP_LINES or len(counts) * 2 > len(g):  # lines of 2 points on average, at least
             continue
         kib = x in BYTE_PARAMETERS
         xs = numeric[x] / (1024 if kib else 1)
@@ -569,7 +569,7 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                        "lines": ", ".join(SHOWN_NAMES.get(p, p) for p in others) or "–",
                        "fixed": parameter_text(tool, g.iloc[0].to_dict(), [p for p in params if p not in varying]),
                        "configurations": len(g), "measure": MEASURES[tool][measure],
-                       "log_x": bool(xs.max() >= 100 * xs.min() > 0)})
+                       "log_x": bool(xs.max() >= 10 * xs.min() > 0)})
         for (_, r), xv, raw, line in zip(g.iterrows(), xs, g[x], lines):
             points.append({"sweep": name, "tool": tool, "workload": workload, "x": xv, "x_shown": shown_value(x, raw if not kib else size_bytes(raw)),
                            "x_name": SHOWN_NAMES.get(x, x), "line": line, "mean": r[measure],
@@ -592,20 +592,40 @@ def sweep_effects(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+MAX_SWEEP_PANELS = 36  # a chart of more panels weighs megabytes: the rest are in the table of sweeps
+
+
+def sweep_order(sweeps: pd.DataFrame) -> pd.DataFrame:
+    """Sweeps in the order they are drawn: by tool (TOOLS), mdtest's file phases before its directory and tree
+    phases, then workload and label, so that one row of panels is one workload on every label."""
+    phase = sweeps["workload"].map(lambda w: 2 if w.startswith("Tree ") else 1 if w.startswith("Directory ") else 0)
+    keys = pd.DataFrame({"tool": sweeps["tool"].map(TOOLS.index), "phase": phase, "workload": sweeps["workload"],
+                         "label": sweeps["label"], "sweep": sweeps["sweep"]})
+    return sweeps.loc[keys.sort_values(list(keys.columns)).index]
+
+
 def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
-    """One panel per sweep: the main measure's mean over the swept parameter, one line per combination of
-    the other differing parameters, its interval as a vertical rule. Panels with the same x parameter and
-    measure are one faceted chart, two panels a row, each with its own y axis."""
+    """One panel per sweep (the first MAX_SWEEP_PANELS in sweep_order): the main measure's mean over the swept
+    parameter, one line per combination of the other differing parameters, its interval as a vertical rule.
+    Panels with the same x parameter and measure form one chart, a row per workload and a column per label
+    (up to three), each panel with its own y axis."""
+    import textwrap
+
+    shown = sweep_order(sweeps).head(MAX_SWEEP_PANELS)
     charts = []
-    for (x_name, measure, log_x), s in sweeps.groupby(["x", "measure", "log_x"], sort=False):
+    for (x_name, measure, log_x), s in shown.groupby(["x", "measure", "log_x"], sort=False):
         data = points[points["sweep"].isin(s["sweep"])].drop(columns=["x_name", "measure", "tool", "workload"])
+        # the panel's title in lines that fit its width (Vega draws a list as lines)
+        data["title"] = data["sweep"].map(lambda name: "\n".join(
+            line for part in name.split(" · ") for line in textwrap.wrap(part, 34)))
         top, bottom = data["high"].fillna(data["mean"]).max(), data["low"].fillna(data["mean"]).min()
         log_y = bool(top >= 100 * bottom)  # intervals of a few repetitions span decades: a log axis keeps them readable
         xs = alt.X("x:Q", title=x_name, scale=alt.Scale(type="log", nice=False) if log_x else alt.Scale(zero=False, nice=False),
-                   axis=alt.Axis(values=sorted(data["x"].unique().tolist()), format="~g"))
+                   axis=alt.Axis(values=sorted(data["x"].unique().tolist()), labelAngle=0,
+                                 format=",.0f" if (data["x"] % 1 == 0).all() else ",.3~f"))
         ys = alt.Y("mean:Q", title=measure + (" (log scale)" if log_y else ""),
                    scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True))
-        color = alt.Color("line:N", title=" / ".join(s["lines"].unique()), legend=alt.Legend(orient="bottom", columns=2))
+        color = alt.Color("line:N", title=" / ".join(s["lines"].unique()), legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, titleLimit=0))
         tooltip = ["sweep:N", "line:N", alt.Tooltip("x_shown:N", title=x_name),
                    alt.Tooltip("mean:Q", format=",.4g"), alt.Tooltip("low:Q", format=",.4g"),
                    alt.Tooltip("high:Q", format=",.4g"), "n:Q"]
@@ -613,11 +633,16 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
         layer = alt.layer(
             base.mark_line().encode(xs, ys, color),
             base.mark_rule(clip=True).encode(xs, alt.Y("low:Q"), alt.Y2("high:Q"), color),
-            base.mark_point(filled=True, size=40).encode(xs, ys, color, tooltip=tooltip),
+            base.mark_point(filled=True, size=30).encode(xs, ys, color, tooltip=tooltip),
             data=data,
-        ).properties(width=250, height=170)
-        charts.append(layer.facet(facet=alt.Facet("sweep:N", title=None), columns=2).resolve_scale(y="independent"))
-    return charts[0] if len(charts) == 1 else alt.vconcat(*charts)
+        ).properties(width=140, height=120)
+        columns = min(3, s["label"].nunique())
+        facet = alt.Facet("title:N", title=None, sort=s["sweep"].map(dict(zip(data["sweep"], data["title"]))).tolist(),
+                          header=alt.Header(labelExpr="split(datum.value, '\\n')", labelFontSize=10))
+        charts.append(layer.facet(facet=facet, columns=columns).resolve_scale(x="independent", y="independent"))
+    if len(charts) == 1:
+        return charts[0]
+    return alt.vconcat(*charts).resolve_scale(color="independent").resolve_legend(color="independent")
 
 
 # --- labels compared ------------------------------------------------------------------------------------------
@@ -658,11 +683,11 @@ def get_comparisons(reps: pd.DataFrame, configs: pd.DataFrame, baseline: str | N
                 r, method = stats.Ratio(other[m] / base[m], np.nan, np.nan, np.nan), "none: one repetition on a side"
             elif (base_reps["n"] == 1).all() and (other_reps["n"] == 1).all():
                 r = stats.ratio_of_means(other_reps[m], base_reps[m], confidence=confidence)
-                method = "bootstrap interval, Welch's t-test"
+                method = "bootstrap; Welch"
             else:
                 r = stats.ratio_from_summaries(*(stats.Summary(int(c[f"{m}_n"]), c[m], c[f"{m}_sd"]) for c in (other, base)),
                                                confidence=confidence)
-                method = "delta-method interval, Welch's t-test (from mdtest's mean and sd)"
+                method = "delta method; Welch from mean and sd"
             decided = bool(np.isfinite(r.low) and (r.low > 1 or r.high < 1) and r.p_welch < 1 - confidence)
             need = None
             if not decided and min(n, n_base) >= 2:
@@ -681,7 +706,7 @@ def verdict(row) -> str:
     if row["decided"]:
         return "decided"
     if not _missing(row["n_to_decide"]):
-        return f"undecided: n≈{int(row['n_to_decide']):,} per side would decide it"
+        return f"undecided: n≈{int(row['n_to_decide']):,} a side would decide"
     return "undecided" + (": one repetition on a side" if min(row["n"], row["n_baseline"]) < 2 else "")
 
 
@@ -715,13 +740,13 @@ def comparison_table(comparisons: pd.DataFrame, confidence: float = 0.95) -> tup
         return pd.DataFrame(), ""
     table = pd.DataFrame({
         "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
-        "label": c["label"], "over": c["baseline"], "measure": c["measure"],
-        "n / n over": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
+        "label": c["label"],  # every comparison is over the one baseline label, of the tool's main measure
+        "n / n baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
         f"ratio of means ({confidence:.0%} interval)": [
             f"{r:.3g}× ({lo:.3g}–{hi:.3g})" if np.isfinite(lo) else f"{r:.3g}×"
             for r, lo, hi in zip(c["ratio"], c["low"], c["high"])],
         "Welch p": [f"{p:.2g}" if np.isfinite(p) else "–" for p in c["p_welch"]],
-        "verdict": [verdict(r) for _, r in c.iterrows()], "interval and test": c["method"]})
+        "verdict": [verdict(r) for _, r in c.iterrows()], "interval; test": c["method"]})
     return split_constant(table, keep=["run", "parameters", "label", "verdict"])
 
 
@@ -736,7 +761,7 @@ def chart_comparisons(comparisons: pd.DataFrame):
     x = alt.X("ratio:Q", title=f"ratio of means over {comparisons['baseline'].iloc[0]} (log scale)",
               scale=alt.Scale(type="log"))
     y = alt.Y("configuration:N", title=None, sort=None, axis=alt.Axis(labelLimit=0))
-    color = alt.Color("label:N", legend=alt.Legend(orient="bottom"))
+    color = alt.Color("label:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0))  # whole labels, one a line
     tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"),
                alt.Tooltip("high:Q", format=".3g"), alt.Tooltip("p_welch:Q", format=".2g"), "n:Q", "n_baseline:Q",
                "verdict:N"]
@@ -744,8 +769,9 @@ def chart_comparisons(comparisons: pd.DataFrame):
     return alt.layer(
         base.mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1)),
         base.mark_rule().encode(alt.X("low:Q", scale=alt.Scale(type="log")), alt.X2("high:Q"), y, color),
-        base.mark_point(size=60).encode(x, y, color, tooltip=tooltip, shape=alt.Shape("verdict:N", legend=alt.Legend(orient="bottom")),
-                                        fill=alt.condition("datum.verdict == 'decided'", "label:N", alt.value("white"))),
+        base.mark_point(size=60).encode(x, y, color, tooltip=tooltip,  # filled: decided
+                                        fill=alt.condition("datum.verdict == 'decided'", alt.Fill("label:N", legend=None),
+                                                           alt.value("white"))),
     ).properties(width=260, height=max(60, 18 * data["configuration"].nunique()))
 
 
@@ -847,7 +873,7 @@ def findings(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.DataFr
     out += [line for line in (sweep_line, comparison_line, spread_line) if line and line not in out]
     if not sweep_line:
         out.append(f"No sweep: no label and workload has configurations differing in 1 to {MAX_SWEEP_PARAMETERS} "
-                   "parameters, one of them numeric, with 2 points on a line {numref}`tab-runs-sweeps`")
+                   "parameters, one of them numeric, on lines of 2 points or more on average {numref}`tab-runs-sweeps`")
     if not comparison_line:
         out.append("No configuration was run under two labels, so no label is compared with another "
                    "{numref}`tab-runs-comparisons`")
@@ -876,22 +902,34 @@ def note_html(text: str) -> HTML:
     return HTML(f'<p class="iobook-note">{html.escape(text)}</p>')
 
 
+TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
+MAX_LABEL_TABLES = 8  # more labels than this share one table, with a column naming each row's label
+
+
 def configuration_html(configs: pd.DataFrame, tool: str, confidence: float = 0.95) -> HTML:
-    """The table of one tool's configurations, the parameters they all share said above it, and their
-    numbers (configuration_numbers) as a CSV download; a note when the database has none."""
+    """One tool's configurations: what they all share said once, then a table per label (one table with a
+    label column past MAX_LABEL_TABLES labels), and their numbers (configuration_numbers) as a CSV download;
+    a note when the database has none."""
     table, shared = configuration_table(configs, tool, confidence)
     if table.empty:
-        return note_html(f"This database holds no {tool if tool == 'fio' else tool.upper() if tool == 'ior' else tool} run.")
+        return note_html(f"This database holds no {TOOL_NAMES[tool]} run.")
     numbers = configuration_numbers(configs[configs["tool"] == tool])
-    head = f"<p>Every configuration below: {html.escape(shared)}.</p>" if shared else ""
-    return HTML(head + nb.table(table, searchable=True).data
-                + charts.download(numbers, "Download these configurations as numbers"))
+    parts = [f"<p>Every {TOOL_NAMES[tool]} configuration here: {html.escape(shared)}.</p>" if shared else ""]
+    labels = list(dict.fromkeys(table["label"]))
+    if len(labels) > MAX_LABEL_TABLES:
+        parts.append(nb.table(table, searchable=True).data)
+    else:
+        for label in labels:
+            rows = table[table["label"] == label].drop(columns=["label"])
+            parts.append(f'<p class="iobook-table-label"><strong>{html.escape(label)}</strong></p>'
+                         + nb.table(rows, searchable=True).data)
+    return HTML("".join(parts) + charts.download(numbers, f"Download every {TOOL_NAMES[tool]} configuration as numbers"))
 
 
 def sweeps_html(sweeps: pd.DataFrame) -> HTML:
     if sweeps.empty:
         return note_html("No sweep found: no label and workload has configurations that differ in 1 to "
-                         f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, with 2 points on a line.")
+                         f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points or more on average.")
     table, said = split_constant(sweeps.drop(columns=["sweep", "log_x"]).rename(columns={
         "x": "swept (x axis)", "lines": "one line per", "fixed": "the same in every run"}),
         keep=["label", "workload", "swept (x axis)"])
@@ -900,11 +938,22 @@ def sweeps_html(sweeps: pd.DataFrame) -> HTML:
 
 
 def comparisons_html(comparisons: pd.DataFrame, confidence: float) -> HTML:
+    """The comparisons: what they all share said once, then a table per label compared with the baseline (one
+    table with a label column past MAX_LABEL_TABLES labels); a note when no label shares a configuration."""
     if comparisons.empty:
         return note_html("No configuration was run under two labels: nothing to compare.")
     table, shared = comparison_table(comparisons, confidence)
-    head = f"<p>Every configuration compared: {html.escape(shared)}.</p>" if shared else ""
-    return HTML(head + nb.table(table, searchable=True).data)
+    parts = [f"<p>Every comparison here: {html.escape(shared)}.</p>" if shared else ""]
+    labels = list(dict.fromkeys(table["label"]))
+    if len(labels) > MAX_LABEL_TABLES:
+        parts.append(nb.table(table, searchable=True).data)
+    else:
+        over = comparisons["baseline"].iloc[0]
+        for label in labels:
+            rows = table[table["label"] == label].drop(columns=["label"])
+            parts.append(f'<p class="iobook-table-label"><strong>{html.escape(label)}</strong> over '
+                         f'<strong>{html.escape(over)}</strong></p>' + nb.table(rows, searchable=True).data)
+    return HTML("".join(parts))
 
 
 def labels_table(reps: pd.DataFrame) -> pd.DataFrame:
@@ -939,14 +988,15 @@ def findings_md(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.Dat
 
 
 def sweeps_caption(sweeps: pd.DataFrame, points: pd.DataFrame) -> str:
-    """The sweeps figure's caption, stating the largest change it shows."""
+    """The sweeps figure's caption (MyST), stating the largest change it shows (bandwidth first, as findings)."""
     if sweeps.empty:
         return "No sweep in this data."
-    e = sweep_effects(points)
-    e = e.loc[e["ratio"].map(_log_size).idxmax()]
-    return (f"{len(sweeps):,} sweep(s): the mean of each configuration's main measure with its interval; "
-                    f"the largest change, {_times(e['ratio'])}×, is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} "
-                    f"{md_escape(e['x_from'])} to {md_escape(e['x_to'])}.")
+    e = _largest(sweep_effects(points))
+    drawn = (f"the first {MAX_SWEEP_PANELS} of {len(sweeps):,} sweeps (all are in the table above)"
+             if len(sweeps) > MAX_SWEEP_PANELS else f"{len(sweeps):,} sweep(s)")
+    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change, "
+            f"{_times(e['ratio'])}×, is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} "
+            f"to {md_escape(e['x_to'])}" + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + ".")
 
 
 def comparisons_caption(comparisons: pd.DataFrame) -> str:
