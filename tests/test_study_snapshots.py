@@ -146,7 +146,7 @@ def test_notebook_executes(name, databases, tmp_path):
     local = "This database holds no snapshot collector runs"
     if name == "default":
         assert local not in text and f"{RUN} (btrfs, fio)" in text
-        assert "Overwriting a 16 MiB file under a snapshot added exactly 16 MiB of data in 32 of 32" in text
+        assert "Overwriting a 16 MiB file under a snapshot added exactly its size in data in 32 of 32" in text
     else:
         assert local in text and "sudo python3 scripts/collect_snapshots.py" in text
         assert not {"fig-snapshots-cow-space", "fig-snapshots-rates", "tab-snapshots-local"} & glued
@@ -214,7 +214,7 @@ def test_cow_space_is_an_exact_check(default_con):
     assert check.loc[("append", True), "exact"] == 32  # 4 MiB appended, 4 MiB more data, snapshots or not
     assert not any(c.startswith("p") for c in check.columns)  # nothing to test
     finding = snapshots.cow_space_finding(check.reset_index(), writes)
-    assert len(finding.split()) <= 28 and "exactly 16 MiB of data in 32 of 32 writes, 0 in 8 of 8" in finding
+    assert len(finding.split()) <= 28 and "a 16 MiB file under a snapshot added exactly its size in data in 32 of 32 writes, 0 in 8 of 8" in finding
 
 
 def test_cow_latency_comparisons(default_con):

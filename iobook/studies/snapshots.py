@@ -735,10 +735,12 @@ def seed_finding(pooled: pd.DataFrame, states: pd.DataFrame, confidence: float) 
 
 
 def cow_space_finding(check: pd.DataFrame, writes: pd.DataFrame) -> str:
-    """The exact check of copy-on-write space, as the chapter's first finding."""
-    overwrite = check[check.phase == "overwrite"].set_index("with_snapshots")
-    size = overwrite.loc[True, "expected"] / MIB
-    return (f"Overwriting a {size:.0f} MiB file under a snapshot added exactly {size:.0f} MiB of data in "
+    """The exact check of copy-on-write space, as the chapter's first finding, over every run selected (the
+    runs may overwrite files of different sizes)."""
+    overwrite = check[check.phase == "overwrite"].groupby("with_snapshots").agg(
+        exact=("exact", "sum"), writes=("writes", "sum"), sizes=("expected", lambda e: sorted(set(e))))
+    sizes = " or ".join(f"{size / MIB:.0f}" for size in overwrite.loc[True, "sizes"])
+    return (f"Overwriting a {sizes} MiB file under a snapshot added exactly its size in data in "
             f"{overwrite.loc[True, 'exact']} of {overwrite.loc[True, 'writes']} writes, 0 in "
             f"{overwrite.loc[False, 'exact']} of {overwrite.loc[False, 'writes']} without [exact check]")
 
