@@ -48,6 +48,7 @@ system-deps:
 # chapter runs once on data/raw (nbval's run, before the rest: testpaths), once on each other test database,
 # and the HTML is built from the committed chapters for the page tests (conftest.book_site).
 test: venv system-deps
+	$(PY) -m compileall -q iobook  # each of the ~50 kernels imports it (PYTHONDONTWRITEBYTECODE=1 here)
 	$(PY) -m iobook ingest --quiet --prune --db $(DB) data/raw
 	$(PY) -m pytest --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
 
