@@ -58,7 +58,7 @@ fuzz: venv
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests/test_fuzz_all_parsers.py tests/test_ior.py tests/test_mdtest.py \
 		tests/test_fio.py tests/test_io500.py tests/test_gpfs.py tests/test_monitor.py -k "fuzz or damaged or hypothesis or mutat" -q
 
-# JupyterLab on the chapter templates; charts show as static SVG there, interactive in the built book. It
+# JupyterLab on the chapter templates; charts show as the same SVG as in the built book. It
 # prints the URL to open (with its token; JUPYTER_TOKEN=... sets one); `make lab LAB_PORT=9999` for another port.
 # As root (containers), JupyterLab refuses to start without --allow-root.
 LAB_PORT ?= 8888
@@ -70,5 +70,5 @@ bench: venv
 
 # Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:
-	rm -rf _build $(DB) $(DB).wal book/_static/vega-bundle.js book/_static/fonts book/_static/downloads \
+	rm -rf _build $(DB) $(DB).wal book/_static/fonts book/_static/downloads \
 		book/_provenance.md book/_headlines.md book/.iobook-executed.json
