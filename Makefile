@@ -36,10 +36,11 @@ DATA ?= data/raw
 book: venv
 	$(PY) -m iobook book --data $(DATA) --db $(DB) $(if $(ANONYMIZE),--anonymize)
 
-# Chromium draws the built pages in the page tests (tests/test_book_pages.py, test_book_injection.py).
+# Chromium draws the built pages in the page tests (tests/test_book_pages.py, test_book_injection.py); fio runs
+# a real checksum collection in tests/test_collectors.py.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-deps:
-	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	command -v chromium >/dev/null && command -v fio >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fio)
 
 # The executed chapters of data/raw in book/ are the published book, committed. nbval executes each of them
 # again on data/raw and compares every output with the committed one (volatile parts sanitised by

@@ -33,8 +33,16 @@ FONT = "Source Sans Pro, sans-serif"
 _MARK = re.compile(r'<(path|rect|circle|ellipse|line|polygon|polyline|image)\b([^>]*?)\saria-label="([^"]*)"([^>]*?)/>')
 
 
+# A coordinate's digits past the second decimal (vl-convert prints up to 14): a hundredth of a pixel is
+# below what any screen draws, and the digits were a tenth of a chart's bytes.
+_GEOMETRY = re.compile(r'\b(transform|d)="([^"]*)"')
+_LONG_DECIMALS = re.compile(r"(\d\.\d\d)\d+")
+
+
 def svg_with_tooltips(svg: str) -> str:
-    """vl-convert's SVG with each mark's aria-label moved into a <title> child: a tooltip on hover."""
+    """vl-convert's SVG with each mark's aria-label moved into a <title> child (a tooltip on hover), and its
+    coordinates to a hundredth of a pixel (the data in the tooltips is left as it is)."""
+    svg = _GEOMETRY.sub(lambda m: f'{m[1]}="{_LONG_DECIMALS.sub(lambda d: d[1], m[2])}"', svg)
     return _MARK.sub(lambda m: f"<{m[1]}{m[2]}{m[4]}><title>{m[3]}</title></{m[1]}>", svg)
 
 

@@ -624,9 +624,10 @@ def get_source_ids(con, run_ids: Iterable[str]) -> list[int]:
 
 
 def chart_bandwidth_over_time(buckets: pd.DataFrame, bucket_ms: int, title: str) -> alt.Chart:
-    """Bandwidth per bucket over each step, buffered against direct, per phase and run."""
+    """Bandwidth per bucket over each step, buffered against direct, per phase and run: lines without a point
+    a bucket (a thousand points with their tooltips took a third of the page's bytes; the download has them)."""
     data = buckets[["run_id", "step_index", "step", "phase", "mode", "repetition", "t_s", "mib_s"]]
-    return alt.Chart(data).mark_line(point=True).encode(
+    return alt.Chart(data).mark_line().encode(
         x=alt.X("t_s:Q", title="seconds since fio started (s)"),
         y=alt.Y("mib_s:Q", title=f"bandwidth (MiB/s, {bucket_ms} ms mean)"),
         color=alt.Color("mode:N", title="I/O mode", legend=alt.Legend(orient="bottom")),

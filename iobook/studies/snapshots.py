@@ -299,15 +299,15 @@ def get_seed_points(seed: pd.DataFrame, seed_rows: Mapping[str, str], seed_colum
 
 
 def chart_rates(rates: pd.DataFrame) -> alt.Chart:
-    """Every repetition's rate per stage, the stage means as a line, one panel per operation and run."""
+    """Every repetition's rate per stage, the stage means as a line, one panel per operation and run (the panel
+    names the run, so the tooltips do not; the download has every column)."""
     order = stage_order(rates)
     base = alt.Chart(rates).encode(x=alt.X("stage:N", sort=order, title="stage (snapshots taken, then rotations)"))
     points = base.mark_circle(size=40, opacity=0.6).encode(
         y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
         color=alt.Color("operation:N", sort=OPERATIONS, legend=None),
-        tooltip=["run_id", "operation", "stage", "snapshots", "repetition",
-                 alt.Tooltip("files_per_s:Q", format=",.0f"), "runtime_ms"])
-    means = base.mark_line(point=True, color="black").encode(y="mean(files_per_s):Q")
+        tooltip=["operation", "stage", "snapshots", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f")])
+    means = base.mark_line(color="black").encode(y="mean(files_per_s):Q")
     return alt.layer(points, means).properties(width=140, height=200).facet(
         column=alt.Column("operation:N", sort=OPERATIONS, title=None),
         row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
@@ -351,7 +351,7 @@ def chart_run_order(rates: pd.DataFrame) -> alt.Chart:
         x=alt.X("step_index:Q", title="manifest step (run order, step number)"),
         y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
         color=alt.Color("operation:N", sort=OPERATIONS, legend=alt.Legend(orient="bottom")),
-        tooltip=["run_id", "operation", "stage", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f")],
+        tooltip=["operation", "stage", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f")],
     ).properties(width=460, height=200).facet(
         row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))).properties(
         title={"text": "fio file metadata rate in run order",
@@ -579,7 +579,7 @@ def chart_cow_space(growth: pd.DataFrame, title: str) -> alt.Chart:
     points = alt.Chart().mark_circle(size=30, opacity=0.6).encode(
         x=x, y=alt.Y("mib:Q", title="growth of btrfs Used per write step (MiB)"),
         color=alt.Color("part:N", title="block groups", legend=alt.Legend(orient="bottom")),
-        tooltip=["run_id", "phase", "snapshots", "repetition", "part", alt.Tooltip("mib:Q", format=".4f"),
+        tooltip=["phase", "snapshots", "repetition", "part", alt.Tooltip("mib:Q", format=".4f"),
                  alt.Tooltip("expected_mib:Q", format=".4f", title="data expected (MiB)")])
     expected = alt.Chart().mark_tick(thickness=2, size=22, color="black").encode(x=x, y="expected_mib:Q")
     return _by_phase_and_run(alt.layer(expected, points, data=long), title, [
