@@ -201,8 +201,9 @@ def get_runs(ranks: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     runs = pd.DataFrame(rows)
     runs["barrier_tied"] = runs.spread <= BARRIER_TIED
-    runs["crowded_node"] = runs.slow_on_node.astype(float) > 2 * runs.slow_expected
-    runs["crowded_position"] = runs.slow_at_position.astype(float) > 2 * runs.position_expected
+    # pd.NA where no placement is known (a phase log without its IO500 run): NaN, never crowded
+    runs["crowded_node"] = pd.to_numeric(runs.slow_on_node, errors="coerce") > 2 * runs.slow_expected
+    runs["crowded_position"] = pd.to_numeric(runs.slow_at_position, errors="coerce") > 2 * runs.position_expected
     tested = clustering_tested(runs)
     for what in ("node", "position"):
         runs[f"q_{what}"] = math.nan
