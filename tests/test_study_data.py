@@ -6,7 +6,7 @@ import pytest
 from iobook import nb
 from iobook.studies import data
 
-from conftest import DATABASES, REPO, SHARED, execute_chapter
+from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
 SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
 
@@ -42,8 +42,34 @@ def test_counts_on_each_database(any_db):
         assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {
             study: len(list((REPO / "data" / "raw" / study).glob("*/manifest.json")))
             for study in ("checksum", "pagecache", "snapshots")}
-    table = data.run_table(runs)
-    assert table.columns.tolist() == ["study", "runs"] and dict(zip(table.study, table.runs)) == runs
+    other = data.get_other_logs(con)
+    table = data.run_table(runs, other)
+    assert table.columns.tolist() == ["what", "count"] and table["count"].tolist() == [*runs.values(), *other.values()]
+
+
+def test_logs_outside_io500_and_collector_runs_are_counted(databases):
+    """The built-tools IOR and mdtest runs of ior/ and mdtest/ (MANIFEST.tsv: tool `ior` or `mdtest`, not an
+    io500 phase) are logs of their own runs; the io500 run's phase logs are not."""
+    import csv
+
+    from iobook import store
+
+    with open(BUILT_TOOLS / "MANIFEST.tsv", newline="") as f:
+        manifest = list(csv.DictReader(f, delimiter="\t"))
+    failed = {"ior/ior_error_nonexistent_dir_np2.log", "mdtest/mdtest_error_multi_dir_shared_np2.log"}
+    expected = {}
+    for row in manifest:
+        if row["tool"] in ("ior", "mdtest") and row["file"] not in failed:
+            expected[row["tool"]] = expected.get(row["tool"], 0) + 1
+    with store.open_read(databases["built_tools"]) as con:
+        other = data.get_other_logs(con)
+        found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
+                              data.get_views(con), other)
+    assert other == {"IOR": expected["ior"], "mdtest": expected["mdtest"]}
+    described = next(text for text, target in found if target == "tab-data-runs")
+    assert f"IOR {expected['ior']}, mdtest {expected['mdtest']}" in described and "Your runs" in described
+    with store.open_read(databases["empty"]) as con:
+        assert data.get_other_logs(con) == {}
 
 
 def test_empty_database_has_nothing_to_list(databases):
@@ -103,7 +129,7 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 
     con = store.open_read(databases[name])
     found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con))
+                          data.get_views(con), data.get_other_logs(con))
     assert 3 <= len(found) <= 6 and all(target.startswith("tab-data-") for _, target in found)
     assert len(found[0][0].split()) <= nb.FIRST_FINDING_WORDS
     status = data.get_status_counts(con)

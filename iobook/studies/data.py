@@ -134,12 +134,39 @@ def get_run_counts(con) -> dict[str, int]:
     return {"IO500": con.execute("SELECT count(*) FROM io500_runs").fetchone()[0], **counts}
 
 
-def run_table(counts: dict[str, int]) -> pd.DataFrame:
-    """get_run_counts as a table: one row per study."""
-    return pd.DataFrame({"study": list(counts), "runs": list(counts.values())})
+TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
 
 
-def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame) -> list[tuple[str, str]]:
+def get_other_logs(con) -> dict[str, int]:
+    """fio, IOR and mdtest files parsed that belong to neither an IO500 run (in the folder of one of its files,
+    or below it) nor a collector run: the logs of users' own runs, which the Your runs chapter reads. Tool
+    (as shown) -> files, for the tools that have any."""
+    rows = con.execute(
+        """
+        WITH io500_folders AS (
+            SELECT DISTINCT regexp_replace(s.path, '/[^/]*$', '') || '/' AS folder
+            FROM io500_run_files JOIN sources s USING (source_id))
+        SELECT tool, count(*) FROM sources s
+        WHERE status = 'ok' AND list_contains(?, tool)
+          AND source_id NOT IN (SELECT source_id FROM run_sources)
+          AND NOT EXISTS (SELECT 1 FROM io500_folders WHERE starts_with(s.path, folder))
+        GROUP BY tool
+        """,
+        [list(TOOL_NAMES)],
+    ).fetchall()
+    counts = dict(rows)
+    return {shown: counts[tool] for tool, shown in TOOL_NAMES.items() if tool in counts}
+
+
+def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
+    """get_run_counts and get_other_logs as one table: a row per study, then per tool of the other logs."""
+    what = ["IO500 runs" if study == "IO500" else f"{study} collector runs" for study in runs]
+    what += [f"{tool} logs of other runs (files)" for tool in other]
+    return pd.DataFrame({"what": what, "count": [*runs.values(), *other.values()]})
+
+
+def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
+             other: dict[str, int]) -> list[tuple[str, str]]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(status.values())
@@ -155,8 +182,11 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                 "tab-data-failed"))
     collector = sum(runs.values()) - runs["IO500"]
     per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != "IO500")
-    described = (f"They describe {plural(runs['IO500'], 'IO500 run')} and {plural(collector, 'collector run')}"
-                 + (f" ({per_study})." if per_study else "."))
+    described = (f"They describe {plural(runs['IO500'], 'IO500 run')}, {plural(collector, 'collector run')}"
+                 + (f" ({per_study})" if per_study else "")
+                 + f" and {plural(sum(other.values()), 'log')} of other fio, IOR and mdtest runs"
+                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), read in Your runs." if other
+                    else "."))
     return [(outcome, "tab-data-files"), failure, (described, "tab-data-runs"),
             (f"Chapters read them through {len(views) - 1} public views and the `sources` table.", "tab-data-views")]
 
