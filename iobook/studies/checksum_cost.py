@@ -305,9 +305,11 @@ def faster_text(comparisons: pd.DataFrame, confidence: float) -> str:
 
 
 def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, comparisons: pd.DataFrame,
-             load: pd.DataFrame, steps: pd.DataFrame, confidence: float) -> list[tuple[str, str]]:
+             load: pd.DataFrame, steps: pd.DataFrame, confidence: float,
+             drift: pd.DataFrame | None = None) -> list[tuple[str, str]]:
     """The chapter's findings with the figure or table each links to: the local main result first when
-    there are local runs, else IBM's published one."""
+    there are local runs, else IBM's published one; the drift of the runs read (get_end_baseline) after
+    the local comparisons."""
     out = []
     row = main_comparison(comparisons) if len(comparisons) else None
     if row is not None:
@@ -316,6 +318,9 @@ def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, c
         if said:
             out.append((said, "tab-checksum-load"))
         out.append((decided_finding(comparisons, confidence), "fig-checksum-ratios"))
+        if drift is not None and len(drift):
+            out.append((local_runs.end_baseline_text(drift, confidence, "the bandwidth of their repetitions"),
+                        "tab-checksum-drift"))
     out.append((published_finding(pub), "tab-checksum-published"))
     said = settings_finding(settings)
     if said:

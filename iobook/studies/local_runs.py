@@ -357,6 +357,6 @@ def end_baseline_text(drift: pd.DataFrame, confidence: float = 0.95, what: str =
     if len(drift) == 1:
         return "The baseline measured again at the end of the run ran " + ratio_text(drift.iloc[0], confidence, what)
     worst = drift.loc[np.log(drift.ratio).abs().idxmax()]
-    return (f"The baselines measured again at the end of the runs ran {drift.ratio.min():.2f}× to "
+    return (f"The baselines measured again at the end ran {drift.ratio.min():.2f}× to "
             f"{drift.ratio.max():.2f}× {what} ({int(drift.decided.sum())} of {len(drift)} checks decided); the "
             f"farthest, {worst.configuration} ({worst.run_id}): {ratio_text(worst, confidence)}")
