@@ -122,22 +122,28 @@ def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confide
 RATIO_COLUMNS = ["n", "n_baseline", "ratio", "low", "high", "p", "sd_log"]
 
 
-def ratio_row(sample, baseline, confidence: float = 0.95) -> dict[str, float]:
+def ratio_row(sample, baseline, confidence: float = 0.95, equal_var: bool = False) -> dict[str, float]:
     """Two independent groups of a positive quantity (rates, latencies, CPU per GiB) compared on the log
     scale: `ratio` = geometric mean of `sample` / that of `baseline`; `low`, `high` = Welch's t interval of
     the difference of the log means, taken back (positive); `p` = Welch's two-sided p on the logs; `n`,
     `n_baseline`; `sd_log` = the two sides' spread of the log values (root of the mean of their variances),
     which sets the repetitions that would decide. Interval, p and sd_log are NaN with fewer than two values
-    on a side, or when neither side varies."""
+    on a side, or when neither side varies. `equal_var`: Student's pooled t instead of Welch's (sd_log the
+    pooled spread), which also works with ONE value on a side: its spread is then the other side's, and the
+    test is that of one more draw against the others (a check measured once against its repetitions)."""
     a, b = np.log(np.asarray(sample, dtype=float)), np.log(np.asarray(baseline, dtype=float))
     row = {"n": len(a), "n_baseline": len(b), "ratio": float(np.exp(a.mean() - b.mean())),
            "low": np.nan, "high": np.nan, "p": np.nan, "sd_log": np.nan}
-    if min(len(a), len(b)) < 2 or (a.var() == 0 and b.var() == 0):
+    enough = min(len(a), len(b)) >= 1 and len(a) + len(b) >= 3 if equal_var else min(len(a), len(b)) >= 2
+    if not enough or (a.var() == 0 and b.var() == 0):
         return row
-    test = stats.ttest_ind(a, b, equal_var=False)
+    test = stats.ttest_ind(a, b, equal_var=equal_var)
     ci = test.confidence_interval(confidence)
+    squares = [(len(x) - 1) * x.var(ddof=1) for x in (a, b) if len(x) > 1]
+    sd_log = (np.sqrt(sum(squares) / (len(a) + len(b) - 2)) if equal_var
+              else np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2))
     return row | {"low": float(np.exp(ci.low)), "high": float(np.exp(ci.high)), "p": float(test.pvalue),
-                  "sd_log": float(np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2))}
+                  "sd_log": float(sd_log)}
 
 
 def holm(p_values) -> np.ndarray:
@@ -168,9 +174,12 @@ def n_per_side(log_ratio: float, sd_log: float, alpha: float = 0.05, power: floa
     return max(int(n[reached.argmax()]), MIN_REPETITIONS) if reached.any() else None
 
 
-def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: list[str] | None = None) -> pd.DataFrame:
+def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: list[str] | None = None,
+                 min_sample: int = MIN_REPETITIONS) -> pd.DataFrame:
     """Comparisons (RATIO_COLUMNS) read together, with `p_holm` (Holm within each group of `family`, the
-    whole frame when None), `decided` (at least MIN_REPETITIONS a side and p_holm below 1 - confidence),
+    whole frame when None), `decided` (at least MIN_REPETITIONS a side and p_holm below 1 - confidence;
+    `min_sample` on the sample's side instead, for a check measured once against the baseline's
+    repetitions, whose spread ratio_row(equal_var=True) takes from them),
     and for the others `n_to_decide`: the repetitions per side that would decide at the observed ratio and
     spread, at the level a Bonferroni share of the family gets (n_per_side)."""
     alpha = 1 - confidence
@@ -181,7 +190,7 @@ def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: li
     for index in groups:
         out.loc[index, "p_holm"] = holm(out.loc[index, "p"])
         out.loc[index, "family_size"] = int(out.loc[index, "p"].notna().sum())
-    enough = (out["n"] >= MIN_REPETITIONS) & (out["n_baseline"] >= MIN_REPETITIONS)
+    enough = (out["n"] >= min_sample) & (out["n_baseline"] >= MIN_REPETITIONS)
     out["decided"] = enough & (out["p_holm"] < alpha)
     out["n_to_decide"] = [
         None if decided else n_per_side(np.log(r), sd, alpha / max(size, 1))

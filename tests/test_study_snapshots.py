@@ -83,7 +83,7 @@ def test_seed_states_use_the_printed_std():
 
 def test_runs_rates_and_comparisons_on_each_database(any_db):
     name, con = any_db
-    runs = snapshots.select_runs(con, [])
+    runs, status = snapshots.select_runs(con, [])
     rates = snapshots.get_rates(con, runs["run_id"])
     writes = snapshots.get_cow_writes(con, runs["run_id"])
     recovery = snapshots.get_recovery(con, runs["run_id"])
@@ -94,7 +94,10 @@ def test_runs_rates_and_comparisons_on_each_database(any_db):
         assert snapshots.get_cow_latency_comparisons(writes, 0.95).empty
         assert snapshots.get_time_since_snapshot(con, runs["run_id"]).empty
         return
-    assert {RUN, COW_RUN} <= set(runs["run_folder"])
+    # by default the current run of each part; the runs named below are superseded ones, read when pinned
+    assert {RUN, COW_RUN}.isdisjoint(runs["run_folder"])
+    assert set(status.loc[status.run_folder.isin([RUN, COW_RUN]), "status"]) == {"superseded"}
+    assert set(snapshots.select_runs(con, [RUN, COW_RUN])[0]["run_folder"]) == {RUN, COW_RUN}
     rates = snapshots.get_rates(con, [RUN])
     assert len(rates) == 72 and len(snapshots.get_cow_writes(con, [COW_RUN])) == 80
     assert len(snapshots.get_recovery(con, [COW_RUN])) == 22
@@ -118,7 +121,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
     from iobook import store
 
     with store.open_read(databases["default"]) as con:
-        assert snapshots.select_runs(con, [RUN])["run_id"].tolist() == [RUN]
+        assert snapshots.select_runs(con, [RUN])[0]["run_id"].tolist() == [RUN]
         with pytest.raises(nb.UnknownSelection, match=RUN):
             snapshots.select_runs(con, ["vm-20261121T132958Z"])
 

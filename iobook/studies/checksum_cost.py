@@ -41,14 +41,30 @@ def get_memory_factor(pub: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def select_runs(con, run_folders: Iterable[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, status): the checksum runs the chapter reads, by default the current one (local_runs.select_current:
+    the newest made with the newest collector design), else those named by run folder; every run's status."""
+    return local_runs.select_current(con, "checksum", run_folders)
+
+
 def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
-    """The checksum runs named by run folder (all when empty), via local_runs.select_runs."""
-    return local_runs.select_runs(con, "checksum", run_folders)
+    """The runs of select_runs."""
+    return select_runs(con, run_folders)[0]
 
 
-def get_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
-    """One row per fio step of the checksum runs (local_runs.get_fio_steps), `labels` keeping some."""
-    return local_runs.get_fio_steps(con, run_ids, labels)
+def get_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None,
+              end_baseline: bool = False) -> pd.DataFrame:
+    """One row per fio step of the checksum runs (local_runs.get_fio_steps), `labels` keeping some; the
+    baseline measured again at the end of a run (drift_check=end) only with `end_baseline`, else never."""
+    return local_runs.get_fio_steps(con, run_ids, labels, end_baseline)
+
+
+def get_end_baseline(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None,
+                     confidence: float = 0.95) -> pd.DataFrame:
+    """Drift: per run, phase and mode, the bandwidth without a checksum measured again at the end of the run
+    over its repetitions during it (local_runs.compare_end_baseline)."""
+    return local_runs.compare_end_baseline(get_steps(con, run_ids, labels), get_steps(con, run_ids, labels, True),
+                                           ["phase", "mode", "verify"], "bw_mib_s", confidence)
 
 
 def verify_order(frame: pd.DataFrame) -> list[str]:
@@ -289,9 +305,11 @@ def faster_text(comparisons: pd.DataFrame, confidence: float) -> str:
 
 
 def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, comparisons: pd.DataFrame,
-             load: pd.DataFrame, steps: pd.DataFrame, confidence: float) -> list[tuple[str, str]]:
+             load: pd.DataFrame, steps: pd.DataFrame, confidence: float,
+             drift: pd.DataFrame | None = None) -> list[tuple[str, str]]:
     """The chapter's findings with the figure or table each links to: the local main result first when
-    there are local runs, else IBM's published one."""
+    there are local runs, else IBM's published one; the drift of the runs read (get_end_baseline) after
+    the local comparisons."""
     out = []
     row = main_comparison(comparisons) if len(comparisons) else None
     if row is not None:
@@ -300,6 +318,9 @@ def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, c
         if said:
             out.append((said, "tab-checksum-load"))
         out.append((decided_finding(comparisons, confidence), "fig-checksum-ratios"))
+        if drift is not None and len(drift):
+            out.append((local_runs.end_baseline_text(drift, confidence, "the bandwidth of their repetitions"),
+                        "tab-checksum-drift"))
     out.append((published_finding(pub), "tab-checksum-published"))
     said = settings_finding(settings)
     if said:

@@ -1,17 +1,23 @@
 """Runs made by the collectors in scripts/ (collect_checksum.py, collect_pagecache.py, collect_snapshots.py),
-shared by the checksum_cost, pagecache and snapshots chapters: selecting runs by their folder name, each
-output file's manifest labels as columns, the CPU a step cost per GiB it moved, what vmstat saw during a
+shared by the checksum_cost, pagecache and snapshots chapters: which run of each experiment is current and
+which superseded, selecting runs by their folder name, each output file's manifest labels as columns (the
+baseline measured again at the end of a run, label drift_check=end, kept apart), the CPU a step cost per GiB it moved, what vmstat saw during a
 step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
-from .. import nb
+from .. import nb, stats
 from ..units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
+# The collectors' label of the baseline configurations measured once more after the last round (value 'end',
+# scripts/collectlib.py Rounds.execute): a check of drift over the run, not one more repetition.
+END_BASELINE_LABEL = "drift_check"
+STATUSES = ["current", "superseded"]
 
 
 def get_runs(con, study: str) -> pd.DataFrame:
@@ -31,6 +37,79 @@ def get_runs(con, study: str) -> pd.DataFrame:
     return df
 
 
+def get_run_status(con, study: str, experiment_label: str | None = None,
+                   default_experiment: str | None = None) -> pd.DataFrame:
+    """One row per run and experiment of `study`, from the manifests: run_folder, run_id, `experiment` (each
+    output file's `experiment_label`, e.g. pagecache's 'experiment' or snapshots' 'part'; `default_experiment`
+    for files without it, made before the collector had experiments; the study's name when no label is
+    given), `started_utc`, `stopping_rule` (the manifest records a decision rule, facts.*decision.rule: the
+    collectors' interleaved rounds with a stopping rule, not a fixed order), `files` measured and
+    `end_files` (END_BASELINE_LABEL), `repetitions` (the highest repetition label of the measured files, NA
+    without one), and `status`: 'current' for the newest run of the experiment among those made with the
+    newest design (a stopping rule over a fixed order), 'superseded' for the others. Ordered by experiment
+    and start."""
+    default = default_experiment or study
+    df = con.execute(
+        """
+        WITH files AS (
+            SELECT run_id, file,
+                   coalesce(any_value(value) FILTER (key = ?), ?) AS experiment,
+                   bool_or(key = ?) AS end_baseline,
+                   max(TRY_CAST(value AS INTEGER)) FILTER (key = 'repetition') AS repetition
+            FROM run_labels WHERE source_id IS NOT NULL GROUP BY run_id, file
+        ), rule AS (
+            SELECT run_id, bool_or(key LIKE 'facts.%decision.rule') AS stopping_rule FROM run_facts GROUP BY run_id
+        )
+        SELECT regexp_extract(r.run_dir, '[^/]*$') AS run_folder, r.run_id, f.experiment, r.started_utc,
+               coalesce(any_value(u.stopping_rule), false) AS stopping_rule,
+               count(*) FILTER (NOT f.end_baseline) AS files, count(*) FILTER (f.end_baseline) AS end_files,
+               max(f.repetition) FILTER (NOT f.end_baseline) AS repetitions
+        FROM runs r JOIN files f USING (run_id) LEFT JOIN rule u USING (run_id)
+        WHERE r.study = ?
+        GROUP BY ALL
+        ORDER BY f.experiment, r.started_utc, run_folder
+        """,
+        [experiment_label or "", default, END_BASELINE_LABEL, study],
+    ).df()
+    df["repetitions"] = df["repetitions"].astype("Int64")
+    newest = df.sort_values(["stopping_rule", "started_utc", "run_folder"]).groupby("experiment").run_id.last()
+    df["status"] = np.where(df.run_id == df.experiment.map(newest), "current", "superseded")
+    return df.reset_index(drop=True)
+
+
+def select_current(con, study: str, run_folders: Iterable[str] | None = None, experiment_label: str | None = None,
+                   default_experiment: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, status): the runs a chapter reads and every run's status (get_run_status) with `selected`. By
+    default the current run of each experiment; with `run_folders`, the runs named (select_runs: exact
+    folder names, an unknown one raises nb.UnknownSelection), superseded ones too."""
+    status = get_run_status(con, study, experiment_label, default_experiment)
+    runs = get_runs(con, study)
+    if run_folders:
+        runs = select_runs(con, study, run_folders)
+        status["selected"] = status.run_id.isin(runs.run_id)
+    else:
+        status["selected"] = status.status == "current"
+        runs = runs[runs.run_id.isin(status.run_id[status.selected])].reset_index(drop=True)
+    return runs, status
+
+
+def selected_ids(status: pd.DataFrame, experiment: str) -> list[str]:
+    """The selected runs of one experiment (select_current's status)."""
+    return status.loc[status.selected & (status.experiment == experiment), "run_id"].tolist()
+
+
+def status_table(status: pd.DataFrame) -> pd.DataFrame:
+    """select_current's status as a table a chapter shows: per experiment and run, its start, design,
+    repetitions, files measured and at the end, status, and whether this page reads it."""
+    return pd.DataFrame({
+        "experiment": status.experiment, "run": status.run_folder,
+        "started (UTC)": status.started_utc.dt.strftime("%Y-%m-%d %H:%M"),
+        "design": np.where(status.stopping_rule, "rounds, stopping rule", "fixed order"),
+        "repetitions": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
+        "files": status.files, "end baseline": status.end_files, "status": status.status,
+        "read here": np.where(status.selected, "yes", "no")})
+
+
 def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
     """The runs of `study` named by `run_folders` (exact run folder names, e.g. 'vm-20261121T131428Z'),
     or all of them when it is empty or None. An unknown name raises nb.UnknownSelection naming the
@@ -40,8 +119,10 @@ def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd
     return runs[runs["run_folder"].isin(wanted)].reset_index(drop=True)
 
 
-def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json") -> pd.DataFrame:
-    """The label pivot: one row per ingested output file of the runs whose name ends with `file_suffix`,
+def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json",
+                    end_baseline: bool = False) -> pd.DataFrame:
+    """The label pivot: one row per ingested output file of the runs whose name ends with `file_suffix`
+    (only those labelled END_BASELINE_LABEL when `end_baseline`, else only those without it),
     with run_id, step_index, step (the manifest step's name), step_s (its duration in seconds), file,
     source_id, and one text column per manifest label key (the run's labels merged with the step's;
     a key a file lacks is NaN; a key named like one of those columns, such as the snapshot collector's
@@ -60,6 +141,10 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json")
     long["key"] = long["key"].where(~long["key"].isin(STEP_COLUMNS), long["key"] + "_label")
     wide = long.pivot(index=STEP_COLUMNS, columns="key", values="value").reset_index()
     wide.columns.name = None
+    end = wide[END_BASELINE_LABEL].notna() if END_BASELINE_LABEL in wide else pd.Series(False, index=wide.index)
+    wide = wide[end if end_baseline else ~end]
+    if wide.empty:
+        return pd.DataFrame(columns=STEP_COLUMNS)
     return wide.sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
 
@@ -139,7 +224,8 @@ FIO_STEP_MEASURES = {"bw_bytes_s", "io_bytes", "runtime_s", "usr_cpu_pct", "sys_
                      "fio_cpu_s_per_gib", "fio_sys_cpu_s_per_gib", "perf_cpu_s_per_gib", "machine_cpu_s_per_gib"}
 
 
-def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
+def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None,
+                  end_baseline: bool = False) -> pd.DataFrame:
     """One row per fio step of the runs whose `phase` label is fio's direction ('read' or 'write'; the
     checksum and pagecache collectors): the labels (get_step_labels), fio's result in that direction
     (bw_mib_s, io_bytes, gib, runtime_s, usr/sys CPU %), fio's CPU-seconds per GiB (usr + sys, and sys
@@ -147,9 +233,10 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     step with the machine-wide CPU-seconds per GiB. A verify read is a fio write job whose read
     direction carries the bytes, hence the direction is taken from the label, with bandwidth > 0.
     `labels` keeps only steps with those label values (keep_labels). A label named like a measured
-    column (the pagecache collector's `runtime_s`, the requested run time) becomes `<key>_label`."""
+    column (the pagecache collector's `runtime_s`, the requested run time) becomes `<key>_label`.
+    `end_baseline`: the steps of the baseline measured again at the end instead (get_step_labels)."""
     run_ids = list(run_ids)
-    steps = keep_labels(get_step_labels(con, run_ids), labels)
+    steps = keep_labels(get_step_labels(con, run_ids, end_baseline=end_baseline), labels)
     if steps.empty or "phase" not in steps:
         return pd.DataFrame()
     fio = con.execute(
@@ -232,3 +319,44 @@ def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits:
         "n": [f"{r['n']} / {r['n_baseline']}" for _, r in comparisons.iterrows()],
         "Holm p": comparisons["p_holm"].to_numpy(),
         "verdict": [verdict(r) for _, r in comparisons.iterrows()]}, index=comparisons.index)
+
+
+def compare_end_baseline(during: pd.DataFrame, end: pd.DataFrame, config: Iterable[str], column: str,
+                         confidence: float = 0.95) -> pd.DataFrame:
+    """Drift over each run: per run and configuration measured again at the end (`end`, rows labelled
+    END_BASELINE_LABEL), `column` at the end over the same configuration's repetitions during the run
+    (`during`, the rows without that label), on the log scale with Student's pooled t (stats.ratio_row,
+    equal_var: an end measured once takes its spread from the repetitions, the test of one more draw), with
+    the verdicts of a run's end checks read together (stats.add_verdicts, Holm within the run; one end value
+    suffices, at least stats.MIN_REPETITIONS during the run). A configuration is the values
+    of the `config` columns the end rows carry (those they lack are not compared); the end rows are never
+    among the repetitions. Columns: run_id, configuration (text), during_mean, end_mean, RATIO_COLUMNS, verdicts."""
+    rows = []
+    config = [c for c in config if c in end]
+    for _, group in (end.groupby(["run_id", *config], dropna=False, sort=True) if len(end) else []):
+        first = group.iloc[0]
+        keys = {c: first[c] for c in ["run_id", *config] if not pd.isna(first[c])}
+        match = pd.Series(True, index=during.index)
+        for c, v in keys.items():
+            match &= during[c] == v if c in during else False
+        base = during.loc[match, column]
+        if base.empty:
+            continue
+        rows.append({"run_id": first["run_id"],
+                     "configuration": ", ".join(f"{c} {v}" for c, v in keys.items() if c != "run_id"),
+                     "during_mean": float(np.exp(np.log(base).mean())),
+                     "end_mean": float(np.exp(np.log(group[column]).mean())),
+                     **stats.ratio_row(group[column], base, confidence, equal_var=True)})
+    out = pd.DataFrame(rows, columns=["run_id", "configuration", "during_mean", "end_mean", *stats.RATIO_COLUMNS])
+    return stats.add_verdicts(out, confidence, ["run_id"], min_sample=1)
+
+
+def end_baseline_text(drift: pd.DataFrame, confidence: float = 0.95, what: str = "its repetitions during the run") -> str:
+    """The drift checks as a finding: the one check's ratio with its bracket, or for several the range of
+    the ratios and how many are decided, with the largest end/during ratio's bracket."""
+    if len(drift) == 1:
+        return "The baseline measured again at the end of the run ran " + ratio_text(drift.iloc[0], confidence, what)
+    worst = drift.loc[np.log(drift.ratio).abs().idxmax()]
+    return (f"The baselines measured again at the end ran {drift.ratio.min():.2f}× to "
+            f"{drift.ratio.max():.2f}× {what} ({int(drift.decided.sum())} of {len(drift)} checks decided); the "
+            f"farthest, {worst.configuration} ({worst.run_id}): {ratio_text(worst, confidence)}")

@@ -30,11 +30,12 @@ def get_published() -> pd.DataFrame:
     return published.load(PUBLISHED)
 
 
-def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
-    """The pagecache runs named by run folder (all when empty, local_runs.select_runs), with their
-    `experiment` (the manifest label; 'modes' for runs made before it existed) and the memory cgroup the
-    collector made: its mechanism and its limit in MiB."""
-    runs = local_runs.select_runs(con, "pagecache", run_folders)
+def select_runs(con, run_folders: Iterable[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, status): the pagecache runs the chapter reads, by default the current run of each experiment
+    (local_runs.select_current: the newest made with the newest collector design), else those named by run
+    folder; with their `experiment` (the manifest label; 'modes' for runs made before it existed) and the
+    memory cgroup the collector made: its mechanism and its limit in MiB. `status`: every run's."""
+    runs, status = local_runs.select_current(con, "pagecache", run_folders, "experiment", DEFAULT_EXPERIMENT)
     cgroup = con.execute(
         """
         SELECT run_id, any_value(value) FILTER (key = 'facts.cgroup.mechanism') AS cgroup,
@@ -44,14 +45,15 @@ def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
         """,
         [runs.run_id.tolist()],
     ).df()
-    experiment = con.execute(
-        "SELECT run_id, any_value(value) AS experiment FROM run_labels "
-        "WHERE list_contains(?, run_id) AND key = 'experiment' GROUP BY run_id",
-        [runs.run_id.tolist()],
-    ).df()
+    experiment = status.groupby("run_id").experiment.first().reset_index()
     runs = runs.merge(cgroup, on="run_id", how="left").merge(experiment, on="run_id", how="left")
     runs["experiment"] = runs.experiment.fillna(DEFAULT_EXPERIMENT)
-    return runs
+    return runs, status
+
+
+def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
+    """The runs of select_runs."""
+    return select_runs(con, run_folders)[0]
 
 
 def run_ids(runs: pd.DataFrame, experiment: str) -> list[str]:
@@ -191,11 +193,11 @@ def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame, confidence: float
     return stats.intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence, log=True)
 
 
-def get_fio_results(con, run_ids: Iterable[str]) -> pd.DataFrame:
+def get_fio_results(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
     """One row per fio step of the runs (local_runs.get_fio_steps) with every job summed: bandwidth
     (bw_mib_s), bytes (gib), fio's system CPU-seconds per GiB, mean completion latency over the jobs
-    (clat_mean_ms), jobs; labels kept."""
-    steps = local_runs.get_fio_steps(con, run_ids)
+    (clat_mean_ms), jobs; labels kept. `end_baseline`: the baseline's steps at the end of the run instead."""
+    steps = local_runs.get_fio_steps(con, run_ids, end_baseline=end_baseline)
     if steps.empty:
         return steps
     clat = con.execute(
@@ -302,6 +304,20 @@ def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tu
     steps = steps[steps.phase == "write"].reset_index(drop=True)
     return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence,
                                  ["run_id"])
+
+
+# The labels that name a configuration the collector measures again at the end of a run (drift_check=end).
+END_BASELINE_CONFIG = ["phase", "mode", "ioengine", "iodepth", "layout", "trim"]
+
+
+def get_end_baseline(con, run_ids: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Drift: per run and configuration measured again at the end, its bandwidth (all jobs summed) over
+    that configuration's repetitions during the run (local_runs.compare_end_baseline), with the run's
+    experiment."""
+    during, end = get_fio_results(con, run_ids), get_fio_results(con, run_ids, end_baseline=True)
+    drift = local_runs.compare_end_baseline(during, end, END_BASELINE_CONFIG, "bw_mib_s", confidence)
+    experiment = during.groupby("run_id").experiment.first() if "experiment" in during else pd.Series(dtype=str)
+    return drift.assign(experiment=drift.run_id.map(experiment).fillna(DEFAULT_EXPERIMENT))
 
 
 # Experiments whose buffered reads are sequential 1 MiB psync reads of the same kind of file (the readahead
@@ -459,19 +475,27 @@ def fill_finding(fill_steps: pd.DataFrame, compared: pd.DataFrame, confidence: f
               f"{slow.idle:.0f} % in the slow reads, {fast.idle:.0f} % in the fast")
 
 
-def runs_finding(modes: pd.DataFrame, by_run: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
-    """Buffered ÷ direct reads per modes run, traced to the mode whose bandwidth moved between the runs."""
-    reads = modes[(modes.phase == "read") & (modes.measure == "bandwidth")]
-    if compared.empty or len(reads) < 2:
+def runs_finding(by_run: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
+    """A comparison of runs with each other, on purpose: buffered ÷ direct reads per modes run (ratio of
+    the geometric means of get_reads_by_run), traced to the mode whose bandwidth moved between the runs."""
+    wide = by_run.pivot(index="run_id", columns="mode", values="mean")
+    if compared.empty or len(wide) < 2 or not set(MODES) <= set(wide.columns):
         return None
-    ratios = " and ".join(f"{r.ratio:.2f}× ({r.run_id})" for r in reads.itertuples())
+    ratios = " and ".join(f"{b / d:.2f}× ({run})" for run, b, d in zip(wide.index, wide.buffered, wide.direct))
     moved = compared.loc[(np.log(compared.ratio)).abs().idxmax()]
     held = compared.loc[(np.log(compared.ratio)).abs().idxmin()]
     clat = by_run[by_run["mode"] == moved["mode"]].set_index("run_id").clat_mean_ms
-    return (f"Buffered ÷ direct reads were {ratios}: between the runs, {moved['mode']} reads moved "
-            + local_runs.ratio_text(moved, confidence)
-            + f" at {clat[moved.first_run]:.2f} then {clat[moved.run_id]:.2f} ms per 1 MiB request, {held['mode']} "
-              "ones " + local_runs.ratio_text(held, confidence))
+    return (f"Comparing runs with each other, superseded ones included: buffered ÷ direct reads were {ratios}; "
+            f"{moved['mode']} reads moved " + local_runs.ratio_text(moved, confidence)
+            + f" ({moved.run_id} over {moved.first_run}, {clat[moved.first_run]:.2f} then {clat[moved.run_id]:.2f} ms "
+              f"per 1 MiB request), {held['mode']} ones " + local_runs.ratio_text(held, confidence))
+
+
+def end_baseline_finding(drift: pd.DataFrame, confidence: float) -> str | None:
+    """Drift over the runs read: the baselines measured again at their ends against their repetitions."""
+    if drift.empty:
+        return None
+    return local_runs.end_baseline_text(drift, confidence, "the bandwidth of their repetitions during the run")
 
 
 def group_finding(row: pd.Series, confidence: float, what: str, prefix: str) -> str:

@@ -172,20 +172,23 @@ def chart_seed_states(states: pd.DataFrame, title: str, source: str) -> alt.Char
         "text": title, "subtitle": textwrap.wrap(f"source: {source}", 90)})
 
 
-def select_runs(con, run_folders: Iterable[str] | None) -> pd.DataFrame:
-    """The snapshot collector runs named by their run folder (exact; all when empty); an unknown name
-    raises nb.UnknownSelection naming the nearest."""
-    return local_runs.select_runs(con, STUDY, run_folders)
+def select_runs(con, run_folders: Iterable[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, status): the snapshot collector runs the chapter reads and every run's status per part
+    (local_runs.select_current; a part is an experiment, manifest label `part`, 'metadata' for runs made
+    before parts existed): by default the current run of each part, else the runs named by their run folder
+    (exact; an unknown name raises nb.UnknownSelection naming the nearest)."""
+    return local_runs.select_current(con, STUDY, run_folders, "part", "metadata")
 
 
-def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
+def get_rates(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
     """One row per fio result of the runs: its labels (operation = fio phase create/stat/delete, stage =
     manifest label `step`: 'none', the number of snapshots taken, or 'rotation-k'; snapshots present;
     repetition), the files it handled (files_per_job x jobs), fio's group-reported rate (files/s over
-    both jobs: all files over the longer job's run time) and run time, and its source_id."""
+    both jobs: all files over the longer job's run time) and run time, and its source_id. The baseline
+    measured again at the end of a run (drift_check=end) is left out, or with `end_baseline` the only rows."""
     columns = ["run_id", "step_index", "operation", "stage", "snapshots", "repetition", "files", "source_id",
                "fio_engine", "numjobs", "error", "files_per_s", "runtime_ms"]
-    steps = local_runs.get_step_labels(con, run_ids)
+    steps = local_runs.get_step_labels(con, run_ids, end_baseline=end_baseline)
     if "phase" in steps:  # the copy-on-write and recovery parts' fio outputs have other phases
         steps = steps[steps["phase"].isin(OPERATIONS)]
     if steps.empty:
@@ -202,6 +205,21 @@ def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
         [[int(i) for i in labels["source_id"]]]).df()
     return labels.merge(fio, on="source_id").sort_values(["run_id", "step_index"], kind="stable")[columns] \
         .reset_index(drop=True)
+
+
+def get_end_baseline(con, run_ids: Iterable[str], baseline_stage: str, confidence: float) -> pd.DataFrame:
+    """Drift: per run and operation, the rate at the end of the run (the data and control subvolumes after every
+    snapshot was deleted, drift_check=end) over the baseline stage's repetitions during it
+    (local_runs.compare_end_baseline)."""
+    during = get_rates(con, run_ids)
+    end = get_rates(con, run_ids, end_baseline=True)
+    return local_runs.compare_end_baseline(during[during["stage"] == baseline_stage], end, ["operation"],
+                                           "files_per_s", confidence)
+
+
+def end_baseline_finding(drift: pd.DataFrame, confidence: float) -> str:
+    """Drift over the metadata runs: their rates at the end against the baseline stage's."""
+    return local_runs.end_baseline_text(drift, confidence, "the metadata rate of the baseline stage")
 
 
 def stage_order(rates: pd.DataFrame) -> list[str]:

@@ -1,0 +1,134 @@
+"""Which collector run of each experiment the checksum_cost, pagecache and snapshots chapters read by default (the
+current one, derived from the manifests), and the baseline measured again at the end of a run (label
+drift_check=end): kept out of every baseline's repetitions and reported as drift, each checked against the raw
+fio JSON files and manifests under data/raw."""
+import json
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from iobook import nb, stats
+from iobook.studies import checksum_cost as cc
+from iobook.studies import local_runs
+from iobook.studies import pagecache as pc
+from iobook.studies import snapshots
+
+from conftest import REPO
+
+RAW = REPO / "data" / "raw"
+
+
+@pytest.fixture(scope="module")
+def con(databases):
+    return nb.setup(databases["default"])
+
+
+def manifest(study: str, run: str) -> dict:
+    return json.loads((RAW / study / run / "manifest.json").read_text())
+
+
+def fio_bw_mib_s(study: str, run: str, file: str, direction: str) -> float:
+    """All jobs' bandwidth in one direction of a raw fio JSON file (fio may print warnings before it)."""
+    text = (RAW / study / run / file).read_text()
+    return sum(j[direction]["bw_bytes"] for j in json.loads(text[text.index("{"):])["jobs"]) / 2**20
+
+
+def labelled_files(study: str, run: str, **labels) -> tuple[list[str], list[str]]:
+    """(during, end): the fio JSON files of a run's manifest whose labels take these values, without and with
+    the label drift_check=end."""
+    during, end = [], []
+    for step in manifest(study, run)["steps"]:
+        for f in step.get("files", []):
+            merged = {**step.get("labels", {}), **f.get("labels", {})} if isinstance(f, dict) else step.get("labels", {})
+            name = f["path"] if isinstance(f, dict) else f
+            if name.endswith(".fio.json") and all(str(merged.get(k)) == v for k, v in labels.items()):
+                (end if merged.get("drift_check") == "end" else during).append(name)
+    return during, end
+
+
+def test_current_run_of_each_experiment_comes_from_the_manifests(con):
+    runs, status = pc.select_runs(con)
+    current = status[status.status == "current"].set_index("experiment").run_folder
+    # the 2026-11-25 runs were made by the collector with a stopping rule (facts.decision.rule in their manifests)
+    assert current["queue-depth"] == "vm-20261125T035437Z"
+    assert "rule" in manifest("pagecache", "vm-20261125T035437Z")["facts"]["decision"]
+    assert "decision" not in manifest("pagecache", "vm-20261123T160557Z")["facts"]
+    assert status.set_index("run_folder").loc["vm-20261123T160557Z", "status"] == "superseded"
+    assert "vm-20261123T160557Z" not in runs.run_folder.tolist() and "vm-20261125T035437Z" in runs.run_folder.tolist()
+    assert current["modes"] == "vm-20261125T032538Z" and len(runs) == 5 == status.experiment.nunique()
+    # pinned by run_folders, a superseded run is read
+    pinned, pinned_status = pc.select_runs(con, ["vm-20261123T160557Z"])
+    assert pinned.run_folder.tolist() == ["vm-20261123T160557Z"] and pinned_status.selected.sum() == 1
+    _, checksum = local_runs.select_current(con, "checksum")
+    assert checksum.loc[checksum.selected, "run_folder"].tolist() == ["vm-20261125T030550Z"]
+    _, snap = snapshots.select_runs(con, [])
+    assert snap.loc[snap.selected, ["experiment", "run_folder"]].values.tolist() == [
+        ["cow", "vm-20261125T034040Z"], ["metadata", "vm-20261125T034040Z"], ["recovery", "vm-20261125T034040Z"]]
+    # repetitions: the highest repetition label of the measured files (queue-depth: 5 rounds in facts.decision)
+    row = status.set_index("run_folder").loc["vm-20261125T035437Z"]
+    assert row.repetitions == manifest("pagecache", "vm-20261125T035437Z")["facts"]["decision"]["rounds"] == 5
+
+
+def test_end_baseline_is_not_a_repetition_of_the_baseline(con):
+    run = "vm-20261125T035437Z"
+    during, end = labelled_files("pagecache", run, mode="buffered", phase="read")
+    assert len(during) == 5 and len(end) == 1
+    reads = pc.get_read_settings(con, [run], [])
+    reference = reads[(reads.series == "buffered psync, depth 1") & (reads.measure == "bandwidth (MiB/s)")].iloc[0]
+    assert reference.repetitions == 5
+    mib_s = [fio_bw_mib_s("pagecache", run, f, "read") for f in during]
+    assert reference["mean"] == pytest.approx(np.exp(np.log(mib_s).mean()))
+    # checksum: none per mode and phase has its 6 rounds, not 7
+    run = "vm-20261125T030550Z"
+    comparisons = cc.get_comparisons(cc.get_steps(con, cc.get_runs(con, [run]).run_id))
+    assert set(comparisons.n_baseline) == {6}
+    assert len(labelled_files("checksum", run, verify="none", mode="direct", phase="read")[0]) == 6
+    # snapshots: the end stage is no stage compared, and the baseline's n holds no end step
+    run = "vm-20261125T034040Z"
+    rates = snapshots.get_rates(con, [run])
+    assert "end" not in set(rates.stage)
+    compared = snapshots.get_comparisons(rates, "none", 0.95)
+    assert "end" not in set(compared.stage)
+    during, end = labelled_files("snapshots", run, phase="create", step="none")
+    assert set(compared[compared.operation == "create"].n_baseline) == {len(during)} and len(end) == 3
+
+
+def test_drift_ratio_is_recomputed_from_the_raw_files(con):
+    run = "vm-20261125T035437Z"
+    drift = pc.get_end_baseline(con, [run]).iloc[0]
+    during, end = labelled_files("pagecache", run, mode="buffered", phase="read")
+    a = np.log([fio_bw_mib_s("pagecache", run, f, "read") for f in end])
+    b = np.log([fio_bw_mib_s("pagecache", run, f, "read") for f in during])
+    test = sps.ttest_ind(a, b, equal_var=True)  # one end value: its spread is the repetitions'
+    ci = test.confidence_interval(0.95)
+    assert (drift.n, drift.n_baseline) == (1, 5)
+    assert (drift.ratio, drift.low, drift.high) == pytest.approx((np.exp(a.mean() - b.mean()), *np.exp([ci.low, ci.high])))
+    assert 0 < drift.low < drift.ratio < drift.high and drift.decided == (test.pvalue < 0.05)
+    # the collector computed the same ratio when it stopped (facts.decision.drift)
+    assert drift.ratio == pytest.approx(manifest("pagecache", run)["facts"]["decision"]["drift"][0]["ratio"], rel=1e-5)
+
+
+def test_snapshot_drift_per_operation(con):
+    run = "vm-20261125T034040Z"
+    drift = snapshots.get_end_baseline(con, [run], "none", 0.95).set_index("configuration")
+    assert len(drift) == 3 and set(drift.n) == {6}
+    during, _ = labelled_files("snapshots", run, phase="stat", step="none")
+    _, end = labelled_files("snapshots", run, phase="stat")
+    rates = snapshots.get_rates(con, [run])
+    stat_none = rates[(rates.operation == "stat") & (rates.stage == "none")].files_per_s
+    stat_end = snapshots.get_rates(con, [run], end_baseline=True).query("operation == 'stat'").files_per_s
+    assert len(stat_end) == len(end) == 6 and len(stat_none) == len(during)
+    row = drift.loc["operation stat"]
+    assert row.ratio == pytest.approx(np.exp(np.log(stat_end).mean() - np.log(stat_none).mean()))
+    assert (row.low > 0) and stats.MIN_REPETITIONS <= row.n_baseline
+
+
+def test_ratio_row_with_one_value_on_a_side_is_the_test_of_one_more_draw():
+    others = [812.0, 905.0, 760.0, 880.0, 845.0]
+    row = stats.ratio_row([700.0], others, equal_var=True)
+    logs = np.log(others)
+    t = (np.log(700.0) - logs.mean()) / (logs.std(ddof=1) * np.sqrt(1 + 1 / len(others)))
+    assert row["p"] == pytest.approx(2 * sps.t.sf(abs(t), len(others) - 1))
+    assert 0 < row["low"] < row["ratio"] < row["high"] and row["sd_log"] == pytest.approx(logs.std(ddof=1))
+    assert np.isnan(stats.ratio_row([700.0], others)["low"])  # Welch's needs two a side
