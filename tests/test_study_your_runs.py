@@ -81,6 +81,27 @@ def test_fio_repetitions_are_the_files_of_one_configuration(databases):
     con.close()
 
 
+def test_what_a_collector_saw_of_the_load_is_no_parameter(databases):
+    """The re-collected checksum run labels each step with the quiet check it passed (busy before and after,
+    wait, attempt, under load; scripts/collectlib.py LoadGate.LABELS) and its end-of-run baseline with
+    drift_check: conditions of a repetition, not what was run. Its 6 sha256 direct writes (r1-r6 on disk) are
+    one configuration of 6 repetitions."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    import collectlib
+
+    assert set(collectlib.LoadGate.LABELS) <= set(study.MANIFEST_CONDITION_KEYS)
+    run = REPO / "data" / "raw" / "checksum" / "vm-20261125T030550Z"
+    files = sorted(run.glob("*-write-sha256-direct-r*.fio.json"))
+    con, reps, configs = configurations(databases["default"])
+    (config,) = {config_of(reps, f"{run.name}/{f.name}", "write") for f in files}
+    row = configs.set_index("config").loc[config]
+    assert (row["repetitions"], row["files"]) == (len(files), len(files)) == (6, 6)
+    assert not any(key in (row["other"] or "") for key in study.MANIFEST_CONDITION_KEYS)
+    con.close()
+
+
 def pd_isna(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
 
@@ -222,8 +243,9 @@ PAGECACHE = REPO / "data" / "raw" / "pagecache" / "vm-20261123T160557Z"  # its q
 
 
 def test_sweeps_are_found(databases):
-    """data/raw's page-cache runs read one file at iodepth 1 to 64 with libaio and io_uring, 3 repetitions
-    each: a sweep over iodepth, a line per engine. Its IO500 runs differ in block size, tasks and nodes all at
+    """data/raw's two page-cache queue-depth runs read one file at iodepth 1 to 64 with libaio and io_uring (3
+    and 5 repetitions, the same configurations: 8): a sweep over iodepth, a line per engine; the buffered
+    read at iodepth 1 beside them (other collector labels) is no line of it. Its IO500 runs differ in block size, tasks and nodes all at
     once, a line of one point each: not sweeps. built-tools' mdtest logs ran 100 to 2,000 items on 1 and 2
     tasks: a sweep over items where every phase ran, not where one log (-F) adds a line of its own."""
     con, reps, configs = configurations(databases["default"])
@@ -231,8 +253,8 @@ def test_sweeps_are_found(databases):
     assert sweeps["sweep"].tolist() == ["pagecache · fio read"]
     assert sweeps[["x", "lines", "configurations"]].values.tolist() == [["iodepth", "ioengine", 8]]
     libaio = points[points["line"] == "ioengine=libaio"].set_index("x")
-    files = sorted(PAGECACHE.glob("*-read-direct-libaio-qd64-r*.fio.json"))
-    assert len(files) == 3 and libaio.loc[64.0, "n"] == 3
+    files = sorted(PAGECACHE.parent.glob("*/*-read-direct-libaio-qd64-r*.fio.json"))
+    assert len(files) == 8 and libaio.loc[64.0, "n"] == 8
     assert libaio.loc[64.0, "mean"] == pytest.approx(statistics.mean(
         json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] / 2**20 for f in files))
     assert sorted(libaio.index) == [1.0, 4.0, 16.0, 64.0]

@@ -4,7 +4,7 @@ configurations, with their repetitions, the sweeps they form and the labels they
 - A *configuration* is a label, a tool, a workload (fio's rw, with the direction when rw mixes them; IOR's
   access; mdtest's phase) and the parameters the log states (PARAMETERS). A parameter the log does not state
   is unknown (None), never a default filled in. fio's JSON options not in PARAMETERS (except those naming
-  files, logs or output: IGNORED_OPTIONS) and a collector's manifest labels (except its repetition counter)
+  files, logs or output: IGNORED_OPTIONS) and a collector's manifest labels (except those saying how a step ran: MANIFEST_CONDITION_KEYS)
   are parameters too, in `other`.
 - A *repetition* is one measured value: one fio job's result in one file, one IOR iteration, or one mdtest
   SUMMARY row, which is the mean (and sample sd) of the iterations it says it summarises.
@@ -64,7 +64,10 @@ IGNORED_OPTIONS = {
 }
 OTHER_SEPARATOR = ", "  # between fio's other options and manifest labels (a label's value may hold spaces)
 FIO_NAMED = {"rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "direct", "ioengine", "size"}
-MANIFEST_REPETITION_KEYS = ["repetition"]  # the collectors' repetition counter is not a parameter
+# Labels a collector gives a step that say how it ran, not what was run: the repetition counter, the quiet-machine
+# check's readings (scripts/collectlib.py LoadGate.LABELS; a test keeps them in step) and the end-of-run baseline.
+MANIFEST_CONDITION_KEYS = ["repetition", "busy_before_pct", "busy_after_pct", "busy_others_during_pct", "wait_s",
+                           "under_load", "attempt", "drift_check"]
 FIO_SINGLE = {"read": {"read", "randread"}, "write": {"write", "randwrite"}, "trim": {"trim", "randtrim"}}
 
 # Measures, per tool: column -> name shown, with its unit. All are positive (rates, latencies).
@@ -76,6 +79,7 @@ PERCENTILES = ["p50_ms", "p99_ms", "p999_ms"]  # fio's completion latency percen
 MAIN_MEASURE = {"fio": "bw_mib_s", "ior": "bw_mib_s", "mdtest": "ops_s"}  # what sweeps and comparisons use
 MAX_SWEEP_PARAMETERS = 3  # configurations varying in more parameters at once are not one sweep
 MAX_SWEEP_LINES = 8
+MIN_SWEEP_VALUES = 3  # an x axis of two values is a comparison of two configurations, not a sweep
 
 
 def _values(column: pd.Series) -> list:
@@ -239,7 +243,7 @@ def get_fio(con) -> pd.DataFrame:
         GROUP BY ALL
         ORDER BY j.source_id, j.groupid, io.direction
         """,
-        [MANIFEST_REPETITION_KEYS, MIB],
+        [MANIFEST_CONDITION_KEYS, MIB],
     ).df()
     df.loc[df["entries"] > 1, ["lat_ms", *PERCENTILES]] = np.nan
     df["workload"] = [_fio_workload(rw, d) for rw, d in zip(_values(df["rw"]), df["direction"])]
@@ -531,19 +535,21 @@ POINT_COLUMNS = ["sweep", "tool", "workload", "x", "x_shown", "x_name", "line", 
 
 def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Sweeps found in the configurations. Within one label, tool and workload, the configurations that
-    state the same parameters (a text log stating fewer than a JSON one is a set of its own) and differ in
-    1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing numeric parameter with the most values
-    (sizes in KiB; log scale when it spans 10x or more); each combination of the other differing ones is a
-    line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that merely differ, as IO500
-    submissions do, are scattered points, not a sweep). Returns one row per sweep and one
-    point per configuration (x, line, the tool's main measure with its interval)."""
+    state the same parameters (a text log stating fewer than a JSON one is a set of its own) and the same
+    other options and collector labels (fio's `other`: text, never an axis, and unreadable as a line) and
+    differ in 1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing numeric parameter with the most
+    values, at least MIN_SWEEP_VALUES (sizes in KiB; log scale when it spans 10x or more); each combination of
+    the other differing ones is a line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that
+    merely differ, as IO500 submissions do, are scattered points, not a sweep). Returns one row per sweep and
+    one point per configuration (x, line, the tool's main measure with its interval)."""
     sweeps, points = [], []
     if configs.empty:
         return pd.DataFrame(columns=SWEEP_COLUMNS), pd.DataFrame(columns=POINT_COLUMNS)
     stated = configs[ALL_PARAMETERS].notna().apply(tuple, axis=1)
-    for (label, tool, workload, _), g in configs.groupby([configs["label"], configs["tool"], configs["workload"], stated],
-                                                       sort=False):
-        params = [p for p in PARAMETERS[tool] if g[p].notna().all()]
+    other = configs["other"].fillna("")
+    for (label, tool, workload, _, _), g in configs.groupby(
+            [configs["label"], configs["tool"], configs["workload"], stated, other], sort=False):
+        params = [p for p in PARAMETERS[tool] if p != "other" and g[p].notna().all()]
         varying = [p for p in params if g[p].map(_plain).nunique() > 1]
         if not 1 <= len(varying) <= MAX_SWEEP_PARAMETERS:
             continue
@@ -552,6 +558,8 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         if not candidates:
             continue
         x = max(candidates, key=lambda p: (numeric[p].nunique(), -varying.index(p)))
+        if numeric[x].nunique() < MIN_SWEEP_VALUES:
+            continue
         others = [p for p in varying if p != x]
         lines = [parameter_text(tool, dict(zip(ALL_PARAMETERS, row)), others) or "all"
                  for row in g[ALL_PARAMETERS].itertuples(index=False, name=None)]
