@@ -277,8 +277,8 @@ def test_ior2_script_prints_a_banner_per_test():
 def test_ior2_error_before_the_banner_is_a_failed_ior_run():
     with pytest.raises(ParseError) as e:
         parse_file(HERE2 / "ior2_error_bad_block_size_np2.log")
-    # line 2, after "** error **": IOR 2's ERR() message
-    assert e.value.line == 2
+    # line 10, after Open MPI's abort banner (stderr and stdout interleave) and "** error **": IOR 2's ERR() message
+    assert e.value.line == 10
     assert e.value.reason == ("IOR stopped with an error before any result: "
                               "ERROR in IOR.c (line 2350): block size must be a multiple of transfer size.")
 
