@@ -195,7 +195,7 @@ def _nodes(tasks: int | None, per_node: int | None) -> int | None:
 RESULTS_HEADER = re.compile(r"^access\s+bw\(MiB/s\)")
 RESULT_VALUE = re.compile(r"[-\d.]+|[-+]?(?i:inf|nan)")  # inf/nan rows are read, and refused by ingest
 KEY_VALUE = re.compile(r"^([A-Za-z][\w /#()-]*?)\s*:(?:\s+(.*?))?\s*$")  # "tasks               : 200"
-OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 3.1: "\tclients            = 1200 (12 per node)"
+OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 2, 3.1: "\tclients            = 1200 (12 per node)"
 ITERATION_COLUMNS = {
     "bw(MiB/s)": "bw_mib_s", "IOPS": "iops", "Latency(s)": "latency_s", "block(KiB)": "block_kib",
     "xfer(KiB)": "xfer_kib", "open(s)": "open_s", "wr/rd(s)": "wrrd_s", "close(s)": "close_s",
@@ -244,11 +244,11 @@ class _Test:
     def record(self) -> IorTest:
         o = self.options
         summary = dict(next(iter(self.summaries.values()), ([], 0))[0])
-        clients = CLIENTS.match(o.get("clients", ""))  # IOR 3.1
+        clients = CLIENTS.match(o.get("clients", ""))  # IOR 2, 3.1
         tasks = _int(o.get("tasks")) or (int(clients.group(1)) if clients else _int(summary.get("#Tasks")))
         per_node = (_int(o.get("clients per node")) or (int(clients.group(2)) if clients else None)
                     or _int(summary.get("tPN")))
-        pattern = SEGMENTS.search(o.get("pattern", ""))  # IOR 3.1 with -v
+        pattern = SEGMENTS.search(o.get("pattern", ""))  # IOR 2, 3.1 with -v
         segments = _int(o.get("segments")) or (int(pattern.group(1)) if pattern else _int(summary.get("segcnt")))
         command = self.run["command"]
         xfer, xfer_from = exact_size(_int(summary.get("xsize")), o.get("xfersize"),
