@@ -266,10 +266,13 @@ def test_ior2_write_only_mpiio():
 
 
 def test_ior2_script_prints_a_banner_per_test():
+    """IOR 2 prints its banner, "Run began" and command line again for each test of a script, and "Run finished"
+    once at the end: the two tests are one IOR run (run_index 0), and both reached IOR's end."""
     parsed = parse_file(HERE2 / "ior2_script_two_tests_np2.log")
     tests = of(parsed, ior.IorTest)
-    assert [(t.test_index, t.run_index, t.transfer_bytes, t.file_per_proc) for t in tests] == [
-        (0, 0, 524288, False), (1, 1, 1048576, True)]
+    assert [(t.test_index, t.run_index, t.transfer_bytes, t.file_per_proc, t.finished) for t in tests] == [
+        (0, 0, 524288, False, True), (1, 0, 1048576, True, True)]
+    assert {t.command for t in tests} == {"IOR -f /tmp/ior2run/runs/ior2_script_two_tests.ior"}
     assert [(s.test_index, s.access, s.bw_max_mib_s) for s in of(parsed, ior.IorSummary)] == [
         (0, "write", 4090.50), (0, "read", 11713.79), (1, "write", 7064.35), (1, "read", 20098.89)]
 
