@@ -277,6 +277,13 @@ def test_ior2_script_prints_a_banner_per_test():
         (0, "write", 4090.50), (0, "read", 11713.79), (1, "write", 7064.35), (1, "read", 20098.89)]
 
 
+def test_ior2_runs_appended_to_one_log_stay_separate_runs():
+    """Two IOR 2 runs appended to one file (each ends in "Run finished"): two runs, not one script."""
+    text = read(HERE2 / "ior2_posix_fpp_v_np2.log") + read(HERE2 / "ior2_posix_fpp_v_np2.log")
+    parsed = ior.parse_text(text)
+    assert [(t.test_index, t.run_index, t.finished) for t in of(parsed, ior.IorTest)] == [(0, 0, True), (1, 1, True)]
+
+
 def test_ior2_error_before_the_banner_is_a_failed_ior_run():
     with pytest.raises(ParseError) as e:
         parse_file(HERE2 / "ior2_error_bad_block_size_np2.log")

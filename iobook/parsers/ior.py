@@ -306,6 +306,7 @@ def _summary(test: _Test, access: str, pairs: list[tuple[str, str]], line: int) 
 def parse_text(text: str) -> Parsed:
     tests: list[_Test] = []
     run: dict | None = None
+    previous: dict | None = None  # the run before the last banner
     test: _Test | None = None
     state = "outside"  # outside | header | results | summary-header | summary
     summary_header: list[str] = []
@@ -316,6 +317,7 @@ def parse_text(text: str) -> Parsed:
         banner = line.startswith("IOR-") and BANNER.match(line)
         if banner:
             first_banner = first_banner or number
+            previous = run
             run = {"index": 0 if run is None else run["index"] + 1, "version": banner.group(1),
                    "command": None, "finished": False}
             test, state = None, "header"
@@ -367,6 +369,8 @@ def parse_text(text: str) -> Parsed:
             key, value = key_value.group(1), key_value.group(2) or ""
             if key in ("Command line", "Command line used"):
                 run["command"] = value
+                if _next_test_of_ior2_script(previous, run, tests):
+                    run = previous
             elif key in ("Began", "Run began"):  # IOR 3 and 4, then IOR 2
                 run["began"] = value
             elif key == "Summary" and test is None:  # IOR 2 numbers no test: its "Summary:" block starts one
@@ -412,6 +416,17 @@ def parse_text(text: str) -> Parsed:
         records.extend(_summary(t, access, pairs, line) for access, (pairs, line) in t.summaries.items())
     return Parsed("ior-text", "ior", tests[0].run["version"], records, start=_line_end(text, first_banner - 1),
                   end=_line_end(text, last_result))
+
+
+def _next_test_of_ior2_script(previous: dict | None, run: dict, tests: list[_Test]) -> bool:
+    """IOR 2 prints its banner, "Run began" and command line again before each test of a script (-f), and
+    "Run finished" once at the end: a banner after a test whose summary closed, with the same command line
+    and no "Run finished" between, continues that run."""
+    last = tests[-1] if tests else None
+    return (previous is not None and previous["version"].startswith("2.") and previous["version"] == run["version"]
+            and not previous["finished"] and previous["command"] == run["command"]
+            and last is not None and last.run is previous and last.ior2_summary
+            and all(access in last.best for access in last.summaries))
 
 
 def _ior2_summary_pairs(words: list[str], line: int) -> list[tuple[str, str]]:
