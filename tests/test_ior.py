@@ -207,6 +207,136 @@ def test_io500_script_output_with_mdtest_between():
     assert [s.bw_max_mib_s for s in of(parsed, ior.IorSummary)][0] == 9976.40
 
 
+# --- IOR 2.10.3 built here (tests/fixtures/ior/ior2-built-here: BUILD.md, MANIFEST.tsv) ---------------
+
+HERE2 = FIXTURES / "ior2-built-here"
+
+
+def test_ior2_summary_rows_with_their_parameter_columns():
+    parsed = parse_file(HERE2 / "ior2_posix_fpp_v_np2.log")
+    (test,) = of(parsed, ior.IorTest)
+    write, read_ = of(parsed, ior.IorSummary)
+    assert (parsed.format, parsed.tool_version) == ("ior-text", "2.10.3")
+    assert test.command == "IOR -a POSIX -b 4m -t 1m -i 3 -F -v -o fpp"
+    assert test.began == "Wed Nov 25 05:54:12 2026"
+    assert (test.api, test.tasks, test.tasks_per_node, test.nodes, test.segments) == ("POSIX", 2, 2, 1, 1)
+    # line 45: "... 2 2 3 1 0 1 0 0 1 4194304 1048576 8388608 -1 POSIX EXCEL"
+    assert (test.transfer_bytes, test.block_bytes, test.sizes_from) == (1048576, 4194304, "summary")
+    assert (test.file_per_proc, test.repetitions, test.finished) == (True, 3, True)
+    assert test.ordering_in_file == "sequential offsets"
+    # lines 45-46, and the "Max Write:" / "Max Read:" lines 48-49 that repeat the best iteration
+    assert (write.access, write.bw_max_mib_s, write.bw_min_mib_s, write.bw_mean_mib_s, write.bw_std_mib_s) == (
+        "write", 9403.61, 4536.63, 6984.41, 1987.04)
+    assert (write.ops_max, write.ops_std, write.mean_time_s, write.iterations) == (9403.61, 1987.04, 0.00125, 3)
+    assert (read_.access, read_.bw_max_mib_s, read_.ops_mean) == ("read", 32514.11, 20652.82)
+    assert (write.stonewall_time_s, write.stonewall_bw_mib_s) == (None, None)
+    assert of(parsed, ior.IorIteration) == []  # IOR 2 prints its iteration table only with -vv
+
+
+def test_ior2_iteration_rows_end_in_xxcel():
+    parsed = parse_file(HERE2 / "ior2_posix_shared_vv_np2.log")
+    its = of(parsed, ior.IorIteration)
+    (test,) = of(parsed, ior.IorTest)
+    # lines 33, 38, 43, 48: "write     1012.10    4096       256.00     0.000071 ... 0    XXCEL"
+    assert [(i.access, i.iteration, i.bw_mib_s) for i in its] == [
+        ("write", 0, 1012.10), ("read", 0, 11086.0), ("write", 1, 3501.26), ("read", 1, 16179.0)]
+    assert (its[0].block_kib, its[0].xfer_kib, its[0].open_s, its[0].total_s) == (4096.0, 256.0, 0.000071, 0.007904)
+    assert (its[0].iops, its[0].latency_s) == (None, None)  # not in IOR 2's table
+    assert (test.transfer_bytes, test.file_per_proc) == (262144, False)
+    assert [s.bw_max_mib_s for s in of(parsed, ior.IorSummary)] == [3501.26, 16178.74]
+
+
+def test_ior2_without_verbose_takes_sizes_from_the_summary_block():
+    parsed = parse_file(HERE2 / "ior2_posix_default_np2.log")
+    (test,) = of(parsed, ior.IorTest)
+    write, read_ = of(parsed, ior.IorSummary)
+    # lines 8-16: "api = POSIX", "clients = 2 (2 per node)", "repetitions = 1", "xfersize = 1 MiB", "blocksize = 8 MiB"
+    assert (test.api, test.tasks, test.tasks_per_node, test.repetitions) == ("POSIX", 2, 2, 1)
+    assert (test.transfer_bytes, test.block_bytes, test.sizes_from) == (2**20, 8 * 2**20, "options")
+    assert test.segments is None  # no "pattern" line without -v
+    assert (write.bw_max_mib_s, write.iterations, read_.bw_max_mib_s) == (3483.64, None, 16090.61)
+
+
+def test_ior2_write_only_mpiio():
+    parsed = parse_file(HERE2 / "ior2_mpiio_write_only_np2.log")
+    (test,) = of(parsed, ior.IorTest)
+    (write,) = of(parsed, ior.IorSummary)
+    assert (test.api, test.file_per_proc, test.repetitions) == ("MPIIO", False, 2)  # "MPIIO (version=3, subversion=1)"
+    assert (write.access, write.bw_max_mib_s, write.bw_mean_mib_s) == ("write", 3166.07, 2458.89)
+
+
+def test_ior2_script_prints_a_banner_per_test():
+    """IOR 2 prints its banner, "Run began" and command line again for each test of a script, and "Run finished"
+    once at the end: the two tests are one IOR run (run_index 0), and both reached IOR's end."""
+    parsed = parse_file(HERE2 / "ior2_script_two_tests_np2.log")
+    tests = of(parsed, ior.IorTest)
+    assert [(t.test_index, t.run_index, t.transfer_bytes, t.file_per_proc, t.finished) for t in tests] == [
+        (0, 0, 524288, False, True), (1, 0, 1048576, True, True)]
+    assert {t.command for t in tests} == {"IOR -f /tmp/ior2run/runs/ior2_script_two_tests.ior"}
+    assert [(s.test_index, s.access, s.bw_max_mib_s) for s in of(parsed, ior.IorSummary)] == [
+        (0, "write", 4090.50), (0, "read", 11713.79), (1, "write", 7064.35), (1, "read", 20098.89)]
+
+
+def test_ior2_runs_appended_to_one_log_stay_separate_runs():
+    """Two IOR 2 runs appended to one file (each ends in "Run finished"): two runs, not one script."""
+    text = read(HERE2 / "ior2_posix_fpp_v_np2.log") + read(HERE2 / "ior2_posix_fpp_v_np2.log")
+    parsed = ior.parse_text(text)
+    assert [(t.test_index, t.run_index, t.finished) for t in of(parsed, ior.IorTest)] == [(0, 0, True), (1, 1, True)]
+
+
+def test_ior2_error_before_the_banner_is_a_failed_ior_run():
+    with pytest.raises(ParseError) as e:
+        parse_file(HERE2 / "ior2_error_bad_block_size_np2.log")
+    # line 10, after Open MPI's abort banner (stderr and stdout interleave) and "** error **": IOR 2's ERR() message
+    assert e.value.line == 10
+    assert e.value.reason == ("IOR stopped with an error before any result: "
+                              "ERROR in IOR.c (line 2350): block size must be a multiple of transfer size.")
+
+
+def test_ior2_summary_cut_before_its_max_lines_is_refused():
+    lines = read(HERE2 / "ior2_posix_fpp_v_np2.log").splitlines(keepends=True)
+    with pytest.raises(ParseError) as e:
+        ior.parse_text("".join(lines[:47]))  # stops after the summary rows (45-46), before "Max Write:" (48)
+    assert e.value.line == 47 and "Max Write" in e.value.reason and "truncated" in e.value.reason
+    with pytest.raises(ParseError) as e:
+        ior.parse_text("".join(lines[:45]))  # the write row without the read row nor its Max lines
+    assert "Max Write" in e.value.reason
+
+
+def test_ior2_max_line_must_agree_with_the_summary_row():
+    text = read(HERE2 / "ior2_posix_fpp_v_np2.log").replace("Max Read:  32514.11", "Max Read:  32514.12")
+    with pytest.raises(ParseError) as e:
+        ior.parse_text(text)
+    assert e.value.line == 49 and "32514.12" in e.value.reason
+
+
+def test_ior2_ingest_stores_rows_and_a_cut_copy_is_never_plain_ok(tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    whole.mkdir(), cut.mkdir()
+    for name in ("ior2_posix_fpp_v_np2.log", "ior2_posix_shared_vv_np2.log", "ior2_error_bad_block_size_np2.log"):
+        shutil.copy(HERE2 / name, whole / name)
+    data = (HERE2 / "ior2_posix_shared_vv_np2.log").read_bytes()
+    (cut / "cut_in_summary.log").write_bytes(data[: data.index(b"read        16178")])  # cut after the write row
+    (cut / "cut_in_last_line.log").write_bytes(data.rstrip(b"\n")[:-3])  # "Run finished: ... 20" (year cut)
+    ingest([whole], tmp_path / "whole.duckdb", progress=False)
+    ingest([cut], tmp_path / "cut.duckdb", progress=False)
+    con = duckdb.connect(str(tmp_path / "whole.duckdb"), read_only=True)
+    rows = dict(con.execute("""SELECT regexp_extract(path, '[^/]*$'), status || ':' || coalesce(format, '')
+                                FROM sources""").fetchall())
+    counts = con.execute("""SELECT count(*) FILTER (WHERE access = 'write'), count(*) FROM raw_ior_summary""").fetchone()
+    iterations = con.execute("SELECT count(*) FROM raw_ior_iterations").fetchone()[0]
+    con.close()
+    assert rows == {"ior2_posix_fpp_v_np2.log": "ok:ior-text", "ior2_posix_shared_vv_np2.log": "ok:ior-text",
+                    "ior2_error_bad_block_size_np2.log": "error:ior-stdout"}
+    assert counts == (2, 4) and iterations == 4
+    con = duckdb.connect(str(tmp_path / "cut.duckdb"), read_only=True)
+    cuts = dict(con.execute("""SELECT regexp_extract(path, '[^/]*$'), status || ': ' || error
+                                FROM sources""").fetchall())
+    con.close()
+    assert cuts["cut_in_summary.log"].startswith("error: ") and "Max Write" in cuts["cut_in_summary.log"]
+    assert cuts["cut_in_last_line.log"].startswith("ok: truncated: line 58 ends without a newline")
+
+
 # --- errors ------------------------------------------------------------------------------------
 
 def test_error_run_names_the_error_line():
@@ -364,6 +494,8 @@ FUZZ_FILES = [
     FIXTURES / "sub679" / "ior-easy-write.txt", FIXTURES / "sub137" / "ior_easy_write.txt",
     BUILT / "ior_script_multi_test_np2.log", BUILT / "ior_json_posix_fpp_1m_np2_i3.log",
     BUILT / "ior_csv_posix_fpp_1m_np2_i3.log", BUILT / "ior_rankdetails_csv_np2.rank.csv",
+    FIXTURES / "ior2-built-here" / "ior2_posix_shared_vv_np2.log",
+    FIXTURES / "ior2-built-here" / "ior2_script_two_tests_np2.log",
 ]
 PARSERS = (ior.parse_text, ior.parse_json, ior.parse_summary_csv, ior.parse_rank_csv)
 

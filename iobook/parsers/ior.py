@@ -1,4 +1,4 @@
-"""IOR output: text logs of IOR 3.1 → 4.1+dev, summaryFormat=JSON and =CSV, per-rank CSVs, and its stdout
+"""IOR output: text logs of IOR 2.10 and 3.1 → 4.1+dev, summaryFormat=JSON and =CSV, per-rank CSVs, and its stdout
 without a banner (the summaryFile line, or the error of a run that stopped before it).
 
 One file may hold several tests (an ``-f`` script) or several IOR runs one after another (an
@@ -195,7 +195,7 @@ def _nodes(tasks: int | None, per_node: int | None) -> int | None:
 RESULTS_HEADER = re.compile(r"^access\s+bw\(MiB/s\)")
 RESULT_VALUE = re.compile(r"[-\d.]+|[-+]?(?i:inf|nan)")  # inf/nan rows are read, and refused by ingest
 KEY_VALUE = re.compile(r"^([A-Za-z][\w /#()-]*?)\s*:(?:\s+(.*?))?\s*$")  # "tasks               : 200"
-OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 3.1: "\tclients            = 1200 (12 per node)"
+OLD_OPTION = re.compile(r"^\t([a-z][a-z ]*?)\s*=\s*(.*?)\s*$")  # IOR 2, 3.1: "\tclients            = 1200 (12 per node)"
 ITERATION_COLUMNS = {
     "bw(MiB/s)": "bw_mib_s", "IOPS": "iops", "Latency(s)": "latency_s", "block(KiB)": "block_kib",
     "xfer(KiB)": "xfer_kib", "open(s)": "open_s", "wr/rd(s)": "wrrd_s", "close(s)": "close_s",
@@ -208,6 +208,17 @@ SUMMARY_COLUMNS = {
 }
 
 
+# IOR 2.x prints its summary table without "Summary of all tests", under "Operation  Max (MiB)" (a space before
+# "(MiB)", where 3.x prints "Max(MiB)"). Its header names "Op grep #Tasks ..." after "Mean (s)", but no value
+# stands under "Op grep": a row holds the 9 numbers, then with -v the 14 parameters, then "EXCEL". They are
+# read by position under IOR 3's column names, so one reader serves both.
+IOR2_SUMMARY_HEADER = re.compile(r"Operation\s+Max \(MiB\)")
+IOR2_SUMMARY_NUMBERS = ("Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Max(OPs)", "Min(OPs)", "Mean(OPs)", "StdDev",
+                        "Mean(s)")
+IOR2_SUMMARY_PARAMETERS = ("#Tasks", "tPN", "reps", "fPP", "reord", "reordoff", "reordrand", "seed", "segcnt",
+                           "blksiz", "xsize", "aggsize", "RefNum", "API")
+# After its table IOR 2 prints the best iteration of each access again: "Max Write: 9403.61 MiB/sec (...)".
+IOR2_BEST = re.compile(r"Max (Write|Read):\s+(\S+) MiB/sec")
 STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)")
 TEST_START = re.compile(r"Test (\d+) started:|TestID\s*:\s*(\d+)\s*$")  # IOR 3.x, then 4.x
 CLIENTS = re.compile(r"(\d+) \((\d+) per node\)")
@@ -227,15 +238,17 @@ class _Test:
         self.summaries: dict[str, tuple[list, int]] = {}  # access -> ((column, word) pairs, line)
         self.abort: tuple[str, int] | None = None  # first ERROR line, for the reason when no result came
         self.stonewall_pairs: tuple[int, int] | None = None
+        self.ior2_summary = False  # its summary is IOR 2's, which its "Max Write:"/"Max Read:" lines close
+        self.best: dict[str, tuple[str, int]] = {}  # access -> (MiB/s as printed, line) of those lines
 
     def record(self) -> IorTest:
         o = self.options
         summary = dict(next(iter(self.summaries.values()), ([], 0))[0])
-        clients = CLIENTS.match(o.get("clients", ""))  # IOR 3.1
+        clients = CLIENTS.match(o.get("clients", ""))  # IOR 2, 3.1
         tasks = _int(o.get("tasks")) or (int(clients.group(1)) if clients else _int(summary.get("#Tasks")))
         per_node = (_int(o.get("clients per node")) or (int(clients.group(2)) if clients else None)
                     or _int(summary.get("tPN")))
-        pattern = SEGMENTS.search(o.get("pattern", ""))  # IOR 3.1 with -v
+        pattern = SEGMENTS.search(o.get("pattern", ""))  # IOR 2, 3.1 with -v
         segments = _int(o.get("segments")) or (int(pattern.group(1)) if pattern else _int(summary.get("segcnt")))
         command = self.run["command"]
         xfer, xfer_from = exact_size(_int(summary.get("xsize")), o.get("xfersize"),
@@ -293,6 +306,7 @@ def _summary(test: _Test, access: str, pairs: list[tuple[str, str]], line: int) 
 def parse_text(text: str) -> Parsed:
     tests: list[_Test] = []
     run: dict | None = None
+    previous: dict | None = None  # the run before the last banner
     test: _Test | None = None
     state = "outside"  # outside | header | results | summary-header | summary
     summary_header: list[str] = []
@@ -303,6 +317,7 @@ def parse_text(text: str) -> Parsed:
         banner = line.startswith("IOR-") and BANNER.match(line)
         if banner:
             first_banner = first_banner or number
+            previous = run
             run = {"index": 0 if run is None else run["index"] + 1, "version": banner.group(1),
                    "command": None, "finished": False}
             test, state = None, "header"
@@ -316,10 +331,22 @@ def parse_text(text: str) -> Parsed:
         if stripped.startswith("Summary of all tests"):
             state = "summary-header"
             continue
-        if stripped.startswith("Finished"):
+        if stripped.startswith(("Finished", "Run finished")):  # IOR 3 and 4, then IOR 2
             run["finished"], state, last_result = True, "outside", number
             continue
         words = stripped.split()
+        if test is not None and stripped.startswith("Operation") and IOR2_SUMMARY_HEADER.match(stripped):
+            test.ior2_summary, state = True, "ior2-summary"
+            continue
+        if state == "ior2-summary" and words and words[0] in ACCESSES:
+            test.summaries[words[0]] = (_ior2_summary_pairs(words, number), number)
+            last_result = number
+            continue
+        best = state == "ior2-summary" and stripped.startswith("Max ") and IOR2_BEST.match(stripped)
+        if best:
+            test.best[best.group(1).lower()] = (best.group(2), number)
+            last_result = number
+            continue
         if state == "summary" and words and words[0] in ACCESSES:
             if len(words) != len(summary_header):
                 raise ParseError(f"summary row has {len(words)} fields, its header {len(summary_header)}", number)
@@ -342,8 +369,13 @@ def parse_text(text: str) -> Parsed:
             key, value = key_value.group(1), key_value.group(2) or ""
             if key in ("Command line", "Command line used"):
                 run["command"] = value
-            elif key == "Began":
+                if _next_test_of_ior2_script(previous, run, tests):
+                    run = previous
+            elif key in ("Began", "Run began"):  # IOR 3 and 4, then IOR 2
                 run["began"] = value
+            elif key == "Summary" and test is None:  # IOR 2 numbers no test: its "Summary:" block starts one
+                test = _Test(run, len(tests), None)
+                tests.append(test)
             elif test is not None:
                 test.options.setdefault(key, value)
             continue
@@ -362,7 +394,8 @@ def parse_text(text: str) -> Parsed:
             test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)))
             continue
         if state == "results" and len(words) > 1 and words[0] in ACCESSES and RESULT_VALUE.fullmatch(words[1]):
-            test.iterations.append(_iteration(test, words, number))
+            # IOR 2 (-vv) ends each iteration row with an "XXCEL" marker, under no column
+            test.iterations.append(_iteration(test, words[:-1] if words[-1] == "XXCEL" else words, number))
             last_result = number
         elif test is not None and test.abort is None and (stripped.startswith("ERROR") or "MPI_ABORT" in line):
             test.abort = (stripped, number)
@@ -376,11 +409,47 @@ def parse_text(text: str) -> Parsed:
             if t.abort:
                 raise ParseError(f"IOR stopped with an error before any result: {t.abort[0]}", t.abort[1])
             raise ParseError(f"test {t.index} has no result row (log truncated)", len(lines))
+        if t.ior2_summary:
+            _check_ior2_best(t, len(lines))
         records.append(t.record())
         records.extend(t.iterations)
         records.extend(_summary(t, access, pairs, line) for access, (pairs, line) in t.summaries.items())
     return Parsed("ior-text", "ior", tests[0].run["version"], records, start=_line_end(text, first_banner - 1),
                   end=_line_end(text, last_result))
+
+
+def _next_test_of_ior2_script(previous: dict | None, run: dict, tests: list[_Test]) -> bool:
+    """IOR 2 prints its banner, "Run began" and command line again before each test of a script (-f), and
+    "Run finished" once at the end: a banner after a test whose summary closed, with the same command line
+    and no "Run finished" between, continues that run."""
+    last = tests[-1] if tests else None
+    return (previous is not None and previous["version"].startswith("2.") and previous["version"] == run["version"]
+            and not previous["finished"] and previous["command"] == run["command"]
+            and last is not None and last.run is previous and last.ior2_summary
+            and all(access in last.best for access in last.summaries))
+
+
+def _ior2_summary_pairs(words: list[str], line: int) -> list[tuple[str, str]]:
+    """The (column, word) pairs of an IOR 2 summary row, under IOR 3's column names."""
+    body = words[1:-1]
+    if words[-1] != "EXCEL" or len(body) not in (len(IOR2_SUMMARY_NUMBERS),
+                                                 len(IOR2_SUMMARY_NUMBERS) + len(IOR2_SUMMARY_PARAMETERS)):
+        raise ParseError(f"IOR 2 summary row has {len(words)} fields; IOR 2 prints 11 or 25 and 'EXCEL'", line)
+    return [("Operation", words[0]), *zip(IOR2_SUMMARY_NUMBERS + IOR2_SUMMARY_PARAMETERS, body)]
+
+
+def _check_ior2_best(test: _Test, last_line: int) -> None:
+    """IOR 2 prints the "Max Write:"/"Max Read:" line of each summary row after the table, with the row's
+    Max(MiB) to the same digits: without it the log was cut inside the summary; when they differ, the row
+    was not read as IOR wrote it."""
+    for access, (pairs, _) in test.summaries.items():
+        label = f"Max {access.title()}:"
+        if access not in test.best:
+            raise ParseError(f"log ends before IOR 2's '{label}' line that closes its summary (truncated)", last_line)
+        best, line = test.best[access]
+        if best != dict(pairs)["Max(MiB)"]:
+            raise ParseError(f"'{label} {best} MiB/sec' differs from its summary row's Max(MiB) "
+                             f"{dict(pairs)['Max(MiB)']}", line)
 
 
 def _line_end(text: str, line: int) -> int:
@@ -660,10 +729,12 @@ def _rank_csv_error(row: list[str], fields: int) -> str:
 # -O summaryFile= sends everything IOR prints of its run (banner, options, results: text, JSON or CSV) to
 # that file; stdout keeps this line and what IOR writes to its log stream (warnings, errors).
 SUMMARY_FILE = re.compile(r"Writing output to \S[^\n]*")
-# IOR's ERR/ERRF: "ERROR: <message>, (<source>.c:<line>)". Errors from IOR's own sources name the tool; an
-# I/O backend's (aiori-POSIX.c) or the shared utilities' could be mdtest's, so they count only in IOR's stdout.
-IOR_ERROR = re.compile(r"ERROR: [^\n]*, \((?:ior|ior-output|parse_options)\.c:\d+\)")
-ANY_ERROR = re.compile(r"ERROR: [^\n]*, \([\w.-]+\.c:\d+\)")
+# IOR's ERR/ERRF: "ERROR: <message>, (<source>.c:<line>)", IOR 2's ERR: "ERROR in <source>.c (line <n>): <message>."
+# Errors from IOR's own sources name the tool; an I/O backend's (aiori-POSIX.c) or the shared utilities' could
+# be mdtest's, so they count only in IOR's stdout.
+IOR_ERROR = re.compile(r"ERROR: [^\n]*, \((?:ior|ior-output|parse_options)\.c:\d+\)"
+                       r"|ERROR in (?:IOR|parse_options)\.c \(line \d+\): [^\n]*")
+ANY_ERROR = re.compile(r"ERROR: [^\n]*, \([\w.-]+\.c:\d+\)|ERROR in [\w.-]+\.c \(line \d+\): [^\n]*")
 
 
 def detect_stdout(head: str) -> bool:
