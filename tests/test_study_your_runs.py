@@ -266,6 +266,41 @@ def test_sweeps_are_found(databases):
     con.close()
 
 
+def read_bandwidths(files):
+    return [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] / 2**20 for f in files]
+
+
+def welch_p_at(n, mean, sd, mean_baseline, sd_baseline):
+    return scipy_stats.ttest_ind_from_stats(mean, sd, n, mean_baseline, sd_baseline, n, equal_var=False).pvalue
+
+
+def test_a_sweep_effect_is_a_comparison_with_its_interval_and_verdict(databases):
+    """Along a sweep line the largest x is compared with the smallest as two labels are (study.compare): the
+    page-cache reads with libaio at iodepth 64 over those at iodepth 1, 8 files each, read 1.42x as fast, but
+    Welch's p is 0.24 and the interval of the ratio holds 1: undecided. The first finding says so, with the
+    repetitions per side that would decide it, instead of printing 1.42x as a result."""
+    con, reps, configs = configurations(databases["default"])
+    points = study.get_sweeps(configs)[1]
+    effects = study.sweep_effects(reps, configs, points)
+    e = effects.set_index(["sweep", "line"]).loc[("pagecache · fio read", "ioengine=libaio")]
+    qd64, qd1 = (read_bandwidths(sorted(PAGECACHE.parent.glob(f"*/*-read-direct-libaio-qd{qd}-r*.fio.json")))
+                 for qd in (64, 1))
+    assert (e["n"], e["n_baseline"]) == (len(qd64), len(qd1)) == (8, 8)
+    assert e["ratio"] == pytest.approx(statistics.mean(qd64) / statistics.mean(qd1))
+    p = scipy_stats.ttest_ind(qd64, qd1, equal_var=False).pvalue
+    assert e["p_welch"] == pytest.approx(p) and p > 0.05
+    assert 0 < e["low"] < 1 < e["high"] and not e["decided"]
+    # the least n a side at which Welch's test, at the means and sds of these files, decides
+    sides = (statistics.mean(qd64), statistics.stdev(qd64), statistics.mean(qd1), statistics.stdev(qd1))
+    n = int(e["n_to_decide"])
+    assert welch_p_at(n, *sides) < 0.05 <= welch_p_at(n - 1, *sides)
+    comparisons = study.get_comparisons(reps, configs, study.choose_baseline(configs, "")[0])
+    first = study.findings(configs, effects, comparisons)[0]
+    assert first.startswith("**pagecache** fio read bandwidth") and f"{e['ratio']:.3g}×" in first
+    assert f"(95% interval {e['low']:.3g}–{e['high']:.3g}; n = 8, 8), undecided: n≈{n} a side would decide" in first
+    con.close()
+
+
 def test_every_database_and_its_findings(any_db):
     name, con = any_db
     reps = study.get_repetitions(con)
@@ -474,3 +509,36 @@ def test_sweep_example_labels_compared(sweep):
     assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
     lines = study.findings(configs, study.get_sweeps(configs)[1], comparisons)
     assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]
+
+
+def test_sweep_example_effects_decided_or_not(sweep):
+    """Randwrite from 4 KiB to 1 MiB blocks at iodepth 1, 3 files a side: on the VM's disk 50.6x with Welch's
+    p 0.037, decided; on the loop device 21.4x, an interval above 1 but p 0.076, undecided. An mdtest line
+    compares means of iterations: its ratio is of the printed means, Welch's test from their sds."""
+    _, _, reps, configs = sweep
+    points = study.get_sweeps(configs)[1]
+    effects = study.sweep_effects(reps, configs, points).set_index(["sweep", "line"])
+    for folder, label, decided in (("vda-ext4", VDA, True), ("loop-ext4", LOOP, False)):
+        large, small = (fio_bandwidths(SWEEP / folder / f"fio-randwrite-bs{bs}-qd1", "write") for bs in ("1m", "4k"))
+        e = effects.loc[(f"{label} · fio randwrite", "iodepth=1")]
+        p = scipy_stats.ttest_ind(large, small, equal_var=False).pvalue
+        assert e["ratio"] == pytest.approx(statistics.mean(large) / statistics.mean(small))
+        assert e["p_welch"] == pytest.approx(p) and 1 < e["low"] < e["ratio"] < e["high"]
+        assert e["decided"] == decided == (p < 0.05)
+        if decided:
+            assert pd_isna(e["n_to_decide"])
+        else:
+            sides = (statistics.mean(large), statistics.stdev(large), statistics.mean(small), statistics.stdev(small))
+            assert welch_p_at(int(e["n_to_decide"]), *sides) < 0.05 <= welch_p_at(int(e["n_to_decide"]) - 1, *sides)
+    # mdtest -n 5000 and -n 1000 on 2 tasks: 10,000 and 2,000 items
+    large, small = (mdtest_row(SWEEP / "vda-ext4" / f"mdtest-n{n}-np2" / "rep1.log", "File creation") for n in (5000, 1000))
+    e = effects.loc[(f"{VDA} · mdtest File creation", "tasks=2")]
+    assert e["ratio"] == pytest.approx(large[2] / small[2]) and e["method"].startswith("delta method")
+    assert e["p_welch"] == pytest.approx(
+        scipy_stats.ttest_ind_from_stats(large[2], large[3], 3, small[2], small[3], 3, equal_var=False).pvalue)
+    # the largest decided change along a sweep is the one the findings name, with its interval
+    line = next(x for x in study.findings(configs, effects.reset_index(), study.get_comparisons(reps, configs, LOOP))
+                if x.endswith("{numref}`fig-runs-sweeps`"))
+    vda = effects.loc[(f"{VDA} · fio randwrite", "iodepth=1")]
+    assert line.startswith(f"**{nb.md_escape(VDA)}** fio randwrite bandwidth") and "undecided" not in line
+    assert f"{vda['ratio']:.3g}× (95% interval {vda['low']:.3g}–{vda['high']:.3g}; n = 3, 3)" in line
