@@ -188,7 +188,8 @@ def test_two_labels_of_one_configuration_are_compared(tmp_path):
     assert write["n_to_decide"] > 3  # more repetitions than these would decide it, at the spread seen
     text_table, shared = study.comparison_table(study.get_comparisons(reps, configs, baseline))
     assert "undecided: n≈" in " ".join(text_table["verdict"]) and "a side would decide" in " ".join(text_table["verdict"]) and "decided" in list(text_table["verdict"])
-    lines = study.findings(configs, *study.get_sweeps(configs)[1:], study.get_comparisons(reps, configs, baseline))
+    effects = study.sweep_effects(reps, configs, study.get_sweeps(configs)[1])
+    lines = study.findings(configs, effects, study.get_comparisons(reps, configs, baseline))
     assert lines[0].startswith("**b** gives 1.3× the bandwidth of **a** in ior read")
     con.close()
 
@@ -308,7 +309,8 @@ def test_every_database_and_its_findings(any_db):
     sweeps, points = study.get_sweeps(configs)
     baseline, _ = study.choose_baseline(configs, "")
     comparisons = study.get_comparisons(reps, configs, baseline)
-    lines = study.findings(configs, points, comparisons)
+    effects = study.sweep_effects(reps, configs, points)
+    lines = study.findings(configs, effects, comparisons)
     if name == "empty":
         assert reps.empty and configs.empty and len(lines) == 1
         return
@@ -318,8 +320,9 @@ def test_every_database_and_its_findings(any_db):
     # besides the labels it names
     first = re.sub(r"\*\*[^*]+\*\*", "LABEL", lines[0])
     assert len(first.split()) <= 30 + 1, first
-    lows = configs[["bw_mib_s_low", "ops_s_low", "lat_ms_low"]].to_numpy(dtype=float)
-    assert (lows[~np.isnan(lows)] > 0).all()  # intervals of rates and latencies stay positive
+    lows = np.concatenate([configs[["bw_mib_s_low", "ops_s_low", "lat_ms_low"]].to_numpy(dtype=float).ravel(),
+                           effects["low"].to_numpy(dtype=float)])
+    assert (lows[~np.isnan(lows)] > 0).all()  # intervals of rates, latencies and their ratios stay positive
 
 
 def test_chapter_executes_on_every_database(databases, tmp_path):
@@ -361,7 +364,8 @@ def test_names_from_folders_reach_the_page_as_text(tmp_path):
     ingest([tree], db, progress=False)
     con, reps, configs = configurations(db)
     comparisons = study.get_comparisons(reps, configs, study.choose_baseline(configs, "")[0])
-    text = study.findings_md(configs, *study.get_sweeps(configs)[1:], comparisons) + study.read_sentence(con, reps, configs)
+    effects = study.sweep_effects(reps, configs, study.get_sweeps(configs)[1])
+    text = study.findings_md(configs, effects, comparisons) + study.read_sentence(con, reps, configs)
     assert r"\<b\>x" in text and r"\*\*y\*\* \{numref\}\`z\`" in text
     assert "<b>" not in text and "**y**" not in text
     con.close()
@@ -507,7 +511,7 @@ def test_sweep_example_labels_compared(sweep):
     a, b = (mdtest_row(SWEEP / s / "mdtest-n5000-np2" / "rep1.log", "File stat") for s in ("tmpfs", "loop-ext4"))
     assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta method")
     assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
-    lines = study.findings(configs, study.get_sweeps(configs)[1], comparisons)
+    lines = study.findings(configs, study.sweep_effects(reps, configs, study.get_sweeps(configs)[1]), comparisons)
     assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]
 
 

@@ -529,8 +529,11 @@ def numeric_values(parameter: str, values: pd.Series) -> pd.Series | None:
     return None if numbers.isna().any() else numbers.astype(float)
 
 
+# What compare (labels compared, below) gives for two configurations; a sweep's ends are compared as labels are.
+COMPARED = ["n", "n_baseline", "ratio", "low", "high", "p_welch", "method", "decided", "n_to_decide"]
 SWEEP_COLUMNS = ["sweep", "label", "tool", "workload", "x", "lines", "fixed", "configurations", "measure", "log_x"]
-POINT_COLUMNS = ["sweep", "tool", "workload", "x", "x_shown", "x_name", "line", "mean", "low", "high", "n", "measure"]
+POINT_COLUMNS = ["sweep", "tool", "workload", "x", "x_shown", "x_name", "line", "mean", "low", "high", "n", "measure",
+                 "config"]
 
 
 def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -541,7 +544,7 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     values, at least MIN_SWEEP_VALUES (sizes in KiB; log scale when it spans 10x or more); each combination of
     the other differing ones is a line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that
     merely differ, as IO500 submissions do, are scattered points, not a sweep). Returns one row per sweep and
-    one point per configuration (x, line, the tool's main measure with its interval)."""
+    one point per configuration (x, line, the tool's main measure with its interval, its `config` key)."""
     sweeps, points = [], []
     if configs.empty:
         return pd.DataFrame(columns=SWEEP_COLUMNS), pd.DataFrame(columns=POINT_COLUMNS)
@@ -582,22 +585,32 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             points.append({"sweep": name, "tool": tool, "workload": workload, "x": xv, "x_shown": shown_value(x, raw if not kib else size_bytes(raw)),
                            "x_name": SHOWN_NAMES.get(x, x), "line": line, "mean": r[measure],
                            "low": r[f"{measure}_low"], "high": r[f"{measure}_high"], "n": r[f"{measure}_n"],
-                           "measure": MEASURES[tool][measure]})
+                           "measure": MEASURES[tool][measure], "config": r["config"]})
     return pd.DataFrame(sweeps, columns=SWEEP_COLUMNS), pd.DataFrame(points, columns=POINT_COLUMNS)
 
 
-def sweep_effects(points: pd.DataFrame) -> pd.DataFrame:
-    """Per sweep and line: the main measure at the smallest and at the largest x, and their ratio."""
+EFFECT_COLUMNS = ["sweep", "tool", "workload", "line", "x_name", "x_from", "x_to", "measure", "mean_from", "mean_to",
+                  *COMPARED]
+
+
+def sweep_effects(reps: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFrame,
+                  confidence: float = 0.95) -> pd.DataFrame:
+    """Per sweep and line: the main measure at the smallest and at the largest x, and the largest-x
+    configuration compared with the smallest-x one as two labels are (compare: the smallest x is the baseline)."""
+    if points.empty:
+        return pd.DataFrame(columns=EFFECT_COLUMNS)
+    by_config = configs.set_index("config", drop=False)
     rows = []
     for (sweep, line), g in points.groupby(["sweep", "line"], sort=False):
         if len(g) < 2:
             continue
         g = g.sort_values("x")
         lo, hi = g.iloc[0], g.iloc[-1]
-        rows.append({"sweep": sweep, "tool": lo["tool"], "workload": lo["workload"], "line": line, "x_name": lo["x_name"], "x_from": lo["x_shown"],
-                     "x_to": hi["x_shown"], "measure": lo["measure"], "ratio": hi["mean"] / lo["mean"],
-                     **{f"{k}_{end}": p[k] for end, p in (("from", lo), ("to", hi)) for k in ("mean", "low", "high", "n")}})
-    return pd.DataFrame(rows)
+        rows.append({"sweep": sweep, "tool": lo["tool"], "workload": lo["workload"], "line": line,
+                     "x_name": lo["x_name"], "x_from": lo["x_shown"], "x_to": hi["x_shown"], "measure": lo["measure"],
+                     "mean_from": lo["mean"], "mean_to": hi["mean"],
+                     **compare(reps, by_config.loc[hi["config"]], by_config.loc[lo["config"]], confidence)})
+    return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
 MAX_SWEEP_PANELS = 36  # a chart of more panels weighs megabytes: the rest are in the table of sweeps
@@ -622,7 +635,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
     shown = sweep_order(sweeps).head(MAX_SWEEP_PANELS)
     charts = []
     for (x_name, measure, log_x), s in shown.groupby(["x", "measure", "log_x"], sort=False):
-        data = points[points["sweep"].isin(s["sweep"])].drop(columns=["x_name", "measure", "tool", "workload"])
+        data = points[points["sweep"].isin(s["sweep"])].drop(columns=["x_name", "measure", "tool", "workload", "config"])
         # the panel's title in lines that fit its width (Vega draws a list as lines)
         data["title"] = data["sweep"].map(lambda name: "\n".join(
             line for part in name.split(" · ") for line in textwrap.wrap(part, 34)))
@@ -655,8 +668,8 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
 
 # --- labels compared ------------------------------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "measure", "n", "n_baseline", "mean",
-                      "mean_baseline", "ratio", "low", "high", "p_welch", "method", "decided", "n_to_decide"]
+COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "measure", "mean",
+                      "mean_baseline", *COMPARED]
 
 
 def labels_sharing(configs: pd.DataFrame) -> list[str]:
@@ -668,13 +681,38 @@ def labels_sharing(configs: pd.DataFrame) -> list[str]:
     return sorted(set(configs.loc[shared, "label"]))
 
 
+def compare(reps: pd.DataFrame, sample: pd.Series, baseline: pd.Series, confidence: float = 0.95) -> dict:
+    """Two configurations (rows of get_configurations) of one tool by its main measure (COMPARED): the
+    sample's mean over the baseline's, with its interval and Welch's p: stats.ratio_of_means (bootstrap) when
+    every repetition is one value, stats.ratio_from_summaries when one is an mdtest mean of iterations.
+    `decided`: the interval excludes 1 and p < 1 - confidence; otherwise `n_to_decide` repetitions per side
+    would make it so at the spread seen (stats.n_to_decide_means; None with fewer than 2 a side, or when no n
+    up to 10,000 would)."""
+    m = MAIN_MEASURE[baseline["tool"]]
+    sample_reps, base_reps = (reps[(reps["config"] == c["config"]) & reps[m].notna()] for c in (sample, baseline))
+    n, n_base = int(sample[f"{m}_n"]), int(baseline[f"{m}_n"])
+    if min(n, n_base) < 2:
+        r, method = stats.Ratio(sample[m] / baseline[m], np.nan, np.nan, np.nan), "none: one repetition on a side"
+    elif (base_reps["n"] == 1).all() and (sample_reps["n"] == 1).all():
+        r = stats.ratio_of_means(sample_reps[m], base_reps[m], confidence=confidence)
+        method = "bootstrap; Welch"
+    else:
+        r = stats.ratio_from_summaries(*(stats.Summary(int(c[f"{m}_n"]), c[m], c[f"{m}_sd"]) for c in (sample, baseline)),
+                                       confidence=confidence)
+        method = "delta method; Welch from mean and sd"
+    decided = bool(np.isfinite(r.low) and (r.low > 1 or r.high < 1) and r.p_welch < 1 - confidence)
+    need = None
+    if not decided and min(n, n_base) >= 2:
+        need = stats.n_to_decide_means(sample[m], sample[f"{m}_sd"], baseline[m], baseline[f"{m}_sd"], confidence)
+        need = need if need and need > max(n, n_base) else None  # Welch decides already: the interval does not
+    return {"n": n, "n_baseline": n_base, "ratio": r.ratio, "low": r.low, "high": r.high, "p_welch": r.p_welch,
+            "method": method, "decided": decided, "n_to_decide": need}
+
+
 def get_comparisons(reps: pd.DataFrame, configs: pd.DataFrame, baseline: str | None,
                     confidence: float = 0.95) -> pd.DataFrame:
     """Each configuration run under `baseline` and another label: the other's main measure over the
-    baseline's, with its interval and Welch's p: stats.ratio_of_means (bootstrap) when every repetition is
-    one value, stats.ratio_from_summaries when one is an mdtest mean of iterations. `decided`: the interval
-    excludes 1 and p < 1 - confidence; otherwise `n_to_decide` repetitions per side would make it so at the
-    spread seen (stats.n_to_decide_means; None with fewer than 2 a side, or when no n up to 10,000 would)."""
+    baseline's (compare)."""
     if configs.empty or baseline is None:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     rows = []
@@ -683,30 +721,11 @@ def get_comparisons(reps: pd.DataFrame, configs: pd.DataFrame, baseline: str | N
             continue
         base = g[g["label"] == baseline].iloc[0]
         m = MAIN_MEASURE[base["tool"]]
-        base_reps = reps[(reps["config"] == base["config"]) & reps[m].notna()]
         for _, other in g[g["label"] != baseline].iterrows():
-            other_reps = reps[(reps["config"] == other["config"]) & reps[m].notna()]
-            n, n_base = int(other[f"{m}_n"]), int(base[f"{m}_n"])
-            if min(n, n_base) < 2:
-                r, method = stats.Ratio(other[m] / base[m], np.nan, np.nan, np.nan), "none: one repetition on a side"
-            elif (base_reps["n"] == 1).all() and (other_reps["n"] == 1).all():
-                r = stats.ratio_of_means(other_reps[m], base_reps[m], confidence=confidence)
-                method = "bootstrap; Welch"
-            else:
-                r = stats.ratio_from_summaries(*(stats.Summary(int(c[f"{m}_n"]), c[m], c[f"{m}_sd"]) for c in (other, base)),
-                                               confidence=confidence)
-                method = "delta method; Welch from mean and sd"
-            decided = bool(np.isfinite(r.low) and (r.low > 1 or r.high < 1) and r.p_welch < 1 - confidence)
-            need = None
-            if not decided and min(n, n_base) >= 2:
-                need = stats.n_to_decide_means(other[m], other[f"{m}_sd"], base[m], base[f"{m}_sd"], confidence)
-                need = need if need and need > max(n, n_base) else None  # Welch decides already: the interval does not
             rows.append({"tool": base["tool"], "workload": base["workload"], "parameters": base["parameters"],
-                         "config_baseline": base["config"],
-                         "label": other["label"], "baseline": baseline, "measure": MEASURES[base["tool"]][m],
-                         "n": n, "n_baseline": n_base, "mean": other[m], "mean_baseline": base[m], "ratio": r.ratio,
-                         "low": r.low, "high": r.high, "p_welch": r.p_welch, "method": method, "decided": decided,
-                         "n_to_decide": need})
+                         "config_baseline": base["config"], "label": other["label"], "baseline": baseline,
+                         "measure": MEASURES[base["tool"]][m], "mean": other[m], "mean_baseline": base[m],
+                         **compare(reps, other, base, confidence)})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
@@ -808,31 +827,39 @@ def _largest(frame: pd.DataFrame):
     return first.loc[first["ratio"].map(_log_size).idxmax()]
 
 
-def findings(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.DataFrame,
+def _effect(e, ci: str) -> str:
+    """A sweep effect's ratio with its interval and, unless decided, its verdict (a ratio reads as a result only
+    when its interval decides it): '1.42× (95% interval 0.901–2.13; n = 8, 8), undecided: n≈22 a side would
+    decide'; n at the smallest x first."""
+    interval = f"{ci} interval {_times(e['low'])}–{_times(e['high'])}; " if np.isfinite(e["low"]) else ""
+    text = f"{_times(e['ratio'])}× ({interval}n = {e['n_baseline']}, {e['n']})"
+    return text if e["decided"] else f"{text}, {verdict(e)}"
+
+
+def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
              confidence: float = 0.95) -> list[str]:
     """The chapter's findings (MyST), each ending with a {numref} link to the figure or table showing it. The
     first, at most 30 words with its number and interval, is the largest decided difference between labels,
-    else the largest change along a sweep, else the best-repeated configuration's mean. Then, where the data
-    holds them: the sweep, the labels compared, the run-to-run spread."""
+    else the largest decided change along a sweep (sweep_effects), else the largest undecided one, said so,
+    else the best-repeated configuration's mean. Then, where the data holds them: the sweep, the labels
+    compared, the run-to-run spread."""
     ci = f"{confidence:.0%}"
     if configs.empty:
         return ["This database holds no fio, IOR or mdtest run, so there is nothing to find yet. " + HOW_TO_ADD]
     sweep_line = comparison_line = spread_line = None
-    effects = sweep_effects(points)
     sweep_has_intervals = False
     if len(effects):
-        intervals = effects["n_from"].ge(2) & effects["n_to"].ge(2)
+        intervals = effects["n"].ge(2) & effects["n_baseline"].ge(2)
         sweep_has_intervals = bool(intervals.any())
-        pool = effects[intervals] if sweep_has_intervals else effects
-        e = _largest(pool)
+        decided_effects = effects[effects["decided"]]
+        e = _largest(decided_effects if len(decided_effects) else effects[intervals] if sweep_has_intervals else effects)
         label, run = (md_escape(part) for part in e["sweep"].split(" · ", 1))
         name, unit = _what(e["measure"])
-        ends = (f"{ci} intervals {_num(e['low_from'])}–{_num(e['high_from'])} and {_num(e['low_to'])}–"
-                f"{_num(e['high_to'])}; n = {e['n_from']}, {e['n_to']}" if np.isfinite(e["low_from"]) and np.isfinite(e["low_to"])
-                else "one repetition at an end: no interval")
-        sweep_line = (f"**{label}** {run} {name}: {_num(e['mean_from'])} → {_num(e['mean_to'])} {unit} "
-                      f"({_times(e['ratio'])}×) from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to "
-                      f"{md_escape(e['x_to'])}" + (f", {md_escape(e['line'])}" if e["line"] != "all" else "") + f" ({ends}) {{numref}}`fig-runs-sweeps`")
+        # the ends' intervals are left to the figure: the line stays within the first finding's 30 words
+        sweep_line = (f"**{label}** {run} {name}: {_num(e['mean_from'])} → {_num(e['mean_to'])} {unit} from "
+                      f"{md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
+                      + (f", {md_escape(e['line'])}" if e["line"] != "all" else "")
+                      + f": {_effect(e, ci)} {{numref}}`fig-runs-sweeps`")
     decided = comparisons[comparisons["decided"]]
     main_comparison = None
     if len(comparisons):
@@ -987,24 +1014,25 @@ def read_sentence(con, reps: pd.DataFrame, configs: pd.DataFrame) -> str:
             f"repetitions of {len(configs):,} configurations under {len(labels):,} label(s): {shown}.")
 
 
-def findings_md(configs: pd.DataFrame, points: pd.DataFrame, comparisons: pd.DataFrame,
+def findings_md(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
                 confidence: float = 0.95) -> str:
     """The findings as the Markdown list the page shows ({glue:md} with :format: myst); with no run, the
     sentence saying so (no list: nothing for the landing page to quote)."""
-    lines = findings(configs, points, comparisons, confidence)
+    lines = findings(configs, effects, comparisons, confidence)
     return lines[0] if configs.empty else "\n".join(f"- {line}" for line in lines)
 
 
-def sweeps_caption(sweeps: pd.DataFrame, points: pd.DataFrame) -> str:
-    """The sweeps figure's caption (MyST), stating the largest change it shows (bandwidth first, as findings)."""
+def sweeps_caption(sweeps: pd.DataFrame, effects: pd.DataFrame, confidence: float = 0.95) -> str:
+    """The sweeps figure's caption (MyST), stating the largest change it shows (bandwidth first, as findings)
+    with its interval and verdict (sweep_effects)."""
     if sweeps.empty:
         return "No sweep in this data."
-    e = _largest(sweep_effects(points))
+    e = _largest(effects)
     drawn = (f"the first {MAX_SWEEP_PANELS} of {len(sweeps):,} sweeps (all are in the table above)"
              if len(sweeps) > MAX_SWEEP_PANELS else f"{len(sweeps):,} sweep(s)")
-    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change, "
-            f"{_times(e['ratio'])}×, is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} "
-            f"to {md_escape(e['x_to'])}" + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + ".")
+    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change is "
+            f"{md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
+            + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + f": {_effect(e, f'{confidence:.0%}')}.")
 
 
 def comparisons_caption(comparisons: pd.DataFrame) -> str:
