@@ -83,19 +83,51 @@ DATABASES = {
 }
 
 
+def pytest_sessionstart(session):
+    """PUBLISHED_DB brought up to date with data/raw, as `make book` does (nothing to do after `make test`'s
+    ingest), once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest
+    writes DuckDB, and the chapters of every worker read this file at once."""
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller has done it
+        return
+    from iobook.ingest import ingest
+
+    ingest(DATABASES["default"], PUBLISHED_DB, progress=False, prune=True)
+
+
+# `make test` runs the tests in two pytest-xdist workers (-n 2), a file at a time, so that a module's fixtures
+# (a book built, a collection run) are made once. nbval's run of the published chapters writes their downloads
+# into book/, from which conftest.book_site builds the HTML that the page tests read: one worker runs them all,
+# in that order (collection order: testpaths puts book/ first). Not xdist's `--dist loadgroup`: it renames
+# node ids through an attribute pytest 9 no longer has, and groups nothing.
+PUBLISHED_GROUP = "published-book"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return PUBLISHED_GROUP if path.startswith("book/") or path == "tests/test_book_pages.py" else path
+
+    return ByFile(config, log)
+
+
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of a database ingested from DATABASES[name], built once per test session; "default" is
-    PUBLISHED_DB, brought up to date with data/raw as `make book` does (nothing to do after `make test`'s ingest)."""
+    """name -> path of a database ingested from DATABASES[name], built once per test session (per xdist
+    worker); "default" is PUBLISHED_DB, which pytest_sessionstart brought up to date."""
     from iobook import store
     from iobook.ingest import ingest
 
     folder = tmp_path_factory.mktemp("databases")
-    built = {}
+    built = {"default": PUBLISHED_DB}
     for name, paths in DATABASES.items():
-        built[name] = PUBLISHED_DB if name == "default" else folder / f"{name}.duckdb"
+        if name == "default":
+            continue
+        built[name] = folder / f"{name}.duckdb"
         if paths:
-            ingest(paths, built[name], progress=False, prune=name == "default")
+            ingest(paths, built[name], progress=False)
         else:
             store.open_write(built[name]).close()
     return built
