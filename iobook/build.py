@@ -73,11 +73,11 @@ def headline(executed: Path) -> tuple[str, str | None] | None:
 
 
 def write_headlines(registry: list[chapters.Chapter]) -> Path:
-    """book/_headlines.md, included by the landing page: each chapter's first finding, linked to the chapter
+    """book/_headlines.md, included by the landing page: each study's first finding, linked to the chapter
     (and to the figure or table that shows it). Rewritten only when it changes, like the provenance."""
     lines = []
     for chapter in registry:
-        found = headline(chapter.output) if chapter.output.exists() else None
+        found = headline(chapter.output) if chapter.headline and chapter.output.exists() else None
         if found is None:
             continue
         text, anchor = found

@@ -53,6 +53,7 @@ class Chapter:
     data: str            # one line: what it is built from
     reads: list[str]     # tools whose files it reads ("*": every file)
     parameters: dict = field(default_factory=dict)
+    headline: bool = True  # its first finding goes on the landing page (false: an inventory, not a result)
 
     @property
     def template(self) -> Path:

@@ -165,6 +165,19 @@ def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monke
     assert target.stat().st_mtime_ns == stamp  # unchanged: not rewritten, so Sphinx rebuilds nothing
 
 
+def test_landing_page_shows_results_never_an_inventory_line():
+    """The Data chapter's first finding counts files ("4,176 of the 4,414 files ingested were parsed"): an
+    inventory, not a result, so the registry keeps it off the landing page; every study is on it."""
+    from iobook import build, chapters
+
+    registry = chapters.load_registry()
+    on_landing = [c.name for c in registry if c.headline]
+    assert "data" not in on_landing and {"io500_score", "checksum_cost", "your_runs"} <= set(on_landing)
+    text = build.write_headlines(registry).read_text(encoding="utf-8")
+    assert "(data)" not in text and "files ingested" not in text
+    assert all(f"]({name})" in text for name in on_landing)  # the published chapters all have findings
+
+
 def test_a_database_of_an_older_record_layout_is_reparsed(tucson_results, tmp_path):
     """A record class that gained a column (IorTest's stonewall pairs): an older database's table is made
     again and every file re-parsed, in the first ingest that opens it."""
