@@ -342,14 +342,15 @@ def test_trim_finding_names_the_loop_device_and_its_backing_file(databases):
     image and file system the manifest records."""
     run = current_run("trim")
     manifest = json.loads((RAW / run / "manifest.json").read_text())
-    loop, target = manifest["facts"]["loop"], manifest["target"]
+    loop = manifest["facts"]["loop"]
     con = nb.setup(databases["default"])
     runs = pc.get_runs(con)
-    target_text = pc.trim_target_text(pc.get_trim_targets(con, pc.run_ids(runs, "trim")).iloc[0])
-    assert target_text == (f"{loop['device']}, a loop device over a {loop['image_size']} image file in "
-                           f"{target['filesystem']} on {target['device']}")
+    target = pc.get_trim_targets(con, pc.run_ids(runs, "trim")).iloc[0]
+    target_text = pc.trim_target_text(target)
+    assert target_text == (f"{loop['device']}, a loop device over an image file of {loop['image_size']} in "
+                           f"{manifest['target']['filesystem']} on {manifest['target']['device']}")
     effect = pc.get_trim_effect(pc.get_buckets(con, [runs.set_index("run_folder").loc[run, "run_id"]], 1000), 5)
-    finding = pc.trim_finding(effect.set_index("window").loc["first 5 s"], target_text, 5, 0.95)
+    finding = pc.trim_finding(effect.set_index("window").loc["first 5 s"], target, 5, 0.95)
     assert finding.startswith(f"In the first 5 s after a trim of {target_text}, writes ran at ")
-    assert (f"the trim punches holes in the image file, so this measures {target['filesystem']} allocating them again, not an SSD's "
+    assert (f"the trim punches holes in the image file, so this measures {manifest['target']['filesystem']} allocating them again, not an SSD's "
             "garbage collection" in finding)
