@@ -177,7 +177,8 @@ def n_per_side(log_ratio: float, sd_log: float, alpha: float = 0.05, power: floa
 def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: list[str] | None = None,
                  min_sample: int = MIN_REPETITIONS) -> pd.DataFrame:
     """Comparisons (RATIO_COLUMNS) read together, with `p_holm` (Holm within each group of `family`, the
-    whole frame when None), `decided` (at least MIN_REPETITIONS a side and p_holm below 1 - confidence;
+    whole frame when None), `family_size`, `repetitions_enough`, `decided` (at least MIN_REPETITIONS a side and
+    p_holm below 1 - confidence;
     `min_sample` on the sample's side instead, for a check measured once against the baseline's
     repetitions, whose spread ratio_row(equal_var=True) takes from them),
     and for the others `n_to_decide`: the repetitions per side that would decide at the observed ratio and
@@ -190,8 +191,8 @@ def add_verdicts(comparisons: pd.DataFrame, confidence: float = 0.95, family: li
     for index in groups:
         out.loc[index, "p_holm"] = holm(out.loc[index, "p"])
         out.loc[index, "family_size"] = int(out.loc[index, "p"].notna().sum())
-    enough = (out["n"] >= min_sample) & (out["n_baseline"] >= MIN_REPETITIONS)
-    out["decided"] = enough & (out["p_holm"] < alpha)
+    out["repetitions_enough"] = (out["n"] >= min_sample) & (out["n_baseline"] >= MIN_REPETITIONS)
+    out["decided"] = out["repetitions_enough"] & (out["p_holm"] < alpha)
     out["n_to_decide"] = [
         None if decided else n_per_side(np.log(r), sd, alpha / max(size, 1))
         for decided, r, sd, size in zip(out["decided"], out["ratio"], out["sd_log"], out["family_size"])]

@@ -60,7 +60,7 @@ def default(databases):
 
 def test_two_repetitions_are_undecided_with_the_n_that_would_decide(default):
     """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result."""
-    _, _, steps = default
+    _, runs, steps = default
     comparisons = cc.get_comparisons(steps)
     assert not comparisons.decided.any() and set(comparisons.n) == {2}
     main = cc.main_comparison(comparisons)
@@ -72,7 +72,7 @@ def test_two_repetitions_are_undecided_with_the_n_that_would_decide(default):
     ratio = np.sqrt(sha[0] * sha[1] / (none[0] * none[1]))
     assert main.ratio == pytest.approx(ratio)
     assert main.n_to_decide == stats.n_per_side(np.log(ratio), sd, 0.05 / 20) >= stats.MIN_REPETITIONS
-    text = cc.main_finding(main, 0.95)
+    text = cc.main_finding(main, 0.95, runs, steps)
     assert f"undecided, about {main.n_to_decide} a side would decide" in text and len(text.split()) <= 30
 
 
@@ -168,7 +168,109 @@ def test_notebook_executes(databases, tmp_path, name):
     assert "IBM's trailer checksum: IOR read 90 → 125 GB/s" in texts  # the published half, on every database
     if name == "default":
         assert "This database holds no fio checksum runs" not in texts
-        assert "sha256 cut direct writes to 0.11× the bandwidth of no checksum" in texts
+        assert "fio's software sha256 on 2 AMD EPYC cores cut direct writes to 0.11× no checksum's bandwidth" in texts
         assert "nsdRAIDClientOnlyChecksum yes" in texts
     else:
         assert "This database holds no fio checksum runs" in texts and "chart-" not in texts
+
+
+def current_run(study: str) -> str:
+    """The run folder the chapters read by default, from the manifests: the newest made with a stopping rule."""
+    made = {}
+    for manifest in (RAW / study).glob("*/manifest.json"):
+        m = json.loads(manifest.read_text())
+        if any("rule" in v for k, v in m["facts"].items() if k.endswith("decision") and isinstance(v, dict)):
+            made[m["started_utc"]] = manifest.parent.name
+    return made[max(made)]
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, written out here."""
+    order = sorted(range(len(p)), key=p.__getitem__)
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
+    """Review: the checksum tests pinned the superseded 2-repetition run. The current run's main comparisons, each
+    checksum over none per phase and mode for bandwidth and fio's CPU-seconds per GiB (Welch on the logs, Holm
+    within each measure, decided with at least 3 a side), recomputed from its fio JSON files with json and scipy."""
+    from scipy import stats as sps
+
+    run = current_run("checksum")
+    assert run == "vm-20261125T030550Z"
+    manifest = json.loads((RAW / "checksum" / run / "manifest.json").read_text())
+    values: dict[tuple, dict[str, list[float]]] = {}
+    for step in manifest["steps"]:
+        labels = step["labels"]
+        if "verify" not in labels or labels.get("drift_check") == "end":
+            continue
+        text = (RAW / "checksum" / run / step["files"][0]).read_text()
+        job = json.loads(text[text.index("{"):])["jobs"][0]
+        moved = job[labels["phase"]]  # a verify read is a write job whose read direction carries the bytes
+        runtime_s = max(job[d]["runtime"] for d in ("read", "write", "trim") if job[d]["io_bytes"] > 0) / 1000
+        per = values.setdefault((labels["phase"], labels["mode"], labels["verify"]), {"bandwidth": [], "cpu": []})
+        per["bandwidth"].append(moved["bw_bytes"] / 2**20)
+        per["cpu"].append((job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s / (moved["io_bytes"] / 2**30))
+    rows = []
+    for (phase, mode, verify), per in values.items():
+        if verify == "none":
+            continue
+        for measure, name in (("bandwidth", "bandwidth"), ("cpu", "fio CPU per GiB")):
+            a, b = np.log(per[measure]), np.log(values[(phase, mode, "none")][measure])
+            rows.append({"key": (phase, mode, verify, name), "ratio": np.exp(a.mean() - b.mean()), "n": len(a),
+                         "n_baseline": len(b), "p": sps.ttest_ind(a, b, equal_var=False).pvalue, "measure": name})
+    for name in ("bandwidth", "fio CPU per GiB"):
+        family = [r for r in rows if r["measure"] == name]
+        for r, adjusted in zip(family, holm([r["p"] for r in family])):
+            r["decided"] = adjusted < 0.05 and min(r["n"], r["n_baseline"]) >= 3
+    mine = {r["key"]: r for r in rows}
+
+    con = nb.setup(databases["default"])
+    runs = cc.get_runs(con)
+    assert runs.run_folder.tolist() == [run]  # the chapter's default
+    steps = cc.get_steps(con, runs.run_id)
+    comparisons = cc.get_comparisons(steps)
+    main = cc.main_comparison(comparisons)
+    sha = mine[("write", "direct", "sha256", "bandwidth")]
+    assert (main.phase, main["mode"], main.verify) == ("write", "direct", "sha256")
+    assert (main.ratio, main.n, main.n_baseline) == (pytest.approx(sha["ratio"]), sha["n"], sha["n_baseline"]) == (
+        pytest.approx(sha["ratio"]), 6, 6)
+    assert sha["decided"] and main.decided and round(sha["ratio"], 2) == 0.06
+    assert len(comparisons) == len(rows) == 16
+    decided = sum(r["decided"] for r in rows)
+    assert int(comparisons.decided.sum()) == decided == 12
+    assert cc.decided_finding(comparisons, 0.95).startswith(f"{decided} of 16 checksum comparisons decided")
+    # the collector's own stopping rule came to the same verdicts when it stopped (facts.decision)
+    last = manifest["facts"]["decision"]["after_round"][-1]["comparisons"]
+    assert sum(c["decided"] for c in last) == decided
+
+
+def test_first_finding_says_fio_hashes_in_software_on_the_busy_machine(databases):
+    """Review: "sha256 cut direct writes to 0.06×" read as a checksum's cost in general; it is fio's own hashing in
+    software on this machine's cores (manifest host: CPU model, cores), which the quiet check found busy around
+    every step of the comparison (labels under_load), within the 30-word first finding."""
+    run = current_run("checksum")
+    manifest = json.loads((RAW / "checksum" / run / "manifest.json").read_text())
+    host = manifest["host"]
+    compared = [s["labels"] for s in manifest["steps"] if s["labels"].get("phase") == "write"
+                and s["labels"].get("mode") == "direct" and s["labels"].get("verify") in ("sha256", "none")
+                and "drift_check" not in s["labels"]]
+    assert len(compared) == 12 and all(labels["under_load"] == "true" for labels in compared)
+    con = nb.setup(databases["default"])
+    runs = cc.get_runs(con)
+    steps = cc.get_steps(con, runs.run_id)
+    main = cc.main_comparison(cc.get_comparisons(steps))
+    text = cc.main_finding(main, 0.95, runs, steps)
+    assert text.startswith(f"fio's software sha256 on {host['cores']} busy {host['cpu_model']} cores cut direct "
+                           "writes to 0.06× no checksum's bandwidth [95% interval")
+    assert len([w for w in text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    # a run made before the quiet check existed has no under_load label: no "busy"
+    old_runs = cc.get_runs(con, [RUN])
+    old_steps = cc.get_steps(con, old_runs.run_id)
+    old = cc.main_finding(cc.main_comparison(cc.get_comparisons(old_steps)), 0.95, old_runs, old_steps)
+    assert old.startswith(f"fio's software sha256 on {host['cores']} {host['cpu_model']} cores cut direct writes")
+    assert len([w for w in old.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS

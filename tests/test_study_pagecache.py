@@ -228,3 +228,129 @@ def test_first_finding_is_the_main_result_in_at_most_30_words(con):
     modes = pc.compare_modes(pc.get_steps(con, [MODES_RUN], buckets))
     text = pc.modes_finding(modes, runs, 0.95)
     assert len(text.split()) <= 28 and "[95% interval" in text and text.endswith("decided]")
+
+
+def current_run(experiment: str) -> str:
+    """The run folder of an experiment the chapter reads by default, from the manifests: the newest made with a
+    stopping rule (facts.decision.rule)."""
+    made = {}
+    for path in RAW.glob("*/manifest.json"):
+        m = json.loads(path.read_text())
+        if m["labels"].get("experiment", "modes") == experiment and "rule" in m["facts"].get("decision", {}):
+            made[m["started_utc"]] = path.parent.name
+    return made[max(made)]
+
+
+def raw_fio_job(run: str, file: str) -> dict:
+    text = (RAW / run / file).read_text()
+    return json.loads(text[text.index("{"):])["jobs"][0]
+
+
+def bucket_cv(run: str, log: str, direction: int, runtime_ms: int) -> float:
+    """sd / mean of a bw log's 1-s bucket means (KiB/s entries of one direction), over the whole buckets of the
+    job's run time."""
+    buckets: dict[int, list[float]] = {}
+    for line in (RAW / run / log).read_text().splitlines():
+        t_ms, value, d = (int(float(x)) for x in line.split(",")[:3])
+        if d == direction and t_ms < runtime_ms // 1000 * 1000:
+            buckets.setdefault(t_ms // 1000, []).append(value)
+    means = np.array([np.mean(v) for v in buckets.values()])
+    return means.std(ddof=1) / means.mean()
+
+
+def holm(p: list[float]) -> list[float]:
+    order = sorted(range(len(p)), key=p.__getitem__)
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def test_first_finding_on_the_current_modes_run_from_the_raw_files(databases):
+    """The chapter's first finding on the run it reads by default (the tests above pin superseded runs): buffered
+    over direct writes' second-to-second coefficient of variation, with the run's other buffered ÷ direct
+    comparisons (bandwidth, fio system CPU per GiB; each phase) for Holm's correction, from the fio JSON and bw
+    logs with json and scipy."""
+    run = current_run("modes")
+    assert run == "vm-20261125T032538Z"
+    manifest = json.loads((RAW / run / "manifest.json").read_text())
+    per: dict[tuple, list[float]] = {}
+    for step in manifest["steps"]:
+        labels = step["labels"]
+        if labels.get("phase") not in ("write", "read") or "drift_check" in labels:
+            continue
+        phase, mode = labels["phase"], labels["mode"]
+        job = raw_fio_job(run, step["files"][0])
+        runtime_ms = max(job[d]["runtime"] for d in ("read", "write", "trim") if job[d]["io_bytes"] > 0)
+        log = next(f for f in step["files"] if f.endswith("_bw.1.log"))
+        moved = job[phase]
+        for measure, value in (
+                ("bandwidth", moved["bw_bytes"] / 2**20),
+                ("coefficient of variation", bucket_cv(run, log, {"read": 0, "write": 1}[phase], runtime_ms)),
+                ("fio system CPU per GiB", job["sys_cpu"] / 100 * runtime_ms / 1000 / (moved["io_bytes"] / 2**30))):
+            per.setdefault((phase, measure, mode), []).append(value)
+    keys = sorted({k[:2] for k in per})
+    tests = {k: sps.ttest_ind(np.log(per[(*k, "buffered")]), np.log(per[(*k, "direct")]), equal_var=False)
+             for k in keys}
+    adjusted = dict(zip(keys, holm([tests[k].pvalue for k in keys])))
+    cv = ("write", "coefficient of variation")
+    buffered, direct = np.log(per[(*cv, "buffered")]), np.log(per[(*cv, "direct")])
+    ratio, (low, high) = np.exp(buffered.mean() - direct.mean()), np.exp(tests[cv].confidence_interval(0.95))
+    assert (len(buffered), len(direct)) == (9, 9) and adjusted[cv] < 0.05 and low > 1
+
+    con = nb.setup(databases["default"])
+    runs = pc.get_runs(con)
+    ids = pc.run_ids(runs, "modes")
+    assert runs.set_index("run_id").loc[ids[0], "run_folder"] == run
+    modes = pc.compare_modes(pc.get_steps(con, ids, pc.get_buckets(con, ids, 1000)))
+    row = pc.mode_row(modes, run, *cv)
+    assert (row.ratio, row.low, row.high, row.p_holm) == pytest.approx((ratio, low, high, adjusted[cv]))
+    limit = manifest["facts"]["cgroup"]["memory_limit_bytes"] / 2**20
+    assert pc.modes_finding(modes, runs, 0.95) == (
+        f"Buffered writes under a {limit:,.0f} MiB cgroup varied second to second {ratio:.2f}× as much as direct "
+        f"ones [95% interval {low:.2f}–{high:.2f}; 9 and 9 repetitions; decided]")
+
+
+def test_buffered_direct_reads_of_each_run_carry_their_interval(databases):
+    """Review: "buffered ÷ direct reads were 1.68× … 0.69× … 1.29×" had no interval nor n. Each modes run's ratio,
+    recomputed from its read steps' fio JSON (Welch on the logs), is printed with its interval and repetitions."""
+    con = nb.setup(databases["default"])
+    _, status = pc.select_runs(con, [])
+    ids = status.loc[status.experiment == "modes", "run_id"].tolist()
+    assert sorted(ids) == sorted([RUN, MODES_RUN, current_run("modes")])
+    read_modes = pc.compare_read_modes(con, ids, 1000)
+    finding = pc.runs_finding(pc.get_reads_by_run(con, ids), pc.compare_runs(con, ids), read_modes, 0.95)
+    for run in ids:
+        manifest = json.loads((RAW / run / "manifest.json").read_text())
+        bw = {"buffered": [], "direct": []}
+        for step in manifest["steps"]:
+            labels = step["labels"]
+            if labels.get("phase") == "read" and "drift_check" not in labels:
+                bw[labels["mode"]].append(raw_fio_job(run, step["files"][0])["read"]["bw_bytes"])
+        a, b = np.log(bw["buffered"]), np.log(bw["direct"])
+        low, high = np.exp(sps.ttest_ind(a, b, equal_var=False).confidence_interval(0.95))
+        row = read_modes.set_index("run_id").loc[run]
+        assert (row.ratio, row.low, row.high) == pytest.approx((np.exp(a.mean() - b.mean()), low, high))
+        assert (f"{np.exp(a.mean() - b.mean()):.2f}× [95% interval {low:.2f}–{high:.2f}; {len(a)} and {len(b)} "
+                f"repetitions;" in finding)
+
+
+def test_trim_finding_names_the_loop_device_and_its_backing_file(databases):
+    """Review: on a loop device a trim punches holes in the backing image file, so the writes after it measure the
+    host file system allocating again, not an SSD's garbage collection; the finding says so, with the loop device,
+    image and file system the manifest records."""
+    run = current_run("trim")
+    manifest = json.loads((RAW / run / "manifest.json").read_text())
+    loop = manifest["facts"]["loop"]
+    con = nb.setup(databases["default"])
+    runs = pc.get_runs(con)
+    target = pc.get_trim_targets(con, pc.run_ids(runs, "trim")).iloc[0]
+    target_text = pc.trim_target_text(target)
+    assert target_text == (f"{loop['device']}, a loop device over an image file of {loop['image_size']} in "
+                           f"{manifest['target']['filesystem']} on {manifest['target']['device']}")
+    effect = pc.get_trim_effect(pc.get_buckets(con, [runs.set_index("run_folder").loc[run, "run_id"]], 1000), 5)
+    finding = pc.trim_finding(effect.set_index("window").loc["first 5 s"], target, 5, 0.95)
+    assert finding.startswith(f"In the first 5 s after a trim of {target_text}, writes ran at ")
+    assert (f"the trim punches holes in the image file, so this measures {manifest['target']['filesystem']} allocating them again, not an SSD's "
+            "garbage collection" in finding)

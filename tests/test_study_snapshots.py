@@ -7,9 +7,10 @@ from datetime import datetime
 import numpy as np
 import papermill
 import pytest
+from scipy import stats as sps
 
 from iobook import nb, stats
-from iobook.studies import snapshots
+from iobook.studies import local_runs, snapshots
 
 from conftest import DATABASES, REPO, executed_notebook
 
@@ -294,3 +295,82 @@ def test_faster_with_snapshots_is_flagged_with_the_baseline_first_under_load(def
     assert conditions.baseline_first and conditions.load_avg_1m == manifest["host"]["load_average_at_start"][0]
     finding = snapshots.metadata_finding(comparisons, conditions.to_frame().T)
     assert finding.startswith("**Flag:**") and "the baseline ran first" in finding
+
+
+CURRENT_RUN = "vm-20261125T034040Z"  # all three parts, with a control subvolume measured beside the snapshots
+
+
+def fio_files_per_s(run: str, file: str) -> float:
+    """fio's files per second of one raw create/stat/delete JSON (the file engines report it as read iops)."""
+    text = (REPO / "data" / "raw" / "snapshots" / run / file).read_text()
+    return json.loads(text[text.index("{"):])["jobs"][0]["read"]["iops"]
+
+
+def test_metadata_finding_says_where_and_when_the_interleaved_baseline_ran(default_con):
+    """Review: the current run's finding said the baseline "ran first", but its baseline stage is 3 runs on the
+    data subvolume before its first snapshot and 36 on the never-snapshotted control subvolume beside every
+    stage. Counted here from the manifest: per operation, the baseline steps on each subvolume, and how many
+    started before the metadata part's first snapshot."""
+    manifest = json.loads((REPO / "data" / "raw" / "snapshots" / CURRENT_RUN / "manifest.json").read_text())
+    first_snapshot = next(i for i, s in enumerate(manifest["steps"])
+                          if s["command"][:3] == ["btrfs", "subvolume", "snapshot"] and s["command"][-2].endswith("/data"))
+    baseline = [(i, s["labels"]) for i, s in enumerate(manifest["steps"]) if s["labels"].get("phase") == "create"
+                and s["labels"].get("step") == "none" and "drift_check" not in s["labels"]]
+    on = {sub: [i for i, labels in baseline if labels["subvolume"] == sub] for sub in ("data", "control")}
+    before = sum(i < first_snapshot for i, _ in baseline)
+    snapshot_stages = {s["labels"]["step"] for s in manifest["steps"] if s["labels"].get("subvolume") == "data"
+                       and s["labels"].get("step") not in (None, "none", "end")}
+    beside = {labels["during_step"] for i, labels in baseline if i > first_snapshot}
+    assert (len(on["data"]), len(on["control"]), before, len(baseline) - before) == (3, 36, 6, 33)
+    assert max(on["data"]) < first_snapshot and beside == snapshot_stages and len(snapshot_stages) == 11
+
+    rates = snapshots.get_rates(default_con, [CURRENT_RUN])
+    conditions = snapshots.get_baseline_conditions(default_con, rates, "none")
+    c = conditions.set_index("run_id").loc[CURRENT_RUN]
+    assert (c.baseline_runs, c.on_data, c.on_control) == (39, 3, 36)
+    assert (c.before_first_snapshot, c.after_first_snapshot, c.stages_beside, c.snapshot_stages) == (6, 33, 11, 11)
+    assert not c.baseline_only_first
+    comparisons = snapshots.get_comparisons(rates, "none", 0.95)
+    finding = snapshots.metadata_finding(comparisons, conditions)
+    assert "the baseline ran first" not in finding
+    assert ("39 runs an operation: 3 on the data subvolume before its first snapshot and 36 on the never-snapshotted "
+            "control subvolume, 3 of them before the first snapshot and 33 beside each of the 11 snapshot stages"
+            in finding)
+    # none of the stages that came out faster is decided
+    assert not (comparisons.faster & comparisons.decided).any()
+    assert f"0 of the {int(comparisons.faster.sum())} faster decided" in finding
+
+
+def test_drift_verdict_beside_an_interval_that_excludes_1_says_why(default_con):
+    """Review: "1.249× [95% interval 1.004–1.554; ...; undecided]": the unadjusted interval excludes 1 while Holm's
+    correction over the three operations leaves the comparison undecided. Recomputed from the raw fio JSON: the
+    6 delete rates at the end over the 39 of the baseline stage, Student's t on the logs, Holm over 3."""
+    manifest = json.loads((REPO / "data" / "raw" / "snapshots" / CURRENT_RUN / "manifest.json").read_text())
+    end, base = {}, {}
+    for step in manifest["steps"]:
+        labels = step["labels"]
+        if labels.get("phase") not in snapshots.OPERATIONS:
+            continue
+        rate = fio_files_per_s(CURRENT_RUN, step["files"][0])
+        if labels.get("drift_check") == "end":
+            end.setdefault(labels["phase"], []).append(rate)
+        elif labels["step"] == "none":
+            base.setdefault(labels["phase"], []).append(rate)
+    p, interval = {}, {}
+    for operation in snapshots.OPERATIONS:
+        test = sps.ttest_ind(np.log(end[operation]), np.log(base[operation]), equal_var=True)
+        p[operation], interval[operation] = test.pvalue, np.exp(test.confidence_interval(0.95))
+    holm = dict(zip(p, stats.holm(list(p.values()))))
+    assert (len(end["delete"]), len(base["delete"])) == (6, 39)
+    assert interval["delete"][0] > 1 and p["delete"] < 0.05 <= holm["delete"]
+
+    drift = snapshots.get_end_baseline(default_con, [CURRENT_RUN], "none", 0.95)
+    row = drift.set_index("configuration").loc["operation delete"]
+    assert (row.low, row.high, row.p_holm) == pytest.approx((*interval["delete"], holm["delete"]))
+    finding = snapshots.end_baseline_finding(drift, 0.95)
+    shown = f"{row.low:.3f}–{row.high:.3f}"
+    assert f"[95% interval {shown}, unadjusted, excludes 1;" in finding
+    assert f"undecided after Holm's correction over 3 (Holm p {holm['delete']:.2g})" in finding
+    # the same in the table: the verdict beside the unadjusted interval names Holm
+    verdict = local_runs.verdict_columns(drift, 0.95).set_index(drift.configuration).loc["operation delete", "verdict"]
+    assert verdict.startswith("undecided after Holm")

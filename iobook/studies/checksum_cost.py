@@ -256,10 +256,32 @@ def main_comparison(comparisons: pd.DataFrame) -> pd.Series | None:
     return pick.loc[pick["ratio"].idxmin()]
 
 
-def main_finding(row: pd.Series, confidence: float) -> str:
-    """The chapter's first finding: the costliest checksum's bandwidth, with its interval and verdict."""
-    return (f"{row['verify']} cut {row['mode']} {row['phase']}s to "
-            + local_runs.ratio_text(row, confidence, "the bandwidth of no checksum"))
+def main_finding(row: pd.Series, confidence: float, runs: pd.DataFrame, steps: pd.DataFrame) -> str:
+    """The chapter's first finding: the costliest checksum's bandwidth, with its interval and verdict, said to
+    be fio hashing in software on the run's cores (manifest host), "busy" when the collector's quiet check found
+    the machine under load around most of the comparison's steps (label under_load; runs made before the check
+    have none). Short: the first finding has at most nb.FIRST_FINDING_WORDS words."""
+    host = runs.set_index("run_id").loc[row["run_id"]]
+    compared = steps[(steps.run_id == row["run_id"]) & (steps.phase == row["phase"]) & (steps["mode"] == row["mode"])
+                     & steps.verify.isin([row["verify"], "none"])]
+    busy = "under_load" in compared and (compared.under_load == "true").mean() > 0.5
+    return (f"fio's software {row['verify']} on {host.cores} {'busy ' if busy else ''}{host.cpu_model} cores cut "
+            f"{row['mode']} {row['phase']}s to " + local_runs.ratio_text(row, confidence, "no checksum's bandwidth"))
+
+
+def quiet_check_text(con, runs: pd.DataFrame, steps: pd.DataFrame) -> str:
+    """What the collector's quiet check (label under_load, threshold facts.load_policy.quiet_below_busy_pct)
+    found around the measured steps of the runs read; empty for runs made before the check existed."""
+    if "under_load" not in steps or steps.under_load.isna().all():
+        return ""
+    threshold = con.execute(
+        "SELECT min(CAST(value AS DOUBLE)) FROM run_facts WHERE list_contains(?, run_id) "
+        "AND key = 'facts.load_policy.quiet_below_busy_pct'", [runs.run_id.tolist()]).fetchone()[0]
+    checked = steps[steps.under_load.notna()]
+    return (f"The collector's quiet check found the machine busy ({threshold:g} % of all CPUs or more, before or "
+            f"right after the step) around {int((checked.under_load == 'true').sum())} of {len(checked)} measured "
+            f"steps: fio computed every checksum in software, on one of {runs.cores.max()} {runs.cpu_model.iloc[0]} "
+            "cores, beside that load.")
 
 
 def load_finding(load: pd.DataFrame, steps: pd.DataFrame, row: pd.Series) -> str | None:
@@ -305,7 +327,7 @@ def faster_text(comparisons: pd.DataFrame, confidence: float) -> str:
 
 
 def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, comparisons: pd.DataFrame,
-             load: pd.DataFrame, steps: pd.DataFrame, confidence: float,
+             load: pd.DataFrame, steps: pd.DataFrame, runs: pd.DataFrame, confidence: float,
              drift: pd.DataFrame | None = None) -> list[tuple[str, str]]:
     """The chapter's findings with the figure or table each links to: the local main result first when
     there are local runs, else IBM's published one; the drift of the runs read (get_end_baseline) after
@@ -313,7 +335,7 @@ def findings(pub: pd.DataFrame, factors: pd.DataFrame, settings: pd.DataFrame, c
     out = []
     row = main_comparison(comparisons) if len(comparisons) else None
     if row is not None:
-        out.append((main_finding(row, confidence), "tab-checksum-comparisons"))
+        out.append((main_finding(row, confidence, runs, steps), "tab-checksum-comparisons"))
         said = load_finding(load, steps, row)
         if said:
             out.append((said, "tab-checksum-load"))

@@ -283,20 +283,31 @@ def ratio_text(row, confidence: float = 0.95, what: str = "", digits: int = 2) -
     """A comparison (a row of stats.add_verdicts) as a finding states it: the ratio and `what` it is of
     first, then in brackets its interval, the repetitions and the verdict, with the repetitions per side
     that would decide it when these do not: "0.11× the bandwidth of none [95% interval 0.03–0.48; 2 and 2
-    repetitions; undecided, about 5 a side would decide]"."""
+    repetitions; undecided, about 5 a side would decide]". An unadjusted interval that excludes 1 beside a
+    verdict that Holm's correction leaves undecided says so, with Holm's p (undecided_by_holm)."""
     digits = shown_digits(row, digits)
     shown = f"{row['ratio']:.{digits}f}×" + (f" {what}" if what else "")
     reps = f"{row['n']} and {row['n_baseline']} repetitions"
     if pd.isna(row["low"]):
         return f"{shown} [no interval: {reps}; undecided]"
+    interval = f"{confidence:.0%} interval {row['low']:.{digits}f}–{row['high']:.{digits}f}"
     if row["decided"]:
-        verdict = "decided"
-    else:
-        n = row["n_to_decide"]
-        verdict = "undecided, " + (f"about {n} a side would decide" if not pd.isna(n) else
-                                   "no practical number of repetitions would decide it")
-    return (f"{shown} [{confidence:.0%} interval {row['low']:.{digits}f}–{row['high']:.{digits}f}; {reps}; "
-            f"{verdict}]")
+        return f"{shown} [{interval}; {reps}; decided]"
+    n = row["n_to_decide"]
+    need = f"about {n} a side would decide" if not pd.isna(n) else "no practical number of repetitions would decide it"
+    if undecided_by_holm(row):
+        return (f"{shown} [{interval}, unadjusted, excludes 1; {reps}; undecided after Holm's correction over "
+                f"{row['family_size']} (Holm p {row['p_holm']:.2g}), {need}]")
+    return f"{shown} [{interval}; {reps}; undecided, {need}]"
+
+
+def undecided_by_holm(row) -> bool:
+    """An undecided comparison whose unadjusted interval excludes 1, with enough repetitions a side: Holm's
+    correction over the comparisons read together is what leaves it undecided, and a text showing that
+    interval must say so. (The verdict stays Holm's: a Bonferroni-level interval would be consistent with
+    Bonferroni's test, not with Holm's, which can decide where it still holds 1.)"""
+    return (not row["decided"] and bool(row.get("repetitions_enough", True)) and not pd.isna(row["low"])
+            and (row["low"] > 1 or row["high"] < 1))
 
 
 def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits: int = 2) -> pd.DataFrame:
@@ -312,7 +323,8 @@ def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits:
     def verdict(r) -> str:
         if r["decided"]:
             return "decided"
-        return "undecided" + (f", {r['n_to_decide']} a side" if not pd.isna(r["n_to_decide"]) else "")
+        return ("undecided after Holm" if undecided_by_holm(r) else "undecided") + (
+            f", {r['n_to_decide']} a side" if not pd.isna(r["n_to_decide"]) else "")
 
     return pd.DataFrame({
         f"ratio ({confidence:.0%} interval)": [interval(r) for _, r in comparisons.iterrows()],

@@ -475,13 +475,22 @@ def fill_finding(fill_steps: pd.DataFrame, compared: pd.DataFrame, confidence: f
               f"{slow.idle:.0f} % in the slow reads, {fast.idle:.0f} % in the fast")
 
 
-def runs_finding(by_run: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
-    """A comparison of runs with each other, on purpose: buffered ÷ direct reads per modes run (ratio of
-    the geometric means of get_reads_by_run), traced to the mode whose bandwidth moved between the runs."""
-    wide = by_run.pivot(index="run_id", columns="mode", values="mean")
-    if compared.empty or len(wide) < 2 or not set(MODES) <= set(wide.columns):
+def compare_read_modes(con, run_ids_: Iterable[str], bucket_ms: int, confidence: float = 0.95) -> pd.DataFrame:
+    """Per modes run, buffered ÷ direct read bandwidth as compare_modes gives it (its interval, repetitions and
+    verdict, Holm over the run's comparisons), for runs compared with each other."""
+    ids = list(run_ids_)
+    modes = compare_modes(get_steps(con, ids, get_buckets(con, ids, bucket_ms)), confidence)
+    return modes[(modes.phase == "read") & (modes.measure == "bandwidth")].reset_index(drop=True)
+
+
+def runs_finding(by_run: pd.DataFrame, compared: pd.DataFrame, read_modes: pd.DataFrame,
+                 confidence: float) -> str | None:
+    """A comparison of runs with each other, on purpose: buffered ÷ direct reads per modes run, each with its
+    interval and repetitions (compare_read_modes), traced to the mode whose bandwidth moved between the runs."""
+    if compared.empty or len(read_modes) < 2:
         return None
-    ratios = " and ".join(f"{b / d:.2f}× ({run})" for run, b, d in zip(wide.index, wide.buffered, wide.direct))
+    ratios = " and ".join(f"{local_runs.ratio_text(r, confidence)} ({r.run_id})"
+                          for _, r in read_modes.sort_values("run_id").iterrows())
     moved = compared.loc[(np.log(compared.ratio)).abs().idxmax()]
     held = compared.loc[(np.log(compared.ratio)).abs().idxmin()]
     clat = by_run[by_run["mode"] == moved["mode"]].set_index("run_id").clat_mean_ms
@@ -496,6 +505,36 @@ def end_baseline_finding(drift: pd.DataFrame, confidence: float) -> str | None:
     if drift.empty:
         return None
     return local_runs.end_baseline_text(drift, confidence, "the bandwidth of their repetitions during the run")
+
+
+def get_trim_targets(con, run_ids_: Iterable[str]) -> pd.DataFrame:
+    """Per trim run, the device trimmed and what lies under it (manifest facts.loop, target): the loop device,
+    its image file's size, and the file system and device holding the image."""
+    return con.execute(
+        """
+        SELECT f.run_id, any_value(f.value) FILTER (f.key = 'facts.loop.device') AS loop_device,
+               any_value(f.value) FILTER (f.key = 'facts.loop.image_size') AS image_size,
+               any_value(r.target_filesystem) AS image_filesystem, any_value(r.target_device) AS image_device
+        FROM run_facts f JOIN runs r USING (run_id) WHERE list_contains(?, f.run_id) GROUP BY f.run_id ORDER BY f.run_id
+        """,
+        [list(run_ids_)]).df()
+
+
+def trim_target_text(target: pd.Series) -> str:
+    """The trimmed device as the manifest records it: '/dev/loop0, a loop device over an image file of 8G in ext4
+    on /dev/vda'."""
+    return (f"{target.loop_device}, a loop device over an image file of {target.image_size} in "
+            f"{target.image_filesystem} on {target.image_device}")
+
+
+def trim_finding(row: pd.Series, target: pd.Series, first_s: float, confidence: float) -> str:
+    """Write bandwidth right after a trim over after none (a get_trim_effect row), said to be the backing file
+    system's work: a trim of a loop device (`target`, a get_trim_targets row) punches holes in its image file,
+    which the writes after it must allocate again."""
+    return (f"In the first {first_s:g} s after a trim of {trim_target_text(target)}, writes ran at "
+            + local_runs.ratio_text(row, confidence, "the write bandwidth after none")
+            + f": the trim punches holes in the image file, so this measures {target.image_filesystem} allocating "
+              "them again, not an SSD's garbage collection")
 
 
 def group_finding(row: pd.Series, confidence: float, what: str, prefix: str) -> str:

@@ -253,26 +253,55 @@ def get_comparisons(rates: pd.DataFrame, baseline_stage: str, confidence: float)
 
 
 def get_baseline_conditions(con, rates: pd.DataFrame, baseline_stage: str) -> pd.DataFrame:
-    """Per run: whether the baseline stage ran first, the seconds from the run's start to its first step,
-    the machine's load averages when the run started (manifest), and how many of the run's stage
-    comparisons came out faster than the baseline. The metadata runs record no per-step load."""
+    """Per run, where and when its baseline stage ran (manifest labels and steps): `baseline_first` (the
+    metadata part's first step is a baseline step), the seconds from the run's start to the first baseline
+    step, the baseline's runs an operation (`baseline_runs`), how many on the data subvolume and how many on
+    the never-snapshotted control subvolume (label `subvolume`; runs made before the control existed have only
+    data), how many started before the metadata part's first snapshot and after it, the snapshot stages the
+    runs after it ran beside (label `during_step`) out of the run's snapshot stages, `baseline_only_first` (no
+    baseline run after the first snapshot: the baseline is then the run's beginning only), and the machine's
+    cores and load averages when the run started (manifest)."""
+    columns = ["run_id", "baseline_first", "baseline_only_first", "baseline_after_s", "baseline_runs", "on_data",
+               "on_control", "before_first_snapshot", "after_first_snapshot", "stages_beside", "snapshot_stages",
+               "cores", "load_avg_1m", "load_avg_5m", "load_avg_15m"]
     if rates.empty:
-        return pd.DataFrame(columns=["run_id", "baseline_first", "baseline_after_s", "cores", "load_avg_1m",
-                                     "load_avg_5m", "load_avg_15m"])
-    first = rates.sort_values("step_index").groupby("run_id").first()
+        return pd.DataFrame(columns=columns)
+    run_ids = rates.run_id.unique().tolist()
     starts = con.execute(
         """
         SELECT r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m,
-               epoch(min(s.started_utc)) - epoch(r.started_utc) AS first_step_after_s
+               epoch(min(s.started_utc)) - epoch(r.started_utc) AS baseline_after_s
         FROM runs r JOIN run_steps s USING (run_id) JOIN run_labels l USING (run_id, step_index)
         WHERE list_contains(?, r.run_id) AND l.key = 'step' AND l.value = ?
         GROUP BY r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m, r.started_utc
         """,
-        [rates.run_id.unique().tolist(), baseline_stage]).df()
-    out = starts.merge(first["stage"].rename("first_stage").reset_index(), on="run_id")
-    out["baseline_first"] = out["first_stage"] == baseline_stage
-    return out.rename(columns={"first_step_after_s": "baseline_after_s"})[
-        ["run_id", "baseline_first", "baseline_after_s", "cores", "load_avg_1m", "load_avg_5m", "load_avg_15m"]]
+        [run_ids, baseline_stage]).df()
+    snapshots_taken = get_snapshot_steps(con, run_ids)
+    snapshots_taken = snapshots_taken[snapshots_taken.step.str.startswith("create-")]
+    labels = local_runs.get_step_labels(con, run_ids)
+    where = labels[["run_id", "step_index"]].assign(
+        subvolume=labels["subvolume"].fillna("data") if "subvolume" in labels else "data",
+        during_step=labels["during_step"] if "during_step" in labels else np.nan)
+    out = []
+    for run_id, run_rates in rates.groupby("run_id"):
+        # the cow part's snapshots come before the metadata part's first step
+        first_snapshot = snapshots_taken.loc[(snapshots_taken.run_id == run_id)
+                                             & (snapshots_taken.step_index > run_rates.step_index.min()),
+                                             "step_index"].min()
+        baseline = run_rates[run_rates.stage == baseline_stage].merge(where, on=["run_id", "step_index"], how="left")
+        baseline = baseline.assign(after=baseline.step_index > first_snapshot)
+        one = baseline[baseline.operation == baseline.operation.iloc[0]] if len(baseline) else baseline
+        after = one[one.after]
+        out.append({"run_id": run_id,
+                    "baseline_first": run_rates.sort_values("step_index").stage.iloc[0] == baseline_stage,
+                    "baseline_runs": len(one), "on_data": int((one.subvolume == "data").sum()),
+                    "on_control": int((one.subvolume == "control").sum()),
+                    "before_first_snapshot": int((~one.after).sum()), "after_first_snapshot": len(after),
+                    "stages_beside": after.during_step.nunique(),
+                    "snapshot_stages": run_rates.loc[run_rates.stage != baseline_stage, "stage"].nunique()})
+    df = pd.DataFrame(out).merge(starts, on="run_id")
+    df["baseline_only_first"] = df.after_first_snapshot == 0
+    return df[columns]
 
 
 def get_time_since_snapshot(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -776,18 +805,47 @@ def cow_latency_finding(latency: pd.DataFrame, confidence: float) -> str:
 
 def metadata_finding(comparisons: pd.DataFrame, conditions: pd.DataFrame) -> str:
     """The local metadata rates per stage against the baseline stage, flagged when most came out faster
-    with snapshots: copy-on-write snapshots add work, so that points at the baseline's conditions."""
+    with snapshots: copy-on-write snapshots add work, so that points at the baseline's conditions, which
+    the flag states per run (get_baseline_conditions)."""
     faster = int(comparisons.faster.sum())
     said = (f"{int(comparisons.decided.sum())} decided after Holm, ratios "
             f"{comparisons.ratio.min():.2f}–{comparisons.ratio.max():.2f}×")
     if faster <= len(comparisons) / 2:
         return (f"File metadata rates on a snapshotted tree against the baseline stage: {len(comparisons)} stage "
                 f"comparisons, {said}")
-    c = conditions.iloc[0]
-    first = (f"; the baseline ran first, {c.baseline_after_s:.0f} s into a run that started at a load average of "
-             f"{c.load_avg_1m:.2f} on {c.cores} cores" if c.baseline_first else "")
+    several = len(conditions) > 1
+    where = "; ".join((f"{c.run_id}: " if several else "") + baseline_text(c) for c in conditions.itertuples())
+    faster_decided = int((comparisons.faster & comparisons.decided).sum())
+    reading = (": read as the run's drift, not as a snapshot effect" if conditions.baseline_only_first.all() else
+               f"; {faster_decided} of the {faster} faster decided: not read as a snapshot effect")
     return (f"**Flag:** file metadata rates came out faster with snapshots in {faster} of {len(comparisons)} stage "
-            f"comparisons [{said}]{first}: read as the run's drift, not as a snapshot effect")
+            f"comparisons [{said}]; {where}{reading}")
+
+
+def baseline_text(c) -> str:
+    """Where and when one run's baseline stage ran (a row of get_baseline_conditions)."""
+    if c.baseline_only_first:
+        return (f"the baseline ran first, {c.baseline_after_s:.0f} s into a run that started at a load average of "
+                f"{c.load_avg_1m:.2f} on {c.cores} cores")
+    beside = ("each of the" if c.stages_beside == c.snapshot_stages else f"{c.stages_beside} of the")
+    return (f"the baseline stage is {c.baseline_runs} runs an operation: {c.on_data} on the data subvolume before its "
+            f"first snapshot and {c.on_control} on the never-snapshotted control subvolume, "
+            f"{c.before_first_snapshot - c.on_data} of them before the first snapshot and {c.after_first_snapshot} "
+            f"beside {beside} {c.snapshot_stages} snapshot stages")
+
+
+def baseline_conditions_text(conditions: pd.DataFrame) -> str:
+    """Where and when each run's baseline stage ran, and what that leaves a drift over the run able to do."""
+    out = []
+    for c in conditions.itertuples():
+        if c.baseline_only_first:
+            out.append(f"In {c.run_id} {baseline_text(c)}, when the machine's load and the fresh file system's "
+                       "state may have differed from the later stages; the run records no per-step load that would "
+                       "tell.")
+        else:
+            out.append(f"In {c.run_id} {baseline_text(c)}: a drift over the run reaches the baseline as well as the "
+                       "stages, though each stage samples only its own minutes of it.")
+    return " ".join(out)
 
 
 def time_finding(since: pd.DataFrame) -> str:
