@@ -546,3 +546,31 @@ def test_sweep_example_effects_decided_or_not(sweep):
     vda = effects.loc[(f"{VDA} · fio randwrite", "iodepth=1")]
     assert line.startswith(f"**{nb.md_escape(VDA)}** fio randwrite bandwidth") and "undecided" not in line
     assert f"{vda['ratio']:.3g}× (95% interval {vda['low']:.3g}–{vda['high']:.3g}; n = 3, 3)" in line
+
+
+def test_sweep_example_intervals_and_verdicts_agree(sweep):
+    """A comparison's interval and its verdict come from one test, so a reader never sees an interval that
+    excludes 1 beside "undecided": decided exactly when the interval excludes 1, exactly when p is below
+    0.05, for every comparison of labels and every sweep line's change. tmpfs over the loop device, fio
+    randread 4 KiB at iodepth 1, 3 files a side, is Welch's t on the logs of the bandwidths, recomputed here
+    from the fio JSON: 9.24x (0.766-111), p 0.064, undecided."""
+    _, _, reps, configs = sweep
+    comparisons = study.get_comparisons(reps, configs, LOOP)
+    effects = study.sweep_effects(reps, configs, study.get_sweeps(configs)[1])
+    for frame in (comparisons, effects):
+        judged = frame[np.isfinite(frame["low"].astype(float))]
+        assert len(judged) > 50
+        excludes_one = (judged["low"] > 1) | (judged["high"] < 1)
+        disagree = judged[judged["decided"] != excludes_one]
+        assert disagree.empty, f"{len(disagree)} of {len(judged)}: {disagree[['workload', 'ratio', 'low', 'high', 'p_welch']]}"
+        assert (judged["decided"] == (judged["p_welch"] < 0.05)).all()
+    tmpfs, loop = (np.log(fio_bandwidths(SWEEP / folder / "fio-randread-bs4k-qd1")) for folder in ("tmpfs", "loop-ext4"))
+    welch = scipy_stats.ttest_ind(tmpfs, loop, equal_var=False)
+    ci = welch.confidence_interval(0.95)
+    row = comparisons[(comparisons["label"] == TMPFS) & (comparisons["workload"] == "randread")
+                      & comparisons["parameters"].str.contains("bs=4k iodepth=1 ")].iloc[0]
+    assert (row["n"], row["n_baseline"]) == (len(tmpfs), len(loop)) == (3, 3)
+    assert row["ratio"] == pytest.approx(np.exp(tmpfs.mean() - loop.mean()))
+    assert (row["low"], row["high"]) == pytest.approx((np.exp(ci.low), np.exp(ci.high)))
+    assert row["p_welch"] == pytest.approx(welch.pvalue) and welch.pvalue > 0.05
+    assert not row["decided"] and row["low"] < 1 < row["high"]
