@@ -1,5 +1,6 @@
 """Statistics the chapters share: means of repetitions with t intervals (on the log scale for rates, so that
-they stay positive), a ratio of two groups with its interval and Welch's test on the log scale, Holm's
+they stay positive), a ratio of two groups with its interval and Welch's test on the log scale (from their
+values, or from their means and sds by the delta method), Holm's
 correction when several comparisons are read together, when a comparison counts as decided and the
 repetitions per side that would decide one that is not, a share's exact interval, one value set against the
 spread of others, and checks that a published summary row (a standard deviation, a percentage) can be
@@ -227,28 +228,6 @@ def value_against_spread(value: float, others) -> AgainstSpread:
                          float(2 * stats.t.sf(abs(t_new), n - 1)))
 
 
-@dataclass(frozen=True)
-class Ratio:
-    ratio: float  # mean(sample) / mean(baseline)
-    low: float  # bootstrap percentile interval at the requested confidence
-    high: float
-    p_welch: float  # Welch's t-test of sample against baseline, two-sided
-
-
-def ratio_of_means(sample, baseline, confidence: float = 0.95, seed: int = 0, n_resamples: int = 9999) -> Ratio:
-    """Ratio of two independent groups' means. The bootstrap resamples each group on its own; it uses the
-    percentile interval because BCa's jackknife acceleration is erratic with three values per group."""
-    sample, baseline = np.asarray(sample, dtype=float), np.asarray(baseline, dtype=float)
-    boot = stats.bootstrap(
-        (sample, baseline), lambda s, b, axis: s.mean(axis=axis) / b.mean(axis=axis), vectorized=True,
-        n_resamples=n_resamples, confidence_level=confidence, method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    welch = stats.ttest_ind(sample, baseline, equal_var=False)
-    return Ratio(float(sample.mean() / baseline.mean()), float(boot.confidence_interval.low),
-                 float(boot.confidence_interval.high), float(welch.pvalue))
-
-
 def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
     """How many values, with the geometric mean and the spread of logs these have, a mean_interval(log=True)
     would need to exclude `reference`: the smallest n with t(n-1) * sd / sqrt(n) < |log(mean / reference)|.
@@ -314,35 +293,25 @@ def positive_interval(n: int, mean: float, sd: float, confidence: float = 0.95) 
     return float(mean * np.exp(-half)), float(mean * np.exp(half))
 
 
-def ratio_from_summaries(sample: Summary, baseline: Summary, confidence: float = 0.95) -> Ratio:
-    """Ratio of two groups' means known only by (n, mean, sample sd), as mdtest prints them over its
-    iterations: the interval of the log ratio by the delta method (var of log mean = (sd / mean)^2 / n)
-    with Welch-Satterthwaite degrees of freedom, and Welch's t-test from the same summaries (scipy)."""
+def ratio_from_summaries(sample: Summary, baseline: Summary, confidence: float = 0.95) -> dict[str, float]:
+    """Two groups of a positive quantity known only by (n, mean, sample sd), as mdtest prints them over its
+    iterations, compared as ratio_row compares values (RATIO_COLUMNS), on the log scale by the delta method
+    (var of a log mean = (sd / mean)^2 / n) with Welch-Satterthwaite degrees of freedom: `ratio` = mean of
+    `sample` / that of `baseline`; `low`, `high` = the t interval of the log ratio, taken back; `p` = the
+    two-sided p of the same t (log ratio / its standard error, same df), so that the interval excludes 1
+    exactly when p < 1 - confidence; `sd_log` = the root of the mean of the two sides' squared sd / mean (a
+    value's spread on the log scale, by the same delta method). Interval, p and sd_log are NaN with fewer than
+    two values on a side, or when neither side varies."""
     ratio = sample.mean / baseline.mean
-    if min(sample.n, baseline.n) < 2:
-        return Ratio(ratio, float("nan"), float("nan"), float("nan"))
-    a, b = ((g.sd / g.mean) ** 2 / g.n for g in (sample, baseline))
+    row = {"n": sample.n, "n_baseline": baseline.n, "ratio": float(ratio), "low": np.nan, "high": np.nan,
+           "p": np.nan, "sd_log": np.nan}
+    if min(sample.n, baseline.n) < 2 or (sample.sd == 0 and baseline.sd == 0):
+        return row
+    cv2 = [(g.sd / g.mean) ** 2 for g in (sample, baseline)]
+    a, b = cv2[0] / sample.n, cv2[1] / baseline.n
     se = np.sqrt(a + b)
-    df = (a + b) ** 2 / (a**2 / (sample.n - 1) + b**2 / (baseline.n - 1)) if se > 0 else 1.0
+    df = (a + b) ** 2 / (a**2 / (sample.n - 1) + b**2 / (baseline.n - 1))
     half = stats.t.ppf(0.5 + confidence / 2, df) * se
-    welch = stats.ttest_ind_from_stats(sample.mean, sample.sd, sample.n, baseline.mean, baseline.sd, baseline.n,
-                                       equal_var=False)
-    return Ratio(float(ratio), float(ratio * np.exp(-half)), float(ratio * np.exp(half)), float(welch.pvalue))
-
-
-def n_to_decide_means(mean: float, sd: float, mean_baseline: float, sd_baseline: float, confidence: float = 0.95,
-                limit: int = 10_000) -> int | None:
-    """Repetitions per side at which two groups with these means and sample sds would differ at Welch's
-    p < 1 - confidence (scipy's ttest_ind_from_stats): the least such n, equal on both sides. None when no n
-    up to `limit` does (equal means, or noise far above the difference)."""
-    difference, spread2 = abs(mean - mean_baseline), sd**2 + sd_baseline**2
-    if difference == 0 or not np.isfinite(spread2):
-        return None
-    if spread2 == 0:
-        return 2
-    alpha = 1 - confidence
-    start = max(2, int(spread2 * (stats.norm.ppf(1 - alpha / 2) / difference) ** 2))  # t > z: no smaller n can do
-    for n in range(start, limit + 1):
-        if stats.ttest_ind_from_stats(mean, sd, n, mean_baseline, sd_baseline, n, equal_var=False).pvalue < alpha:
-            return n
-    return None
+    p = 2 * stats.t.sf(abs(np.log(ratio)) / se, df)
+    return row | {"low": float(ratio * np.exp(-half)), "high": float(ratio * np.exp(half)), "p": float(p),
+                  "sd_log": float(np.sqrt(sum(cv2) / 2))}

@@ -39,6 +39,24 @@ def mdtest_row(path, operation):
     return [float(v) for v in line.split()[len(operation.split()):]]
 
 
+def log_welch(sample, baseline):
+    """Welch's t-test on the logs of two groups of positive values: the ratio of their geometric means, its
+    95% interval (scipy's confidence_interval of the difference of log means, taken back) and p."""
+    test = scipy_stats.ttest_ind(np.log(sample), np.log(baseline), equal_var=False)
+    ci = test.confidence_interval(0.95)
+    return np.exp(np.log(sample).mean() - np.log(baseline).mean()), np.exp(ci.low), np.exp(ci.high), test.pvalue
+
+
+def delta_log(sample, baseline, n):
+    """Two mdtest SUMMARY rows' means (max, min, mean, sd) of n iterations each, compared on the log scale by
+    the delta method: the ratio of the means, its 95% interval and p from t = log ratio / se with
+    Welch-Satterthwaite df."""
+    a, b = ((row[3] / row[2]) ** 2 / n for row in (sample, baseline))
+    se, df = np.sqrt(a + b), (a + b) ** 2 / ((a**2 + b**2) / (n - 1))
+    ratio, half = sample[2] / baseline[2], scipy_stats.t.ppf(0.975, df) * np.sqrt(a + b)
+    return ratio, ratio * np.exp(-half), ratio * np.exp(half), 2 * scipy_stats.t.sf(abs(np.log(ratio)) / se, df)
+
+
 def configurations(db):
     con = store.open_read(db)
     try:
@@ -169,8 +187,8 @@ def ior_tree(tmp_path, labels_yml=None):
 
 def test_two_labels_of_one_configuration_are_compared(tmp_path):
     """IOR read back 1 MiB transfers at 17,563 MiB/s (text log) and 22,754 MiB/s (JSON log): the JSON run's
-    label reads 1.30x faster, a ratio whose interval and Welch's test both decide it; their writes do not
-    differ decidedly."""
+    label reads 1.30x faster in geometric mean, decided by Welch's t on the logs; their writes do not differ
+    decidedly, and no number of repetitions up to a thousand a side would decide them at the logs' spread."""
     _, db = ior_tree(tmp_path)
     con, reps, configs = configurations(db)
     assert sorted(set(configs["label"])) == ["a", "b"] and study.labels_sharing(configs) == ["a", "b"]
@@ -180,17 +198,21 @@ def test_two_labels_of_one_configuration_are_compared(tmp_path):
     text, js = ior_text_bandwidths(IOR_TEXT, "read"), ior_json_bandwidths(IOR_JSON, "read")
     read = comparisons.loc["read"]
     assert (read["label"], read["n"], read["n_baseline"]) == ("b", 3, 3)
-    assert read["ratio"] == pytest.approx(statistics.mean(js) / statistics.mean(text))
-    assert read["p_welch"] == pytest.approx(scipy_stats.ttest_ind(js, text, equal_var=False).pvalue)
+    assert (read["ratio"], read["low"], read["high"], read["p_welch"]) == pytest.approx(log_welch(js, text))
     assert read["decided"] and 1 < read["low"] < read["ratio"] < read["high"]
+    assert read["method"] == "Welch's t on log values" and read["ratio_of"] == "geometric mean"
     write = comparisons.loc["write"]
     assert not write["decided"] and write["low"] < 1 < write["high"]
-    assert write["n_to_decide"] > 3  # more repetitions than these would decide it, at the spread seen
+    text_w, js_w = np.log(ior_text_bandwidths(IOR_TEXT, "write")), np.log(ior_json_bandwidths(IOR_JSON, "write"))
+    sd_log = np.sqrt((text_w.var(ddof=1) + js_w.var(ddof=1)) / 2)
+    # 1.02x at a spread of 0.85 on the log scale: 26,780 a side would decide, past n_per_side's limit of 1,000
+    assert stats.n_per_side(js_w.mean() - text_w.mean(), sd_log, 0.05, max_n=100_000) == 26_780
+    assert pd_isna(write["n_to_decide"])
     text_table, shared = study.comparison_table(study.get_comparisons(reps, configs, baseline))
-    assert "undecided: n≈" in " ".join(text_table["verdict"]) and "a side would decide" in " ".join(text_table["verdict"]) and "decided" in list(text_table["verdict"])
+    assert text_table.set_index("run")["verdict"].to_dict() == {"ior read": "decided", "ior write": "undecided"}
     effects = study.sweep_effects(reps, configs, study.get_sweeps(configs)[1])
     lines = study.findings(configs, effects, study.get_comparisons(reps, configs, baseline))
-    assert lines[0].startswith("**b** gives 1.3× the bandwidth of **a** in ior read")
+    assert lines[0].startswith("**b** gives 1.3× the geometric mean bandwidth of **a** in ior read")
     con.close()
 
 
@@ -271,15 +293,12 @@ def read_bandwidths(files):
     return [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] / 2**20 for f in files]
 
 
-def welch_p_at(n, mean, sd, mean_baseline, sd_baseline):
-    return scipy_stats.ttest_ind_from_stats(mean, sd, n, mean_baseline, sd_baseline, n, equal_var=False).pvalue
-
-
 def test_a_sweep_effect_is_a_comparison_with_its_interval_and_verdict(databases):
     """Along a sweep line the largest x is compared with the smallest as two labels are (study.compare): the
-    page-cache reads with libaio at iodepth 64 over those at iodepth 1, 8 files each, read 1.42x as fast, but
-    Welch's p is 0.24 and the interval of the ratio holds 1: undecided. The first finding says so, with the
-    repetitions per side that would decide it, instead of printing 1.42x as a result."""
+    page-cache reads with libaio at iodepth 64 over those at iodepth 1, 8 files each, read 1.27x as fast in
+    geometric mean, but Welch's t on the logs gives p 0.25 and an interval holding 1: undecided. The first
+    finding says so, with the repetitions per side that would decide it (44: stats.n_per_side at the logs'
+    spread), instead of printing 1.27x as a result."""
     con, reps, configs = configurations(databases["default"])
     points = study.get_sweeps(configs)[1]
     effects = study.sweep_effects(reps, configs, points)
@@ -287,17 +306,17 @@ def test_a_sweep_effect_is_a_comparison_with_its_interval_and_verdict(databases)
     qd64, qd1 = (read_bandwidths(sorted(PAGECACHE.parent.glob(f"*/*-read-direct-libaio-qd{qd}-r*.fio.json")))
                  for qd in (64, 1))
     assert (e["n"], e["n_baseline"]) == (len(qd64), len(qd1)) == (8, 8)
-    assert e["ratio"] == pytest.approx(statistics.mean(qd64) / statistics.mean(qd1))
-    p = scipy_stats.ttest_ind(qd64, qd1, equal_var=False).pvalue
-    assert e["p_welch"] == pytest.approx(p) and p > 0.05
+    ratio, low, high, p = log_welch(qd64, qd1)
+    assert (e["ratio"], e["low"], e["high"], e["p_welch"]) == pytest.approx((ratio, low, high, p)) and p > 0.05
     assert 0 < e["low"] < 1 < e["high"] and not e["decided"]
-    # the least n a side at which Welch's test, at the means and sds of these files, decides
-    sides = (statistics.mean(qd64), statistics.stdev(qd64), statistics.mean(qd1), statistics.stdev(qd1))
+    assert (e["mean"], e["mean_baseline"]) == pytest.approx((np.exp(np.log(qd64).mean()), np.exp(np.log(qd1).mean())))
+    # the repetitions a side at which a t-test on the logs finds this ratio with 80% power, at their spread
+    sd_log = np.sqrt((np.log(qd64).var(ddof=1) + np.log(qd1).var(ddof=1)) / 2)
     n = int(e["n_to_decide"])
-    assert welch_p_at(n, *sides) < 0.05 <= welch_p_at(n - 1, *sides)
+    assert n == stats.n_per_side(np.log(ratio), sd_log, 0.05) == 44
     comparisons = study.get_comparisons(reps, configs, study.choose_baseline(configs, "")[0])
     first = study.findings(configs, effects, comparisons)[0]
-    assert first.startswith("**pagecache** fio read bandwidth") and f"{e['ratio']:.3g}×" in first
+    assert first.startswith("**pagecache** fio read geometric mean bandwidth") and f"{e['ratio']:.3g}×" in first
     assert f"(95% interval {e['low']:.3g}–{e['high']:.3g}; n = 8, 8), undecided: n≈{n} a side would decide" in first
     con.close()
 
@@ -392,13 +411,15 @@ def test_summary_statistics():
     near = stats.positive_interval(10, 100.0, 1.0)
     assert near == pytest.approx(scipy_stats.t.interval(0.95, 9, loc=100, scale=1 / np.sqrt(10)), rel=1e-3)
     assert np.isnan(stats.positive_interval(1, 5.0, 0.0)[0])
+    # means of 3 iterations: the delta method's interval and p agree, and rest on the same t
     r = stats.ratio_from_summaries(stats.Summary(3, 110, 5), stats.Summary(3, 100, 5))
-    assert r.ratio == pytest.approx(1.1) and r.low < 1.1 < r.high
-    assert r.p_welch == pytest.approx(scipy_stats.ttest_ind_from_stats(110, 5, 3, 100, 5, 3, equal_var=False).pvalue)
-    n = stats.n_to_decide_means(110, 10, 100, 10)
-    assert scipy_stats.ttest_ind_from_stats(110, 10, n, 100, 10, n, equal_var=False).pvalue < 0.05
-    assert scipy_stats.ttest_ind_from_stats(110, 10, n - 1, 100, 10, n - 1, equal_var=False).pvalue >= 0.05
-    assert stats.n_to_decide_means(100, 10, 100, 10) is None
+    assert (r["ratio"], r["low"], r["high"], r["p"]) == pytest.approx(delta_log([0, 0, 110, 5], [0, 0, 100, 5], 3))
+    assert r["low"] < 1.1 < r["high"] and r["p"] > 0.05
+    assert r["sd_log"] == pytest.approx(np.sqrt(((5 / 110) ** 2 + (5 / 100) ** 2) / 2))
+    for sd in np.linspace(1, 10, 37):  # across the edge of deciding, the interval excludes 1 exactly when p < 0.05
+        r = stats.ratio_from_summaries(stats.Summary(3, 110, sd), stats.Summary(4, 100, sd))
+        assert (r["low"] > 1) == (r["p"] < 0.05)
+    assert np.isnan(stats.ratio_from_summaries(stats.Summary(1, 110, 0), stats.Summary(3, 100, 5))["p"])
 
 
 def test_sizes_read_as_fio_and_ior_write_them():
@@ -493,56 +514,82 @@ def test_sweep_example_sweeps(sweep):
 
 
 def test_sweep_example_labels_compared(sweep):
-    """tmpfs against the loop device, fio randread 1 MiB at iodepth 1: the ratio of the two folders' mean
-    bandwidth, with Welch's p recomputed from their JSONs."""
+    """tmpfs against the loop device, fio randread 1 MiB at iodepth 1: the ratio of the two folders' geometric
+    mean bandwidths, 2.12x, with the interval and p of Welch's t on their logs recomputed from their JSONs:
+    (0.885-5.08), p 0.072, undecided. mdtest File stat at 10,000 items, means of 3 iterations: the ratio of the
+    printed means, the delta method's interval and p from the printed sds."""
     _, _, reps, configs = sweep
     comparisons = study.get_comparisons(reps, configs, LOOP)
     assert set(comparisons["label"]) == {VDA, TMPFS} and (comparisons["baseline"] == LOOP).all()
     tmpfs, loop = fio_bandwidths(SWEEP / "tmpfs" / "fio-randread-bs1m-qd1"), fio_bandwidths(SWEEP / "loop-ext4" / "fio-randread-bs1m-qd1")
     row = comparisons[(comparisons["label"] == TMPFS) & (comparisons["workload"] == "randread")
                       & (comparisons["parameters"].str.contains("bs=1m iodepth=1 "))].iloc[0]
-    assert row["ratio"] == pytest.approx(statistics.mean(tmpfs) / statistics.mean(loop))
-    p = scipy_stats.ttest_ind(tmpfs, loop, equal_var=False).pvalue
-    assert row["p_welch"] == pytest.approx(p)
-    assert row["decided"] == (p < 0.05 and not row["low"] <= 1 <= row["high"])
-    # mdtest's sides are means of 3 iterations: the ratio is of the printed means, the test from the printed sds
+    assert (row["ratio"], row["low"], row["high"], row["p_welch"]) == pytest.approx(log_welch(tmpfs, loop))
+    assert row["p_welch"] > 0.05 and not row["decided"]
     md = comparisons[(comparisons["tool"] == "mdtest") & (comparisons["label"] == TMPFS)
                      & (comparisons["workload"] == "File stat") & comparisons["parameters"].str.contains("items=10,000")].iloc[0]
     a, b = (mdtest_row(SWEEP / s / "mdtest-n5000-np2" / "rep1.log", "File stat") for s in ("tmpfs", "loop-ext4"))
-    assert md["ratio"] == pytest.approx(a[2] / b[2]) and md["method"].startswith("delta method")
-    assert md["p_welch"] == pytest.approx(scipy_stats.ttest_ind_from_stats(a[2], a[3], 3, b[2], b[3], 3, equal_var=False).pvalue)
+    assert (md["ratio"], md["low"], md["high"], md["p_welch"]) == pytest.approx(delta_log(a, b, 3))
+    assert md["method"].startswith("delta method") and md["ratio_of"] == "mean"
+    assert (md["mean"], md["mean_baseline"]) == (pytest.approx(a[2]), pytest.approx(b[2]))
     lines = study.findings(configs, study.sweep_effects(reps, configs, study.get_sweeps(configs)[1]), comparisons)
-    assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "fio randread" in lines[0]
+    assert lines[0].startswith(f"**{nb.md_escape(TMPFS)}** gives") and "geometric mean bandwidth" in lines[0]
+    assert r"in fio randwrite bs\=4k iodepth\=1 (95% interval" in lines[0]
 
 
 def test_sweep_example_effects_decided_or_not(sweep):
-    """Randwrite from 4 KiB to 1 MiB blocks at iodepth 1, 3 files a side: on the VM's disk 50.6x with Welch's
-    p 0.037, decided; on the loop device 21.4x, an interval above 1 but p 0.076, undecided. An mdtest line
-    compares means of iterations: its ratio is of the printed means, Welch's test from their sds."""
+    """Randwrite from 4 KiB to 1 MiB blocks at iodepth 1, 3 files a side, by Welch's t on the logs: on the VM's
+    disk 75.1x in geometric mean (4.49-1,257), p 0.020; on the loop device 22.8x (5.52-94.4), p 0.0045 (the
+    bootstrap's interval above 1 beside Welch's p 0.076 on the raw values left it undecided). An mdtest line
+    compares means of iterations: the delta method from the printed means and sds, 3.82x, p 0.0037."""
     _, _, reps, configs = sweep
     points = study.get_sweeps(configs)[1]
     effects = study.sweep_effects(reps, configs, points).set_index(["sweep", "line"])
-    for folder, label, decided in (("vda-ext4", VDA, True), ("loop-ext4", LOOP, False)):
+    for folder, label in (("vda-ext4", VDA), ("loop-ext4", LOOP)):
         large, small = (fio_bandwidths(SWEEP / folder / f"fio-randwrite-bs{bs}-qd1", "write") for bs in ("1m", "4k"))
         e = effects.loc[(f"{label} · fio randwrite", "iodepth=1")]
-        p = scipy_stats.ttest_ind(large, small, equal_var=False).pvalue
-        assert e["ratio"] == pytest.approx(statistics.mean(large) / statistics.mean(small))
-        assert e["p_welch"] == pytest.approx(p) and 1 < e["low"] < e["ratio"] < e["high"]
-        assert e["decided"] == decided == (p < 0.05)
-        if decided:
-            assert pd_isna(e["n_to_decide"])
-        else:
-            sides = (statistics.mean(large), statistics.stdev(large), statistics.mean(small), statistics.stdev(small))
-            assert welch_p_at(int(e["n_to_decide"]), *sides) < 0.05 <= welch_p_at(int(e["n_to_decide"]) - 1, *sides)
+        assert (e["ratio"], e["low"], e["high"], e["p_welch"]) == pytest.approx(log_welch(large, small))
+        assert e["p_welch"] < 0.05 and 1 < e["low"] < e["ratio"] < e["high"]
+        assert e["decided"] and pd_isna(e["n_to_decide"])
     # mdtest -n 5000 and -n 1000 on 2 tasks: 10,000 and 2,000 items
     large, small = (mdtest_row(SWEEP / "vda-ext4" / f"mdtest-n{n}-np2" / "rep1.log", "File creation") for n in (5000, 1000))
     e = effects.loc[(f"{VDA} · mdtest File creation", "tasks=2")]
-    assert e["ratio"] == pytest.approx(large[2] / small[2]) and e["method"].startswith("delta method")
-    assert e["p_welch"] == pytest.approx(
-        scipy_stats.ttest_ind_from_stats(large[2], large[3], 3, small[2], small[3], 3, equal_var=False).pvalue)
+    assert (e["ratio"], e["low"], e["high"], e["p_welch"]) == pytest.approx(delta_log(large, small, 3))
+    assert e["method"].startswith("delta method") and e["decided"]
     # the largest decided change along a sweep is the one the findings name, with its interval
     line = next(x for x in study.findings(configs, effects.reset_index(), study.get_comparisons(reps, configs, LOOP))
                 if x.endswith("{numref}`fig-runs-sweeps`"))
     vda = effects.loc[(f"{VDA} · fio randwrite", "iodepth=1")]
-    assert line.startswith(f"**{nb.md_escape(VDA)}** fio randwrite bandwidth") and "undecided" not in line
-    assert f"{vda['ratio']:.3g}× (95% interval {vda['low']:.3g}–{vda['high']:.3g}; n = 3, 3)" in line
+    assert line.startswith(f"**{nb.md_escape(VDA)}** fio randwrite geometric mean bandwidth") and "undecided" not in line
+    assert f"{vda['ratio']:.3g}× (95% interval {vda['low']:.3g}–{vda['high']:,.0f}; n = 3, 3)" in line  # 1,257, not 1.26e+03
+
+
+def test_sweep_example_intervals_and_verdicts_agree(sweep):
+    """A comparison's interval and its verdict come from one test, so a reader never sees an interval that
+    excludes 1 beside "undecided": decided exactly when the interval excludes 1, exactly when p is below
+    0.05, for every comparison of labels and every sweep line's change. tmpfs over the loop device, fio
+    randread 4 KiB at iodepth 1, 3 files a side, is Welch's t on the logs of the bandwidths, recomputed here
+    from the fio JSON: 9.24x (0.766-111), p 0.064, undecided."""
+    _, _, reps, configs = sweep
+    comparisons = study.get_comparisons(reps, configs, LOOP)
+    effects = study.sweep_effects(reps, configs, study.get_sweeps(configs)[1])
+    for frame in (comparisons, effects):
+        judged = frame[np.isfinite(frame["low"].astype(float))]
+        assert len(judged) > 50
+        excludes_one = (judged["low"] > 1) | (judged["high"] < 1)
+        disagree = judged[judged["decided"] != excludes_one]
+        assert disagree.empty, f"{len(disagree)} of {len(judged)}: {disagree[['workload', 'ratio', 'low', 'high', 'p_welch']]}"
+        assert (judged["decided"] == (judged["p_welch"] < 0.05)).all()
+    tmpfs, loop = (np.log(fio_bandwidths(SWEEP / folder / "fio-randread-bs4k-qd1")) for folder in ("tmpfs", "loop-ext4"))
+    welch = scipy_stats.ttest_ind(tmpfs, loop, equal_var=False)
+    ci = welch.confidence_interval(0.95)
+    row = comparisons[(comparisons["label"] == TMPFS) & (comparisons["workload"] == "randread")
+                      & comparisons["parameters"].str.contains("bs=4k iodepth=1 ")].iloc[0]
+    assert (row["n"], row["n_baseline"]) == (len(tmpfs), len(loop)) == (3, 3)
+    assert row["ratio"] == pytest.approx(np.exp(tmpfs.mean() - loop.mean()))
+    assert (row["low"], row["high"]) == pytest.approx((np.exp(ci.low), np.exp(ci.high)))
+    assert row["p_welch"] == pytest.approx(welch.pvalue) and welch.pvalue > 0.05
+    assert not row["decided"] and row["low"] < 1 < row["high"]
+    # the repetitions a side at which a t-test on the logs finds this ratio with 80% power, at their spread
+    sd_log = np.sqrt((tmpfs.var(ddof=1) + loop.var(ddof=1)) / 2)
+    assert row["n_to_decide"] == stats.n_per_side(tmpfs.mean() - loop.mean(), sd_log, 0.05) == 4

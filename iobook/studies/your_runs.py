@@ -530,7 +530,9 @@ def numeric_values(parameter: str, values: pd.Series) -> pd.Series | None:
 
 
 # What compare (labels compared, below) gives for two configurations; a sweep's ends are compared as labels are.
-COMPARED = ["n", "n_baseline", "ratio", "low", "high", "p_welch", "method", "decided", "n_to_decide"]
+COMPARED = ["n", "n_baseline", "mean", "mean_baseline", "ratio_of", "ratio", "low", "high", "p_welch", "method",
+            "decided", "n_to_decide"]
+GEOMETRIC_MEAN, MEAN = "geometric mean", "mean"  # what a comparison's ratio is of (its `ratio_of`)
 SWEEP_COLUMNS = ["sweep", "label", "tool", "workload", "x", "lines", "fixed", "configurations", "measure", "log_x"]
 POINT_COLUMNS = ["sweep", "tool", "workload", "x", "x_shown", "x_name", "line", "mean", "low", "high", "n", "measure",
                  "config"]
@@ -589,14 +591,13 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(sweeps, columns=SWEEP_COLUMNS), pd.DataFrame(points, columns=POINT_COLUMNS)
 
 
-EFFECT_COLUMNS = ["sweep", "tool", "workload", "line", "x_name", "x_from", "x_to", "measure", "mean_from", "mean_to",
-                  *COMPARED]
+EFFECT_COLUMNS = ["sweep", "tool", "workload", "line", "x_name", "x_from", "x_to", "measure", *COMPARED]
 
 
 def sweep_effects(reps: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFrame,
                   confidence: float = 0.95) -> pd.DataFrame:
-    """Per sweep and line: the main measure at the smallest and at the largest x, and the largest-x
-    configuration compared with the smallest-x one as two labels are (compare: the smallest x is the baseline)."""
+    """Per sweep and line: the largest-x configuration compared with the smallest-x one as two labels are
+    (compare: the smallest x is the baseline, `mean_baseline` its main measure's mean, `mean` the largest x's)."""
     if points.empty:
         return pd.DataFrame(columns=EFFECT_COLUMNS)
     by_config = configs.set_index("config", drop=False)
@@ -608,7 +609,6 @@ def sweep_effects(reps: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFram
         lo, hi = g.iloc[0], g.iloc[-1]
         rows.append({"sweep": sweep, "tool": lo["tool"], "workload": lo["workload"], "line": line,
                      "x_name": lo["x_name"], "x_from": lo["x_shown"], "x_to": hi["x_shown"], "measure": lo["measure"],
-                     "mean_from": lo["mean"], "mean_to": hi["mean"],
                      **compare(reps, by_config.loc[hi["config"]], by_config.loc[lo["config"]], confidence)})
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
@@ -668,8 +668,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
 
 # --- labels compared ------------------------------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "measure", "mean",
-                      "mean_baseline", *COMPARED]
+COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "measure", *COMPARED]
 
 
 def labels_sharing(configs: pd.DataFrame) -> list[str]:
@@ -682,30 +681,30 @@ def labels_sharing(configs: pd.DataFrame) -> list[str]:
 
 
 def compare(reps: pd.DataFrame, sample: pd.Series, baseline: pd.Series, confidence: float = 0.95) -> dict:
-    """Two configurations (rows of get_configurations) of one tool by its main measure (COMPARED): the
-    sample's mean over the baseline's, with its interval and Welch's p: stats.ratio_of_means (bootstrap) when
-    every repetition is one value, stats.ratio_from_summaries when one is an mdtest mean of iterations.
-    `decided`: the interval excludes 1 and p < 1 - confidence; otherwise `n_to_decide` repetitions per side
-    would make it so at the spread seen (stats.n_to_decide_means; None with fewer than 2 a side, or when no n
-    up to 10,000 would)."""
+    """Two configurations (rows of get_configurations) of one tool by its main measure (COMPARED), on the log
+    scale by one test whose interval and p agree: when every repetition is one value, the ratio of their
+    geometric means with Welch's t on the log values (stats.ratio_row); when one is an mdtest mean of
+    iterations, the ratio of the means with the delta method (stats.ratio_from_summaries). `mean`,
+    `mean_baseline`: the means the ratio is of (`ratio_of`). `decided`: the interval excludes 1, i.e.
+    p < 1 - confidence; otherwise `n_to_decide` repetitions per side would decide the ratio seen with the
+    power of stats.n_per_side at the spread seen (None with fewer than 2 a side)."""
     m = MAIN_MEASURE[baseline["tool"]]
     sample_reps, base_reps = (reps[(reps["config"] == c["config"]) & reps[m].notna()] for c in (sample, baseline))
-    n, n_base = int(sample[f"{m}_n"]), int(baseline[f"{m}_n"])
-    if min(n, n_base) < 2:
-        r, method = stats.Ratio(sample[m] / baseline[m], np.nan, np.nan, np.nan), "none: one repetition on a side"
-    elif (base_reps["n"] == 1).all() and (sample_reps["n"] == 1).all():
-        r = stats.ratio_of_means(sample_reps[m], base_reps[m], confidence=confidence)
-        method = "bootstrap; Welch"
+    if (sample_reps["n"] == 1).all() and (base_reps["n"] == 1).all():
+        r = stats.ratio_row(sample_reps[m], base_reps[m], confidence)
+        ratio_of, method = GEOMETRIC_MEAN, "Welch's t on log values"
+        means = [float(np.exp(np.log(x[m]).mean())) for x in (sample_reps, base_reps)]
     else:
         r = stats.ratio_from_summaries(*(stats.Summary(int(c[f"{m}_n"]), c[m], c[f"{m}_sd"]) for c in (sample, baseline)),
                                        confidence=confidence)
-        method = "delta method; Welch from mean and sd"
-    decided = bool(np.isfinite(r.low) and (r.low > 1 or r.high < 1) and r.p_welch < 1 - confidence)
-    need = None
-    if not decided and min(n, n_base) >= 2:
-        need = stats.n_to_decide_means(sample[m], sample[f"{m}_sd"], baseline[m], baseline[f"{m}_sd"], confidence)
-        need = need if need and need > max(n, n_base) else None  # Welch decides already: the interval does not
-    return {"n": n, "n_baseline": n_base, "ratio": r.ratio, "low": r.low, "high": r.high, "p_welch": r.p_welch,
+        ratio_of, method = MEAN, "delta method on log means, Welch df"
+        means = [sample[m], baseline[m]]
+    if min(r["n"], r["n_baseline"]) < 2:
+        method = "none: one repetition on a side"
+    decided = bool(r["low"] > 1 or r["high"] < 1)  # False when there is no interval (NaN)
+    need = None if decided else stats.n_per_side(np.log(r["ratio"]), r["sd_log"], 1 - confidence)
+    return {"n": r["n"], "n_baseline": r["n_baseline"], "mean": means[0], "mean_baseline": means[1],
+            "ratio_of": ratio_of, "ratio": r["ratio"], "low": r["low"], "high": r["high"], "p_welch": r["p"],
             "method": method, "decided": decided, "n_to_decide": need}
 
 
@@ -724,7 +723,7 @@ def get_comparisons(reps: pd.DataFrame, configs: pd.DataFrame, baseline: str | N
         for _, other in g[g["label"] != baseline].iterrows():
             rows.append({"tool": base["tool"], "workload": base["workload"], "parameters": base["parameters"],
                          "config_baseline": base["config"], "label": other["label"], "baseline": baseline,
-                         "measure": MEASURES[base["tool"]][m], "mean": other[m], "mean_baseline": base[m],
+                         "measure": MEASURES[base["tool"]][m],
                          **compare(reps, other, base, confidence)})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
@@ -759,9 +758,16 @@ def distinguishing(configs: Iterable[str], within_label: bool = False) -> list[s
     return out
 
 
+def ratio_name(ratio_of: pd.Series) -> str:
+    """What the comparisons' ratios are of: 'ratio of geometric means', or '... of geometric means or means'
+    when they hold both kinds."""
+    return "ratio of " + " or ".join(f"{kind}s" for kind in dict.fromkeys(ratio_of))
+
+
 def comparison_table(comparisons: pd.DataFrame, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
     """The comparisons as shown, each configuration by what tells it from the others (distinguishing), and
-    the columns all of them share said once (split_constant)."""
+    the columns all of them share said once (split_constant). The ratio's header names what it is of; a
+    "ratio of" column does so per row when the comparisons hold both kinds."""
     c = comparisons
     if c.empty:
         return pd.DataFrame(), ""
@@ -769,28 +775,30 @@ def comparison_table(comparisons: pd.DataFrame, confidence: float = 0.95) -> tup
         "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
         "label": c["label"],  # every comparison is over the one baseline label, of the tool's main measure
         "n / n baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
-        f"ratio of means ({confidence:.0%} interval)": [
+        f"{ratio_name(c['ratio_of'])} ({confidence:.0%} interval)": [
             f"{r:.3g}× ({lo:.3g}–{hi:.3g})" if np.isfinite(lo) else f"{r:.3g}×"
             for r, lo, hi in zip(c["ratio"], c["low"], c["high"])],
+        **({"ratio of": c["ratio_of"] + "s"} if c["ratio_of"].nunique() > 1 else {}),
         "Welch p": [f"{p:.2g}" if np.isfinite(p) else "–" for p in c["p_welch"]],
-        "verdict": [verdict(r) for _, r in c.iterrows()], "interval; test": c["method"]})
+        "verdict": [verdict(r) for _, r in c.iterrows()], "interval and p from": c["method"]})
     return split_constant(table, keep=["run", "parameters", "label", "verdict"])
 
 
 def chart_comparisons(comparisons: pd.DataFrame):
-    """Each shared configuration's ratio of means over the baseline label (log scale) with its interval,
-    one colour per label; filled when decided."""
+    """Each shared configuration's ratio (of geometric means or means: ratio_name) over the baseline label
+    (log scale) with its interval, one colour per label; filled when decided."""
     table, _ = comparison_table(comparisons)
     data = comparisons.assign(
         configuration=(table["run"] + ": " + table["parameters"]).str.replace(": –", "", regex=False).tolist(),
         verdict=comparisons["decided"].map({True: "decided", False: "undecided"}))[
-        ["configuration", "label", "ratio", "low", "high", "p_welch", "n", "n_baseline", "verdict"]]
-    x = alt.X("ratio:Q", title=f"ratio of means over {comparisons['baseline'].iloc[0]} (log scale)",
+        ["configuration", "label", "ratio_of", "ratio", "low", "high", "p_welch", "n", "n_baseline", "verdict"]]
+    x = alt.X("ratio:Q", title=f"{ratio_name(comparisons['ratio_of'])} over {comparisons['baseline'].iloc[0]} (log scale)",
               scale=alt.Scale(type="log"))
     y = alt.Y("configuration:N", title=None, sort=None, axis=alt.Axis(labelLimit=0))
     color = alt.Color("label:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0))  # whole labels, one a line
-    tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"),
-               alt.Tooltip("high:Q", format=".3g"), alt.Tooltip("p_welch:Q", format=".2g"), "n:Q", "n_baseline:Q",
+    tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio_of:N", title="ratio of"),
+               alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g"),
+               alt.Tooltip("p_welch:Q", format=".2g"), "n:Q", "n_baseline:Q",
                "verdict:N"]
     base = alt.Chart(data)
     return alt.layer(
@@ -856,8 +864,8 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         label, run = (md_escape(part) for part in e["sweep"].split(" · ", 1))
         name, unit = _what(e["measure"])
         # the ends' intervals are left to the figure: the line stays within the first finding's 30 words
-        sweep_line = (f"**{label}** {run} {name}: {_num(e['mean_from'])} → {_num(e['mean_to'])} {unit} from "
-                      f"{md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
+        sweep_line = (f"**{label}** {run} {e['ratio_of']} {name}: {_num(e['mean_baseline'])} → {_num(e['mean'])} {unit} "
+                      f"from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
                       + (f", {md_escape(e['line'])}" if e["line"] != "all" else "")
                       + f": {_effect(e, ci)} {{numref}}`fig-runs-sweeps`")
     decided = comparisons[comparisons["decided"]]
@@ -870,15 +878,16 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
             i = d.name
             params = f" {md_escape(shown[i])}" if shown[i] != "–" else ""
             main_comparison = (
-                f"**{md_escape(d['label'])}** gives {_times(d['ratio'])}× the {_what(d['measure'])[0]} of **{base}** in "
+                f"**{md_escape(d['label'])}** gives {_times(d['ratio'])}× the {d['ratio_of']} {_what(d['measure'])[0]} of **{base}** in "
                 f"{d['tool']} {md_escape(d['workload'])}{params} ({ci} interval {_times(d['low'])}–{_times(d['high'])}; "
                 f"n = {d['n']}, {d['n_baseline']}) {{numref}}`tab-runs-comparisons`")
         needs = comparisons["n_to_decide"].dropna()
         comparison_line = (
             f"{len(decided):,} of {len(comparisons):,} configurations run under **{base}** and another label differ "
             f"decidedly" + (f" ({', '.join(f'{r:.2f}×' for r in decided['ratio'].sort_values())})" if 0 < len(decided) <= 4 else "")
-            + (f"; of the undecided, {len(needs):,} would be decided by {int(needs.min()):,} to {int(needs.max()):,} "
-               "repetitions per side at the spread seen" if len(needs) else "; the others stay undecided")
+            + (f"; of the undecided, {len(needs):,} would be decided ({stats.POWER:.0%} power) by {int(needs.min()):,} "
+               f"to {int(needs.max()):,} repetitions per side at the ratio and spread seen" if len(needs)
+               else "; the others stay undecided")
             + " {numref}`tab-runs-comparisons`")
     repeated = configs[configs["repetitions"] >= 2]
     if len(repeated):
@@ -1030,8 +1039,8 @@ def sweeps_caption(sweeps: pd.DataFrame, effects: pd.DataFrame, confidence: floa
     e = _largest(effects)
     drawn = (f"the first {MAX_SWEEP_PANELS} of {len(sweeps):,} sweeps (all are in the table above)"
              if len(sweeps) > MAX_SWEEP_PANELS else f"{len(sweeps):,} sweep(s)")
-    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change is "
-            f"{md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
+    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change in "
+            f"{e['ratio_of']} is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
             + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + f": {_effect(e, f'{confidence:.0%}')}.")
 
 
@@ -1039,8 +1048,8 @@ def comparisons_caption(comparisons: pd.DataFrame) -> str:
     if comparisons.empty:
         return "No configuration was run under two labels."
     decided = comparisons[comparisons["decided"]]
-    return (f"Ratio of each label's mean to {md_escape(comparisons['baseline'].iloc[0])}'s, with its "
-                    f"interval: {len(decided):,} of {len(comparisons):,} decided (filled points).")
+    return (f"Each label's {ratio_name(comparisons['ratio_of'])} over {md_escape(comparisons['baseline'].iloc[0])}, "
+            f"with its interval: {len(decided):,} of {len(comparisons):,} decided (filled points).")
 
 
 def label_notes_md(label_files: pd.DataFrame, notes: list[str], baseline_note: str | None) -> str:
