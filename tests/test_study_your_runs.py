@@ -593,3 +593,27 @@ def test_sweep_example_intervals_and_verdicts_agree(sweep):
     # the repetitions a side at which a t-test on the logs finds this ratio with 80% power, at their spread
     sd_log = np.sqrt((tmpfs.var(ddof=1) + loop.var(ddof=1)) / 2)
     assert row["n_to_decide"] == stats.n_per_side(tmpfs.mean() - loop.mean(), sd_log, 0.05) == 4
+
+
+def test_a_zero_repetition_is_compared_without_a_log(sweep, recwarn):
+    """A job that moved no data (fio reports bw 0 for a job that failed or was cut off) has no logarithm: the
+    comparison keeps the ratio of the means, gives no interval and no verdict, and warns of nothing (a warning
+    would print in the chapter). The loop device's fio randread 4 KiB at iodepth 1, its first file's bandwidth
+    set to 0 as such a job reports it."""
+    _, _, reps, configs = sweep
+    row = configs[(configs["label"] == LOOP) & (configs["workload"] == "randread")
+                  & configs["parameters"].str.contains("bs=4k iodepth=1 ")].iloc[0]
+    other = configs[(configs["label"] == TMPFS) & (configs["config"].map(study.config_without_label)
+                                                   == study.config_without_label(row["config"]))].iloc[0]
+    damaged = reps.copy()
+    first = damaged.index[damaged["config"] == row["config"]][0]
+    zeroed = damaged.loc[first, "bw_mib_s"]
+    damaged.loc[first, "bw_mib_s"] = 0.0
+    loop = fio_bandwidths(SWEEP / "loop-ext4" / "fio-randread-bs4k-qd1")
+    tmpfs = fio_bandwidths(SWEEP / "tmpfs" / "fio-randread-bs4k-qd1")
+    assert zeroed == pytest.approx(min(loop, key=lambda v: abs(v - zeroed)))  # one of the files' values
+    compared = study.compare(damaged, other, row, 0.95)
+    assert compared["ratio"] == pytest.approx(np.mean(tmpfs) / ((sum(loop) - zeroed) / len(loop)))
+    assert np.isnan(compared["low"]) and not compared["decided"] and compared["n_to_decide"] is None
+    assert "0" in compared["method"]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

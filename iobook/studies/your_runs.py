@@ -687,9 +687,16 @@ def compare(reps: pd.DataFrame, sample: pd.Series, baseline: pd.Series, confiden
     iterations, the ratio of the means with the delta method (stats.ratio_from_summaries). `mean`,
     `mean_baseline`: the means the ratio is of (`ratio_of`). `decided`: the interval excludes 1, i.e.
     p < 1 - confidence; otherwise `n_to_decide` repetitions per side would decide the ratio seen with the
-    power of stats.n_per_side at the spread seen (None with fewer than 2 a side)."""
+    power of stats.n_per_side at the spread seen (None with fewer than 2 a side). A repetition of 0 (a job that
+    moved no data) leaves the ratio of the means, undecided, with no interval."""
     m = MAIN_MEASURE[baseline["tool"]]
     sample_reps, base_reps = (reps[(reps["config"] == c["config"]) & reps[m].notna()] for c in (sample, baseline))
+    if (sample_reps[m] <= 0).any() or (base_reps[m] <= 0).any():  # a job that moved nothing: no logarithm
+        means = [float(x[m].mean()) for x in (sample_reps, base_reps)]
+        ratio = means[0] / means[1] if means[1] > 0 else np.nan
+        return {"n": len(sample_reps), "n_baseline": len(base_reps), "mean": means[0], "mean_baseline": means[1],
+                "ratio_of": MEAN, "ratio": ratio, "low": np.nan, "high": np.nan, "p_welch": np.nan,
+                "method": "none: a repetition measured 0", "decided": False, "n_to_decide": None}
     if (sample_reps["n"] == 1).all() and (base_reps["n"] == 1).all():
         r = stats.ratio_row(sample_reps[m], base_reps[m], confidence)
         ratio_of, method = GEOMETRIC_MEAN, "Welch's t on log values"
