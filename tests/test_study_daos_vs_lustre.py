@@ -1,4 +1,5 @@
 """The daos_vs_lustre chapter: its study module on the four test databases, and the notebook executed on each."""
+import re
 import shutil
 from pathlib import Path
 
@@ -8,11 +9,30 @@ import pytest
 from iobook import families, nb, store
 from iobook.ingest import ingest
 from iobook.studies import daos_vs_lustre as study
+from iobook.studies import io500_score
 
 from conftest import ARCHIVE, BUILT_TOOLS, SHARED, execute_chapter
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 SEED_002 = SHARED / "seeds" / "002_df21f42c5216a842.txt"
+TIANHE_SC19 = RAW / "National Supercomputing Center in Changsha" / "Tianhe-2E" / "Tianhe-FS" / "2019" / "submission-15"
+# The 2020 folders whose file-system name data/reference/filesystems.csv gives the Lustre family (Exascaler,
+# Lustre01, RSC Storage on demand, project, scratch and scratch2 of these sites, Work of EPCC's Archer 2)
+LUSTRE_2020 = [
+    "CSIRO/bracewell/scratch2/2020/submission-47", "CSIRO/bracewell/scratch2/2020/submission-49",
+    "DDN/AI400X/Exascaler/2020/submission-37", "DDN/AI400X/Exascaler/2020/submission-38",
+    "DDN/AI400X/Exascaler/2020/submission-66", "DDN/AI400X/Exascaler/2020/submission-76",
+    "EPCC/Archer 2 (test system)/Work/2020/submission-472",
+    "German Climate Computing Center/Mistral/Lustre01/2020/submission-176",
+    "JINR/Govorun/RSC Storage on demand JINR/2020/submission-56", "LNCC/SDumont/scratch/2020/submission-212",
+    "SPbPU/Polytechnic RSC Tornado/RSC Storage on demand Polytechnic/2020/submission-72",
+    "SPbPU/Polytechnic RSC Tornado/RSC Storage on demand Polytechnic/2020/submission-73",
+    "Simon Fraser University/Cedar/project/2020/submission-129"]
+
+
+def systems_of(folders) -> set[tuple[str, str]]:
+    """(institution, system) of archive submission folders <institution>/<system>/<file system>/<year>/<id>."""
+    return {Path(f).parts[-5:-3] for f in folders}
 
 BOOK_FAMILIES = ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]
 
@@ -218,7 +238,7 @@ def test_release_names_the_benchmark_not_the_list(databases):
     sol = runs.loc["submission-642"]
     assert (sol.release, sol.year) == ("io500-isc22_v1", 2023)
     # 109/jcahpc (2019, sc17), 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23)
-    assert study.release_text(runs.reset_index()).startswith("4 runs here print a release named for an earlier")
+    assert io500_score.release_text(runs.reset_index()).startswith("4 runs here print a release named for an earlier")
     # University of Tsukuba/Cygnus/CHFS/2021/submission-541/result_summary.txt: a valid run of 2021 printing the
     # SC20 release: it goes with 2021
     cygnus = RAW / "University of Tsukuba" / "Cygnus" / "CHFS" / "2021" / "submission-541" / "result_summary.txt"
@@ -252,6 +272,14 @@ def test_eras_are_kept_apart(databases):
     # so the 10-node comparison holds 2019 alone: Wolf's submission-11 against the seven Lustre runs of 2019
     assert set(c["ten_years"].year) == {2019}
     assert (c["ten_years"]["DAOS runs"] == 1).all() and (c["ten_years"]["Lustre runs"] == 7).all()
+    # the seven Lustre runs are of five systems: DKRZ Mistral (109, 199), Tianhe-2E (87, 88), PGS, NVIDIA, NCI
+    lustre_ten = ten[(ten.family == "Lustre") & (ten.year == 2019)]
+    folders = [f for n in (22, 87, 88, 97, 109, 196, 199) for f in RAW.glob(f"*/*/*/2019/submission-{n}")]
+    assert {f.name for f in folders} == {key.split("/")[0] for key in lustre_ten.index}
+    assert len(systems_of(folders)) == 5
+    assert (c["ten_years"]["DAOS systems"] == 1).all() and (c["ten_years"]["Lustre systems"] == 5).all()
+    ten_finding = next(text for text, target in c["findings"] if target == "tab-daos-ten-node")
+    assert "2019, 1 run of 1 system vs 7 of 5:" in ten_finding
     assert c["ten_years"].verdict.str.startswith("undecided").all()
     assert c["wolf10_year"] == 2019 and c["wolf10"].pairs.unique().tolist() == [2]  # Wolf 11 x Tianhe 87, 88
 
@@ -264,5 +292,59 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert ((years.low > 0) & (years.low < years.ratio) & (years.ratio < years.high)).all()
     assert (years.q >= years.p).all()  # corrected over the five years
     assert years.loc[2020, ["DAOS runs", "Lustre runs"]].tolist() == [11, 13]
-    first, _ = c["findings"][0]
-    assert len(first.split()) <= 30 and "95% CI" in first and first.startswith("In 2020")
+    # n counts runs; a system submitted several times counts several times: 11 DAOS runs of 4 systems (Argonne
+    # Presque, Intel Endeavour and Wolf, TACC Frontera), 13 Lustre runs of 8
+    daos_2020 = sorted(RAW.glob("*/*/DAOS/2020/submission-*"))
+    lustre_2020 = [RAW / f for f in LUSTRE_2020]
+    assert all(f.is_dir() for f in lustre_2020)
+    chosen_2020 = c["chosen"][c["chosen"].year == 2020].groupby("family").run_key.agg(set)
+    assert chosen_2020["DAOS"] == {f.name for f in daos_2020} and chosen_2020["Lustre"] == {f.name for f in lustre_2020}
+    daos_systems, lustre_systems = len(systems_of(daos_2020)), len(systems_of(lustre_2020))
+    assert (daos_systems, lustre_systems) == (4, 8)
+    assert years.loc[2020, ["DAOS systems", "Lustre systems"]].tolist() == [daos_systems, lustre_systems]
+    # this copy's years with DAOS folders (DAOS; Lenovo, QCT and mustang are DAOS too) all hold Lustre runs
+    daos_years = {int(f.name) for name in ("DAOS", "Lenovo", "QCT", "mustang") for f in RAW.glob(f"*/*/{name}/*")}
+    assert daos_years == set(years.index)
+    first, target = c["findings"][0]
+    assert target == "fig-daos-balance-years" and "95% CI" in first
+    assert f"11 runs of {daos_systems} systems vs 13 of {lustre_systems}" in first
+    assert f"higher in 4 of this copy's {len(daos_years)} years with both" in first
+    assert len([w for w in first.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS  # as the page counts
+
+
+def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases):
+    """Tianhe-2E's DAOS run against its SC19 Lustre run is one run a side: no interval, undecided. The Lustre
+    run's phase logs count its client nodes and tasks; the DAOS listing on the slide prints none."""
+    logs = sorted((TIANHE_SC19 / "results").glob("ior_*.txt")) + sorted((TIANHE_SC19 / "results").glob("mdtest_*.txt"))
+    counted = set()
+    for log in logs:
+        text = log.read_text()
+        if log.name.startswith("ior_"):  # "tasks               : 5280", "clients per node    : 11"
+            tasks, per_node = (int(re.search(rf"^{key}\s+: (\d+)", text, re.M)[1])
+                               for key in ("tasks", "clients per node"))
+            assert tasks % per_node == 0
+            counted.add((tasks // per_node, tasks))
+        else:  # "mdtest-3.3.0+dev was launched with 5280 total task(s) on 480 node(s)"
+            tasks, nodes = re.search(r"launched with (\d+) total task\(s\) on (\d+) node\(s\)", text).groups()
+            counted.add((int(nodes), int(tasks)))
+    assert len(logs) == 11 and counted == {(480, 5280)}
+    ((nodes, tasks),) = counted
+    seed = SEED_002.read_text(encoding="utf-8")
+    withheld = "We did not submit the result because of the network performance issues."
+    clients = int(re.search(r"We use \d+ servers \([^)]*\) and (\d+) clients", seed)[1])
+    # the DAOS full run's listing (slide 'ISC 2020', lines 292-306: after that sentence to its [SCORE] line)
+    # prints phases and times, no node or task count
+    listing = seed[seed.index(withheld) + len(withheld):seed.index("[SCORE]")]
+    assert "mdtest-hard-delete" in listing and not re.search(r"node|task|client|proc", listing, re.I)
+    with store.open_read(databases["default"]) as con:
+        c = study.chapter(con, [], [])
+        servers = study.server_counts(con, int(c["lustre"].run_id)).set_index("source")
+    row = servers.loc["the run's phase logs (IOR, mdtest)"]
+    assert (row["setup"], row["client nodes"], row["tasks"]) == ("Lustre, SC19", nodes, tasks)
+    finding = next(text for text, target in c["findings"] if target == "tab-daos-same-servers")
+    assert "one run each gives no interval, so it is undecided" in finding and "**" not in finding
+    md, bw = c["values"]["same_md"], c["values"]["same_bw"]
+    assert f"{md:.2f}× the Lustre run's metadata score and {bw:.2f}× its bandwidth" in finding
+    assert '"network performance issues"' in finding
+    assert f"The Lustre run's logs count {nodes} client nodes and {tasks:,} tasks" in finding
+    assert f"the DAOS listing prints no client count (a slide names {clients} clients" in finding

@@ -1,5 +1,7 @@
 """The io500_score chapter: its study module on the four test databases, and the notebook executed on each."""
+import json
 import math
+from pathlib import Path
 
 import papermill
 import pytest
@@ -9,6 +11,8 @@ from iobook.studies import io500_score as study
 
 from conftest import execute_chapter
 
+REPO = Path(__file__).resolve().parents[1]
+RAW = REPO / "data" / "raw" / "io500"
 SC23 = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM Cloud HPC": "submission-687"}
 
 
@@ -32,7 +36,7 @@ def test_built_tools_run(databases):
         # INVALID (10 s stonewall), yet the arithmetic is the IO500's: 9.040308 printed
         # (built-tools/io500/run1-standard-np2-stonewall10/2026.11.21-12.37.24/result_summary.txt:16)
         assert key == "2026.11.21-12.37.24" and not runs.valid.item() and runs.score_matches.item()
-        assert runs.reported_score.item() == 9.040308 and runs.list.item() == "ISC26"
+        assert runs.reported_score.item() == 9.040308 and runs.release.item() == "ISC26"
         assert study.default_runs(runs) == [key]  # no valid run: the highest score of all
         phases = study.get_phases(con, [key])
         # result_summary.txt:2: "ior-easy-write 0.270729 GiB/s ... [INVALID]"
@@ -47,7 +51,7 @@ def test_other_submissions(databases):
         runs = study.get_runs(con).set_index("run_key")
         # TACC/Frontera/DAOS/2020/submission-13/result.txt:107 "SCORE = 507.129018"
         assert runs.loc["submission-13", "reported_score"] == 507.129018
-        assert runs.loc["submission-13", "list"] == "ISC20"
+        assert runs.loc["submission-13", "release"] == "ISC20"
         assert study.agreement(runs.reset_index())["from_summary"] == 16
         # Janelia's Qumulo folders and Georgia Tech's hold driver output without a summary: no run
         assert not {"submission-177", "submission-194", "submission-198", "submission-203", "submission-551"} & set(
@@ -75,9 +79,28 @@ def test_sc23_table_reproduced(databases):
     assert (ehningen["raw rounded"], ehningen["raw rounded twice"]) == (140.5, 140.6)  # 140.547244
 
 
-def test_list_label():
-    assert [study.list_label(v) for v in ["io500-isc23", "io500-sc23_v1", "sc17", "io500-isc20_v4-22", None,
-                                          "aramco-custom"]] == ["ISC23", "SC23", "SC17", "ISC20", None, None]
+def test_version_names_the_benchmark_release_not_the_list(databases):
+    """The io500 version a run prints names the release of the benchmark's code it ran, not the list it was
+    submitted to: runs of 2023 and 2024 print releases named for an earlier year's list."""
+    sol = RAW / "Arizona State University" / "Sol" / "BeeGFS" / "2023" / "submission-642" / "result_summary.txt"
+    songshan = (RAW / "Institute of Computing Technology Chinese Academy of Sciences and National Supercomputing "
+                "Center in Zhengzhou" / "Songshan" / "HiStore" / "2024" / "submission-699" / "results"
+                / "2024.04.30-14.51.21" / "result_summary.txt")
+    printed = {key: path.read_text().splitlines()[0].split()[2] for key, path in
+               [("submission-642", sol), ("submission-699", songshan)]}
+    assert printed == {"submission-642": "io500-isc22_v1", "submission-699": "io500-sc23_v1"}  # line 1 of each
+    assert [study.release_label(v) for v in [*printed.values(), "io500-isc20_v4-22", "sc17", None,
+                                             "aramco-custom"]] == ["ISC22", "SC23", "ISC20", "SC17", None, None]
+    with store.open_read(databases["default"]) as con:
+        runs = study.get_runs(con).set_index("run_key")
+    assert runs.loc[list(printed), ["release", "year"]].values.tolist() == [["ISC22", 2023], ["SC23", 2024]]
+    # 109/jcahpc (2019, the 2017 script), 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23)
+    assert study.release_text(runs.reset_index()) == (
+        "4 runs here print a release named for an earlier year's list than their archive year (submission-699, "
+        "of 2024, prints `io500-sc23_v1`).")
+    template = "\n".join("".join(c["source"]) for c in json.loads(
+        (REPO / "notebooks" / "io500_score.ipynb").read_text())["cells"] if c["cell_type"] == "markdown")
+    assert "names the release of the benchmark" in template and "list they were made for" not in template
 
 
 def test_unknown_run_names_the_nearest(databases, tmp_path):
@@ -98,6 +121,7 @@ def test_notebook_executes(databases, tmp_path, name):
         return
     assert "from the summary's phases" in text and "<table" in text  # the glued findings and tables
     assert ("Each cell below is the published value" in text) == (name == "default")
+    assert ("4 runs here print a release named for an earlier year's list" in text) == (name == "default")
     assert ("are not all in this database" in text) == (name != "default")
 
 

@@ -12,6 +12,7 @@ from scipy import stats
 from .. import families, io500_runs, nb, published
 from .. import stats as stats_
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
+from .io500_score import release_text
 
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 AXIS_PHASE = "GiB/s (ior phases) or kIOPS (mdtest, find)"
@@ -79,19 +80,6 @@ def coverage(runs: pd.DataFrame) -> dict:
     return f
 
 
-def release_text(runs: pd.DataFrame) -> str:
-    """How many runs print a release named for a list of an earlier year than their archive year, with the
-    latest such run as the example: the sentence that says the version is a release, not a list."""
-    named = runs.release.str.extract(r"(?i)\b(?:io500-)?(isc|sc)(\d\d)", expand=True)
-    list_year = 2000 + pd.to_numeric(named[1], errors="coerce")
-    earlier = runs.assign(list_year=list_year)[list_year < runs.year]
-    if earlier.empty:
-        return "no run here prints a release named for an earlier year's list than its archive year."
-    last = earlier.sort_values(["year", "run_key"]).iloc[-1]
-    return (f"{_runs_text(len(earlier))} here print a release named for an earlier year's list than their archive "
-            f"year ({last.run_key}, of {int(last.year)}, prints `{last.release}`).")
-
-
 def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> tuple[list[str], str]:
     """The families to compare and a note for the page. Empty `requested`: the `most` families with the most
     valid runs here. Names this database lacks are left out with a note naming the nearest (never an error: a
@@ -112,26 +100,41 @@ def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, c
     """Per archive year holding runs of both families: `first`'s geometric mean of `value` over `second`'s, with
     its Welch interval on the log scale (iobook.stats.ratio_row), p and the Benjamini-Hochberg q over
     the years read together; a year with fewer than 2 runs on a side, or whose q is 0.05 or more, is undecided,
-    with the runs a side that would decide it were the ratio and spread what they are (stats.n_per_side)."""
+    with the runs a side that would decide it were the ratio and spread what they are (stats.n_per_side).
+    The unit is the run: a system (institution and system as the archive names them) submitted several times
+    counts once per run, so the runs and the systems behind them are both given."""
     rows = []
     both = chosen[chosen.family.isin([first, second]) & (chosen[value] > 0)]
     for year, g in both.groupby("period_order", sort=True):
-        a, b = g[g.family == first][value], g[g.family == second][value]
+        a, b = g[g.family == first], g[g.family == second]
         if len(a) == 0 or len(b) == 0:
             continue
-        r = stats_.ratio_row(a, b, confidence)
-        spreads = [np.log(x).std(ddof=1) for x in (a, b) if len(x) > 1]
+        r = stats_.ratio_row(a[value], b[value], confidence)
+        spreads = [np.log(x[value]).std(ddof=1) for x in (a, b) if len(x) > 1]
         sd = float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
-        rows.append({"year": int(year), f"{first} runs": len(a), f"{second} runs": len(b), "ratio": r["ratio"],
+        rows.append({"year": int(year), f"{first} runs": len(a), f"{first} systems": _systems(a),
+                     f"{second} runs": len(b), f"{second} systems": _systems(b), "ratio": r["ratio"],
                      "low": r["low"], "high": r["high"], "p": r["p"], "sd_log": sd})
-    out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{second} runs", "ratio", "low", "high", "p",
-                                      "sd_log"])
+    out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{first} systems", f"{second} runs",
+                                      f"{second} systems", "ratio", "low", "high", "p", "sd_log"])
     tested = out.p.notna()
     out["q"] = np.nan
     if tested.any():
         out.loc[tested, "q"] = stats.false_discovery_control(out.loc[tested, "p"])
     out["verdict"] = [verdict(r, first, second) for r in out.itertuples()]
     return out
+
+
+def _systems(runs: pd.DataFrame) -> int:
+    """How many systems these runs are of: institution and system as the archive's folders name them."""
+    return len(runs[["institution", "system"]].drop_duplicates())
+
+
+def sides_text(row, first: str, second: str) -> str:
+    """A comparison's two sides in words: '11 runs of 4 systems vs 13 of 8'."""
+    a, b = int(row[f"{first} runs"]), int(row[f"{second} runs"])
+    sa, sb = int(row[f"{first} systems"]), int(row[f"{second} systems"])
+    return f"{a:,} run{'' if a == 1 else 's'} of {sa:,} system{'' if sa == 1 else 's'} vs {b:,} of {sb:,}"
 
 
 def verdict(row, first: str, second: str) -> str:
@@ -146,8 +149,7 @@ def verdict(row, first: str, second: str) -> str:
 def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: str) -> alt.Chart:
     """One point per archive year: `first`'s geometric mean over `second`'s with its interval, log axis."""
     decided = table[table.verdict.str.endswith("higher")]
-    shown = table.assign(label=[f"{int(a)} vs {int(b)} runs" for a, b in zip(table[f"{first} runs"],
-                                                                              table[f"{second} runs"])])
+    shown = table.assign(label=[sides_text(r, first, second) for _, r in table.iterrows()])
     base = alt.Chart(shown).encode(y=alt.Y("year:O", title="archive year"))
     bars = base.mark_rule(size=2).encode(x=alt.X("low:Q", scale=alt.Scale(type="log"), title=f"{first} / {second}, {what}"),
                                          x2="high:Q")
@@ -327,19 +329,21 @@ def tianhe_phases(con, lustre_run_id: int | None) -> pd.DataFrame:
 
 
 def server_counts(con, run_id: int | None) -> pd.DataFrame:
-    """What each source says of the two setups' servers and clients, as printed: the Lustre run's own io500_info
-    lines (io500_system_info) and its SC19 slide; for the DAOS runs, seed 002's slide 'ISC 2020' ("Using the same
-    storage servers") and its lessons slide ("We use 24 servers ... and 24 clients"), which do not agree."""
+    """What each source says of the two setups' servers and clients, as printed: the Lustre run's phase logs
+    (client nodes and tasks, where every log gives the same), its own io500_info lines (io500_system_info) and
+    its SC19 slide; for the DAOS runs, seed 002's slide 'ISC 2020' ("Using the same storage servers", then
+    listings that print no client count) and its lessons slide ("We use 24 servers ... and 24 clients"), which
+    do not agree and name no run."""
     seed = published.load("seed002_tianhe_servers")
     rows = [{"setup": "Lustre, SC19", "source": "seed 002 slide 'SC 2019'",
              "storage servers": _cell(seed, "lustre_sc19", "storage servers"),
              "metadata servers": _cell(seed, "lustre_sc19", "metadata servers"),
-             "client nodes": _cell(seed, "lustre_sc19", "client nodes")},
+             "client nodes": _cell(seed, "lustre_sc19", "client nodes"),
+             "tasks per client node": _cell(seed, "lustre_sc19", "processes on each node")},
             {"setup": "DAOS, ISC20", "source": "seed 002 slide 'ISC 2020'",
-             "storage servers": _printed(seed, "daos_isc20", "storage servers"), "metadata servers": None,
-             "client nodes": None},
+             "storage servers": _printed(seed, "daos_isc20", "storage servers")},
             {"setup": "DAOS, ISC20", "source": "seed 002 slide '# of CPU cores matters.'",
-             "storage servers": _cell(seed, "daos_isc20", "servers"), "metadata servers": None,
+             "storage servers": _cell(seed, "daos_isc20", "servers"),
              "client nodes": _cell(seed, "daos_isc20", "clients")}]
     # a database ingested before io500_system_info existed lacks the view until it is rebuilt
     if run_id is not None and _has_view(con, "io500_system_info"):
@@ -349,8 +353,31 @@ def server_counts(con, run_id: int | None) -> pd.DataFrame:
                             **{col: _int(info.get(key)) for col, key in [
                                 ("storage servers", "num_data_server_nodes"),
                                 ("metadata servers", "num_metadata_server_nodes"),
-                                ("client nodes", "num_client_nodes")]}})
-    return pd.DataFrame(rows, dtype=object)
+                                ("client nodes", "num_client_nodes"), ("tasks per client node", "procs_per_node")]}})
+        logged = phase_log_clients(con, run_id)
+        if len(logged) and logged.nodes.nunique() == 1 and logged.tasks.nunique() == 1:
+            rows.insert(1 if info else 0, {
+                "setup": "Lustre, SC19", "source": "the run's phase logs (IOR, mdtest)",
+                "client nodes": int(logged.nodes.iloc[0]), "tasks": int(logged.tasks.iloc[0])})
+    columns = ["setup", "source", "storage servers", "metadata servers", "client nodes", "tasks per client node",
+               "tasks"]
+    return pd.DataFrame(rows, columns=columns, dtype=object).replace({np.nan: None})
+
+
+def clients_text(logged: pd.DataFrame, daos_clients: int) -> str:
+    """What the data says of the Tianhe-2E pair's clients (Markdown): the Lustre run's client nodes and tasks as
+    its phase logs count them (`phase_log_clients`), against the DAOS listings, which print none, and the talk's
+    client count, which names no run."""
+    if logged.empty:
+        lustre = "The Lustre run's phase logs are not in this database"
+    elif logged.nodes.nunique() == 1 and logged.tasks.nunique() == 1:
+        lustre = (f"The Lustre run's logs count {int(logged.nodes.iloc[0]):,} client nodes and "
+                  f"{int(logged.tasks.iloc[0]):,} tasks")
+    else:
+        lustre = (f"The Lustre run's logs count {int(logged.nodes.min()):,}–{int(logged.nodes.max()):,} client nodes "
+                  f"and {int(logged.tasks.min()):,}–{int(logged.tasks.max()):,} tasks")
+    return (f"{lustre}; the DAOS listing prints no client count (a slide names {daos_clients:,} clients without "
+            "saying for which run).")
 
 
 def _cell(seed: pd.DataFrame, table: str, column: str) -> int:
@@ -496,6 +523,23 @@ def _has_view(con, name: str) -> bool:
     return con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0] > 0
 
 
+# Client nodes and tasks as each IOR and mdtest phase log linked to a run counts them (IOR's nodes derive from
+# its tasks and clients per node, mdtest's from "launched with N total task(s) on M node(s)")
+_PHASE_LOG_CLIENTS = """
+    SELECT k.run_id, k.phase, t.nodes, t.tasks FROM io500_phase_log_links k JOIN ior_tests t USING (source_id)
+    WHERE k.phase LIKE 'ior-%' AND t.nodes IS NOT NULL
+    UNION ALL
+    SELECT k.run_id, k.phase, m.nodes, m.launched_tasks AS tasks
+    FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
+    WHERE m.nodes IS NOT NULL"""
+
+
+def phase_log_clients(con, run_id: int) -> pd.DataFrame:
+    """Client nodes and tasks of one run as each of its phase logs counts them: phase, nodes, tasks."""
+    return con.execute(f"SELECT phase, nodes, tasks FROM ({_PHASE_LOG_CLIENTS}) WHERE run_id = ? ORDER BY phase",
+                       [run_id]).df()
+
+
 def client_nodes(con) -> pd.DataFrame:
     """Client and data-server nodes per run. Client nodes as the run's own phase logs count them (IOR's
     `nodes`, mdtest's `on N node(s)`), where every linked log gives the same number; else as the submitter
@@ -505,13 +549,8 @@ def client_nodes(con) -> pd.DataFrame:
         return pd.DataFrame(columns=["run_id", "client_nodes", "nodes_from", "declared_client_nodes",
                                      "data_servers"]).astype({"run_id": "int64"})
     return con.execute(
-        """
-        WITH logged AS (
-            SELECT k.run_id, t.nodes FROM io500_phase_log_links k JOIN ior_tests t USING (source_id)
-            WHERE k.phase LIKE 'ior-%' AND t.nodes IS NOT NULL
-            UNION ALL
-            SELECT k.run_id, m.nodes FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
-            WHERE m.nodes IS NOT NULL),
+        f"""
+        WITH logged AS ({_PHASE_LOG_CLIENTS}),
         from_logs AS (SELECT run_id, min(nodes) AS nodes FROM logged GROUP BY run_id
                       HAVING min(nodes) = max(nodes)),
         declared AS (
@@ -753,6 +792,9 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
         values.update(lustre_run=lustre.run_key)
         slide = tianhe_slide_vs_raw(con, int(lustre.run_id))
         values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
+        clients = clients_text(phase_log_clients(con, int(lustre.run_id)),
+                               _cell(seed_servers, "daos_isc20", "clients"))
+        values["clients_text"] = Markdown(clients)
     else:
         slide = None
 
@@ -762,14 +804,14 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
         decided = balance_years.verdict.str.endswith("higher")
         above = int((decided & (balance_years.ratio > 1)).sum())
         values.update(balance_year=int(head.year), balance_ratio=float(head.ratio))
+        # the main result within nb.FIRST_FINDING_WORDS: the runs with the systems behind them, the years as this copy's
+        sides = _interval(head) + sides_text(head, FIRST, SECOND)
         if head.verdict.endswith("higher"):
-            text = (f"In {int(head.year)}, {FIRST} runs reach **{head.ratio:.1f}×** {SECOND}'s metadata per GiB/s "
-                    f"({_interval(head)}n = {int(head[f'{FIRST} runs'])} vs {int(head[f'{SECOND} runs'])}); "
-                    f"{FIRST} is higher in {above} of {len(balance_years)} archive years.")
+            text = (f"{FIRST} reaches **{head.ratio:.1f}×** {SECOND}'s metadata per GiB/s ({int(head.year)}; "
+                    f"{sides}), higher in {above} of this copy's {len(balance_years)} years with both.")
         else:
-            text = (f"{FIRST} against {SECOND} in metadata per GiB/s is undecided: in {int(head.year)} "
-                    f"**{head.ratio:.1f}×** ({_interval(head)}n = {int(head[f'{FIRST} runs'])} vs "
-                    f"{int(head[f'{SECOND} runs'])}; {head.verdict.removeprefix('undecided; ')}).")
+            text = (f"{FIRST} over {SECOND} in metadata per GiB/s, {int(head.year)}: **{head.ratio:.1f}×**, undecided "
+                    f"({sides}; {head.verdict.removeprefix('undecided; ')}).")
         findings.append((text, "fig-daos-balance-years"))
     elif len(chosen):
         best = chosen.groupby("family").md_per_bw.median().idxmax()
@@ -782,7 +824,7 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                          "tab-daos-same-servers"))
     if len(ten_years):
         decided = ten_years[ten_years.verdict.str.endswith("higher")]
-        parts = [f"{year}, n = {int(g[f'{FIRST} runs'].iloc[0])} vs {int(g[f'{SECOND} runs'].iloc[0])}: "
+        parts = [f"{year}, {sides_text(g.iloc[0], FIRST, SECOND)}: "
                  + ", ".join(f"{r.measure.split()[0]} {r.ratio:.1f}×" + (f" ({_interval(r).removesuffix(', ')})"
                                                                          if pd.notna(r.low) else "")
                              for r in g.itertuples()) for year, g in ten_years.groupby("year")]
@@ -797,10 +839,10 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
     if lustre is not None:
         values.update(same_md=float(whole.loc["metadata (kIOPS)", "DAOS / Lustre"]),
                       same_bw=float(whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]))
-        findings.append((f"On the same storage servers, Tianhe-2E's unsubmitted DAOS run reached "
-                         f"**{values['same_md']:.2f}×** the metadata score of its SC19 Lustre run and "
-                         f"**{values['same_bw']:.2f}×** its bandwidth (one run each: no interval).",
-                         "tab-daos-same-servers"))
+        findings.append((f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance issues\"), on the "
+                         f"storage servers of its SC19 Lustre run, reached {values['same_md']:.2f}× the Lustre run's "
+                         f"metadata score and {values['same_bw']:.2f}× its bandwidth: one run each gives no interval, "
+                         f"so it is undecided. {clients}", "tab-daos-same-servers"))
     if wolf10 is not None:
         above = wolf10[wolf10["lowest ratio"] > 1]
         findings.append((f"On {TEN_NODES} client nodes in {wolf10_year}, Intel's Wolf (DAOS) is above Tianhe-2E "

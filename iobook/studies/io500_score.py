@@ -14,14 +14,29 @@ TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 SC23_TABLE = "seed000_sc23_io500"
 SC23_TOTALS = {"Bandwidth GiB/s": "bw_gib_s", "kIOPS": "md_kiops", "TOTAL Score": "score"}
-_LIST = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
+_RELEASE = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
 
 
-def list_label(io500_version: str | None) -> str | None:
-    """The IO500 list a run was made for, as its io500 version names it ("io500-isc23" -> "ISC23",
-    "sc17" -> "SC17"); None when the version does not say (bash scripts print none)."""
-    m = _LIST.search(io500_version) if isinstance(io500_version, str) else None
+def release_label(io500_version: str | None) -> str | None:
+    """The benchmark release an io500 version names ("io500-isc22_v1" -> "ISC22", "sc17" -> "SC17"): the
+    release of the IO500 code the run used, not the list it was submitted to (runs of 2023 print ISC22); None
+    when the version names none (bash scripts print no version)."""
+    m = _RELEASE.search(io500_version) if isinstance(io500_version, str) else None
     return f"{m.group(1).upper()}{m.group(2)}" if m else None
+
+
+def release_text(runs: pd.DataFrame) -> str:
+    """How many runs print a release named for a list of an earlier year than their archive year, with the
+    latest such run as the example (Markdown): the evidence that the version names a release, not a list."""
+    list_year = runs.io500_version.map(release_label).map(
+        lambda release: 2000 + int(release[-2:]) if isinstance(release, str) else float("nan"))
+    earlier = runs.assign(list_year=list_year)[list_year < runs.year]
+    if earlier.empty:
+        return "no run here prints a release named for an earlier year's list than its archive year."
+    last = earlier.sort_values(["year", "run_key"]).iloc[-1]
+    runs_text = f"{len(earlier):,} run" + ("" if len(earlier) == 1 else "s")
+    return (f"{runs_text} here print a release named for an earlier year's list than their archive year "
+            f"({last.run_key}, of {int(last.year)}, prints `{last.io500_version}`).")
 
 
 def get_runs(con) -> pd.DataFrame:
@@ -36,7 +51,7 @@ def get_runs(con) -> pd.DataFrame:
         ORDER BY r.run_key
         """
     ).df()
-    runs["list"] = runs.io500_version.map(list_label)
+    runs["release"] = runs.io500_version.map(release_label)
     return runs
 
 
@@ -60,7 +75,7 @@ def chart_recomputed_vs_reported(runs: pd.DataFrame) -> alt.Chart:
         x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))"),
         y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="recomputed score (√(GiB/s · kIOPS))"),
         color=alt.Color("validity:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["run_key", "institution", "system", "year", "list",
+        tooltip=["run_key", "institution", "system", "year", "release",
                  alt.Tooltip("reported_score:Q", format=".3f"), alt.Tooltip("score:Q", format=".3f")],
     ).properties(width=420, height=380, title=alt.TitleParams(
         f"{counts['from_summary'] + counts['from_logs']} of {counts['comparable']} printed scores recomputed "
