@@ -642,7 +642,8 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
         top, bottom = data["high"].fillna(data["mean"]).max(), data["low"].fillna(data["mean"]).min()
         log_y = bool(top >= 100 * bottom)  # intervals of a few repetitions span decades: a log axis keeps them readable
         xs = alt.X("x:Q", title=x_name, scale=alt.Scale(type="log", nice=False) if log_x else alt.Scale(zero=False, nice=False),
-                   axis=alt.Axis(values=sorted(data["x"].unique().tolist()), labelAngle=0,
+                   # greedy: of labels that would overlap (5,000 beside 10,000 on a log axis) every other is left out
+                   axis=alt.Axis(values=sorted(data["x"].unique().tolist()), labelAngle=0, labelOverlap="greedy",
                                  format=",.0f" if (data["x"] % 1 == 0).all() else ",.3~f"))
         ys = alt.Y("mean:Q", title=measure + (" (log scale)" if log_y else ""),
                    scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True))
