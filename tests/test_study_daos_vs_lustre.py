@@ -348,3 +348,42 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
     assert '"network performance issues"' in finding
     assert f"The Lustre run's logs count {nodes} client nodes and {tasks:,} tasks" in finding
     assert f"the DAOS listing prints no client count (a slide names {clients} clients" in finding
+
+
+def _raw_md_per_bw(folder: Path) -> float:
+    """A submission's metadata score (kIOPS) over its bandwidth score, from the first summary line
+    "[SCORE] Bandwidth 102.538088 GB/s : IOPS 2280.052351 kiops : TOTAL ..." of its summary files (the
+    io500 of 2019-2020 prints GB/s for the same GiB/s; a ratio within one run)."""
+    for summary in sorted(p for p in folder.rglob("*") if p.is_file() and ("summary" in p.name or p.name == "result.txt")):
+        m = re.search(r"\[SCORE\] Bandwidth ([\d.]+) Gi?B/s : IOPS ([\d.]+) kiops", summary.read_text(errors="replace"))
+        if m:
+            return float(m[2]) / float(m[1])
+    raise AssertionError(f"no [SCORE] line under {folder}")
+
+
+def test_metadata_per_bandwidth_has_systems_as_the_unit(databases):
+    """Runs of one system are not repetitions: one value per system (the geometric mean of its runs of the year),
+    Welch's t on the logs of those values, n = systems."""
+    import numpy as np
+    from scipy import stats as sp
+
+    def per_system(folders):
+        logs = {}
+        for f in folders:
+            logs.setdefault(Path(f).parts[-5:-3], []).append(np.log(_raw_md_per_bw(f)))
+        return np.array([np.mean(v) for v in logs.values()])
+
+    daos = per_system(sorted(RAW.glob("*/*/DAOS/2020/submission-*")))
+    lustre = per_system([RAW / f for f in LUSTRE_2020])
+    test = sp.ttest_ind(daos, lustre, equal_var=False)
+    ci = test.confidence_interval(0.95)
+    with store.open_read(databases["default"]) as con:
+        c = study.chapter(con, [], [])
+    row = c["balance_years"].set_index("year").loc[2020]
+    assert row["DAOS systems"] == len(daos) == 4 and row["Lustre systems"] == len(lustre) == 8
+    assert row["DAOS runs"] == 11 and row["Lustre runs"] == 13
+    assert row.ratio == pytest.approx(np.exp(daos.mean() - lustre.mean()), rel=1e-4)
+    assert (row.low, row.high) == (pytest.approx(np.exp(ci.low), rel=1e-4), pytest.approx(np.exp(ci.high), rel=1e-4))
+    assert row.p == pytest.approx(test.pvalue, rel=1e-3)
+    first, _ = c["findings"][0]
+    assert "4 systems (11 runs) vs 8 (13)" in first or "4 vs 8 systems" in first
