@@ -96,24 +96,32 @@ def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> 
         return wanted, f"chosen in the parameters; left out: {missing}"
 
 
+def per_system(runs: pd.DataFrame, value: str) -> pd.Series:
+    """One value per system (institution and system as the archive's folders name them): the geometric mean of
+    `value` over that system's runs. Runs of one system are repeated submissions, not independent repetitions."""
+    return np.exp(np.log(runs[value]).groupby([runs.institution, runs.system]).mean())
+
+
 def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, confidence: float = 0.95) -> pd.DataFrame:
     """Per archive year holding runs of both families: `first`'s geometric mean of `value` over `second`'s, with
     its Welch interval on the log scale (iobook.stats.ratio_row), p and the Benjamini-Hochberg q over
-    the years read together; a year with fewer than 2 runs on a side, or whose q is 0.05 or more, is undecided,
-    with the runs a side that would decide it were the ratio and spread what they are (stats.n_per_side).
-    The unit is the run: a system (institution and system as the archive names them) submitted several times
-    counts once per run, so the runs and the systems behind them are both given."""
+    the years read together. The unit is the system (institution and system as the archive names them): each
+    system gives one value, the geometric mean of its runs that year (per_system), so a system submitted several
+    times counts once; the runs behind the systems are given too. A year with fewer than 2 systems on a side, or
+    whose q is 0.05 or more, is undecided, with the systems a side that would decide it were the ratio and
+    spread what they are (stats.n_per_side)."""
     rows = []
     both = chosen[chosen.family.isin([first, second]) & (chosen[value] > 0)]
     for year, g in both.groupby("period_order", sort=True):
         a, b = g[g.family == first], g[g.family == second]
         if len(a) == 0 or len(b) == 0:
             continue
-        r = stats_.ratio_row(a[value], b[value], confidence)
-        spreads = [np.log(x[value]).std(ddof=1) for x in (a, b) if len(x) > 1]
+        sa, sb = per_system(a, value), per_system(b, value)
+        r = stats_.ratio_row(sa, sb, confidence)
+        spreads = [np.log(x).std(ddof=1) for x in (sa, sb) if len(x) > 1]
         sd = float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
-        rows.append({"year": int(year), f"{first} runs": len(a), f"{first} systems": _systems(a),
-                     f"{second} runs": len(b), f"{second} systems": _systems(b), "ratio": r["ratio"],
+        rows.append({"year": int(year), f"{first} runs": len(a), f"{first} systems": len(sa),
+                     f"{second} runs": len(b), f"{second} systems": len(sb), "ratio": r["ratio"],
                      "low": r["low"], "high": r["high"], "p": r["p"], "sd_log": sd})
     out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{first} systems", f"{second} runs",
                                       f"{second} systems", "ratio", "low", "high", "p", "sd_log"])
@@ -131,19 +139,19 @@ def _systems(runs: pd.DataFrame) -> int:
 
 
 def sides_text(row, first: str, second: str) -> str:
-    """A comparison's two sides in words: '11 runs of 4 systems vs 13 of 8'."""
+    """A comparison's two sides in words, systems (the unit) with their runs: '4 systems (11 runs) vs 8 (13)'."""
     a, b = int(row[f"{first} runs"]), int(row[f"{second} runs"])
     sa, sb = int(row[f"{first} systems"]), int(row[f"{second} systems"])
-    return f"{a:,} run{'' if a == 1 else 's'} of {sa:,} system{'' if sa == 1 else 's'} vs {b:,} of {sb:,}"
+    return f"{sa:,} system{'' if sa == 1 else 's'} ({a:,} run{'' if a == 1 else 's'}) vs {sb:,} ({b:,})"
 
 
 def verdict(row, first: str, second: str) -> str:
     """A comparison in words: which family is higher when the corrected test decides it, else undecided with
-    the runs a side that would decide it."""
+    the systems a side that would decide it."""
     if row.q < FDR:
         return f"{first} higher" if row.ratio > 1 else f"{second} higher"
     need = stats_.n_per_side(np.log(row.ratio), row.sd_log)
-    return "undecided" + (f"; about {need} runs a side would decide it" if need else "")
+    return "undecided" + (f"; about {need} systems a side would decide it" if need else "")
 
 
 def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: str) -> alt.Chart:
@@ -154,7 +162,7 @@ def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: st
     bars = base.mark_rule(size=2).encode(x=alt.X("low:Q", scale=alt.Scale(type="log"), title=f"{first} / {second}, {what}"),
                                          x2="high:Q")
     points = base.mark_point(filled=True, size=60).encode(
-        x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)),
+        x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
         tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("low:Q", format=".2f"),
                  alt.Tooltip("high:Q", format=".2f"), alt.Tooltip("q:Q", format=".2g"), "verdict"])
     one = base.transform_aggregate(rows="count()").mark_rule(strokeDash=[4, 4], color="#999").encode(
@@ -715,7 +723,8 @@ def _runs_text(n: int) -> str:
 
 
 def _headline_year(table: pd.DataFrame) -> pd.Series | None:
-    """The year whose comparison rests on most runs (the smaller side first, then both)."""
+    """The year whose comparison rests on most runs (the smaller side first, then both): the rule the chapter
+    has always used to pick its headline year, kept so that the unit's change does not move the year chosen."""
     if table.empty:
         return None
     sides = table[[f"{FIRST} runs", f"{SECOND} runs"]]
@@ -804,11 +813,13 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
         decided = balance_years.verdict.str.endswith("higher")
         above = int((decided & (balance_years.ratio > 1)).sum())
         values.update(balance_year=int(head.year), balance_ratio=float(head.ratio))
-        # the main result within nb.FIRST_FINDING_WORDS: the runs with the systems behind them, the years as this copy's
+        # the main result within nb.FIRST_FINDING_WORDS: the systems (the unit) with their runs, the decided years of this copy's
         sides = _interval(head) + sides_text(head, FIRST, SECOND)
         if head.verdict.endswith("higher"):
+            below = int((decided & (balance_years.ratio < 1)).sum())
             text = (f"{FIRST} reaches **{head.ratio:.1f}×** {SECOND}'s metadata per GiB/s ({int(head.year)}; "
-                    f"{sides}), higher in {above} of this copy's {len(balance_years)} years with both.")
+                    f"{sides}); decided higher in {above}" + (f", lower in {below}," if below else "")
+                    + f" of this copy's {len(balance_years)} years with both.")
         else:
             text = (f"{FIRST} over {SECOND} in metadata per GiB/s, {int(head.year)}: **{head.ratio:.1f}×**, undecided "
                     f"({sides}; {head.verdict.removeprefix('undecided; ')}).")
@@ -833,7 +844,7 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
         lead = ("undecided in every year holding both" if decided.empty else
                 f"decided in {len(decided)} of {len(ten_years)} comparisons")
         findings.append((f"On {TEN_NODES} client nodes, {FIRST} against {SECOND} per client node is {lead} ("
-                         + "; ".join(parts) + (f"; {min(need)}–{max(need)} runs a side would decide" if need else "")
+                         + "; ".join(parts) + (f"; {min(need)}–{max(need)} systems a side would decide" if need else "")
                          + ").", "tab-daos-ten-node"))
     whole = same_servers(lustre, rescored).set_index("measure")
     if lustre is not None:
