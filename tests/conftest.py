@@ -203,3 +203,14 @@ def database_digest(db: Path) -> dict[str, tuple[int, str]]:
         return out
     finally:
         con.close()
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, written out here for the tests that recompute a chapter's verdicts
+    (the package's own is iobook.stats.holm)."""
+    order = sorted(range(len(p)), key=p.__getitem__)
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted

@@ -11,7 +11,7 @@ from iobook import nb, stats
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
-from conftest import REPO, execute_chapter
+from conftest import REPO, execute_chapter, holm
 
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
 RAW = REPO / "data" / "raw"
@@ -182,16 +182,6 @@ def current_run(study: str) -> str:
         if any("rule" in v for k, v in m["facts"].items() if k.endswith("decision") and isinstance(v, dict)):
             made[m["started_utc"]] = manifest.parent.name
     return made[max(made)]
-
-
-def holm(p: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, written out here."""
-    order = sorted(range(len(p)), key=p.__getitem__)
-    adjusted, running = [0.0] * len(p), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def test_current_run_main_comparisons_from_the_raw_fio_json(databases):

@@ -11,7 +11,7 @@ from iobook import nb, store
 from iobook.ingest import ingest
 from iobook.studies import pagecache as pc
 
-from conftest import REPO, execute_chapter
+from conftest import REPO, execute_chapter, holm
 
 RAW = REPO / "data" / "raw" / "pagecache"
 RUN = "vm-20261121T132329Z"  # the first modes run, made before the collector had experiments
@@ -256,15 +256,6 @@ def bucket_cv(run: str, log: str, direction: int, runtime_ms: int) -> float:
             buckets.setdefault(t_ms // 1000, []).append(value)
     means = np.array([np.mean(v) for v in buckets.values()])
     return means.std(ddof=1) / means.mean()
-
-
-def holm(p: list[float]) -> list[float]:
-    order = sorted(range(len(p)), key=p.__getitem__)
-    adjusted, running = [0.0] * len(p), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def test_first_finding_on_the_current_modes_run_from_the_raw_files(databases):
