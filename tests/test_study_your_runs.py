@@ -449,9 +449,9 @@ def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
 
 
 SWEEP = REPO / "data" / "examples" / "sweep"  # fio, IOR and mdtest on three systems (its README, MANIFEST.tsv)
-VDA = "ext4 on the VM's virtio disk"  # its labels.yml: "vda-ext4/**: ext4 on the VM's virtio disk"
-LOOP = "ext4 on a loop device (2 GiB image file on the same disk)"
-TMPFS = "tmpfs (/dev/shm, RAM)"
+VDA = "ext4, virtio disk"  # its labels.yml: "vda-ext4/**: ext4, virtio disk"
+LOOP = "ext4, loop device"
+TMPFS = "tmpfs (RAM)"
 
 
 @pytest.fixture(scope="module")

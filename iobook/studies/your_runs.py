@@ -613,7 +613,7 @@ def sweep_effects(reps: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFram
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
-MAX_SWEEP_PANELS = 36  # a chart of more panels weighs megabytes: the rest are in the table of sweeps
+MAX_SWEEP_PANELS = 24  # ~19 KB of SVG a panel: 36 put the sweep example's page over 1.5 MB; the rest are in the table
 
 
 def sweep_order(sweeps: pd.DataFrame) -> pd.DataFrame:
