@@ -227,3 +227,79 @@ def test_logs_outside_the_archive_layout(tmp_path):
     assert set(helios_ranks.placement_from) == {"assumed (no Nodemap)"} and set(helios_ranks.tasks_per_node) == {8}
     outputs = "\n".join(execute_chapter("stragglers", db, tmp_path))
     assert "assumed block for" in outputs and "{numref}`fig-stragglers-null`" in outputs
+
+
+def _ior_shape(log: Path) -> tuple[int, int, int]:
+    """(nodes, tasks, clients per node) an IOR log prints in its Options block."""
+    shape = {}
+    for line in log.read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("nodes", "tasks", "clients per node") and key.strip() not in shape:
+            shape[key.strip()] = int(value.split()[0])
+    return shape["nodes"], shape["tasks"], shape["clients per node"]
+
+
+def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default_runs):
+    """An IOR log prints no Nodemap: its phase is given the run's mdtest Nodemap (an assumption). Read from the
+    raw logs: the mdtest phases' own Nodemap lines, and each IOR log's nodes / tasks / clients per node against
+    the map the run's mdtest logs print (ranks on rank 0's node = clients per node, map length = tasks)."""
+    ranks, runs = default_runs
+    first = ranks.groupby("run").first()
+    own, inherited, agree, disagree = 0, 0, 0, 0
+    for run, row in first.iterrows():
+        folder = Path(row.path).parent
+        log = folder / (Path(row.path).stem + ".txt")
+        if row.tool == "mdtest":
+            assert _nodemap(log)  # its own "Nodemap:" line
+            own += 1
+            continue
+        assert not [ln for ln in log.read_text().splitlines() if ln.startswith("Nodemap: ")]
+        maps = {tuple(_nodemap(m)) for m in folder.glob("mdtest-*.txt")}
+        lengths = {len(ln.split()[1]) for m in folder.glob("mdtest-*.txt") for ln in m.read_text().splitlines()
+                   if ln.startswith("Nodemap: ")}
+        assert len(maps) == 1 and len(lengths) == 1  # the run's mdtest logs print one map
+        inherited += 1
+        nodes, tasks, per_node = _ior_shape(log)
+        (on_rank0,), (length,) = maps, lengths
+        if per_node == len(on_rank0) and tasks == length and nodes * per_node == tasks:
+            agree += 1
+        else:
+            disagree += 1
+    assert (own, inherited, agree, disagree) == (84, 50, 50, 0)
+    by_run = runs.set_index("run")
+    assert (by_run.nodemap_from == "its mdtest log").sum() == own
+    assert (by_run.nodemap_from == "the IO500 run's mdtest logs").sum() == inherited
+    assert (by_run.map_agrees == True).sum() == agree and (by_run.map_agrees == False).sum() == disagree  # noqa: E712
+    facts = study.findings(ranks, runs)
+    assert (facts["placement_own"], facts["placement_inherited"], facts["inherited_checked"],
+            facts["inherited_disagree"]) == (own, inherited, agree + disagree, disagree)
+    assert "assum" in facts["placement_text"] and f"{inherited}" in facts["placement_text"]
+
+
+def test_null_by_run_is_random_placement(default_runs):
+    """Phases of one run share its nodes: the count by run (runs where most tested phases crowd) against random
+    placement simulated with numpy (seed 1), each phase's times dealt anew."""
+    ranks, runs = default_runs
+    model = study.null_by_run(runs)
+    tested = runs[study.clustering_tested(runs)]
+    assert model["runs"] == tested.run_key.nunique() == 12
+    rng = np.random.default_rng(1)
+    draws = 200
+    crowded = {}  # run_key -> crowded phases per draw
+    for run in tested.itertuples():
+        nodes = ranks[ranks.run == run.run].node.to_numpy(dtype=int)
+        share = 2 * run.slow_ranks * np.bincount(nodes) / len(nodes)
+        hits = np.zeros(draws, dtype=int)
+        for d in range(draws):
+            slow = nodes[rng.permutation(len(nodes))[: run.slow_ranks]]
+            hits[d] = (slow == slow[0]).sum() > share[slow[0]]
+        crowded[run.run_key] = crowded.get(run.run_key, 0) + hits
+    phases = tested.groupby("run_key").size()
+    counts = sum((crowded[k] > phases[k] // 2).astype(int) for k in crowded)
+    assert abs(counts.mean() - model["expected"]) < 4 * max(counts.std(), 0.05) / np.sqrt(draws) + 0.05
+    assert np.percentile(counts, 97.5) <= model["high"] + 1
+    # observed: per run, its phases crowded (over twice an even share on the slowest rank's node)
+    observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("run_key"))
+    assert model["observed"] == observed == 10 and model["observed"] > model["high"]
+    main = study.findings(ranks, runs)["finding_main"]
+    assert f"{observed} of 12 runs" in main and "95%" in main and len(main.split()) <= 30

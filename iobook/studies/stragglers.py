@@ -1,6 +1,7 @@
 """Stragglers: per-rank times of IOR and mdtest phases (their per-rank CSVs), how long each job waited for its
 slowest rank, whether the slow ranks sit on one node or at one position within every node (against random
-placement, with rank placement read from mdtest's Nodemap), and what IO500's stonewall leaves visible."""
+placement, counted by phase and by run; rank placement read from mdtest's Nodemap, which IOR phases inherit from
+their run's mdtest logs), and what IO500's stonewall leaves visible."""
 from __future__ import annotations
 
 import math
@@ -51,16 +52,21 @@ WITH mdtest_logs AS (
            -- IOR prints the transfers per rank at the stonewall for the writes
            CASE WHEN r.access = 'write' THEN t.stonewall_pairs_min END AS stonewall_items_min,
            CASE WHEN r.access = 'write' THEN t.stonewall_pairs_max END AS stonewall_items_max,
-           NULL::BIGINT AS nodemap_ranks, NULL::BIGINT AS nodemap_stride
+           NULL::BIGINT AS nodemap_ranks, NULL::BIGINT AS nodemap_stride,
+           t.tasks AS log_tasks, t.nodes AS log_nodes, t.tasks_per_node AS log_tasks_per_node
     FROM ior_ranks r LEFT JOIN ior_tests t USING (test_id)
     UNION ALL
     SELECT 'mdtest', k.source_id, k.operation, 0, k.rank, k.time_s,
            l.tasks_per_node, l.log_source_id, l.stonewall_items_min, l.stonewall_items_max,
-           l.nodemap_ranks, l.nodemap_stride
+           l.nodemap_ranks, l.nodemap_stride, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT
     FROM mdtest_ranks k LEFT JOIN mdtest_logs l ON l.csv_source_id = k.source_id
     WHERE NOT k.all_ranks
 ), run_nodemaps AS (
-    SELECT k.run_id, min(m.nodemap_ranks) AS nodemap_ranks, min(m.nodemap_stride) AS nodemap_stride
+    SELECT k.run_id, min(m.nodemap_ranks) AS nodemap_ranks, min(m.nodemap_stride) AS nodemap_stride,
+           -- the mdtest logs' own tasks and nodes, where they all print the same
+           CASE WHEN count(DISTINCT coalesce(m.launched_tasks, m.tasks)) = 1
+                THEN min(coalesce(m.launched_tasks, m.tasks)) END AS map_tasks,
+           CASE WHEN count(DISTINCT m.nodes) = 1 THEN min(m.nodes) END AS map_nodes
     FROM io500_phase_log_links k JOIN mdtest_runs m USING (source_id)
     WHERE m.nodemap_ranks IS NOT NULL
     GROUP BY k.run_id
@@ -71,6 +77,12 @@ SELECT r.* EXCLUDE (nodemap_ranks, nodemap_stride),
        CASE WHEN r.nodemap_ranks IS NOT NULL THEN r.nodemap_stride ELSE n.nodemap_stride END AS nodemap_stride,
        CASE WHEN r.nodemap_ranks IS NOT NULL THEN 'its mdtest log'
             WHEN n.nodemap_ranks IS NOT NULL THEN 'the IO500 run''s mdtest logs' END AS nodemap_from,
+       -- an inherited Nodemap against the IOR log's own shape: its tasks per node = the ranks the map puts on
+       -- rank 0's node, its tasks and nodes = the mdtest logs' (NULL: the IOR log prints no shape to check)
+       CASE WHEN r.nodemap_ranks IS NULL AND n.nodemap_ranks IS NOT NULL
+             AND r.log_tasks_per_node IS NOT NULL AND r.log_nodes IS NOT NULL
+            THEN r.log_tasks_per_node = n.nodemap_ranks AND r.log_nodes IS NOT DISTINCT FROM n.map_nodes
+                 AND r.log_tasks IS NOT DISTINCT FROM n.map_tasks END AS map_agrees,
        s.path, x.run_key, p.phase AS io500_phase, p.time_s AS io500_time_s, p.stonewall_s
 FROM ranks r
 JOIN sources s ON s.source_id = r.csv_source_id
@@ -178,7 +190,8 @@ def get_runs(ranks: pd.DataFrame) -> pd.DataFrame:
                "spread": slowest / fastest - 1 if fastest > 0 else math.nan,
                "wait_median_s": slowest - median, "wait_mean_s": slowest - mean,
                "tasks_per_node": first.tasks_per_node, "placement": first.placement,
-               "placement_from": first.placement_from, "slow_ranks": k,
+               "placement_from": first.placement_from, "nodemap_from": first.nodemap_from,
+               "map_agrees": first.map_agrees, "slow_ranks": k,
                "slowest_node": pd.NA, "nodes": pd.NA, "slow_on_node": pd.NA, "slow_expected": math.nan,
                "p_node": math.nan, "chance_crowded_node": math.nan,
                "slowest_position": pd.NA, "slow_at_position": pd.NA, "position_expected": math.nan,
@@ -220,17 +233,49 @@ def clustering_tested(runs: pd.DataFrame) -> pd.Series:
 def null_model(runs: pd.DataFrame, what: str = "node") -> dict:
     """The number of tested runs whose slowest rank's node (or position) holds more than twice its even share
     of the slow ranks, observed and under random placement: each run's chance (exact, hypergeometric) summed
-    into the distribution of the count (Poisson binomial: runs are independent), its mean, central 95 % range,
-    and the chance of the observed count or more."""
+    into the distribution of the count (Poisson binomial: runs taken as independent, which phases of one IO500
+    run sharing its nodes are not; `null_by_run` counts by run), its mean, central 95 % range, and the chance of
+    the observed count or more."""
     tested = runs[clustering_tested(runs)]
-    pmf = np.array([1.0])
-    for chance in tested[f"chance_crowded_{what}"]:
-        pmf = np.convolve(pmf, [1 - chance, chance])
+    pmf = _poisson_binomial(tested[f"chance_crowded_{what}"])
     cdf = np.cumsum(pmf)
     observed = int(tested[f"crowded_{what}"].sum())
     return {"tested": len(tested), "observed": observed, "expected": float(tested[f"chance_crowded_{what}"].sum()),
             "low": int(np.searchsorted(cdf, 0.025)), "high": int(np.searchsorted(cdf, 0.975)),
             "p": float(pmf[observed:].sum()), "pmf": pmf}
+
+
+def _poisson_binomial(chances) -> np.ndarray:
+    """The distribution of the number of events that happen, each with its own chance, independently."""
+    pmf = np.array([1.0])
+    for chance in chances:
+        pmf = np.convolve(pmf, [1 - chance, chance])
+    return pmf
+
+
+def null_by_run(runs: pd.DataFrame, what: str = "node") -> dict:
+    """The same count by IO500 run (by per-rank CSV outside one): phases of one run share its nodes, so the same
+    slow node can crowd several of them and the phase count's range above, which takes them as independent, is
+    too narrow. Per run, its tested phases' chances of crowding give the chance that more than half of them crowd
+    (Poisson binomial within the run, as under random placement each phase is dealt anew); runs, on different
+    nodes and days, are taken as independent: the number of runs where most phases crowd, observed and by
+    chance (mean, central 95 % range, chance of the observed or more), and the runs where any phase crowds."""
+    tested = runs[clustering_tested(runs)]
+    group = tested.run_key.fillna(tested.file)
+    majority, observed, any_crowded, any_expected = [], 0, 0, 0.0
+    for _, g in tested.groupby(group, sort=True):
+        pmf = _poisson_binomial(g[f"chance_crowded_{what}"])
+        most = len(g) // 2 + 1  # more than half of its phases
+        majority.append(float(pmf[most:].sum()))
+        crowded = int(g[f"crowded_{what}"].sum())
+        observed += crowded >= most
+        any_crowded += crowded > 0
+        any_expected += 1 - float(pmf[0])
+    pmf = _poisson_binomial(majority)
+    cdf = np.cumsum(pmf)
+    return {"runs": len(majority), "observed": int(observed), "expected": float(sum(majority)),
+            "low": int(np.searchsorted(cdf, 0.025)), "high": int(np.searchsorted(cdf, 0.975)),
+            "p": float(pmf[int(observed):].sum()), "any": int(any_crowded), "any_expected": any_expected}
 
 
 def get_nodes(ranks: pd.DataFrame) -> pd.DataFrame:
@@ -394,6 +439,7 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
     timed = timed if len(timed) else untied if len(untied) else runs
     ratio = stats_.median_interval(timed.ratio)
     from_map = runs.placement_from == "Nodemap"
+    inherited = from_map & (runs.nodemap_from == "the IO500 run's mdtest logs")
     f = {"runs": len(runs), "ior_runs": int((runs.tool == "IOR").sum()),
          "mdtest_runs": int((runs.tool == "mdtest").sum()), "ranks": int(runs.ranks.sum()),
          "csvs": int(runs.file.nunique()), "io500_runs": int(runs.run_key.notna().sum()),
@@ -402,6 +448,10 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
          "timed": ratio.n, "median_ratio": ratio.median, "median_ratio_low": ratio.low,
          "median_ratio_high": ratio.high,
          "placement_nodemap": int(from_map.sum()),
+         "placement_own": int((from_map & (runs.nodemap_from == "its mdtest log")).sum()),
+         "placement_inherited": int(inherited.sum()),
+         "inherited_checked": int(runs.map_agrees[inherited].notna().sum()),
+         "inherited_disagree": int((runs.map_agrees[inherited] == False).sum()),  # noqa: E712
          "placement_block": int((from_map & (runs.placement == BLOCK)).sum()),
          "placement_round_robin": int((from_map & (runs.placement == ROUND_ROBIN)).sum()),
          "placement_assumed": int(runs.placement_from.str.startswith("assumed").sum()),
@@ -414,14 +464,17 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
     if len(tested):
         model = null_model(runs, "node")
         f.update({f"null_{k}": v for k, v in model.items() if k != "pmf"})
-        span = f"{model['expected']:.0f} expected from random placement (95% range {model['low']}–{model['high']})"
-        if model["observed"] > model["high"]:
-            f["finding_main"] = (f"Slow ranks crowd onto one node (over twice its share) in **{model['observed']} of "
-                                 f"{model['tested']} phases**, against {span}.")
+        by_run = null_by_run(runs, "node")
+        f.update({f"null_run_{k}": v for k, v in by_run.items()})
+        phases = f"{model['observed']} of {model['tested']} phases ({model['expected']:.0f} expected)"
+        span = f"{by_run['expected']:.1f} expected at random (95% range {by_run['low']}–{by_run['high']})"
+        if by_run["observed"] > by_run["high"]:
+            f["finding_main"] = (f"Slow ranks crowd onto one node in most phases of **{by_run['observed']} of "
+                                 f"{by_run['runs']} runs**, against {span}; in {phases}.")
         else:
-            word = "less often than" if model["observed"] < model["low"] else "no more often than"
-            f["finding_main"] = (f"Slow ranks crowd onto one node {word} chance: **{model['observed']} of "
-                                 f"{model['tested']} phases**, against {span}.")
+            word = "less often than" if by_run["observed"] < by_run["low"] else "no more often than"
+            f["finding_main"] = (f"Slow ranks crowd onto one node in most phases {word} chance: **{by_run['observed']} "
+                                 f"of {by_run['runs']} runs**, against {span}; {phases}.")
     else:
         f["finding_main"] = f"No phase here spans several nodes with known placement; {ratio_text}."
     f["tied_text"] = (
@@ -476,11 +529,19 @@ def findings(ranks: pd.DataFrame, runs: pd.DataFrame) -> dict:
         f["finding_node"] = (f"The slowest node: **{w.run}**, node {w.node} (ranks {w.rank_list}), its ranks' median "
                              f"at **{w.relative:.2f}×** the run median ({on_it}).")
 
-    f["placement_text"] = (
-        f"Placement is read from mdtest's Nodemap for {f['placement_nodemap']} of the {f['runs']} phases "
-        f"({f['placement_block']} block, {f['placement_round_robin']} round-robin)"
-        + "".join(f"; {text} for {n}" for text, n in [("assumed block", f["placement_assumed"]),
-                                                     ("unknown", f["placement_unknown"])] if n) + ".")
+    own, given = f["placement_own"], f["placement_inherited"]
+    text = (f"Placement is read from the phase's own mdtest Nodemap for {own} of the {f['runs']} phases"
+            if own else f"No phase's own log prints a Nodemap ({f['runs']} phases)")
+    if given:
+        checked, off = f["inherited_checked"], f["inherited_disagree"]
+        text += (f"; {given} IOR phases, whose logs print none, are **given their run's mdtest Nodemap, assumed** "
+                 "to hold for them" + (f" (their logs' nodes, tasks and tasks per node agree with it in "
+                                       f"{checked - off} of {checked}; that checks the counts, not the order)"
+                                       if checked else ""))
+    text = (f"Placed block: {f['placement_block']} phases, round-robin: {f['placement_round_robin']}. " + text
+             + "".join(f"; {what} for {n}" for what, n in [("assumed block", f["placement_assumed"]),
+                                                          ("unknown", f["placement_unknown"])] if n) + ".")
+    f["placement_text"] = text
 
     wait = runs.sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     f.update(wait_run=wait.run, wait_s=float(wait.wait_median_s), wait_mean_s=float(wait.wait_mean_s),
