@@ -1,6 +1,7 @@
 """The ess_bandwidth chapter (iobook/studies/ess_bandwidth.py, notebooks/ess_bandwidth.ipynb) on the four test
 databases: which runs it selects, IOR's bandwidth and the per-building-block figures against values read by
 hand from the raw files, the mmlsconfig normalisation on IBM's real listings, and the notebook end to end."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -8,11 +9,11 @@ import pandas as pd
 import scipy.stats
 import pytest
 
-from iobook import nb, stats, store
+from iobook import nb, published, stats, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
-from conftest import executed_notebook
+from conftest import SHARED, executed_notebook
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
 
 REPO = Path(__file__).resolve().parents[1]
@@ -139,16 +140,46 @@ def test_731_is_one_building_block_from_its_file_system_disks(databases):
         "/gpfs/bb8nvme: 4 disks on recovery group RG001 (log groups LG001 to LG004)")
 
 
+def seed_000() -> str:
+    (path,) = (SHARED / "seeds").glob("000_*.txt")
+    return path.read_text(encoding="utf-8")
+
+
+def ess3500_read_figures() -> tuple[int, int, str, str]:
+    """Seed 000's sentence on the ESS 3500's read bandwidth, read from the transcript itself: the figure before
+    the release, the figure of the release, the release, and the sentence's line."""
+    sentence = re.compile(r"with 4 HDR200 adapters per canister improved from (\d+) GB/s to (\d+) GB/s in ESS ([\d.]+)\.")
+    ((number, line),) = [(n, l) for n, l in enumerate(seed_000().splitlines(), 1) if sentence.search(l)]
+    before, after, release = sentence.search(line).groups()
+    return int(before), int(after), release, f"{number}"
+
+
 def test_claim_follows_the_ess_release(databases):
-    """Issue 20: 651 was held to 126 GB/s, which seed 000 ties to ESS 6.1.8; 651 ran ESS 6.1.6.0 (91 GB/s)."""
+    """Issue 20: 651 was held to the ESS 3500's later read figure, which seed 000 ties to a release 651 did not
+    run. The figures and the release are read from the transcript, then found in the published CSV (at the
+    line and character it names) and in the chapter's claims."""
+    before, after, release, line = ess3500_read_figures()
+    text = seed_000().splitlines()
+    pub = published.load("seed000_ess3500_read_bandwidth")
+    pub = pub[pub.row == "4 HDR200 adapters per canister"]
+    assert sorted(pub.value) == sorted([before, after])
+    for r in pub.itertuples():  # each printed figure stands in the transcript where the CSV says it does
+        assert str(r.line) == line and text[int(r.line) - 1][int(r.char):].startswith(f"{r.printed} GB/s")
+    assert set(pub.column) == {"Read bandwidth / improved from", f"Read bandwidth / ESS {release}"}
     claims = ess.get_claims()
-    # seed 000 line 109: "improved from 91 GB/s to 126 GB/s in ESS 6.1.8"
-    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", "6.1.6.0") == (91, "before ESS 6.1.8")
-    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", "6.1.8.2") == (126, "ESS 6.1.8 on")
+    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", "6.1.6.0") == (before, f"before ESS {release}")
+    assert ess.claim_for(claims, "ESS 3500", "ior-easy-read", release + ".2") == (after, f"ESS {release} on")
     claim, rule = ess.claim_for(claims, "ESS 3500", "ior-easy-read", pd.NA)
-    assert np.isnan(claim) and rule == "ESS release unknown: 91 GB/s before ESS 6.1.8; 126 GB/s ESS 6.1.8 on"
-    assert ess.claim_for(claims, "Storage Scale System 6000", "ior-easy-read", "6.2.1-0") == (310, "no ESS release named")
+    assert np.isnan(claim) and rule == (f"ESS release unknown: {before} GB/s before ESS {release}; "
+                                        f"{after} GB/s ESS {release} on")
+    assert ess.claim_for(claims, "Storage Scale System 6000", "ior-easy-read", "6.2.1-0")[1] == "no ESS release named"
     assert np.isnan(ess.claim_for(claims, "ESS 3200", "ior-easy-read", "6.1.2.0")[0])
+    # the chapter holds 651 (ESS 6.1.6.0, its folder) to the earlier figure, 679 (the talk's 6.1.8.2) to the later
+    con = store.open_read(databases["default"])
+    _, _, _, per_block = chapter_data(con)
+    con.close()
+    assert value(per_block, "submission-651", "ior-easy-read", "claim_gb_s") == before
+    assert value(per_block, "submission-679", "ior-easy-read", "claim_gb_s") == after
     con = store.open_read(databases["default"])
     runs = ess.select_runs(ess.get_runs(con))
     releases = ess.get_ess_releases(runs, ess.get_talk_runs(con, runs)).merge(runs[["run_id", "run_key"]])
@@ -253,36 +284,66 @@ def test_blocks_from_disks_needs_shared_recovery_groups():
     assert ess.blocks_from_disks(disks("nsd1", "nsd2")) is None  # not mmvdisk names
 
 
-def test_ceiling_reading():
-    assert ess.ceiling_reading(220, 250, 252) == "neither reached"  # 88 % and 87 %: not within 10 %
-    assert ess.ceiling_reading(244, 500, 378) == "neither reached"
-    assert ess.ceiling_reading(240, 250, 252) == "both reached"
-    assert ess.ceiling_reading(219, 250, 182) == "storage reached"  # past the claim
-    assert ess.ceiling_reading(305, float("nan"), 310) == "storage reached"
-    assert ess.ceiling_reading(167, float("nan"), 620) == "storage not reached, client unknown"
-    assert ess.ceiling_reading(167, float("nan"), float("nan")) == "no ceiling known"
+def test_figure_reading():
+    # IBM's figure is a quoted "up to", not a ceiling: a run is above or below it, never "reached" it
+    assert ess.figure_reading(220, 252) == "below IBM's figure"
+    assert ess.figure_reading(219, 182) == "above IBM's figure"
+    assert ess.figure_reading(167, float("nan")) == "no figure"
+
+
+def ior_line(path: Path, key: str) -> int:
+    """A count IOR prints in its log's header ("nodes               : 10")."""
+    (line,) = [l for l in path.read_text(encoding="utf-8").splitlines() if l.split(":")[0].strip() == key]
+    return int(line.split(":")[1])
+
+
+def summary_gb_s(folder: Path, phase: str) -> float:
+    """The phase's GiB/s in the run's result_summary.txt ("[RESULT]  ior-easy-read  205.041473 GiB/s ..."), in
+    decimal GB/s; the summary at the folder's top, else the one in its results folder."""
+    summary = folder / "result_summary.txt"
+    if not summary.exists():
+        (summary,) = folder.rglob("result_summary.txt")
+    (line,) = [l for l in summary.read_text(encoding="utf-8").splitlines()
+               if l.startswith("[RESULT]") and l.split()[1] == phase]
+    return float(line.split()[2]) * 2**30 / 1e9
 
 
 def test_ceilings(databases):
+    """The client line rate from the raw files: client nodes from each run's ior-easy-read.txt header (nodes x
+    clients per node = tasks), links per client and the link's rate from the talk's table the chapter reads,
+    as seed 000 prints it; IBM's figure x the building blocks from the transcript and the cluster listing."""
     con = store.open_read(databases["default"])
     runs_all, runs, ior, per_block = chapter_data(con)
     talk = ess.get_talk_runs(con, runs)
     con.close()
     ceilings = ess.get_ceilings(per_block, ior, talk, ess.get_client_links())
-    # TUCSON_SC23 ior-easy-read.txt line 20 "nodes : 10"; the talk: one HDR200 (200 Gb/s) link per client:
-    # 10 x 25 GB/s = 250 GB/s; 2 building blocks x 126 GB/s = 252 GB/s; 220.16 GB/s reaches neither
-    assert value(ceilings, "submission-679", "ior-easy-read", "client_ceiling_gb_s") == 250
-    assert value(ceilings, "submission-679", "ior-easy-read", "storage_ceiling_gb_s") == 252
-    assert value(ceilings, "submission-679", "ior-easy-read", "reading") == "neither reached"
-    # Issue 20: 690 was called storage-bound. Ehningen SC23: 10 nodes x two HDR200 = 500 GB/s; 3 x 126 = 378 GB/s;
-    # 243.86 GB/s is 65 % and 49 % of them: neither binds
-    assert value(ceilings, "submission-690", "ior-easy-read", "client_ceiling_gb_s") == 500
-    assert round(value(ceilings, "submission-690", "ior-easy-read", "pct_of_storage")) == 65
-    assert round(value(ceilings, "submission-690", "ior-easy-read", "pct_of_client")) == 49
-    assert value(ceilings, "submission-690", "ior-easy-read", "reading") == "neither reached"
-    assert value(ceilings, "submission-722", "ior-easy-read", "reading") == "storage reached"  # 98 % of its claim
-    assert value(ceilings, "submission-731", "ior-easy-read", "reading") == "storage reached"  # 108 %
-    assert value(ceilings, "submission-785", "ior-easy-read", "reading") == "no ceiling known"
+    pub = published.load("seed000_ess3500_io500_clients").set_index(["row", "column"])
+    seed = seed_000().splitlines()
+    _, after, _, _ = ess3500_read_figures()
+    words = {"one": 1, "two": 2}
+    for run, folder, site, blocks in (("submission-679", TUCSON_SC23, "Tucson", 2),
+                                      ("submission-690", EHNINGEN_SC23, "Ehningen", 3)):
+        (log,) = folder.rglob("ior-easy-read.txt")
+        nodes, tasks, per_node = (ior_line(log, k) for k in ("nodes", "tasks", "clients per node"))
+        assert nodes * per_node == tasks
+        cell = pub.loc[(site, "connection per client")]
+        assert cell.printed in seed[int(cell.line) - 1]  # the cell is the talk's words
+        links = words[cell.printed.split()[0].lower()]
+        (gbit,) = map(int, re.findall(r"HDR(\d+)", cell.printed))  # HDR200: 200 Gb/s a link
+        client = nodes * links * gbit / 8
+        measured = summary_gb_s(folder, "ior-easy-read")
+        assert value(ceilings, run, "ior-easy-read", "nodes") == nodes
+        assert value(ceilings, run, "ior-easy-read", "client_ceiling_gb_s") == client
+        assert value(ceilings, run, "ior-easy-read", "quoted_gb_s") == blocks * after
+        assert round(value(ceilings, run, "ior-easy-read", "pct_of_client"), 6) == round(measured / client * 100, 6)
+        assert round(value(ceilings, run, "ior-easy-read", "pct_of_quoted"), 6) == round(
+            measured / (blocks * after) * 100, 6)
+        assert value(ceilings, run, "ior-easy-read", "reading") == ess.figure_reading(measured, blocks * after)
+    # 651 read more than its release's quoted figure for its 2 building blocks: above it, no ceiling reached
+    before, _, _, _ = ess3500_read_figures()
+    assert summary_gb_s(TUSCON_ISC23, "ior-easy-read") > 2 * before
+    assert value(ceilings, "submission-651", "ior-easy-read", "reading") == "above IBM's figure"
+    assert value(ceilings, "submission-785", "ior-easy-read", "reading") == "no figure"
 
 
 def test_722_and_731_alike_only_in_count(databases):
@@ -466,6 +527,7 @@ def test_notebook_runs(databases, tmp_path, name):
     if name == "default":
         assert "read 94 % of IBM's claim for their model and ESS release (95 % interval 70–126 %, n = 5 runs)" in text
         assert "submission-731 is 1 building block, not 2" in text
-        assert "submission-651 reads 120 % of 91 GB/s" in text
-        assert "Neither ceiling bounds submission-679 and submission-690" in text
+        assert "submission-651 exceeds IBM" in text and "quoted 91 GB/s for its ESS 6.1.6.0 by 20 % per building block" in text
+        assert "the data cannot tell whether the client links bound" in text
+        assert "Neither ceiling" not in text and "reached" not in text
         assert "+23.5 %" in text
