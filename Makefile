@@ -47,14 +47,14 @@ system-deps:
 # tests/nbval-sanitize.cfg; chart specs and numbers compared), so a change that moves a published number fails
 # here until the commit that makes it also updates the chapter (`make book`). No `make book` here: each
 # chapter runs once on data/raw (nbval's run, before the rest: testpaths), once on each other test database,
-# and the HTML is built from the committed chapters for the page tests (conftest.book_site).
+# and the HTML is built from the committed chapters for the page tests (conftest.book_site). data/raw is
+# ingested into $(DB) once, by conftest.pytest_sessionstart, before the workers start.
 # TEST_WORKERS pytest-xdist processes share the tests a file at a time (the published chapters and the page tests in
 # one of them, in that order: conftest.PUBLISHED_GROUP). One process kept ~1 core busy: 2 took the suite from
 # 11.9 to 6.8 minutes on this 2-core machine (2026-11-26).
 TEST_WORKERS ?= 2
 test: venv system-deps
 	$(PY) -m compileall -q iobook  # each of the ~50 kernels imports it (PYTHONDONTWRITEBYTECODE=1 here)
-	$(PY) -m iobook ingest --quiet --prune --db $(DB) data/raw
 	$(PY) -m pytest -n $(TEST_WORKERS) --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
 
 # Every parser and ingest's decoding under hypothesis for longer than `make test` does (2,000 examples a

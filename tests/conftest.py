@@ -71,7 +71,7 @@ OTHER_SUBMISSIONS = [
 ]
 
 # The database the published chapters (book/*.ipynb) were executed on and nbval executes them on again: their
-# db_path. `make test` ingests data/raw into it before nbval runs.
+# db_path. pytest_sessionstart ingests data/raw into it before any test runs.
 PUBLISHED_DB = REPO / "data" / "iobook.duckdb"
 
 # The four databases every chapter is tested on: what each was ingested from.
@@ -84,9 +84,9 @@ DATABASES = {
 
 
 def pytest_sessionstart(session):
-    """PUBLISHED_DB brought up to date with data/raw, as `make book` does (nothing to do after `make test`'s
-    ingest), once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest
-    writes DuckDB, and the chapters of every worker read this file at once."""
+    """PUBLISHED_DB brought up to date with data/raw, as `make book` does (nothing to parse after a build),
+    once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest writes
+    DuckDB, and the chapters of every worker read this file at once."""
     if hasattr(session.config, "workerinput"):  # an xdist worker: the controller has done it
         return
     from iobook.ingest import ingest
@@ -178,7 +178,7 @@ def book_site() -> Path:
     they link to, which git does not keep."""
     from iobook import build
 
-    assert PUBLISHED_DB.exists(), f"no {PUBLISHED_DB}: `make test` ingests data/raw into it first"
+    assert PUBLISHED_DB.exists(), f"no {PUBLISHED_DB}: pytest_sessionstart ingests data/raw into it first"
     assert build.build_site(PUBLISHED_DB) == 0, "jupyter-book build failed (its output is above)"
     return build.HTML
 

@@ -133,11 +133,6 @@ def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, c
     return out
 
 
-def _systems(runs: pd.DataFrame) -> int:
-    """How many systems these runs are of: institution and system as the archive's folders name them."""
-    return len(runs[["institution", "system"]].drop_duplicates())
-
-
 def sides_text(row, first: str, second: str) -> str:
     """A comparison's two sides in words, systems (the unit) with their runs: '4 systems (11 runs) vs 8 (13)'."""
     a, b = int(row[f"{first} runs"]), int(row[f"{second} runs"])

@@ -695,7 +695,7 @@ def compare(reps: pd.DataFrame, sample: pd.Series, baseline: pd.Series, confiden
     if (sample_reps[m] <= 0).any() or (base_reps[m] <= 0).any():  # a job that moved nothing: no logarithm
         means = [float(x[m].mean()) for x in (sample_reps, base_reps)]
         ratio = means[0] / means[1] if means[1] > 0 else np.nan
-        return {"n": len(sample_reps), "n_baseline": len(base_reps), "mean": means[0], "mean_baseline": means[1],
+        return {"n": int(sample[f"{m}_n"]), "n_baseline": int(baseline[f"{m}_n"]), "mean": means[0], "mean_baseline": means[1],
                 "ratio_of": MEAN, "ratio": ratio, "low": np.nan, "high": np.nan, "p_welch": np.nan,
                 "method": "none: a repetition measured 0", "decided": False, "n_to_decide": None}
     if (sample_reps["n"] == 1).all() and (base_reps["n"] == 1).all():
