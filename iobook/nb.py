@@ -169,8 +169,9 @@ def glue_report(report) -> None:
         display(report.note)
     glue({**report.values, **report.figures,
           **{key: table(t.frame, t.formats, searchable=t.searchable) for key, t in report.tables.items()}})
-    if report.findings:
-        glue_findings([f.text if f.target is None else (f.text, f.target) for f in report.findings])
+    for key, items in (("findings", report.findings), ("abstract", report.abstract)):
+        if items:
+            glue_findings([f.text if f.target is None else (f.text, f.target) for f in items], key)
 
 
 def _is_list(value) -> bool:

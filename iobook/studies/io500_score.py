@@ -368,4 +368,5 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "files_links": HTML("".join(nb.files_link(get_sources(con, [key]).path, key).data for key in featured)),
             **summaries(mismatches, sc23, sc23_runs, elsewhere)},
         figures={"fig-io500-recomputed": chart_recomputed_vs_reported(runs), "fig-io500-phases": chart_phases(phases)},
-        tables=tables, findings=found, evidence=[f for finding in found for f in finding.evidence])
+        tables=tables, findings=found, evidence=[f for finding in found for f in finding.evidence],
+        abstract=[f for f in found if f.target == "tab-io500-sc23"])
