@@ -43,10 +43,19 @@ def test_mapping_on_real_strings():
         "result-dir      = /home/ishaeffe/io500/results/2023.03.22-18.10.33":
             f"result-dir      = {pseudonym('path', '/home/ishaeffe/io500/results')}/2023.03.22-18.10.33",
         "-o /scratch/ishaeffe/io500/datafiles/2023.03.22-18.10.33/ior-easy/ior_file_easy":
-            f"-o /scratch/{pseudonym('user', 'ishaeffe')}/io500/datafiles/2023.03.22-18.10.33/ior-easy/ior_file_easy",
-        # the checkout, and a home folder never seen in the database
-        "/work/main/data/raw/checksum": f"{pseudonym('path', '/work/main')}/data/raw/checksum",
-        "/home/newcomer/results": f"/home/{pseudonym('user', 'newcomer')}/results",
+            f"-o {pseudonym('path', '/scratch/ishaeffe/io500/datafiles')}/2023.03.22-18.10.33/ior-easy/ior_file_easy",
+        # ... and the user wherever the name stands, also in a file name
+        "ishaeffe_ior.log in ./ishaeffe/": f"{pseudonym('user', 'ishaeffe')}_ior.log in ./{pseudonym('user', 'ishaeffe')}/",
+        # site folders before the file name (built-tools IOR, line 3); a one-folder path keeps its folder,
+        # not a user folder (a home folder never seen in the database); system paths stay
+        "-o /tmp/bench/data/ior/fpp/ior_file_easy": f"-o {pseudonym('path', '/tmp/bench/data/ior/fpp')}/ior_file_easy",
+        "/work/main/data/raw/checksum": f"{pseudonym('path', '/work/main/data/raw')}/checksum",
+        "cd /home/newcomer && /usr/bin/ior": f"cd /home/{pseudonym('user', 'newcomer')} && /usr/bin/ior",
+        # DAOS labels and UUIDs (Intel Wolf submission-1 ior_easy_read.txt, lines 1 and 7; Borealis, line 3)
+        "[0] Pool uuid = fe1349ec-d68a-486c-b13e-440c0a17f459, SVCL = 1":
+            f"[0] Pool uuid = {pseudonym('uuid', 'fe1349ec-d68a-486c-b13e-440c0a17f459')}, SVCL = 1",
+        "-a DFS --dfs.pool=mhenneck --dfs.cont=cont01 --dfs.oclass=SX":
+            f"-a DFS --dfs.pool={pseudonym('daos', 'mhenneck')} --dfs.cont={pseudonym('daos', 'cont01')} --dfs.oclass=SX",
         # addresses: gpfs subnets, IPv6, but not Storage Scale versions or clock times
         "subnets 10.200.1.0/fscc 10.2.1.0/24": f"subnets {pseudonym('ip', '10.200.1.0')}/fscc {pseudonym('ip', '10.2.1.0')}/24",
         "daemon on fe80::1c2:3ff:fe4d:5e6f": f"daemon on {pseudonym('ip', 'fe80::1c2:3ff:fe4d:5e6f')}",
@@ -70,6 +79,13 @@ def test_addresses_and_users_are_conservative():
     assert anonymize.addresses_in("bullxmpi_mlx-1.2.9.2 and 2019.11.11-19.43.30.10x40ppn") == set()
     assert anonymize.users_in("/home/users/kunkel/io-500-dev /home/jburto2/x /home/daos/io-500 /Users/ann/a") == {
         "kunkel", "jburto2", "ann"}
+    # group, project and user folders after a root, up to a tool's folder (MareNostrum 4 submission-672
+    # ior-easy-read.txt line 3, SDumont submission-212 mdtest_easy_stat.txt line 4, Summit submission-92 line 4)
+    assert anonymize.users_in("/gpfs/home/uc3m15/uc3m15971/mn4/test/xpn_mpiserver_disk/results_io500") == {
+        "uc3m15", "uc3m15971", "mn4"}
+    assert anonymize.users_in("/scratch/prjssisd/andrercsd/teste-parallel-io/io-500/2020") == {"prjssisd", "andrercsd"}
+    assert anonymize.users_in("/gpfs/alpine/stf007/scratch/gmarkoma/io-500-dev/bin/mdtest") == {"gmarkoma"}
+    assert anonymize.users_in("/scratchbox/daos/mschaara/io500/sc23/results /dev/shm/vef_gkfs_mountdir/x") == {"mschaara"}
 
 
 # --- the chapters, executed and anonymized ----------------------------------------------------------------
@@ -182,7 +198,9 @@ def test_no_original_in_any_output_or_download(built, originals):
     assert pseudonym("host", "vm") + "-20261121T131428Z" in checksum
     ess = texts[str(book / "ess_bandwidth.ipynb")]
     assert pseudonym("host", "saguaro10ib") in ess
-    assert "checksum/" + pseudonym("host", "vm") in downloads[next(p for p in downloads if p.endswith("/sources.parquet"))]
+    # a file's path in the export: its site folders a path pseudonym, the collector run's folder with its host's
+    assert ("/" + pseudonym("host", "vm") + "-20261121T131428Z/"
+            in downloads[next(p for p in downloads if p.endswith("/sources.parquet"))])
 
 
 def test_downloads_are_all_linked(built):
