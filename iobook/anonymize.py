@@ -71,17 +71,21 @@ GENERIC = frozenset("""
     quorum admin root user users userexternal home work scratch shared share data public group groups
     project projects apps software local opt tmp test tests bench benchmark benchmarks io500 daos lustre
     gpfs beegfs nfs all none common amd intel nvidia cesnodes storage storagenodegrp ess cluster
-    hpc weekly daily nobackup fs flash
+    hpc weekly daily nobackup fs flash main acceptance res prod production release stable backup archive
 """.split())
 # Folders after which a login name stands (after group folders and generic words: /home/users/<user>,
 # /gpfs/<fs>/<project>/scratch/<user>, /scratchbox/daos/<user>, /dev/shm/<user>, /work/<project>/<user>).
 PERSONAL_ROOT = re.compile(r"(?i)home\d*|users?|userexternal|people|staff|students|scratch\w*|autoscratch|work\d*"
                            r"|projects?|shm|scratchbox|nobackup\w*")
 OWNER_FOLDERS = 3  # at most this many folders after a root are taken as the owner's (group, project, user)
+# Folders between a root and the name (/scratchbox/daos/<user>, /autoScratch/weekly/<user>,
+# /work/hpc/users/<user>); any other common word there ends the search (/work/main/data/...)
+BEFORE_NAME = frozenset({"daos", "weekly", "daily", "shared", "hpc", "lustre", "gpfs"})
 # Pieces of a folder name (split at - _ . and digits) that make it a tool's or run's folder, not a person's.
 TOOL_WORDS = frozenset("""
     io io500 ior mdtest pfind bench benchmark benchmarks benchmarking result results data datafiles bin test
     tests teste run runs config configs cfg mount mountdir mnt install git src build tmp dfuse app dev sif
+    submission
 """.split())
 # System folders whose paths are shown as they are; every other absolute path is a site's.
 SYSTEM_ROOTS = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "proc", "sys"})
@@ -159,8 +163,8 @@ def owner_folders(path: str) -> list[int]:
             taken = 0
         elif taken is None or taken >= OWNER_FOLDERS:
             continue
-        elif taken == 0 and (part.lower() in GENERIC or part.isdigit() or not part):
-            continue  # /home/users/, /scratchbox/daos/, /work/1/: the name comes after
+        elif taken == 0 and (part.lower() in BEFORE_NAME or part.isdigit() or not part):
+            continue  # /scratchbox/daos/, /work/1/: the name comes after
         elif _owner_like(part):
             found.append(i)
             taken += 1

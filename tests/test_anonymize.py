@@ -86,6 +86,12 @@ def test_addresses_and_users_are_conservative():
     assert anonymize.users_in("/scratch/prjssisd/andrercsd/teste-parallel-io/io-500/2020") == {"prjssisd", "andrercsd"}
     assert anonymize.users_in("/gpfs/alpine/stf007/scratch/gmarkoma/io-500-dev/bin/mdtest") == {"gmarkoma"}
     assert anonymize.users_in("/scratchbox/daos/mschaara/io500/sc23/results /dev/shm/vef_gkfs_mountdir/x") == {"mschaara"}
+    # never a checkout's or the archive's folders: data/raw/pagecache/vm-20261121T132329Z/003-write-direct-r1.fio.json
+    # line 22 (fio's write_bw_log, written in the checkout /work/main), and IO500 archive folders named after
+    # a file system ("scratch", "Work") above the year and the submission
+    assert anonymize.users_in("/work/main/data/raw/pagecache/vm-20261121T132329Z/003-write-direct-r1") == set()
+    assert anonymize.users_in("/io500-submissions/LNCC/SDumont/scratch/2020/submission-212/mdtest_easy_stat.txt "
+                              "/io500-submissions/EPCC/Archer 2 (test system)/Work/2020/submission-472") == set()
 
 
 # --- the chapters, executed and anonymized ----------------------------------------------------------------
