@@ -19,11 +19,12 @@ machine (Anonymizer.text, in this order):
          follows it stay. Also this checkout, the folder above the ingested files and the IO500 result folders.
   user   login names. In an absolute path: up to 3 name-like folders after a personal root (home, Users,
          users, userexternal, people, staff, students, scratch*, autoScratch, work*, project(s), shm,
-         scratchbox, nobackup*), past the generic words and group folders that follow it: /home/users/<user>,
-         /gpfs/<fs>/<project>/scratch/<user>, /scratch/<project>/<user>, /gpfs/home/<group>/<user>,
-         /scratchbox/daos/<user>, /dev/shm/<user>. Which of a group, project and user folder is the person's
-         cannot be told, so all are taken; a folder named like a tool's or run's (io500, ior, bench,
-         results, datafiles, bin, test, run, mountdir, ...) ends the owner's folders. Read from every string
+         scratchbox, nobackup*), past a year-like number and daos, weekly, daily, shared, hpc, lustre, gpfs:
+         /home/users/<user>, /gpfs/<fs>/<project>/scratch/<user>, /scratch/<project>/<user>,
+         /gpfs/home/<group>/<user>, /scratchbox/daos/<user>, /dev/shm/<user>. Which of a group, project and
+         user folder is the person's cannot be told, so all are taken; a common word (main, data, ...) or a
+         folder named like a tool's or run's (io500, ior, bench, results, datafiles, bin, test, run,
+         mountdir, submission-N, ...) ends the owner's folders. Read from every string
          of the database, and the build machine's user; once known, a name is replaced wherever it stands,
          also between underscores in a file name (`<user>__asu-io500__results__...`, `<user>_gkfs_mountdir`).
   host   the collectors' host names (runs, run_facts), Storage Scale node names (gpfs_nodes: daemon and
