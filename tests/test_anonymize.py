@@ -51,6 +51,8 @@ def test_mapping_on_real_strings():
         "-o /tmp/bench/data/ior/fpp/ior_file_easy": f"-o {pseudonym('path', '/tmp/bench/data/ior/fpp')}/ior_file_easy",
         "/work/main/data/raw/checksum": f"{pseudonym('path', '/work/main/data/raw')}/checksum",
         "cd /home/newcomer && /usr/bin/ior": f"cd /home/{pseudonym('user', 'newcomer')} && /usr/bin/ior",
+        # an e-mail address (MareNostrum 4 submission-672 io500_job, line 4)
+        "#SBATCH --mail-user=dcamarma@inf.uc3m.es": f"#SBATCH --mail-user={pseudonym('email', 'dcamarma@inf.uc3m.es')}",
         # DAOS labels and UUIDs (Intel Wolf submission-1 ior_easy_read.txt, lines 1 and 7; Borealis, line 3)
         "[0] Pool uuid = fe1349ec-d68a-486c-b13e-440c0a17f459, SVCL = 1":
             f"[0] Pool uuid = {pseudonym('uuid', 'fe1349ec-d68a-486c-b13e-440c0a17f459')}, SVCL = 1",
