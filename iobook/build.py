@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
 from . import chapters, store
+from .charts import DOWNLOADS
 from .digest import files_digest
 from .ingest import format_ingest, ingest
 
@@ -148,6 +150,9 @@ def build_html(anonymize: bool = False) -> int:
     stamp = HTML.parent / "static.sha256"
     if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
         subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)
+    # Sphinx copies static files and never deletes one: an earlier build's downloads (files no longer in
+    # the data) would stay in the site; the chapters' current ones are copied again
+    shutil.rmtree(HTML / DOWNLOADS, ignore_errors=True)
     status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(chapters.REPO_ROOT)]).returncode
     if status == 0:
         stamp.write_text(digest)
