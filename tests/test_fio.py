@@ -212,3 +212,18 @@ def test_fuzz_only_parse_error(text):
             fmt.parse(text)
         except ParseError:
             pass
+
+
+def test_normal_and_json_output_of_one_run_reads_its_json():
+    """`fio --output-format=normal,json` (exit 0) prints the normal job headers, the JSON document, then the
+    normal result blocks of the same jobs: one run, read once from its JSON (SOURCES.md; values from
+    fio333-normal-json.txt lines 72 and 276), not refused as two outputs holding the same records."""
+    from iobook.ingest import parse_bytes
+
+    outcome = parse_bytes("fio333-normal-json.txt", (FIX / "fio333-normal-json.txt").read_bytes())
+    assert (outcome.row["status"], outcome.row["format"]) == ("ok", "fio-json"), outcome.row.get("error")
+    found = sorted(r.jobname for r in outcome.records if isinstance(r, fio.FioJob))
+    assert found == ["randread", "seqwrite"]  # each job once: the normal blocks are the same jobs
+    by_job = {j.job_index: j.jobname for j in outcome.records if isinstance(j, fio.FioJob)}
+    bw = {(by_job[r.job_index], r.direction): r.bw_bytes_s for r in outcome.records if isinstance(r, fio.FioIO)}
+    assert bw == {("seqwrite", "write"): 1398101333.0, ("randread", "read"): 34379540.0}
