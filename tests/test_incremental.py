@@ -31,7 +31,14 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     from iobook.studies import data
 
     listed = data.get_sources(con)
-    assert not listed.path.str.endswith("/result_summary.txt").any() and data.get_status_counts(con)["gone"] == 1
+    status = data.get_status_counts(con)
+    assert not listed.path.str.endswith("/result_summary.txt").any() and status["gone"] == 1
+    # its totals count this build's files only: the folder's files on disk, not the gone one beside them
+    on_disk = sum(1 for p in tucson_results.rglob("*") if p.is_file())
+    assert data.get_files_by_kind(con)["files"].sum() == len(listed) == on_disk
+    outcome = data.findings(status, data.get_failed(con), data.get_run_counts(con), data.get_views(con),
+                            data.get_other_logs(con))[0][0]
+    assert outcome.startswith(f"{status['ok']:,} of the {on_disk:,} files ingested were parsed")
     con.close()
     summary.write_bytes(kept)
     counts = ingest([tucson_results], db, progress=False, prune=True)
