@@ -1,4 +1,4 @@
-"""Command line: `python -m iobook book|ingest|chapters|registry|new-chapter ...`."""
+"""Command line: `iobook book|ingest|chapters|registry|new-chapter ...` (or `python -m iobook ...`)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +12,7 @@ DEFAULT_DATA = Path("data/raw")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m iobook", description=__doc__)
+    parser = argparse.ArgumentParser(prog="iobook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_book = sub.add_parser("book", help="the whole book on your data: ingest, execute changed chapters, build HTML")

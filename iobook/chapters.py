@@ -33,7 +33,14 @@ from pathlib import Path, PurePosixPath
 from . import store
 from .digest import files_digest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+def _checkout() -> Path:
+    """The checkout whose notebooks and book are built: the package's own (run from it, or installed with
+    `pip install -e .`), else the current folder (`pip install .` puts only the package in site-packages)."""
+    own = Path(__file__).resolve().parents[1]
+    return own if (own / "notebooks" / "chapters.yml").is_file() else Path.cwd().resolve()
+
+
+REPO_ROOT = _checkout()
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
