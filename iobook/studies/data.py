@@ -83,12 +83,13 @@ def source_count(con) -> int:
 
 
 def get_files_by_kind(con) -> pd.DataFrame:
-    """Files and MiB per tool, detected format and outcome; '–' where ingest detected no format."""
+    """Files of this build and MiB per tool, detected format and outcome; '–' where ingest detected no format.
+    Files gone from the folders ingested (a previous build's) are not among them."""
     return con.execute(
         """
         SELECT coalesce(tool, '–') AS tool, coalesce(format, '–') AS format, status,
                count(*) AS files, sum(bytes) / ? AS "size (MiB)"
-        FROM sources GROUP BY ALL ORDER BY tool, format, status
+        FROM sources WHERE status <> 'gone' GROUP BY ALL ORDER BY tool, format, status
         """,
         [MIB],
     ).df()
@@ -169,7 +170,7 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
              other: dict[str, int]) -> list[tuple[str, str]]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
-    files = sum(status.values())
+    files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
 
     def plural(n: int, word: str) -> str:
         return f"{n:,} {word}{'' if n == 1 else 's'}"
