@@ -141,11 +141,12 @@ MEASURED_ON = {
 }
 
 
-def write_headlines(registry: list[chapters.Chapter], root: Path = chapters.REPO_ROOT) -> Path:
+def write_headlines(registry: list[chapters.Chapter], root: Path | None = None) -> Path:
     """book/_headlines.md, included by the landing page: each study's abstract (or its first finding), linked
     to the chapter (and to the figure or table that shows it), grouped by what the numbers were measured on:
     real systems first, then the build machine, then the reader's own logs. Rewritten only when it changes,
     like the provenance."""
+    root = root or chapters.REPO_ROOT
     sections = {measured: [] for measured in MEASURED_ON}
     for chapter in registry:
         output = root / "book" / chapter.output.name
