@@ -149,20 +149,6 @@ def compare_buffered_direct(steps: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run_id", "phase", "mode", "verify", "measure", "step_index", "record"])
 
 
-def decided(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rows` (compare_checksums and the like, concatenated) with each record replaced by its verdict from
-    evidence.decide, the one rule (Holm within each family, at least MIN_UNITS a side)."""
-    return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
-
-
-def comparison_frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows (keys and `record`) beside their records' fields as columns (evidence.frame)."""
-    if rows.empty:
-        return rows
-    fields = evidence.frame(list(rows.record)).drop(columns=["phase", "mode"], errors="ignore")
-    return pd.concat([rows.reset_index(drop=True), fields.reset_index(drop=True)], axis=1)
-
-
 def get_others_cpu(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
     """Per step, the share of all CPUs other work took while it ran (%): the machine's busy CPUs during the
     step (mpstat, get_fio_steps) less fio's own CPU (usr + sys, fio's JSON), over the host's cores."""
@@ -443,7 +429,7 @@ def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:
                                                    "fio_io)"})
 
 
-# The columns of a comparisons table a reader sees (comparison_frame).
+# The columns of a comparisons table a reader sees (local_runs.record_frame).
 SHOWN = {"run_id": "run", "phase": "phase", "mode": "mode", "verify": "checksum", "measure": "measure", "ratio": "ratio",
          "low": "low", "high": "high", "n": "n", "n_baseline": "n none", "p_adjusted": "Holm p", "verdict": "verdict"}
 SHOWN_FORMATS = {"ratio": ".3g", "low": ".3g", "high": ".3g", "Holm p": ".2g"}
@@ -515,10 +501,10 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
 
     every_runs = local_runs.get_runs(con, "checksum").set_index("run_id").loc[every].reset_index()
     end = get_steps(con, runs.run_id, labels, end_baseline=True)
-    rows = decided(pd.concat([compare_checksums(all_steps), compare_buffered_direct(steps),
+    rows = local_runs.decide_rows(pd.concat([compare_checksums(all_steps), compare_buffered_direct(steps),
                               compare_end_baseline(steps, end)], ignore_index=True))
     records += list(rows.record)  # every run's, the superseded ones' shown side by side
-    frame = comparison_frame(rows)
+    frame = local_runs.record_frame(rows)
     current = frame[frame.run_id.isin(runs.run_id)]
     checksums = current[current.quantity.isin(MEASURES)]
     drift = current[current.family.str.endswith(": drift")]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .. import nb, stats
+from .. import evidence, nb, stats
 from ..units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
@@ -108,6 +108,22 @@ def status_table(status: pd.DataFrame) -> pd.DataFrame:
         "repetitions": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
         "files": status.files, "end baseline": status.end_files, "status": status.status,
         "read here": np.where(status.selected, "yes", "no")})
+
+
+def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column of evidence.Comparison) with each record replaced by its verdict
+    from evidence.decide, the one rule (Holm within each family, at least MIN_UNITS a side)."""
+    return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
+
+
+def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column) beside their records' fields as columns (evidence.frame); a key
+    named like a field keeps the key's values."""
+    if rows.empty:
+        return rows
+    fields = evidence.frame(list(rows.record))
+    fields = fields.drop(columns=[c for c in fields if c in rows])
+    return pd.concat([rows.reset_index(drop=True), fields.reset_index(drop=True)], axis=1)
 
 
 def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
