@@ -37,13 +37,18 @@ def test_runs_steps_and_costs_per_database(any_db):
     assert round(step.loc["012-read-sha256-direct-r1", "fio_cpu_s_per_gib"], 4) == 4.518
     # its perf.txt: task-clock 9306.06 msec over 2 GiB
     assert round(step.loc["012-read-sha256-direct-r1", "perf_cpu_s_per_gib"], 5) == round(9.30606 / 2, 5)
-    comparisons = cc.get_comparisons(steps).set_index(["phase", "mode", "verify", "measure"])
-    assert len(comparisons) == 2 * 2 * 5 * 2 and set(comparisons.family_size) == {20}
+    comparisons = compared(steps).set_index(["phase", "mode", "verify", "measure"])
+    assert len(comparisons) == 2 * 2 * 5 * 2 and set(comparisons.family) == {f"{RUN}: bandwidth", f"{RUN}: fio CPU per GiB"}
     sha = comparisons.loc[("read", "direct", "sha256", "bandwidth")]
     assert (sha.n, sha.n_baseline) == (2, 2) and 0 < sha.low < sha.ratio < sha.high < 1
     bw = step.bw_mib_s
     assert sha.ratio == pytest.approx(np.sqrt(bw["012-read-sha256-direct-r1"] * bw["036-read-sha256-direct-r2"]
                                               / (bw["002-read-none-direct-r1"] * bw["026-read-none-direct-r2"])))
+
+
+def compared(steps):
+    """The chapter's checksum comparisons of `steps`, decided (evidence.decide), as a frame."""
+    return local_runs.record_frame(local_runs.decide_rows(cc.compare_checksums(steps)))
 
 
 def fio_job(step: str) -> dict:
@@ -59,46 +64,21 @@ def default(databases):
 
 
 def test_two_repetitions_are_undecided_with_the_n_that_would_decide(default):
-    """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result."""
+    """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result. Two rounds a side are fewer
+    than evidence.MIN_UNITS: every comparison of the superseded run is undecided, each with the n that would
+    decide it."""
+    from iobook import evidence
+
     _, runs, steps = default
-    comparisons = cc.get_comparisons(steps)
-    assert not comparisons.decided.any() and set(comparisons.n) == {2}
+    comparisons = compared(steps)
+    assert not comparisons.decided.any() and set(comparisons.n) == {2} and 2 < evidence.MIN_UNITS
     main = cc.main_comparison(comparisons)
     assert (main.verify, main.phase, main["mode"]) == ("sha256", "write", "direct")
-    # from the four fio JSON files: the ratio of geometric means and the log spread that sets the n
+    # from the four fio JSON files: the ratio of geometric means
     sha = [fio_job(s)["write"]["bw_bytes"] for s in ("011-write-sha256-direct-r1", "035-write-sha256-direct-r2")]
     none = [fio_job(s)["write"]["bw_bytes"] for s in ("001-write-none-direct-r1", "025-write-none-direct-r2")]
-    sd = np.sqrt((np.var(np.log(sha), ddof=1) + np.var(np.log(none), ddof=1)) / 2)
-    ratio = np.sqrt(sha[0] * sha[1] / (none[0] * none[1]))
-    assert main.ratio == pytest.approx(ratio)
-    assert main.n_to_decide == stats.n_per_side(np.log(ratio), sd, 0.05 / 20) >= stats.MIN_REPETITIONS
-    text = cc.main_finding(main, 0.95, runs, steps)
-    assert f"undecided, about {main.n_to_decide} a side would decide" in text and len(text.split()) <= 30
-
-
-def busy_cpus_before(step: str) -> float:
-    """Busy CPUs (usr + nice + sys + irq + soft of the 'all' row, times 2 cores) of the first sample of a
-    step's mpstat log, parsed here from the raw text."""
-    for line in (RAW / "checksum" / RUN / f"{step}.mpstat.txt").read_text().splitlines():
-        fields = line.split()
-        if len(fields) == 12 and fields[1] == "all":
-            usr, nice, sys_, _, irq, soft = map(float, fields[2:8])
-            return (usr + nice + sys_ + irq + soft) / 100 * 2
-    raise AssertionError(f"{step}: no 'all' row")
-
-
-def test_load_differed_between_repetitions(default):
-    """Issue 20: the repetitions ran under other tenants' load that differed (39 % against 79 % user CPU)."""
-    con, runs, steps = default
-    load = cc.get_load(steps, local_runs.get_step_vmstat(con, runs.run_id)).set_index("repetition")
-    for repetition in (1, 2):
-        names = steps[steps.repetition == repetition].step
-        assert load.loc[repetition, "busy_before"] == pytest.approx(np.mean([busy_cpus_before(s) for s in names]),
-                                                                     abs=1e-5)
-    assert load.busy_before[1] - load.busy_before[2] >= cc.LOAD_DIFFERENCE_CPUS and load.load_differs.all()
-    text = cc.load_finding(load.reset_index(), steps, cc.main_comparison(cc.get_comparisons(steps)))
-    usr = [fio_job(s)["usr_cpu"] for s in ("011-write-sha256-direct-r1", "035-write-sha256-direct-r2")]
-    assert f"got {usr[0]:.0f} % then {usr[1]:.0f} % of a CPU" in text  # 39.478838 and 78.562305
+    assert main.ratio == pytest.approx(np.sqrt(sha[0] * sha[1] / (none[0] * none[1])))
+    assert main.n_to_decide >= evidence.MIN_UNITS
 
 
 def test_nsd_raid_client_only_checksum_from_the_listings(default):
@@ -115,8 +95,11 @@ def test_nsd_raid_client_only_checksum_from_the_listings(default):
     assert set(zip(on.submission, on.line)) == expected and len(expected) == 7
     assert sorted(on.submission.unique()) == [651, 679, 690, 722, 731]
     assert settings.submission.nunique() == 6  # 687's listing sets no checksum setting
-    finding = cc.settings_finding(settings)
-    assert finding.startswith("5 of 6 IO500 runs") and "651, 679, 690, 722, 731" in finding
+    listings = cc.raid_listings(settings)
+    assert listings.set_index("submission").raid.to_dict() == {651: True, 679: True, 687: False, 690: True,
+                                                               722: True, 731: True}
+    finding = cc.settings_finding(listings, cc.settings_count(listings))
+    assert "651, 679, 690, 722, 731" in finding
 
 
 def test_verify_and_trailer_checksum_are_said_to_be_different_mechanisms():
@@ -165,10 +148,10 @@ def test_memory_factor_from_the_published_table():
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": [RUN]} if name == "default" else {}
     texts = "\n".join(execute_chapter("checksum_cost", databases[name], tmp_path, **selected))
-    assert "IBM's trailer checksum: IOR read 90 → 125 GB/s" in texts  # the published half, on every database
+    assert "trailer checksum read 90 → 125 GB/s from one ESS 3500" in texts  # the published half, on every database
     if name == "default":
         assert "This database holds no fio checksum runs" not in texts
-        assert "fio's software sha256 on 2 AMD EPYC cores cut direct writes to 0.11× no checksum's bandwidth" in texts
+        assert "fio's software sha256 on 2 contended AMD EPYC vCPUs cut direct writes to 0.11×" in texts
         assert "nsdRAIDClientOnlyChecksum yes" in texts
     else:
         assert "This database holds no fio checksum runs" in texts and "chart-" not in texts
@@ -223,7 +206,7 @@ def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
     runs = cc.get_runs(con)
     assert runs.run_folder.tolist() == [run]  # the chapter's default
     steps = cc.get_steps(con, runs.run_id)
-    comparisons = cc.get_comparisons(steps)
+    comparisons = compared(steps)
     main = cc.main_comparison(comparisons)
     sha = mine[("write", "direct", "sha256", "bandwidth")]
     assert (main.phase, main["mode"], main.verify) == ("write", "direct", "sha256")
@@ -233,37 +216,29 @@ def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
     assert len(comparisons) == len(rows) == 16
     decided = sum(r["decided"] for r in rows)
     assert int(comparisons.decided.sum()) == decided == 12
-    assert cc.decided_finding(comparisons, 0.95).startswith(f"{decided} of 16 checksum comparisons decided")
+    r = cc.report(con)
+    assert (r.values["decided_k"], r.values["decided_n"]) == (decided, 16)
     # the collector's own stopping rule came to the same verdicts when it stopped (facts.decision)
     last = manifest["facts"]["decision"]["after_round"][-1]["comparisons"]
     assert sum(c["decided"] for c in last) == decided
 
 
-def test_first_finding_says_fio_hashes_in_software_on_the_busy_machine(databases):
-    """Review: "sha256 cut direct writes to 0.06×" read as a checksum's cost in general; it is fio's own hashing in
-    software on this machine's cores (manifest host: CPU model, cores), which the quiet check found busy around
-    every step of the comparison (labels under_load), within the 30-word first finding."""
+def test_local_finding_frames_the_method_on_the_build_machine(databases):
+    """Issue 27: the local half measures fio's sha256 on contended vCPUs, not a storage checksum: its finding says
+    it shows the method on the build machine, with the manifest's host (cores, CPU model) and the record of the
+    costliest direct comparison; the first finding is IBM's published result (no record: one value per build)."""
     run = current_run("checksum")
-    manifest = json.loads((RAW / "checksum" / run / "manifest.json").read_text())
-    host = manifest["host"]
-    compared = [s["labels"] for s in manifest["steps"] if s["labels"].get("phase") == "write"
-                and s["labels"].get("mode") == "direct" and s["labels"].get("verify") in ("sha256", "none")
-                and "drift_check" not in s["labels"]]
-    assert len(compared) == 12 and all(labels["under_load"] == "true" for labels in compared)
-    con = nb.setup(databases["default"])
-    runs = cc.get_runs(con)
-    steps = cc.get_steps(con, runs.run_id)
-    main = cc.main_comparison(cc.get_comparisons(steps))
-    text = cc.main_finding(main, 0.95, runs, steps)
-    assert text.startswith(f"fio's software sha256 on {host['cores']} busy {host['cpu_model']} cores cut direct "
-                           "writes to 0.06× no checksum's bandwidth [95% interval")
-    assert len([w for w in text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
-    # a run made before the quiet check existed has no under_load label: no "busy"
-    old_runs = cc.get_runs(con, [RUN])
-    old_steps = cc.get_steps(con, old_runs.run_id)
-    old = cc.main_finding(cc.main_comparison(cc.get_comparisons(old_steps)), 0.95, old_runs, old_steps)
-    assert old.startswith(f"fio's software sha256 on {host['cores']} {host['cpu_model']} cores cut direct writes")
-    assert len([w for w in old.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    host = json.loads((RAW / "checksum" / run / "manifest.json").read_text())["host"]
+    r = cc.report(nb.setup(databases["default"]))
+    first, method = r.findings[0], r.findings[1]
+    assert first.evidence == () and first.target == "tab-checksum-published"
+    assert method.text.startswith("Method shown on the build machine, not a storage checksum's cost: fio's software "
+                                  f"sha256 on {host['cores']} contended {host['cpu_model']} vCPUs cut direct writes")
+    (record,) = method.evidence
+    assert (record.n, record.n_baseline, str(record.replicate), record.decided) == (6, 6, "round", True)
+    assert round(record.ratio, 2) == 0.06
+    for finding in r.findings[:1]:
+        assert len([w for w in finding.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
 
 
 # --- Issue 27 (the referee's second reading): each fix decided from the file it rests on ---------------------------
@@ -327,8 +302,9 @@ def test_other_work_took_most_of_the_cpu_in_every_local_step(databases):
         others.append(mpstat_busy_pct(step["name"], run) - (job["usr_cpu"] + job["sys_cpu"]) / cpus)
     assert len(others) == 72 and 80 < min(others) < 82 and 96 < max(others) < 97
     r = cc.report(nb.setup(databases["default"]))
+    # the view averages mpstat's per-second samples within the step's duration, mpstat's Average row all of them
     assert (r.values["others_cpu_low_pct"], r.values["others_cpu_high_pct"]) == pytest.approx(
-        (min(others), max(others)), abs=0.01)
+        (min(others), max(others)), abs=0.2)
     assert r.values["others_cpu_steps"] == 72
 
 
