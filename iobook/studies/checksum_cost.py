@@ -92,9 +92,6 @@ PRE_GA = "early pre-GA build"  # how the IO500 archive names the release of 722 
 ROUNDING_QUANTITY = "printed memory factors reproduced within the slide's rounding"
 GB_S_ROUNDING = 0.5  # the slide prints GB/s as whole numbers
 FACTOR_ROUNDING = 0.05  # and factors to one decimal
-# Other tenants' CPU load (busy CPUs in the second before fio started) whose difference between two
-# repetitions of one run is flagged: on two cores, half a CPU taken by others slows a one-thread fio step.
-LOAD_DIFFERENCE_CPUS = 0.5
 
 
 def get_costs(steps: pd.DataFrame) -> pd.DataFrame:
@@ -105,7 +102,7 @@ def get_costs(steps: pd.DataFrame) -> pd.DataFrame:
         for verify in verify_order(part):
             group = part[part.verify == verify]
             rows.append({"run_id": run_id, "phase": phase, "mode": mode, "verify": verify,
-                         "repetitions": len(group), "bw_mib_s": float(np.exp(np.log(group.bw_mib_s).mean())),
+                         "repetitions": len(group), "bw_mib_s": evidence.geometric_mean(group.bw_mib_s),
                          "min_mib_s": group.bw_mib_s.min(), "max_mib_s": group.bw_mib_s.max(),
                          "fio_cpu_s_per_gib": group.fio_cpu_s_per_gib.mean(),
                          "perf_cpu_s_per_gib": group.perf_cpu_s_per_gib.mean(),
@@ -154,21 +151,6 @@ def get_others_cpu(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
     step (mpstat, get_fio_steps) less fio's own CPU (usr + sys, fio's JSON), over the host's cores."""
     cores = steps.run_id.map(runs.set_index("run_id").cores)
     return (100 * steps.busy_cpus_during - (steps.usr_cpu_pct + steps.sys_cpu_pct)) / cores
-
-
-def get_load(steps: pd.DataFrame, vmstat: pd.DataFrame) -> pd.DataFrame:
-    """Other tenants' load per run and repetition, from the runs' own monitors: the busy CPUs in the
-    second before each fio step started (mpstat, all CPUs: what others ran, fio not yet), their mean,
-    lowest and highest over the repetition's steps, vmstat's mean run queue during the steps, and per run
-    `load_differs`: the repetitions' mean busy CPUs before differ by LOAD_DIFFERENCE_CPUS or more."""
-    df = steps.merge(vmstat[["run_id", "step_index", "run_queue"]], on=["run_id", "step_index"], how="left")
-    load = df.groupby(["run_id", "repetition"]).agg(
-        steps=("step_index", "size"), busy_before=("busy_cpus_before", "mean"),
-        busy_before_min=("busy_cpus_before", "min"), busy_before_max=("busy_cpus_before", "max"),
-        run_queue=("run_queue", "mean")).reset_index()
-    spread = load.groupby("run_id").busy_before.agg(lambda x: x.max() - x.min())
-    load["load_differs"] = load.run_id.map(spread >= LOAD_DIFFERENCE_CPUS)
-    return load
 
 
 def get_checksum_settings(con) -> pd.DataFrame:
@@ -237,13 +219,14 @@ def published_finding(pub: pd.DataFrame) -> str:
     no interval."""
     v = pub.set_index(["row", "column"])["value"]
     ga, tc = BUILDS
-    return (f"In IBM's lab, a development build with the trailer checksum read {v['IOR Seq Read BW', ga]:g} → "
-            f"{v['IOR Seq Read BW', tc]:g} GB/s from one ESS 3500, server CPU idle {v['Server / CPU Idle', ga]:g} → "
+    return (f"IBM lab, development build with trailer checksum: {v['IOR Seq Read BW', ga]:g} → "
+            f"{v['IOR Seq Read BW', tc]:g} GB/s read on one ESS 3500, server CPU idle {v['Server / CPU Idle', ga]:g} → "
             f"{v['Server / CPU Idle', tc]:g} % {{cite:p}}`lewars2023` [one value per build, no spread]")
 
 
-def memory_factor_text(factors: pd.DataFrame, pub: pd.DataFrame) -> str:
-    """What the memory-factor table shows, with its numbers."""
+def memory_factor_text(factors: pd.DataFrame, pub: pd.DataFrame, record: evidence.Count) -> str:
+    """What the memory-factor table shows, with its numbers and how many printed factors the per-node reading
+    reproduces within the slide's rounding (rounding_count)."""
     v = pub.set_index(["row", "column"])["value"]
     ga, tc = BUILDS
     server, client = (factors[factors.side == side].set_index("build") for side in ("Server", "Client"))
@@ -251,20 +234,26 @@ def memory_factor_text(factors: pd.DataFrame, pub: pd.DataFrame) -> str:
             f"the printed factors. The memory factor reads as **bytes of memory traffic on a node per byte of I/O "
             f"that node delivers**: about {client.per_node.iloc[0]:.1f} on a client with either build, and on the "
             f"servers {server.per_node[ga]:.2f} → {server.per_node[tc]:.2f} (printed ~{server.printed[ga]:g} → "
-            f"~{server.printed[tc]:g}) while the delivered bandwidth rose. That is the slide's point: with the "
+            f"~{server.printed[tc]:g}) while the delivered bandwidth rose. The slide rounds its inputs (GB/s to "
+            f"whole numbers) and its factors (to a tenth): within that rounding this reading reproduces {record.k} of "
+            f"{record.n} printed factors, " + ", ".join(f"{r.per_node:.2f} for ~{r.printed:g}" for r in factors[
+                ~factors.per_node_matches].itertuples()) + " included. That is the slide's point: with the "
             f"trailer checksum each byte served costs the servers less memory traffic and, per the CPU idle row, less "
             f"CPU (idle {v['Server / CPU Idle', ga]:g} % → {v['Server / CPU Idle', tc]:g} %), while the clients spent "
             f"more CPU (idle {v['Client / CPU Idle', ga]:g} % → {v['Client / CPU Idle', tc]:g} %).")
 
 
 def settings_table(settings: pd.DataFrame) -> pd.DataFrame:
-    """The checksum settings per IO500 run as a table that fits a page: submission, system, year, setting,
-    value, where it applies ('cluster' for mmlsconfig's common part, else the node classes), listing line."""
+    """The checksum settings per IO500 run as a table that fits a page: submission, system, year, whether it
+    has declustered RAID, setting, value, where it applies ('cluster' for mmlsconfig's common part, else the
+    node classes), listing line."""
     df = settings.assign(
         applies=np.where(settings["scope"].isna(), "–",
                          np.where(settings["scope"] == "common", "cluster", "nodes " + settings["scope"].fillna(""))),
-        setting=settings["key"].fillna("(no checksum setting)"), value=settings["value"].fillna("–"))
-    return df[["submission", "system", "year", "setting", "value", "applies", "line"]]
+        setting=settings["key"].fillna("(no checksum setting)"), value=settings["value"].fillna("–"),
+        raid=np.where(settings.raid, "yes", "no"))
+    return df[["submission", "system", "year", "raid", "setting", "value", "applies", "line"]].rename(
+        columns={"raid": "declustered RAID"})
 
 
 def raid_listings(settings: pd.DataFrame) -> pd.DataFrame:
@@ -289,9 +278,10 @@ def settings_finding(listings: pd.DataFrame, record: evidence.Count) -> str:
     raid = listings[listings.raid & listings.sets]
     prega = listings[listings.filesystem.str.contains(PRE_GA, regex=False)]
     other = listings[~listings.raid]
-    return (f"{evidence.phrase(record)} of IBM's lab systems with declustered RAID set `{SETTING} yes` "
+    return (f"{evidence.phrase(record)} with a Storage Scale listing from IBM's lab systems with declustered RAID "
+            f"set `{SETTING} yes` "
             f"[{span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
-            + (f"; {', '.join(str(s) for s in prega.submission)} an {PRE_GA}" if len(prega) else "") + "]"
+            + (f"; {' and '.join(str(s) for s in prega.submission)} an {PRE_GA}" if len(prega) else "") + "]"
             + (f"; {', '.join(str(s) for s in other.submission)} has no declustered RAID, where it does not apply"
                if len(other) else ""))
 
@@ -320,13 +310,13 @@ def method_finding(row: pd.Series, runs: pd.DataFrame) -> str:
     host = runs.set_index("run_id").loc[row["run_id"]]
     return (f"Method shown on the build machine, not a storage checksum's cost: fio's software {row['verify']} on "
             f"{host.cores} contended {host.cpu_model} vCPUs cut {row['mode']} {row['phase']}s to "
-            f"{evidence.phrase(row['record'])} of no checksum's bandwidth")
+            f"{local_runs.said(row['record'])} of no checksum's bandwidth")
 
 
 def contention_finding(others: pd.Series, modes: pd.Series) -> str:
     """Other work's share of the CPU over the measured steps, and the unexplained buffered/direct gap."""
     return (f"Other work took {others.min():.0f}–{others.max():.0f} % of the build machine's CPUs in each of "
-            f"{len(others)} measured steps; without a checksum, direct writes ran {evidence.phrase(modes['record'])} "
+            f"{len(others)} measured steps; without a checksum, direct writes ran {local_runs.said(modes['record'])} "
             "the bandwidth of buffered ones, which these runs do not explain")
 
 
@@ -430,7 +420,7 @@ def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:
 
 
 # The columns of a comparisons table a reader sees (local_runs.record_frame).
-SHOWN = {"run_id": "run", "phase": "phase", "mode": "mode", "verify": "checksum", "measure": "measure", "ratio": "ratio",
+SHOWN = {"run_id": "run", "status": "status", "phase": "phase", "mode": "mode", "verify": "checksum", "measure": "measure", "ratio": "ratio",
          "low": "low", "high": "high", "n": "n", "n_baseline": "n none", "p_adjusted": "Holm p", "verdict": "verdict"}
 SHOWN_FORMATS = {"ratio": ".3g", "low": ".3g", "high": ".3g", "Holm p": ".2g"}
 
@@ -453,7 +443,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     records: list = [rounding]
     values = {"slide": slide(pub), "confidence_pct": 100 * confidence, "min_units": evidence.MIN_UNITS,
               "clients": NODES["Client"], "servers": NODES["Server"],
-              "memory_factor_text": nb.Markdown(memory_factor_text(factors, pub)),
+              "memory_factor_text": nb.Markdown(memory_factor_text(factors, pub, rounding)),
               "factor_matches": rounding.k, "factors_n": rounding.n}
     for side in ("Server", "Client"):
         for key, row in (("idle", "CPU Idle"), ("mem", "Mem BW"), ("factor", "Mem Fact")):
@@ -480,7 +470,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
         values |= {"settings_runs": len(listings), "settings_not_raid": ", ".join(
                        str(s) for s in listings.submission[~listings.raid]),
                    "prega_runs": " and ".join(str(s) for s in prega.submission),
-                   "prega_filesystem": nb.md_escape(prega.filesystem.iloc[0]) if len(prega) else ""}
+                   "prega_filesystem": nb.Markdown(nb.md_escape(prega.filesystem.iloc[0]) if len(prega) else "")}
         tables["tab-checksum-settings"] = Table(frame=settings_table(settings))
     findings.append(Finding(text=memory_factor_finding(factors, rounding), target="tab-checksum-factors",
                             evidence=(rounding,)))
@@ -529,14 +519,14 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     values |= {
         "runs": len(runs), "steps": len(steps), "others_cpu_low_pct": float(others.min()),
         "others_cpu_high_pct": float(others.max()), "others_cpu_steps": len(others),
-        "buffered_direct": evidence.phrase(modes.record), "quiet_text": nb.Markdown(quiet_check_text(con, runs, steps)),
+        "buffered_direct": local_runs.said(modes.record), "quiet_text": nb.Markdown(quiet_check_text(con, runs, steps)),
         "widest_ratio": float(widest.max_mib_s / widest.min_mib_s),
         "widest_config": f"{widest.phase} {widest.verify} {widest['mode']}",
         "widest_low": float(widest.min_mib_s), "widest_high": float(widest.max_mib_s),
         "decided_k": int(checksums.decided.sum()), "decided_n": len(checksums),
         "unmeasured_runs": int(facts[facts.fact == "memory_traffic"].value.str.startswith("not measured").sum()),
         "files_link": nb.files_link(nb.sources(con, source_ids).path, "The files behind the local figures")}
-    values["drift_text"] = "; ".join(f"{r.label}: {evidence.phrase(r)}" for r in drift.record)
+    values["drift_text"] = "; ".join(f"{r.label}: {local_runs.said(r)}" for r in drift.record)
     tables |= {
         "tab-checksum-status": Table(frame=local_runs.status_table(status)),
         "tab-checksum-runs": Table(

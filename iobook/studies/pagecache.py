@@ -204,27 +204,19 @@ def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame) -> pd.DataFrame:
 
 def estimates(df: pd.DataFrame, by: list[str], measures: dict[str, str]) -> pd.DataFrame:
     """Per group of `by` and measure (`measures`: column -> name shown), the geometric mean over the rounds
-    with its interval (evidence.estimate), long format: repetitions, mean, low, high. The interval is left
-    out where the rounds cannot tell (told)."""
+    with its interval (evidence.estimate), long format: repetitions, mean, low, high; no interval where the
+    rounds cannot tell (local_runs.told)."""
     rows = []
     for keys, part in df.groupby(by, sort=True) if len(df) else ():
         for column, name in measures.items():
             values = part[column].dropna().to_numpy(dtype=float)
             if not len(values):
                 continue
-            e = evidence.estimate(values, quantity=name, unit="", replicate=evidence.Replicate.ROUND)
-            low, high = told(e.low, e.high, e.n)
+            e = local_runs.told(evidence.estimate(values, quantity=name, unit="", replicate=evidence.Replicate.ROUND))
             rows.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))), "measure": name,
-                         "repetitions": e.n, "mean": e.value, "low": low, "high": high})
+                         "repetitions": e.n, "mean": e.value, "low": np.nan if e.low is None else e.low,
+                         "high": np.nan if e.high is None else e.high})
     return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
-
-
-def told(low, high, n: int) -> tuple[float, float]:
-    """An interval as shown: none where fewer than evidence.MIN_UNITS units stand behind it (the data cannot
-    tell: a t interval on one or two values spans orders of magnitude), else (low, high)."""
-    if n is None or n < evidence.MIN_UNITS or low is None or high is None:
-        return np.nan, np.nan
-    return low, high
 
 
 def get_fio_results(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
@@ -456,12 +448,12 @@ def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run_id", "experiment", "record"])
 
 
-def filled_counts(steps: pd.DataFrame) -> list:
+def filled_counts(steps: pd.DataFrame) -> dict:
     """Per run, a census of its buffered reads: how many brought the cgroup's cache to FULL_SHARE of its limit
     (FILLED_QUANTITY)."""
-    return [evidence.count(int((part.cache_peak_mib >= FULL_SHARE * part.memory_limit_mib).sum()), len(part),
-                           quantity=FILLED_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND)
-            for run_id, part in steps.groupby("run_id", sort=True)] if len(steps) else []
+    return {run_id: evidence.count(int((part.cache_peak_mib >= FULL_SHARE * part.memory_limit_mib).sum()), len(part),
+                                   quantity=FILLED_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND)
+            for run_id, part in steps.groupby("run_id", sort=True)} if len(steps) else {}
 
 
 def get_dirty_left(con, steps: pd.DataFrame) -> pd.DataFrame:
@@ -498,43 +490,32 @@ def get_reads_by_run(con, run_ids_: Iterable[str]) -> pd.DataFrame:
     return bw.merge(clat, on=["run_id", "mode"])[columns]
 
 
-def said(record) -> str:
-    """A record in a sentence (evidence.phrase), except where the data cannot tell (told): a comparison with
-    fewer than evidence.MIN_UNITS a side reads as its ratio, undecided, and the units a side that would decide
-    it, without an interval."""
-    n = min(record.n, getattr(record, "n_baseline", record.n))
-    if n >= evidence.MIN_UNITS or not hasattr(record, "ratio"):
-        return evidence.phrase(record)
-    need = f"; {record.n_to_decide} a side would decide" if record.n_to_decide else ""
-    return f"{record.ratio:.2f}× ({record.n} and {record.n_baseline} rounds cannot tell: undecided{need})"
-
-
 def modes_finding(record, limit_mib: float) -> str:
     """The chapter's first finding: how much more buffered writes swing than direct ones in the modes run read."""
-    return (f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second {said(record)} "
+    return (f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second {local_runs.said(record)} "
             "as much as direct ones")
 
 
-def fill_finding(compared: pd.DataFrame, filled: list, idle_max_pct: float) -> str:
-    """Buffered reads once the cgroup's cache was full over while it filled, per run, with how many reads
-    filled it, and the machine's saturation, which leaves load neither excluded nor measured."""
-    per_run = "; ".join(f"{r.experiment} run {said(r.record)}" for r in compared.itertuples())
-    counts = ", ".join(f"{c.k} of {c.n}" for c in filled)
-    return (f"Buffered reads ran faster once fio's cgroup cache was full than while it filled ({per_run}); "
-            f"the reads filled it in {counts}; the CPUs were never idle (at most {idle_max_pct:.0f} %), so load is "
-            "neither excluded nor measured as a cause")
+def fill_finding(compared: pd.DataFrame, filled: dict, idle_max_pct: float) -> str:
+    """Buffered reads once the cgroup's cache was full over while it filled, per run, with how many of its
+    reads filled it, and the machine's saturation, which leaves load neither excluded nor measured."""
+    per_run = "; ".join(f"{r.experiment} run {local_runs.said(r.record)}, its reads filling it in "
+                        f"{evidence.phrase(filled[r.run_id])}" for r in compared.itertuples())
+    return (f"Buffered reads ran faster once fio's cgroup cache was full ({FULL_SHARE:.0%} of its limit) than while "
+            f"it filled: {per_run}; the CPUs were never idle (at most {idle_max_pct:.0f} %), so load is neither "
+            "excluded nor measured as a cause")
 
 
 def dirty_finding(record, left: pd.DataFrame) -> str:
     """What buffered writes, which end without fsync, left dirty for the step after them."""
-    return (f"Buffered writes end without fsync: {record.k} of {record.n} left more than "
-            f"{DIRTY_LEFT_SHARE:.0%} of the cgroup's limit dirty for the next step ({left.dirty_mib.iloc[0]:,.0f} MiB "
-            f"after the first, up to {left.dirty_mib.max():,.0f})")
+    return (f"Buffered writes end without fsync: in {evidence.phrase(record)} more than {DIRTY_LEFT_SHARE:.0%} of the "
+            f"cgroup's limit was still dirty when the next step started ({left.dirty_mib.iloc[0]:,.0f} MiB after the "
+            f"first write, up to {left.dirty_mib.max():,.0f})")
 
 
 def runs_text(side: pd.DataFrame) -> str:
     """Buffered ÷ direct reads of each modes run, side by side (each run decided within itself)."""
-    return "; ".join(f"{r.run_id} ({r.status}): {said(r.record)}" for r in side.itertuples())
+    return "; ".join(f"{r.run_id} ({r.status}): {local_runs.said(r.record)}" for r in side.itertuples())
 
 
 def get_trim_targets(con, run_ids_: Iterable[str]) -> pd.DataFrame:
@@ -562,14 +543,14 @@ def trim_finding(record, target: pd.Series, first_s: float) -> str:
     system's work: a trim of a loop device (`target`, a get_trim_targets row) punches holes in its image file,
     which the writes after it must allocate again."""
     return (f"In the first {first_s:g} s after a trim of {trim_target_text(target)}, writes ran at "
-            f"{said(record)} the write bandwidth after none"
+            f"{local_runs.said(record)} the write bandwidth after none"
             + f": the trim punches holes in the image file, so this measures {target.image_filesystem} allocating "
               "them again, not an SSD's garbage collection")
 
 
 def shared_finding(records: dict, writers: int) -> str:
     """N writers to one shared file over one file each, per mode."""
-    return "; ".join(f"{writers} {mode} writers to one shared file: {said(r)} the bandwidth of one file each"
+    return "; ".join(f"{writers} {mode} writers to one shared file: {local_runs.said(r)} the bandwidth of one file each"
                      for mode, r in records.items())
 
 
@@ -762,10 +743,8 @@ SHOWN_FORMATS = {"ratio": ".3g", "low": ".3g", "high": ".3g", "Holm p": ".2g", "
 
 
 def shown(rows: pd.DataFrame) -> Table:
-    """Decided comparison rows as a table (SHOWN columns), each interval as told."""
-    frame = local_runs.record_frame(rows)
-    if len(frame):
-        frame[["low", "high"]] = [told(r.low, r.high, min(r.n, r.n_baseline)) for r in frame.itertuples()]
+    """Decided comparison rows as a table (SHOWN columns), each as told (local_runs.record_frame)."""
+    frame = local_runs.record_frame(rows.dropna(axis=1, how="all"))
     return Table(frame=frame[[c for c in SHOWN if c in frame]].rename(columns=SHOWN), formats=SHOWN_FORMATS)
 
 
@@ -835,7 +814,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
             status[["run_id", "status"]], on="run_id")
         values |= {
             "lead_run": lead, "buckets": len(buckets), "log_entries": int(buckets.log_entries.sum()),
-            "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": said(sys_cpu),
+            "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": local_runs.said(sys_cpu),
             "global_scan_max": float(table.global_reclaim_scanned_pages.max()),
             "pgpgout_low": float(buffered_pgpgout.min()), "pgpgout_high": float(buffered_pgpgout.max()),
             "dirty_left_first_mib": float(left.dirty_mib.iloc[0]), "dirty_left_max_mib": float(left.dirty_mib.max()),
@@ -882,11 +861,11 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     values["has_fill"] = has_fill = not fill_rows.empty
     if has_fill:
         filled = filled_counts(fill_steps)
-        counts += filled
+        counts += list(filled.values())
         idle_max = float(fill_steps.idle_pct.max())
         said_fill = fill_finding(fill_rows, filled, idle_max)
         findings.append(Finding(text=said_fill, target="fig-pagecache-fill",
-                                evidence=(*fill_rows.record, *filled)))
+                                evidence=(*fill_rows.record, *filled.values())))
         values |= {"fill_text": said_fill, "free_min_gib": float(fill_steps.free_gib.min()),
                    "reads_idle_max_pct": idle_max, "reads_saturated": idle_max <= SATURATED_IDLE_PCT}
         figures["fig-pagecache-fill"] = chart_read_fill(
@@ -957,7 +936,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     drift = rows[rows.kind == "drift"]
     values["has_drift"] = has_drift = not drift.empty
     if has_drift:
-        values["drift_text"] = "; ".join(f"{r.run_id}, {r.configuration}: {said(r.record)}" for r in drift.itertuples())
+        values["drift_text"] = "; ".join(f"{r.run_id}, {r.configuration}: {local_runs.said(r.record)}" for r in drift.itertuples())
         tables["tab-pagecache-drift"] = shown(drift)
 
     findings.append(Finding(text=published_finding(share), target="tab-pagecache-published"))
