@@ -121,7 +121,7 @@ def compare_modes(steps: pd.DataFrame) -> pd.DataFrame:
     comparisons one family (runs of different designs never pooled); undecided until evidence.decide.
     Columns RECORD_KEYS."""
     rows = []
-    for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True):
+    for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True) if len(steps) else ():
         buffered, direct = part[part["mode"] == "buffered"], part[part["mode"] == "direct"]
         for measure, (column, unit) in MODE_RATIOS.items() if len(buffered) and len(direct) else ():
             rows.append({"run_id": run_id, "phase": phase, "measure": measure, "record": evidence.compare(
