@@ -54,6 +54,7 @@ class Chapter:
     reads: list[str]     # tools whose files it reads ("*": every file)
     parameters: dict = field(default_factory=dict)
     headline: bool = True  # its first finding goes on the landing page (false: an inventory, not a result)
+    measured: str = "systems"  # what its numbers were measured on: systems, build machine, your logs (build.MEASURED_ON)
 
     @property
     def template(self) -> Path:
@@ -74,8 +75,8 @@ def load_registry(config: Path = REGISTRY) -> list[Chapter]:
 
 def toc_yaml(chapters: list[Chapter]) -> str:
     lines = ["# Generated from notebooks/chapters.yml by `python -m iobook registry`; edit that file instead.",
-             "format: jb-book", "root: book/intro", "chapters:"]
-    # the References page (book/references.md: every talk and source the chapters cite) after the chapters
+             "format: jb-book", "root: book/intro", "chapters:", "  - file: book/methods"]
+    # the methods page (how every chapter decides) first; the References page (book/references.md: every talk and source the chapters cite) after the chapters
     return "\n".join(lines + [f"  - file: book/{c.name}" for c in chapters] + ["  - file: book/references"]) + "\n"
 
 
