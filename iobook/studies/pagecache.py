@@ -557,11 +557,10 @@ def shared_finding(records: dict, writers: int) -> str:
 def published_finding(share: pd.Series) -> str:
     """The talk's profile shares, as printed."""
     off, on = "pagecache passthrough off", "pagecache passthrough on"
-    return (f"In the talk's profile of a Lustre 2.12.2 OSS, `find_or_create_page` took "
-            f"{share[off, 'Find_or_create_page']:g} % "
-            f"and `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; with LU-11347's passthrough on, "
-            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % {{cite:p}}`delbary2019` [one profile "
-            "each, no spread]")
+    return (f"The talk's profile of a Lustre 2.12.2 OSS: `find_or_create_page` "
+            f"{share[off, 'Find_or_create_page']:g} %, `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; "
+            f"with LU-11347's passthrough on, `ofd_commitrw` {share[on, 'I/O done by ofd_commitrw']:g} % "
+            "{cite:p}`delbary2019` [one profile each, no spread]")
 
 
 def _where(chart: alt.Chart, where: dict) -> alt.Chart:
