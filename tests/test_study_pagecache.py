@@ -226,7 +226,7 @@ def test_notebook_executes(databases, tmp_path, name):
     assert "Find_or_create_page" in texts  # the talk's published profile, on every database
     if name == "default":
         assert "This database holds no fio page-cache runs" not in texts
-        assert "faster once fio's cgroup cache was full than while it filled" in texts
+        assert "ran faster once fio's cgroup cache was full" in texts
         assert "interval -" not in texts  # no interval of a rate reaches below zero
     else:
         assert "This database holds no fio page-cache runs" in texts and "chart-" not in texts

@@ -526,7 +526,8 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
         "decided_k": int(checksums.decided.sum()), "decided_n": len(checksums),
         "unmeasured_runs": int(facts[facts.fact == "memory_traffic"].value.str.startswith("not measured").sum()),
         "files_link": nb.files_link(nb.sources(con, source_ids).path, "The files behind the local figures")}
-    values["drift_text"] = "; ".join(f"{r.label}: {local_runs.said(r)}" for r in drift.record)
+    values["drift_text"] = ("; ".join(f"{r.label}: {local_runs.said(r)}" for r in drift.record)
+                            or "No run read here measured its baseline again at its end")
     tables |= {
         "tab-checksum-status": Table(frame=local_runs.status_table(status)),
         "tab-checksum-runs": Table(
