@@ -6,11 +6,12 @@ step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from .. import nb, stats
+from .. import evidence, nb, stats
 from ..units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
@@ -108,6 +109,40 @@ def status_table(status: pd.DataFrame) -> pd.DataFrame:
         "repetitions": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
         "files": status.files, "end baseline": status.end_files, "status": status.status,
         "read here": np.where(status.selected, "yes", "no")})
+
+
+def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column of evidence.Comparison) with each record replaced by its verdict
+    from evidence.decide, the one rule (Holm within each family, at least MIN_UNITS a side)."""
+    return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
+
+
+def told(record):
+    """A record as a chapter shows it: where fewer than evidence.MIN_UNITS units stand behind it (a comparison
+    evidence.decide found to have too few units, an estimate over fewer), the data cannot tell, and its interval
+    (on one or two values a side, often orders of magnitude wide) is withheld; any other record as it is."""
+    if isinstance(record, evidence.Comparison) and record.verdict == evidence.Verdict.TOO_FEW:
+        return replace(record, low=None, high=None)
+    if isinstance(record, evidence.Estimate) and record.n < evidence.MIN_UNITS and record.low is not None:
+        return replace(record, low=None, high=None, no_interval=f"fewer than {evidence.MIN_UNITS} units")
+    return record
+
+
+def said(record) -> str:
+    """A record in a sentence: evidence.phrase of what a chapter shows of it (told)."""
+    return evidence.phrase(told(record))
+
+
+def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column) beside their records' fields as shown (told) as columns
+    (evidence.frame); a key named like a field keeps the key's values."""
+    if rows.empty:
+        return rows
+    fields = evidence.frame([told(r) for r in rows.record])
+    numbers = [c for c in ("ratio", "low", "high", "p", "p_adjusted", "sd_log") if c in fields]
+    fields[numbers] = fields[numbers].astype(float)  # None (no interval, no p) as NaN
+    fields = fields.drop(columns=[c for c in fields if c in rows])
+    return pd.concat([rows.reset_index(drop=True), fields.reset_index(drop=True)], axis=1)
 
 
 def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:

@@ -12,7 +12,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import published, stats
+from .. import evidence, nb, published
+from ..report import Finding, Report, Table
 from ..units import GIB
 from . import local_runs
 
@@ -23,6 +24,8 @@ MEMORY_METRICS = ["cache", "dirty", "writeback"]
 EXPERIMENTS = ["modes", "queue-depth", "readahead", "trim", "shared-file"]
 # Runs collected before the collector had experiments carry no `experiment` label: they are `modes` runs.
 DEFAULT_EXPERIMENT = "modes"
+TRIM_QUANTITY = "write bandwidth, after a trim ÷ after none"
+SHARED_QUANTITY = "write bandwidth, one shared file ÷ one file each"
 
 
 def get_published() -> pd.DataFrame:
@@ -106,25 +109,31 @@ def get_steps(con, run_ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFram
     return steps.merge(spread, on=["run_id", "step_index"], how="left")
 
 
-MODE_RATIOS = {"bandwidth": "bw_mib_s", "coefficient of variation": "cv",
-               "fio system CPU per GiB": "fio_sys_cpu_s_per_gib"}  # buffered ÷ direct
+# buffered ÷ direct: measure -> (column of get_steps, unit)
+MODE_RATIOS = {"bandwidth": ("bw_mib_s", "MiB/s"), "coefficient of variation": ("cv", "1"),
+               "fio system CPU per GiB": ("fio_sys_cpu_s_per_gib", "CPU-s/GiB")}
+RECORD_KEYS = ["run_id", "phase", "measure", "record"]
 
 
-def compare_modes(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def compare_modes(steps: pd.DataFrame) -> pd.DataFrame:
     """Per run, phase and measure (MODE_RATIOS: fio's bandwidth, the coefficient of variation of its
-    bucket means, fio's system CPU-seconds per GiB): buffered over direct on the log scale, with the
-    interval, Welch's p (stats.ratio_row) and the verdicts of a run's comparisons read together
-    (stats.add_verdicts)."""
+    bucket means, fio's system CPU-seconds per GiB): buffered over direct, rounds as units, a run's
+    comparisons one family (runs of different designs never pooled); undecided until evidence.decide.
+    Columns RECORD_KEYS."""
     rows = []
-    for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True):
+    for (run_id, phase), part in steps.groupby(["run_id", "phase"], sort=True) if len(steps) else ():
         buffered, direct = part[part["mode"] == "buffered"], part[part["mode"] == "direct"]
-        if buffered.empty or direct.empty:
-            continue
-        for measure, column in MODE_RATIOS.items():
-            rows.append({"run_id": run_id, "phase": phase, "measure": measure,
-                         **stats.ratio_row(buffered[column], direct[column], confidence)})
-    columns = ["run_id", "phase", "measure", *stats.RATIO_COLUMNS]
-    return stats.add_verdicts(pd.DataFrame(rows, columns=columns), confidence, ["run_id"])
+        for measure, (column, unit) in MODE_RATIOS.items() if len(buffered) and len(direct) else ():
+            rows.append({"run_id": run_id, "phase": phase, "measure": measure, "record": evidence.compare(
+                buffered[column].to_numpy(), direct[column].to_numpy(), quantity=f"{phase} {measure}, buffered ÷ "
+                "direct", unit=unit, replicate=evidence.Replicate.ROUND, family=f"{run_id}: buffered ÷ direct",
+                label=f"buffered {phase}s", baseline_label=f"direct {phase}s")})
+    return pd.DataFrame(rows, columns=RECORD_KEYS)
+
+
+def mode_record(modes: pd.DataFrame, run_id: str, phase: str, measure: str):
+    """One buffered ÷ direct comparison of compare_modes (its record)."""
+    return modes.set_index(["run_id", "phase", "measure"]).record[(run_id, phase, measure)]
 
 
 def get_memory(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -183,14 +192,31 @@ MODE_MEASURES = {"bw_mib_s": "bandwidth (MiB/s)", "cv": "coefficient of variatio
                  "cgroup_pgpgout_per_gib": "cgroup pgpgout (events/GiB)"}
 
 
-def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame) -> pd.DataFrame:
     """Buffered and direct per run and phase: fio bandwidth, the coefficient of variation of the bucket
-    means, fio's system CPU-seconds per GiB and the cgroup's pgpgout events per GiB moved, each as the
-    geometric mean over the repetitions with its t interval on the log scale (stats.intervals)."""
+    means, fio's system CPU-seconds per GiB and the cgroup's pgpgout events per GiB moved, each estimated
+    over the rounds (estimates)."""
     df = steps.merge(reclaim[["run_id", "step_index", "cgroup_pgpgout_events"]], on=["run_id", "step_index"],
                      how="left")
     df["cgroup_pgpgout_per_gib"] = df.cgroup_pgpgout_events / df.gib
-    return stats.intervals(df, ["run_id", "phase", "mode"], MODE_MEASURES, confidence, log=True)
+    return estimates(df, ["run_id", "phase", "mode"], MODE_MEASURES)
+
+
+def estimates(df: pd.DataFrame, by: list[str], measures: dict[str, str]) -> pd.DataFrame:
+    """Per group of `by` and measure (`measures`: column -> name shown), the geometric mean over the rounds
+    with its interval (evidence.estimate), long format: repetitions, mean, low, high; no interval where the
+    rounds cannot tell (local_runs.told)."""
+    rows = []
+    for keys, part in df.groupby(by, sort=True) if len(df) else ():
+        for column, name in measures.items():
+            values = part[column].dropna().to_numpy(dtype=float)
+            if not len(values):
+                continue
+            e = local_runs.told(evidence.estimate(values, quantity=name, unit="", replicate=evidence.Replicate.ROUND))
+            rows.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))), "measure": name,
+                         "repetitions": e.n, "mean": e.value, "low": np.nan if e.low is None else e.low,
+                         "high": np.nan if e.high is None else e.high})
+    return pd.DataFrame(rows, columns=[*by, "measure", "repetitions", "mean", "low", "high"])
 
 
 def get_fio_results(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
@@ -218,10 +244,8 @@ def get_fio_results(con, run_ids: Iterable[str], end_baseline: bool = False) -> 
         ["run_id", "step_index"]).reset_index(drop=True)
 
 
-def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[str],
-                      confidence: float = 0.95) -> pd.DataFrame:
-    """Sequential read bandwidth by setting, geometric mean over the repetitions with its t interval on the
-    log scale (stats.intervals): the
+def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[str]) -> pd.DataFrame:
+    """Sequential read bandwidth by setting, geometric mean over the rounds with its interval (estimates): the
     queue-depth runs' direct reads per engine and iodepth beside their buffered psync read at depth 1,
     and the readahead runs' buffered reads of the loop device per read-ahead (KiB) beside its direct
     read at depth 1. `setting` names the varied value; `value` is it as a number (iodepth or KiB)."""
@@ -246,44 +270,47 @@ def get_read_settings(con, depth_runs: Iterable[str], readahead_runs: Iterable[s
     df = pd.concat(frames, ignore_index=True)
     df["value"] = df["value"].astype(float)  # NaN: the reference series has no varied value
     df["value_key"] = df["value"].fillna(-1)
-    out = stats.intervals(df, ["run_id", "experiment", "series", "value_key"],
+    out = estimates(df, ["run_id", "experiment", "series", "value_key"],
                     {"bw_mib_s": "bandwidth (MiB/s)", "clat_mean_ms": "completion latency (ms)",
-                     "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"}, confidence, log=True)
+                     "fio_sys_cpu_s_per_gib": "fio system CPU (s/GiB)"})
     out["value"] = out.pop("value_key").replace(-1, np.nan)
     return out
 
 
-def get_trim_recovery(buckets: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """The trim runs' sequential writes after a trim or none: per run, condition and second, the mean
-    bandwidth over the repetitions (geometric) with its t interval on the log scale."""
+def get_trim_recovery(buckets: pd.DataFrame) -> pd.DataFrame:
+    """The trim runs' sequential writes after a trim or none: per run, condition and second, the geometric
+    mean bandwidth over the rounds with its interval (estimates)."""
     if "trim" not in buckets:
-        return stats.intervals(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
+        return estimates(pd.DataFrame(columns=["run_id", "trim", "t_s", "mib_s"]), ["run_id", "trim", "t_s"], {})
     after = buckets[buckets.phase == "write"]
-    return stats.intervals(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"}, confidence, log=True)
+    return estimates(after, ["run_id", "trim", "t_s"], {"mib_s": "bandwidth (MiB/s)"})
 
 
 def compare_groups(df: pd.DataFrame, by: list[str], label: str, sample: str, baseline: str, column: str,
-                   confidence: float = 0.95, family: list[str] | None = None) -> pd.DataFrame:
-    """Per group of `by`: `column` of the rows whose `label` is `sample` over those whose label is
-    `baseline`, on the log scale (stats.ratio_row, geometric means `sample_mean` and `baseline_mean`),
-    with the verdicts of the groups read together within each `family` (stats.add_verdicts)."""
+                   quantity: str, unit: str = "MiB/s") -> pd.DataFrame:
+    """Per group of `by` (its first key the run): `column` of the rows whose `label` is `sample` over those
+    whose label is `baseline`, rounds as units, a run's comparisons of one quantity one family; with the
+    geometric means `sample_mean` and `baseline_mean`. Undecided until evidence.decide."""
     rows = []
-    for keys, part in df.groupby(by, sort=True):
+    for keys, part in df.groupby(by, sort=True) if len(df) else ():
+        keys = keys if isinstance(keys, tuple) else (keys,)
         a, b = part.loc[part[label] == sample, column], part.loc[part[label] == baseline, column]
         if a.empty or b.empty:
             continue
-        rows.append({**dict(zip(by, keys)), "sample_mean": float(np.exp(np.log(a).mean())),
-                     "baseline_mean": float(np.exp(np.log(b).mean())), **stats.ratio_row(a, b, confidence)})
-    out = pd.DataFrame(rows, columns=[*by, "sample_mean", "baseline_mean", *stats.RATIO_COLUMNS])
-    return stats.add_verdicts(out, confidence, family)
+        rows.append({**dict(zip(by, keys)), "sample_mean": evidence.geometric_mean(a),
+                     "baseline_mean": evidence.geometric_mean(b), "record": evidence.compare(
+                         a.to_numpy(), b.to_numpy(), quantity=quantity, unit=unit, replicate=evidence.Replicate.ROUND,
+                         family=f"{keys[0]}: {quantity}", label=" ".join(str(k) for k in (*keys[1:], sample)),
+                         baseline_label=" ".join(str(k) for k in (*keys[1:], baseline)))})
+    return pd.DataFrame(rows, columns=[*by, "sample_mean", "baseline_mean", "record"])
 
 
-def get_trim_effect(buckets: pd.DataFrame, first_s: float, confidence: float = 0.95) -> pd.DataFrame:
+def get_trim_effect(buckets: pd.DataFrame, first_s: float) -> pd.DataFrame:
     """Write bandwidth after a trim over that after none, per run, for the first `first_s` seconds and
-    for the whole step: per repetition the mean of its buckets, then compare_groups."""
+    for the whole step: per round the mean of its buckets, then compare_groups."""
     if "trim" not in buckets:
         return compare_groups(pd.DataFrame(columns=["run_id", "window", "trim", "mib_s"]), ["run_id", "window"],
-                              "trim", "trim", "none", "mib_s")
+                              "trim", "trim", "none", "mib_s", TRIM_QUANTITY)
     after = buckets[buckets.phase == "write"]
     rows = []
     for window, part in [(f"first {first_s:g} s", after[after.t_s < first_s]), ("whole step", after)]:
@@ -291,33 +318,50 @@ def get_trim_effect(buckets: pd.DataFrame, first_s: float, confidence: float = 0
         per_rep["window"] = window
         rows.append(per_rep)
     per_rep = pd.concat(rows, ignore_index=True)
-    return compare_groups(per_rep, ["run_id", "window"], "trim", "trim", "none", "mib_s", confidence, ["run_id"])
+    return compare_groups(per_rep, ["run_id", "window"], "trim", "trim", "none", "mib_s", TRIM_QUANTITY)
 
 
-def get_shared_file(con, run_ids: Iterable[str], confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+def get_shared_file(con, run_ids: Iterable[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The shared-file runs' writes: per step the bandwidth of all writers summed (get_fio_results), and
     per run and mode one file shared by the writers over one file per writer (compare_groups)."""
     steps = get_fio_results(con, run_ids)
     if steps.empty:
         return steps, compare_groups(pd.DataFrame(columns=["run_id", "mode", "layout", "bw_mib_s"]),
-                                     ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s")
+                                     ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", SHARED_QUANTITY)
     steps = steps[steps.phase == "write"].reset_index(drop=True)
-    return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", confidence,
-                                 ["run_id"])
+    return steps, compare_groups(steps, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s",
+                                 SHARED_QUANTITY)
 
 
 # The labels that name a configuration the collector measures again at the end of a run (drift_check=end).
 END_BASELINE_CONFIG = ["phase", "mode", "ioengine", "iodepth", "layout", "trim"]
 
 
-def get_end_baseline(con, run_ids: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
-    """Drift: per run and configuration measured again at the end, its bandwidth (all jobs summed) over
-    that configuration's repetitions during the run (local_runs.compare_end_baseline), with the run's
-    experiment."""
+def compare_end_baseline(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """Drift: per run and configuration measured again at the end (END_BASELINE_CONFIG), its bandwidth (all
+    jobs summed) over that configuration's rounds during the run, a family per run; with the run's experiment,
+    the configuration as text and both geometric means. The end step is never among the rounds."""
     during, end = get_fio_results(con, run_ids), get_fio_results(con, run_ids, end_baseline=True)
-    drift = local_runs.compare_end_baseline(during, end, END_BASELINE_CONFIG, "bw_mib_s", confidence)
-    experiment = during.groupby("run_id").experiment.first() if "experiment" in during else pd.Series(dtype=str)
-    return drift.assign(experiment=drift.run_id.map(experiment).fillna(DEFAULT_EXPERIMENT))
+    rows = []
+    config = [c for c in END_BASELINE_CONFIG if c in end]
+    for _, last in end.groupby(["run_id", *config], dropna=False, sort=True) if len(end) else ():
+        first = last.iloc[0]
+        keys = {c: first[c] for c in config if not pd.isna(first[c])}
+        match = during.run_id == first.run_id
+        for c, v in keys.items():
+            match &= during[c] == v if c in during else False
+        base = during.loc[match, "bw_mib_s"]
+        if base.empty:
+            continue
+        configuration = ", ".join(f"{c} {v}" for c, v in keys.items())
+        rows.append({"run_id": first.run_id, "experiment": first.get("experiment", DEFAULT_EXPERIMENT),
+                     "configuration": configuration, "during_mean": evidence.geometric_mean(base),
+                     "end_mean": evidence.geometric_mean(last.bw_mib_s), "record": evidence.compare(
+                         last.bw_mib_s.to_numpy(), base.to_numpy(), quantity="bandwidth at the end ÷ during the run",
+                         unit="MiB/s", replicate=evidence.Replicate.ROUND, family=f"{first.run_id}: drift",
+                         label=f"{configuration} at the end", baseline_label=f"{configuration} during the run")})
+    out = pd.DataFrame(rows, columns=["run_id", "experiment", "configuration", "during_mean", "end_mean", "record"])
+    return out.assign(experiment=out.experiment.fillna(DEFAULT_EXPERIMENT))
 
 
 # Experiments whose buffered reads are sequential 1 MiB psync reads of the same kind of file (the readahead
@@ -327,6 +371,10 @@ FILE_READ_EXPERIMENTS = ["modes", "queue-depth"]
 # about a second after the step: fio's bucket [t, t + w) lies within [t + 1, t + w + 2) of the sampler's clock.
 SAMPLER_LEAD_S = (1.0, 2.0)
 FULL_SHARE = 0.95  # of the cgroup's memory limit, at which its page cache counts as full
+FILLED_QUANTITY = "buffered reads of {run} that filled the cgroup's cache"
+DIRTY_LEFT_SHARE = 0.05  # of the cgroup's limit: dirty pages a buffered write leaves to the next step
+DIRTY_QUANTITY = "buffered writes leaving dirty pages to the next step"
+SATURATED_IDLE_PCT = 1  # vmstat's idle CPU at or below which the machine had no CPU to spare
 CACHE_STATES = ["filling", "full"]
 
 
@@ -385,126 +433,89 @@ def get_fill_steps(con, fill: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(by).reset_index(drop=True)
 
 
-def compare_fill(steps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Buffered read bandwidth once the cgroup's cache was full over while it was filling, each step's
-    bucket mean taken as one repetition (stats.ratio_row, stats.add_verdicts); one row."""
-    full, filling = steps.full_mib_s.dropna(), steps.filling_mib_s.dropna()
-    rows = [] if full.empty or filling.empty else [stats.ratio_row(full, filling, confidence)]
-    return stats.add_verdicts(pd.DataFrame(rows, columns=stats.RATIO_COLUMNS), confidence)
+def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per run (each collector run its own experiment, never pooled), buffered read bandwidth once the
+    cgroup's cache was full over while it was filling, each read's bucket mean in either state one value;
+    columns run_id, experiment, record."""
+    rows = []
+    for run_id, part in steps.groupby("run_id", sort=True) if len(steps) else ():
+        full, filling = part.full_mib_s.dropna(), part.filling_mib_s.dropna()
+        if len(full) and len(filling):
+            rows.append({"run_id": run_id, "experiment": part.experiment.iloc[0], "record": evidence.compare(
+                full.to_numpy(), filling.to_numpy(), quantity=f"buffered read bandwidth, full ÷ filling cache",
+                unit="MiB/s", replicate=evidence.Replicate.ROUND, family=f"{run_id}: cache",
+                label="seconds with the cache full", baseline_label="seconds while it filled")})
+    return pd.DataFrame(rows, columns=["run_id", "experiment", "record"])
 
 
-def get_reads_by_run(con, run_ids_: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
-    """The modes runs' sequential reads per run and mode: repetitions, geometric mean bandwidth with its
-    t interval on the log scale, and the mean of fio's completion latency per 1 MiB request (ms), which
-    sets a direct psync read's bandwidth (one request in flight)."""
+def filled_counts(steps: pd.DataFrame) -> dict:
+    """Per run, a census of its buffered reads: how many brought the cgroup's cache to FULL_SHARE of its limit
+    (FILLED_QUANTITY)."""
+    return {run_id: evidence.count(int((part.cache_peak_mib >= FULL_SHARE * part.memory_limit_mib).sum()), len(part),
+                                   quantity=FILLED_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND)
+            for run_id, part in steps.groupby("run_id", sort=True)} if len(steps) else {}
+
+
+def get_dirty_left(con, steps: pd.DataFrame) -> pd.DataFrame:
+    """Per buffered write step (`steps`: get_steps), the cgroup's dirty MiB at the first sample of the step
+    after it: what the write, which ends without fsync, left to write back while the next step ran."""
+    writes = steps[(steps.phase == "write") & (steps["mode"] == "buffered")]
+    if writes.empty:
+        return pd.DataFrame(columns=["run_id", "step_index", "step", "next_step", "dirty_mib", "memory_limit_mib"])
+    memory = get_memory(con, writes.run_id.unique().tolist())
+    first = (memory[memory.metric == "dirty"].sort_values("t_s").groupby(["run_id", "step_index"])
+             .agg(next_step=("step", "first"), dirty_mib=("mib", "first")).reset_index())
+    first["step_index"] -= 1  # the step before
+    return writes[["run_id", "step_index", "step"]].merge(first, on=["run_id", "step_index"])
+
+
+def dirty_count(left: pd.DataFrame, limit_mib: float):
+    """A census of the buffered writes: how many left more than DIRTY_LEFT_SHARE of the cgroup's limit dirty
+    for the next step (DIRTY_QUANTITY)."""
+    return evidence.count(int((left.dirty_mib > DIRTY_LEFT_SHARE * limit_mib).sum()), len(left),
+                          quantity=DIRTY_QUANTITY, of=evidence.Replicate.ROUND)
+
+
+def get_reads_by_run(con, run_ids_: Iterable[str]) -> pd.DataFrame:
+    """The modes runs' sequential reads per run and mode: rounds, geometric mean bandwidth with its interval
+    (estimates), and the mean of fio's completion latency per 1 MiB request (ms), which sets a direct psync
+    read's bandwidth (one request in flight)."""
     results = get_fio_results(con, run_ids_)
     columns = ["run_id", "mode", "repetitions", "mean", "low", "high", "clat_mean_ms"]
     if results.empty:
         return pd.DataFrame(columns=columns)
     reads = results[results.phase == "read"]
-    bw = stats.intervals(reads, ["run_id", "mode"], {"bw_mib_s": "bandwidth (MiB/s)"}, confidence, log=True)
+    bw = estimates(reads, ["run_id", "mode"], {"bw_mib_s": "bandwidth (MiB/s)"})
     clat = reads.groupby(["run_id", "mode"]).clat_mean_ms.mean().reset_index()
     return bw.merge(clat, on=["run_id", "mode"])[columns]
 
 
-def compare_runs(con, run_ids_: Iterable[str], confidence: float = 0.95) -> pd.DataFrame:
-    """Each later modes run's sequential reads over the first run's, per mode (compare_groups on the
-    runs' read steps, one family), so that a buffered ÷ direct ratio that differs between runs can be
-    traced to the mode whose bandwidth moved."""
-    results = get_fio_results(con, run_ids_)
-    columns = ["mode", "run_id", "first_run", "sample_mean", "baseline_mean", *stats.RATIO_COLUMNS]
-    if results.empty or results.run_id.nunique() < 2:
-        return stats.add_verdicts(pd.DataFrame(columns=columns), confidence)
-    reads = results[results.phase == "read"]
-    first = reads.run_id.min()
-    frames = []
-    for run in sorted(set(reads.run_id) - {first}):
-        pair = reads[reads.run_id.isin([first, run])].assign(pair=run)
-        frames.append(compare_groups(pair, ["mode", "pair"], "run_id", run, first, "bw_mib_s", confidence))
-    out = pd.concat(frames, ignore_index=True).rename(columns={"pair": "run_id"}).assign(first_run=first)
-    return stats.add_verdicts(out[columns], confidence)
+def modes_finding(record, limit_mib: float) -> str:
+    """The chapter's first finding: how much more buffered writes swing than direct ones in the modes run read."""
+    return (f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second {local_runs.said(record)} "
+            "as much as direct ones")
 
 
-def main_modes_run(modes: pd.DataFrame) -> str | None:
-    """The modes run the chapter leads with: the latest whose buffered and direct writes both have the
-    most repetitions."""
-    if modes.empty:
-        return None
-    writes = modes[modes.phase == "write"]
-    if writes.empty:
-        return None
-    most = writes.assign(reps=writes[["n", "n_baseline"]].min(axis=1))
-    return most.sort_values(["reps", "run_id"]).run_id.iloc[-1]
+def fill_finding(compared: pd.DataFrame, filled: dict, idle_max_pct: float) -> str:
+    """Buffered reads once the cgroup's cache was full over while it filled, per run, with how many of its
+    reads filled it, and the machine's saturation, which leaves load neither excluded nor measured."""
+    per_run = "; ".join(f"{r.experiment} run {local_runs.said(r.record)}, its reads filling it in "
+                        f"{evidence.phrase(filled[r.run_id])}" for r in compared.itertuples())
+    return (f"Buffered reads ran faster once fio's cgroup cache was full ({FULL_SHARE:.0%} of its limit) than while "
+            f"it filled: {per_run}; the CPUs were never idle (at most {idle_max_pct:.0f} %), so load is neither "
+            "excluded nor measured as a cause")
 
 
-def mode_row(modes: pd.DataFrame, run_id: str, phase: str, measure: str) -> pd.Series:
-    """One buffered ÷ direct comparison of compare_modes."""
-    return modes.set_index(["run_id", "phase", "measure"]).loc[(run_id, phase, measure)]
+def dirty_finding(record, left: pd.DataFrame) -> str:
+    """What buffered writes, which end without fsync, left dirty for the step after them."""
+    return (f"Buffered writes end without fsync: in {evidence.phrase(record)} more than {DIRTY_LEFT_SHARE:.0%} of the "
+            f"cgroup's limit was still dirty when the next step started ({left.dirty_mib.iloc[0]:,.0f} MiB after the "
+            f"first write, up to {left.dirty_mib.max():,.0f})")
 
 
-def modes_finding(modes: pd.DataFrame, runs: pd.DataFrame, confidence: float) -> str:
-    """The chapter's first finding: how much more buffered writes swing than direct ones in the lead run."""
-    run = main_modes_run(modes)
-    cv = mode_row(modes, run, "write", "coefficient of variation")
-    limit = runs.set_index("run_id").memory_limit_mib[run]
-    return (f"Buffered writes under a {limit:,.0f} MiB cgroup varied second to second "
-            + local_runs.ratio_text(cv, confidence, "as much as direct ones"))
-
-
-def cpu_finding(modes: pd.DataFrame, confidence: float) -> str:
-    """fio's system CPU per GiB, buffered over direct writes, in the lead run."""
-    run = main_modes_run(modes)
-    sys_cpu = mode_row(modes, run, "write", "fio system CPU per GiB")
-    return ("Buffered writes cost fio " + local_runs.ratio_text(sys_cpu, confidence, "the system CPU per GiB of direct "
-                                                                "ones") + f" ({run})")
-
-
-def fill_finding(fill_steps: pd.DataFrame, compared: pd.DataFrame, confidence: float) -> str | None:
-    """Why the same buffered read ran at very different rates: the cgroup's cache filling or full, with the
-    slowest and the fastest run's geometric means and their CPUs' idle share (not load)."""
-    if compared.empty:
-        return None
-    per_run = fill_steps.groupby("run_id").agg(
-        bw=("bw_mib_s", lambda x: float(np.exp(np.log(x).mean()))), seconds=("runtime_s", "max"),
-        peak=("cache_peak_mib", "max"), limit=("memory_limit_mib", "max"), idle=("idle_pct", "mean"))
-    slow, fast = per_run.loc[per_run.bw.idxmin()], per_run.loc[per_run.bw.idxmax()]
-    return ("Buffered reads ran " + local_runs.ratio_text(compared.iloc[0], confidence, "faster once fio's cgroup "
-                                                           "cache was full than while it filled")
-            + f"; the {slow.seconds:.0f}-s reads ({slow.bw:,.0f} MiB/s) never filled it (peak {slow.peak:,.0f} of "
-              f"{slow.limit:,.0f} MiB), the {fast.seconds:.0f}-s ones ({fast.bw:,.0f}) did; CPUs idle "
-              f"{slow.idle:.0f} % in the slow reads, {fast.idle:.0f} % in the fast")
-
-
-def compare_read_modes(con, run_ids_: Iterable[str], bucket_ms: int, confidence: float = 0.95) -> pd.DataFrame:
-    """Per modes run, buffered ÷ direct read bandwidth as compare_modes gives it (its interval, repetitions and
-    verdict, Holm over the run's comparisons), for runs compared with each other."""
-    ids = list(run_ids_)
-    modes = compare_modes(get_steps(con, ids, get_buckets(con, ids, bucket_ms)), confidence)
-    return modes[(modes.phase == "read") & (modes.measure == "bandwidth")].reset_index(drop=True)
-
-
-def runs_finding(by_run: pd.DataFrame, compared: pd.DataFrame, read_modes: pd.DataFrame,
-                 confidence: float) -> str | None:
-    """A comparison of runs with each other, on purpose: buffered ÷ direct reads per modes run, each with its
-    interval and repetitions (compare_read_modes), traced to the mode whose bandwidth moved between the runs."""
-    if compared.empty or len(read_modes) < 2:
-        return None
-    ratios = " and ".join(f"{local_runs.ratio_text(r, confidence)} ({r.run_id})"
-                          for _, r in read_modes.sort_values("run_id").iterrows())
-    moved = compared.loc[(np.log(compared.ratio)).abs().idxmax()]
-    held = compared.loc[(np.log(compared.ratio)).abs().idxmin()]
-    clat = by_run[by_run["mode"] == moved["mode"]].set_index("run_id").clat_mean_ms
-    return (f"Comparing runs with each other, superseded ones included: buffered ÷ direct reads were {ratios}; "
-            f"{moved['mode']} reads moved " + local_runs.ratio_text(moved, confidence)
-            + f" ({moved.run_id} over {moved.first_run}, {clat[moved.first_run]:.2f} then {clat[moved.run_id]:.2f} ms "
-              f"per 1 MiB request), {held['mode']} ones " + local_runs.ratio_text(held, confidence))
-
-
-def end_baseline_finding(drift: pd.DataFrame, confidence: float) -> str | None:
-    """Drift over the runs read: the baselines measured again at their ends against their repetitions."""
-    if drift.empty:
-        return None
-    return local_runs.end_baseline_text(drift, confidence, "the bandwidth of their repetitions during the run")
+def runs_text(side: pd.DataFrame) -> str:
+    """Buffered ÷ direct reads of each modes run, side by side (each run decided within itself)."""
+    return "; ".join(f"{r.run_id} ({r.status}): {local_runs.said(r.record)}" for r in side.itertuples())
 
 
 def get_trim_targets(con, run_ids_: Iterable[str]) -> pd.DataFrame:
@@ -527,29 +538,29 @@ def trim_target_text(target: pd.Series) -> str:
             f"{target.image_filesystem} on {target.image_device}")
 
 
-def trim_finding(row: pd.Series, target: pd.Series, first_s: float, confidence: float) -> str:
+def trim_finding(record, target: pd.Series, first_s: float) -> str:
     """Write bandwidth right after a trim over after none (a get_trim_effect row), said to be the backing file
     system's work: a trim of a loop device (`target`, a get_trim_targets row) punches holes in its image file,
     which the writes after it must allocate again."""
     return (f"In the first {first_s:g} s after a trim of {trim_target_text(target)}, writes ran at "
-            + local_runs.ratio_text(row, confidence, "the write bandwidth after none")
+            f"{local_runs.said(record)} the write bandwidth after none"
             + f": the trim punches holes in the image file, so this measures {target.image_filesystem} allocating "
               "them again, not an SSD's garbage collection")
 
 
-def group_finding(row: pd.Series, confidence: float, what: str, prefix: str) -> str:
-    """A compare_groups row as a finding: `prefix`, then the ratio with `what` it is of, and its bracket."""
-    return f"{prefix} " + local_runs.ratio_text(row, confidence, what)
+def shared_finding(records: dict, writers: int) -> str:
+    """N writers to one shared file over one file each, per mode."""
+    return "; ".join(f"{writers} {mode} writers to one shared file: {local_runs.said(r)} the bandwidth of one file each"
+                     for mode, r in records.items())
 
 
 def published_finding(share: pd.Series) -> str:
     """The talk's profile shares, as printed."""
     off, on = "pagecache passthrough off", "pagecache passthrough on"
-    return (f"In the talk's profile of a Lustre 2.12.2 OSS, `find_or_create_page` took "
-            f"{share[off, 'Find_or_create_page']:g} % "
-            f"and `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; with LU-11347's passthrough on, "
-            f"`ofd_commitrw` took {share[on, 'I/O done by ofd_commitrw']:g} % {{cite:p}}`delbary2019` [one profile "
-            "each, no spread]")
+    return (f"The talk's profile of a Lustre 2.12.2 OSS: `find_or_create_page` "
+            f"{share[off, 'Find_or_create_page']:g} %, `ofd_commitrw` {share[off, 'I/O done by ofd_commitrw']:g} %; "
+            f"with LU-11347's passthrough on, `ofd_commitrw` {share[on, 'I/O done by ofd_commitrw']:g} % "
+            "{cite:p}`delbary2019` [one profile each, no spread]")
 
 
 def _where(chart: alt.Chart, where: dict) -> alt.Chart:
@@ -642,8 +653,7 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
     """Bandwidth of all writers together, one shared file against one file each, one panel per mode (own
     scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
     side."""
-    summary = stats.intervals(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"}, confidence,
-                              log=True)
+    summary = estimates(steps, ["run_id", "mode", "layout", "writers"], {"bw_mib_s": "bandwidth"})
     data = pd.concat([summary.drop(columns="measure").assign(kind="mean"),
                       steps[["run_id", "mode", "layout", "repetition", "bw_mib_s"]].rename(
                           columns={"bw_mib_s": "mean"}).assign(kind="repetition")], ignore_index=True).round(
@@ -719,3 +729,235 @@ def chart_memory(memory: pd.DataFrame, runs: pd.DataFrame, title: str) -> alt.Ch
         facet=alt.Facet("step:N", title=None, sort=alt.SortField("step_index")), columns=2,
     ).properties(title={"text": title, "subtitle": "dashed: the cgroup's memory limit (source: monitor_series, "
                                                    "cgroup memory.stat)"})
+
+
+# The columns of a comparisons table a reader sees (local_runs.record_frame), intervals as told.
+SHOWN = {"run_id": "run", "status": "status", "experiment": "experiment", "phase": "phase", "measure": "measure",
+         "mode": "mode", "window": "window", "configuration": "configuration", "sample_mean": "sample (MiB/s)",
+         "baseline_mean": "baseline (MiB/s)", "during_mean": "during (MiB/s)", "end_mean": "end (MiB/s)",
+         "ratio": "ratio", "low": "low", "high": "high", "n": "n", "n_baseline": "n baseline",
+         "p_adjusted": "Holm p", "verdict": "verdict"}
+SHOWN_FORMATS = {"ratio": ".3g", "low": ".3g", "high": ".3g", "Holm p": ".2g", "sample (MiB/s)": ",.0f",
+                 "baseline (MiB/s)": ",.0f", "during (MiB/s)": ",.0f", "end (MiB/s)": ",.0f"}
+
+
+def shown(rows: pd.DataFrame) -> Table:
+    """Decided comparison rows as a table (SHOWN columns), each as told (local_runs.record_frame)."""
+    frame = local_runs.record_frame(rows.dropna(axis=1, how="all"))
+    return Table(frame=frame[[c for c in SHOWN if c in frame]].rename(columns=SHOWN), formats=SHOWN_FORMATS)
+
+
+def interval_table(frame: pd.DataFrame, formats: dict[str, str], **names: str) -> Table:
+    """An estimates frame as a table, columns renamed by `names`."""
+    return Table(frame=frame.rename(columns=names), formats=formats)
+
+
+def pick(rows: pd.DataFrame, mask) -> pd.DataFrame:
+    """The rows of a decided frame where `mask` (a function of a record) holds."""
+    return rows[rows.record.map(mask)] if len(rows) else rows
+
+
+def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first_s: float = 5,
+           confidence: float = evidence.CONFIDENCE) -> Report:
+    """The chapter: the talk's published profile, then the VM demonstration of the method on the build machine,
+    experiment by experiment (the current run of each; the modes runs' reads side by side), every verdict by
+    evidence.decide."""
+    facts = get_published()
+    share = facts[facts.unit == "% of profile"].set_index(["row", "column"])["value"]
+    runs, status = select_runs(con, run_folders)
+    values = {"published_slides": "; ".join(f"'{s}'" for s in sorted({s.split(': ', 1)[1] for s in facts.source})),
+              "min_units": evidence.MIN_UNITS, "confidence_pct": 100 * confidence, "bucket_ms": bucket_ms,
+              "full_pct": 100 * FULL_SHARE, "first_s": first_s}
+    tables = {"tab-pagecache-published": Table(frame=facts[["row", "column", "printed", "unit"]].rename(
+        columns={"column": "column on the slide"}))}
+    figures, findings, counts = {}, [], []
+
+    # 1. buffered against direct; and every modes run's reads side by side (superseded ones too)
+    modes_ids = run_ids(runs, "modes")
+    every_modes = status.loc[(status.experiment == "modes") & (status.selected | (not list(run_folders))), "run_id"]
+    all_steps = get_steps(con, every_modes.tolist(), get_buckets(con, every_modes.tolist(), bucket_ms))
+    buckets = get_buckets(con, modes_ids, bucket_ms)
+    steps = all_steps[all_steps.run_id.isin(modes_ids)] if len(all_steps) else all_steps
+    # 1b. the same buffered read with the cgroup's cache filling or full, per run
+    fill = get_read_fill(con, runs, bucket_ms)
+    fill_steps = get_fill_steps(con, fill, runs)
+    # 3., 4. trim and shared file
+    trim_buckets = get_buckets(con, run_ids(runs, "trim"), bucket_ms)
+    shared, shared_rows = get_shared_file(con, run_ids(runs, "shared-file"))
+    rows = local_runs.decide_rows(pd.concat([
+        compare_modes(all_steps).assign(kind="modes"), compare_fill(fill_steps).assign(kind="fill"),
+        get_trim_effect(trim_buckets, first_s).assign(kind="trim"), shared_rows.assign(kind="shared"),
+        compare_end_baseline(con, runs.run_id).assign(kind="drift")], ignore_index=True))
+    records = list(rows.record)
+
+    values["has_modes"] = has_modes = not steps.empty
+    if has_modes:
+        modes = rows[(rows.kind == "modes") & rows.run_id.isin(modes_ids)]
+        lead = max(modes_ids)
+        limit = float(runs.set_index("run_id").memory_limit_mib[lead])
+        cv, sys_cpu = (mode_record(modes, lead, "write", m) for m in ("coefficient of variation",
+                                                                      "fio system CPU per GiB"))
+        findings.append(Finding(text=modes_finding(cv, limit), target="tab-pagecache-modes", evidence=(cv,)))
+        memory, reclaim = get_memory(con, modes_ids), get_reclaim(con, modes_ids)
+        first = steps[(steps.repetition == 1) & (steps.run_id == lead)][["run_id", "step_index"]]
+        first_memory = memory.merge(first, on=["run_id", "step_index"])
+        peaks = memory.pivot_table(index=["run_id", "step_index"], columns="metric", values="mib", aggfunc="max")
+        table = reclaim.merge(steps[["run_id", "step_index", "step", "mode", "gib"]], on=["run_id", "step_index"]).merge(
+            peaks.add_prefix("peak_").reset_index(), on=["run_id", "step_index"], how="left")
+        table["pgpgout_per_gib"] = table.cgroup_pgpgout_events / table.gib
+        buffered_pgpgout = table[table["mode"] == "buffered"].cgroup_pgpgout_events
+        left = get_dirty_left(con, steps[steps.run_id == lead])
+        dirty = dirty_count(left, limit)
+        counts.append(dirty)
+        side = pick(rows[rows.kind == "modes"], lambda r: r.quantity == "read bandwidth, buffered ÷ direct").merge(
+            status[["run_id", "status"]], on="run_id")
+        values |= {
+            "lead_run": lead, "buckets": len(buckets), "log_entries": int(buckets.log_entries.sum()),
+            "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": local_runs.said(sys_cpu),
+            "global_scan_max": float(table.global_reclaim_scanned_pages.max()),
+            "pgpgout_low": float(buffered_pgpgout.min()), "pgpgout_high": float(buffered_pgpgout.max()),
+            "dirty_left_first_mib": float(left.dirty_mib.iloc[0]), "dirty_left_max_mib": float(left.dirty_mib.max()),
+            "dirty_text": dirty_finding(dirty, left), "runs_text": runs_text(side),
+            "has_runs_compared": len(side) > 1}
+        figures |= {
+            "fig-pagecache-overtime": chart_bandwidth_over_time(
+                buckets, bucket_ms, f"Buffered writes swing {cv.ratio:.2f}× as much as direct ones, second to second"),
+            "fig-pagecache-modes": chart_mode_costs(
+                get_mode_costs(steps, reclaim), f"Through the page cache, writes cost {sys_cpu.ratio:.2f}× the system "
+                f"CPU per GiB ({sys_cpu.verdict})", confidence),
+            "fig-pagecache-memory": chart_memory(
+                first_memory, runs, f"Dirty pages in fio's cgroup peak at "
+                f"{first_memory[first_memory.metric == 'dirty'].mib.max():,.0f} MiB ({lead}, first round)")}
+        tables |= {
+            "tab-pagecache-modes": shown(modes),
+            "tab-pagecache-steps": Table(
+                frame=steps[["run_id", "step", "bw_mib_s", "cv", "p5_mib_s", "p95_mib_s", "fio_sys_cpu_s_per_gib",
+                             "busy_cpus_before"]].rename(columns={
+                    "run_id": "run", "bw_mib_s": "MiB/s", "cv": "CV", "p5_mib_s": "5th pct", "p95_mib_s": "95th pct",
+                    "fio_sys_cpu_s_per_gib": "sys s/GiB", "busy_cpus_before": "busy CPUs before"}),
+                formats={"MiB/s": ",.0f", "CV": ".3f", "5th pct": ",.0f", "95th pct": ",.0f", "sys s/GiB": ".3f",
+                         "busy CPUs before": ".2f"}),
+            "tab-pagecache-dirty": Table(frame=left.drop(columns=["step_index"]).rename(columns={
+                "run_id": "run", "step": "buffered write", "next_step": "next step", "dirty_mib": "dirty at its start (MiB)"}),
+                formats={"dirty at its start (MiB)": ",.0f"}),
+            "tab-pagecache-reclaim": Table(
+                frame=table[["run_id", "step", "cgroup_pgpgout_events", "pgpgout_per_gib", "global_reclaim_scanned_pages",
+                             "all_reclaim_scanned_file_pages", "peak_cache", "peak_dirty"]].rename(columns={
+                    "run_id": "run", "cgroup_pgpgout_events": "pgpgout", "pgpgout_per_gib": "pgpgout/GiB",
+                    "global_reclaim_scanned_pages": "global scan", "all_reclaim_scanned_file_pages": "pgscan_file",
+                    "peak_cache": "cache (MiB)", "peak_dirty": "dirty (MiB)"}),
+                formats={c: ",.0f" for c in ["pgpgout", "pgpgout/GiB", "global scan", "pgscan_file", "cache (MiB)",
+                                             "dirty (MiB)"]}),
+            "tab-pagecache-reads-by-run": interval_table(
+                get_reads_by_run(con, every_modes.tolist()), {"MiB/s": ",.0f", "low": ",.0f", "high": ",.0f",
+                                                               "ms per request": ".3f"},
+                run_id="run", repetitions="n", mean="MiB/s", clat_mean_ms="ms per request"),
+            "tab-pagecache-runs-compared": shown(side)}
+    else:
+        values["has_runs_compared"] = False
+
+    fill_rows = rows[rows.kind == "fill"]
+    values["has_fill"] = has_fill = not fill_rows.empty
+    if has_fill:
+        filled = filled_counts(fill_steps)
+        counts += list(filled.values())
+        idle_max = float(fill_steps.idle_pct.max())
+        said_fill = fill_finding(fill_rows, filled, idle_max)
+        findings.append(Finding(text=said_fill, target="fig-pagecache-fill",
+                                evidence=(*fill_rows.record, *filled.values())))
+        values |= {"fill_text": said_fill, "free_min_gib": float(fill_steps.free_gib.min()),
+                   "reads_idle_max_pct": idle_max, "reads_saturated": idle_max <= SATURATED_IDLE_PCT}
+        figures["fig-pagecache-fill"] = chart_read_fill(
+            fill, f"Buffered reads: {fill_steps.filling_mib_s.median():,.0f} MiB/s while the cgroup's cache fills, "
+                  f"{fill_steps.full_mib_s.median():,.0f} once it is full (medians of the reads)")
+        tables["tab-pagecache-fill"] = Table(
+            frame=fill_steps[["run_id", "repetition", "bw_mib_s", "filling_mib_s", "full_mib_s", "cache_start_mib",
+                              "cache_peak_mib", "charges_per_gib", "fio_sys_cpu_s_per_gib", "idle_pct",
+                              "run_queue"]].rename(columns={
+                "run_id": "run", "repetition": "round", "bw_mib_s": "MiB/s", "filling_mib_s": "filling",
+                "full_mib_s": "full", "cache_start_mib": "cache at start", "cache_peak_mib": "peak",
+                "charges_per_gib": "charges/GiB", "fio_sys_cpu_s_per_gib": "sys s/GiB", "idle_pct": "idle %",
+                "run_queue": "run queue"}),
+            formats={"MiB/s": ",.0f", "filling": ",.0f", "full": ",.0f", "cache at start": ",.0f", "peak": ",.0f",
+                     "charges/GiB": ",.0f", "sys s/GiB": ".2f", "idle %": ".0f", "run queue": ".1f"})
+    if has_modes:
+        findings.append(Finding(text=values["dirty_text"], target="tab-pagecache-dirty", evidence=(dirty,)))
+
+    # 2. reads by queue depth and read-ahead
+    reads = get_read_settings(con, run_ids(runs, "queue-depth"), run_ids(runs, "readahead"))
+    read_bw = reads[reads.measure == "bandwidth (MiB/s)"]
+    values["has_reads"] = has_reads = not read_bw.empty
+    if has_reads:
+        qd = read_bw[(read_bw.experiment == "queue-depth") & read_bw.value.notna()]
+        title = (f"Direct reads: {qd[qd.value == qd.value.min()]['mean'].max():,.0f} MiB/s at depth "
+                 f"{qd.value.min():.0f}, {qd['mean'].max():,.0f} at the best depth (geometric means)"
+                 if not qd.empty else "Buffered reads by read-ahead")
+        wide = reads.pivot(index=["run_id", "experiment", "series", "value"], columns="measure",
+                           values=["repetitions", "mean", "low", "high"])
+        wide.columns = [f"{m} {s}" for s, m in wide.columns]
+        wide = wide.reset_index()
+        bw, lat = "bandwidth (MiB/s)", "completion latency (ms)"
+        figures["fig-pagecache-reads"] = chart_read_settings(reads, title, confidence)
+        tables["tab-pagecache-reads"] = Table(
+            frame=wide[["run_id", "series", "value", f"{bw} repetitions", f"{bw} mean", f"{bw} low", f"{bw} high",
+                        f"{lat} mean"]].rename(columns={
+                "run_id": "run", "value": "depth or KiB", f"{bw} repetitions": "n", f"{bw} mean": "MiB/s",
+                f"{bw} low": "low", f"{bw} high": "high", f"{lat} mean": "latency (ms)"}),
+            formats={"depth or KiB": ",.0f", "MiB/s": ",.0f", "low": ",.0f", "high": ",.0f", "latency (ms)": ".3f"})
+
+    trim = rows[rows.kind == "trim"]
+    values["has_trim"] = has_trim = not trim.empty
+    if has_trim:
+        latest = trim[trim.run_id == trim.run_id.max()].set_index("window")
+        t = latest.record[f"first {first_s:g} s"]
+        target = get_trim_targets(con, [trim.run_id.max()]).iloc[0]
+        findings.append(Finding(text=trim_finding(t, target, first_s), target="fig-pagecache-trim", evidence=(t,)))
+        values["trim_target"] = trim_target_text(target)
+        figures["fig-pagecache-trim"] = chart_trim_recovery(
+            get_trim_recovery(trim_buckets), f"First {first_s:g} s after a trim: {t.ratio:.2f}× the write bandwidth "
+                                             f"after none, {t.verdict}", confidence)
+        tables["tab-pagecache-trim"] = shown(trim)
+
+    shared_rows = rows[rows.kind == "shared"]
+    values["has_shared"] = has_shared = not shared_rows.empty
+    if has_shared:
+        writers = int(shared.writers.astype(int).max())
+        latest = shared_rows[shared_rows.run_id == shared_rows.run_id.max()].set_index("mode").record
+        by_mode = {m: latest[m] for m in MODES if m in latest.index}
+        findings.append(Finding(text=shared_finding(by_mode, writers), target="fig-pagecache-shared",
+                                evidence=tuple(by_mode.values())))
+        values["writers"] = writers
+        figures["fig-pagecache-shared"] = chart_shared_file(
+            shared, "One shared file: " + ", ".join(f"{m} {r.ratio:.2f}×" for m, r in by_mode.items())
+            + " the bandwidth of one file each", confidence)
+        tables["tab-pagecache-shared"] = shown(shared_rows)
+
+    drift = rows[rows.kind == "drift"]
+    values["has_drift"] = has_drift = not drift.empty
+    if has_drift:
+        values["drift_text"] = "; ".join(f"{r.run_id}, {r.configuration}: {local_runs.said(r.record)}" for r in drift.itertuples())
+        tables["tab-pagecache-drift"] = shown(drift)
+
+    findings.append(Finding(text=published_finding(share), target="tab-pagecache-published"))
+    values["has_data"] = has_data = bool(has_modes or has_reads or has_trim or has_shared or has_fill)
+    values["no_data"] = not has_data
+    if has_data:
+        values |= {"runs": len(runs), "experiments": ", ".join(
+                       f"{n} {e}" for e, n in runs.experiment.value_counts().sort_index().items()),
+                   "files_link": nb.files_link(nb.sources(con, get_source_ids(con, runs.run_id)).path,
+                                               "The files behind the local figures")}
+        tables |= {"tab-pagecache-status": Table(frame=local_runs.status_table(status)),
+                   "tab-pagecache-runs": Table(
+                       frame=runs[["run_folder", "experiment", "kernel", "target_filesystem", "load_avg_1m",
+                                   "memory_limit_mib"]].rename(columns={
+                           "run_folder": "run", "target_filesystem": "file system", "load_avg_1m": "load (1 min)",
+                           "memory_limit_mib": "cgroup limit (MiB)"}),
+                       formats={"load (1 min)": ".2f", "cgroup limit (MiB)": ",.0f"})}
+    else:
+        values["no_data_note"] = nb.no_data(
+            "fio page-cache runs (scripts/collect_pagecache.py)",
+            "Make some on a Linux machine with fio where you may create a memory cgroup (root, or systemd): "
+            "`python3 scripts/collect_pagecache.py` (from the repository root; `--help` for its options) writes a "
+            'run folder under `data/raw/pagecache/`; then `make book DATA="data/raw your/runs"` ingests it and '
+            "rebuilds this chapter.")
+    return Report(values=values, tables=tables, figures=figures, findings=findings[:6], evidence=records + counts)
