@@ -531,3 +531,136 @@ def test_notebook_runs(databases, tmp_path, name):
         assert "the data cannot tell whether the client links bound" in text
         assert "Neither ceiling" not in text and "reached" not in text
         assert "+23.5 %" in text
+
+
+# --- issue 27: the referee's fixes (each reads the deciding file) -------------------------------------------
+
+SEED_000 = "000_e82b5fd1ddcfd1a1.txt"
+
+
+def seed_line(pattern: str) -> tuple[int, str]:
+    """The one line of seed 000 matching `pattern`, with its number (1-based)."""
+    ((number, line),) = [(n, l) for n, l in enumerate(seed_000().splitlines(), 1) if re.search(pattern, l)]
+    return number, line
+
+
+def default_report(databases, **params):
+    con = store.open_read(databases["default"])
+    try:
+        return ess.report(con, **params)
+    finally:
+        con.close()
+
+
+def test_first_finding_gives_each_run_its_own_claim(databases):
+    """Issue 27: the first finding pooled two models, three claims and three releases into one "94 %,
+    undecided". Each run is now held to its own claim, one comparison per run and phase, and the Storage Scale
+    System 6000 figures the landing page quotes are computed from the runs' summaries."""
+    # seed 000 line 50: "up to 310 GB/s seq. read* per system (building block) ... up to 155 GB/s seq. write"
+    number, line = seed_line(r"up to 310 GB/s seq\. read")
+    assert number == 50 and "up to 155 GB/s seq. write per system (building block)" in line
+    r = default_report(databases)
+    first = r.findings[0]
+    assert "94 %" not in first.text and "70–126" not in first.text
+    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    # each record holds one run against the claim for that run's model, phase and release
+    per_run = [c for c in r.evidence if getattr(c, "reference", None) is not None and c.n == 1]
+    held = {(c.label, c.quantity): c.reference for c in per_run}
+    assert held[("submission-722", "ior-easy-read per building block")] == 310
+    assert held[("submission-651", "ior-easy-read per building block")] == 91
+    assert held[("submission-679", "ior-easy-read per building block")] == 126
+    assert {c.verdict for c in per_run} == {"too few units"}
+    # SAGUARO_2024_SUMMARY line 8 (284.203357 GiB/s = 305.16 GB/s), EHNINGEN_2024 line 8 (310.400939 GiB/s =
+    # 333.29 GB/s); lines 2: 151.096382 GiB/s = 162.24 GB/s and 148.001603 GiB/s = 158.92 GB/s; 1 block each
+    reads = [summary_gb_s(p, "ior-easy-read") for p in (SAGUARO_2024, EHNINGEN_2024)]
+    writes = [summary_gb_s(p, "ior-easy-write") for p in (SAGUARO_2024, EHNINGEN_2024)]
+    assert r.values["ss6000_read_per_block"] == f"{min(reads):.0f}–{max(reads):.0f}" == "305–333"
+    assert r.values["ss6000_write_per_block"] == f"{min(writes):.0f}–{max(writes):.0f}" == "159–162"
+    pcts = [v / 310 * 100 for v in reads] + [v / 155 * 100 for v in writes]
+    assert r.values["ss6000_pct_of_claim"] == f"{min(pcts):.0f}–{max(pcts):.0f}" == "98–108"
+    assert (r.values["ss_read_claim"], r.values["ss_write_claim"]) == (310, 155)
+    assert "305–333" in first.text and "159–162" in first.text
+
+
+def test_ess3500_write_figure_derived_from_the_seed_ratio(databases):
+    """Issue 27, wrong: "the talk gives no ESS 3500 write figure". Seed 000 line 50 prints 155 GB/s as "~2.6X
+    ESS3500": about 59.6 GB/s, between 58.5 and 60.8 for the ratio's rounding (2.55-2.65); the Tucson runs'
+    write per building block (57.9 and 57.2 GB/s) is 97 % and 96 % of it."""
+    number, line = seed_line(r"~2\.6X ESS3500")
+    assert number == 50
+    write, ratio = map(float, re.search(r"up to (\d+) GB/s seq\. write per system \(building block\) - ~([\d.]+)X",
+                                        line).groups())
+    derived = write / ratio
+    claims = ess.get_claims()
+    (row,) = claims[(claims.model == "ESS 3500") & (claims.phase == "ior-easy-write")].itertuples()
+    assert row.claim_gb_s == derived and round(derived, 1) == 59.6
+    assert (round(row.claim_low_gb_s, 2), round(row.claim_high_gb_s, 2)) == (
+        round(write / (ratio + 0.05), 2), round(write / (ratio - 0.05), 2)) == (58.49, 60.78)
+    assert "derived" in row.note and "line 50" in row.note
+    # TUSCON_ISC23 result_summary.txt line 2: 107.839211 GiB/s; TUCSON_SC23 line 2: 106.612964 GiB/s; 2 blocks
+    pct = {run: summary_gb_s(folder, "ior-easy-write") / 2 / derived * 100
+           for run, folder in (("submission-651", TUSCON_ISC23), ("submission-679", TUCSON_SC23))}
+    assert {k: round(v) for k, v in pct.items()} == {"submission-651": 97, "submission-679": 96}
+    con = store.open_read(databases["default"])
+    _, _, _, per_block = chapter_data(con)
+    con.close()
+    for run, expected in pct.items():
+        assert round(value(per_block, run, "ior-easy-write", "pct_of_claim"), 6) == round(expected, 6)
+    r = default_report(databases)
+    assert r.values["ess_write_claim"] == round(derived, 1)
+    assert any("~2.6X" in f.text and "97 %" in f.text and "96 %" in f.text for f in r.findings)
+
+
+def test_679_clients_bound_it_below_ibms_figure(databases):
+    """Issue 27: 679's clients (10 nodes in its ior-easy-read.txt, one HDR200 link each: seed 000 line 271)
+    carry at most 250 GB/s, less than IBM's 252 GB/s (2 x 126) for its two building blocks: the clients bound
+    it. Tucson's two runs read ~110 GB/s per block at 88 % of that line rate (the landing page's numbers)."""
+    number, line = seed_line(r"One HDR200-Infiniband connection per client \(Tucson\)")
+    assert number == 271
+    (log,) = TUCSON_SC23.rglob("ior-easy-read.txt")
+    nodes = ior_line(log, "nodes")
+    line_rate = nodes * 1 * 200 / 8
+    before, after, _, _ = ess3500_read_figures()
+    assert (nodes, line_rate, 2 * after) == (10, 250, 252)
+    r = default_report(databases)
+    assert r.values["client_bound_runs"] == "submission-679"
+    assert r.values["ess3500_tucson_read_per_block"] == "110"
+    assert r.values["ess3500_tucson_pct_of_line_rate"] == "88"
+    # 205.041473 GiB/s = 220.16 GB/s of 250: 88 %; 651: 203.960236 GiB/s = 219.00 GB/s: 88 %
+    assert round(summary_gb_s(TUCSON_SC23, "ior-easy-read") / line_rate * 100) == 88
+    assert any("250 GB/s" in f.text and "252 GB/s" in f.text and "bound" in f.text for f in r.findings)
+
+
+def test_tucson_changes_mix_the_upgrade_with_settings(databases):
+    """Issue 27: the talk's Tucson table is headed "Storage Scale 5.1.9.0" (seed 000 line 158), but 651's
+    folder states 5.1.7.1 with ESS 6.1.6.0; nBucketGroups, fgdlTokenBatchAcquire and autoCompactDir are set
+    only in 679's mmlsconfig (lines 89, 99-105), in none of 651's: the +23.5 % (mdtest-hard-delete) and
+    +46.1 % (mdtest-easy-stat) mix the upgrade with those settings."""
+    number, line = seed_line(r"^Benchmark Storage Scale 5\.1\.9\.0\t.*ISC23\tIBM Tucson")
+    assert number == 158
+    assert "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0" in str(TUSCON_ISC23)
+    keys = ("nBucketGroups", "fgdlTokenBatchAcquire", "autoCompactDir")
+    before = {r.key.lower() for r in listing(TUSCON_ISC23 / "results" / "mmlsconfig")}
+    after = {(r.key, r.line) for r in listing(TUCSON_SC23 / "results" / "mmlsconfig")}
+    assert not before & {k.lower() for k in keys}
+    assert {("nBucketGroups", 89), ("autoCompactDir", 99), ("autoCompactDir", 101),
+            ("fgdlTokenBatchAcquire", 103), ("fgdlTokenBatchAcquire", 105)} <= after
+    # result_summary.txt lines 9 and 14: easy-stat 384.273915 -> 561.431948, hard-delete 26.443120 -> 32.665471
+    r = default_report(databases)
+    assert round(r.values["pair_change"], 1) == round((32.665471 / 26.443120 - 1) * 100, 1) == 23.5
+    assert round(r.values["pair_stat_change"], 1) == round((561.431948 / 384.273915 - 1) * 100, 1) == 46.1
+    assert r.values["pair_only_after_keys"] == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
+    text = next(f.text for f in r.findings if "+23.5 %" in f.text)
+    assert "+46.1 %" in text and "5.1.7.1" in text and "5.1.9.0" in text and "nBucketGroups" in text
+
+
+def test_ehningen_against_tucson_is_no_scaling_law(databases):
+    """Issue 27: Ehningen's 3 building blocks (690) read 10.8 % more than Tucson's 2 (679): 81 against 110
+    GB/s per block, with twice the client links; one run per site, other clients and release."""
+    ehningen, tucson = (summary_gb_s(p, "ior-easy-read") for p in (EHNINGEN_SC23, TUCSON_SC23))
+    assert round((ehningen / tucson - 1) * 100, 1) == 10.8
+    assert (round(ehningen / 3, 1), round(tucson / 2, 1)) == (81.3, 110.1)
+    r = default_report(databases)
+    text = next(f.text for f in r.findings if "Ehningen" in f.text and "Tucson" in f.text)
+    assert "+10.8 %" in text and "81" in text and "110" in text and "500" in text and "250" in text
+    assert "scaling" in text
