@@ -514,7 +514,7 @@ def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
     df["pct_of_quoted"] = df.gb_s / df.quoted_gb_s * 100
     df["reading"] = [figure_reading(m, q) for m, q in zip(df.gb_s, df.quoted_gb_s)]
     # the clients' links carry less than IBM's figure: the run cannot show that figure, whatever the storage does
-    df["clients_bound"] = (df.client_ceiling_gb_s < df.quoted_gb_s).fillna(False).astype(bool)
+    df["clients_bound"] = df.client_ceiling_gb_s < df.quoted_gb_s  # False where either is unknown (NaN)
     return df
 
 
@@ -638,7 +638,7 @@ def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
         rows = config[config.key.str.lower() == key.lower()]
         rows = rows.assign(setting=rows.value + " [" + rows.scope.map(scope_kind) + "]")
         values = rows.groupby("run_id").setting.agg(lambda v: ", ".join(sorted(set(v))))
-        df[key] = df.run_id.map(values).fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
+        df[key] = df.run_id.map(values).astype("string").fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
     on = set(config[(config.key.str.lower() == "fgdltokenbatchacquire") & config.value.str.lower().isin(["1", "yes"])].run_id)
     df["token_batching"] = [("1 or yes" if r in on else "not set or 0") if r in listed else "no listing"
                             for r in df.run_id]
@@ -839,7 +839,7 @@ def claim_records(per_block: pd.DataFrame) -> list[evidence.Comparison]:
             records.append(evidence.compare_to_reference(
                 evidence.Observations(values=g.per_block_gb_s.tolist(), units=g.unit.tolist()), claim,
                 quantity=claim_quantity(phase), unit="GB/s", replicate=Replicate.SYSTEM, family=FAMILY_SYSTEMS,
-                label=f"{model}, Storage Scale {scale}, ESS {ess}: {listing(g.run_key)}",
+                label=f"{listing(g.run_key)} ({model}, Storage Scale {scale}, ESS {ess})",
                 reference_label=f"IBM's {claim:,.0f} GB/s"))
     return evidence.decide(records)
 
@@ -1037,11 +1037,6 @@ MAX_FINDINGS = 6  # the page check wants 3-6
 
 # --- the report ----------------------------------------------------------------------------------------------
 
-CONFIG_KEYS = ["pagepool", "maxStatCache", "maxFilesToCache", "nBucketGroups", "workerThreads",
-               "nsdMinWorkerThreads", "nsdMaxWorkerThreads", "maxMBpS", "maxblocksize", "prefetchPct",
-               "dataShipClientBuffersPerServer", "dataShipClientBufferPct", "dataShipServerBufferPct",
-               "autoCompactDir", "fgdlTokenBatchAcquire", "fsyncIsGlobal", "preferDesignatedMnode",
-               "nsdRAIDClientOnlyChecksum", "minReleaseLevel"]
 PCT = ".0f"
 GB_S = ",.1f"
 
@@ -1060,7 +1055,7 @@ def claims_values(claims: pd.DataFrame) -> dict:
             "ess_write_range": f"{write.claim_low_gb_s:,.1f}–{write.claim_high_gb_s:,.1f}"}
 
 
-def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] = tuple(CONFIG_KEYS)) -> Report:
+def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] = ()) -> Report:
     """The chapter: IBM's Storage Scale runs (or those named in `select_runs`), their building blocks, their
     easy phases per building block against IBM's claim for each run's model and release, the client line
     rates, runs alike in model and count, IOR's own logs, mdtest-hard-delete over time and the settings
@@ -1163,7 +1158,8 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
             "interval low (%)": PCT, "interval high (%)": PCT})
         systems = [c for c in records if c.family == FAMILY_SYSTEMS]
         r.values["claim_systems_md"] = Markdown("; ".join(
-            f"{c.label}, {c.quantity.removesuffix(' per building block')}: {evidence.phrase(c)}" for c in systems)
+            f"{c.label} {SHORT_PHASE[c.quantity.removesuffix(' per building block')]}: {evidence.phrase(c)}"
+            for c in systems)
             or "no two systems share a model, a claim and a stated release")
     if len(alike):
         r.tables[TAB_ALIKE] = Table(frame=alike_table(alike))
