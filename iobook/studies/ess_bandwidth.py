@@ -596,14 +596,11 @@ SHORT_VALUE = 10  # characters: a value this short is shown in a sentence, a lon
 MEASURED = ("read per building block (GB/s)", "write per building block (GB/s)")
 
 
-def alike_sentences(alike: pd.DataFrame, other_clusters_only: bool = False) -> list[str]:
+def alike_sentences(alike: pd.DataFrame) -> list[str]:
     """Per group of alike runs (`get_alike`), one sentence: what they share (known values only) and the
-    setup attributes in which they differ. `other_clusters_only`: only groups whose runs ran on different
-    GPFS clusters (different systems that share only a model and a count)."""
+    setup attributes in which they differ."""
     out = []
     for group, g in alike.groupby("group", sort=False):
-        if other_clusters_only and not g[g.attribute == "GPFS cluster"].differs.any():
-            continue
         runs = [c for c in g.columns if c not in ("group", "attribute", "differs") and g[c].notna().all()]
         setup = g[~g.attribute.isin(MEASURED)].set_index("attribute")
 
@@ -839,7 +836,7 @@ def claim_records(per_block: pd.DataFrame) -> list[evidence.Comparison]:
             records.append(evidence.compare_to_reference(
                 evidence.Observations(values=g.per_block_gb_s.tolist(), units=g.unit.tolist()), claim,
                 quantity=claim_quantity(phase), unit="GB/s", replicate=Replicate.SYSTEM, family=FAMILY_SYSTEMS,
-                label=f"{listing(g.run_key)} ({model}, Storage Scale {scale}, ESS {ess})",
+                label=f"{model} {listing(g.run_key)} (Storage Scale {scale}, ESS {ess})",
                 reference_label=f"IBM's {claim:,.0f} GB/s"))
     return evidence.decide(records)
 
@@ -897,7 +894,7 @@ def main_finding(per_block: pd.DataFrame, records: list[evidence.Comparison], mo
     claims = [rows[rows.phase == p].claim_gb_s.unique() for p in phases]
     claim = (f"IBM's {' and '.join(figure(c[0]) for c in claims)} GB/s" if all(len(c) == 1 for c in claims)
              else "IBM's claim for each run's release")
-    mine = [r for r in records if r.label in set(rows.run_key) or r.label.startswith(model)]
+    mine = [r for r in records if r.label in set(rows.run_key) or r.label.startswith(model)]  # its runs, its systems
     units = rows.unit.nunique()
     return Finding(text=(f"Per building block, {model} runs {rates}, {span(rows.pct_of_claim)} % of {claim} "
                          f"({plural(units, 'system')}: {verdicts(mine)})."),
