@@ -618,7 +618,7 @@ def test_tucson_changes_mix_the_upgrade_with_settings(databases):
     r = default_report(databases)
     assert round(r.values["pair_change"], 1) == round((32.665471 / 26.443120 - 1) * 100, 1) == 23.5
     assert round(r.values["pair_stat_change"], 1) == round((561.431948 / 384.273915 - 1) * 100, 1) == 46.1
-    assert r.values["pair_only_after_keys"] == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
+    assert r.values["pair_only_after_keys"].data == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
     text = next(f.text for f in r.findings if "+23.5 %" in f.text)
     assert "+46.1 %" in text and "5.1.7.1" in text and "5.1.9.0" in text and "nBucketGroups" in text
 

@@ -1187,7 +1187,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
         r.values.update({"pair_before_run": pair.before_run, "pair_after_run": pair.after_run,
                          "pair_before": float(pair.before), "pair_after": float(pair.after),
                          "pair_change": float(pair.change_pct), "pair_stat_change": float(pair.stat_change_pct),
-                         "pair_only_after_keys": listing(f"`{k}`" for k in pair.only_after) or "none",
+                         "pair_only_after_keys": Markdown(listing(f"`{k}`" for k in pair.only_after) or "none"),
                          "talk_release": talk_release() or NO_VALUE})
     if len(compared):
         differ = compared[compared.difference.isin(["value", "not set in every listing"])]
