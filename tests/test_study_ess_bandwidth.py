@@ -576,7 +576,7 @@ def test_ess3500_write_figure_derived_from_the_seed_ratio(databases):
     for run, expected in pct.items():
         assert round(value(per_block, run, "ior-easy-write", "pct_of_claim"), 6) == round(expected, 6)
     r = default_report(databases)
-    assert r.values["ess_write_claim"] == round(derived, 1)
+    assert r.values["ess_write_claim"] == round(derived, 1) and r.values["ess_write_cited"] == f"{SEED_000} line {number}"
     assert any("~2.6X" in f.text and "97 %" in f.text and "96 %" in f.text for f in r.findings)
 
 

@@ -330,7 +330,7 @@ def derived_write_claim(ss: pd.DataFrame) -> pd.DataFrame:
         "model": MODELS["3500"], "row": "seq. write", "printed": f"{figure.printed} GB/s at {ratio.printed} ESS3500",
         "value": figure.value / ratio.value, "ess_from": pd.NA, "ess_before": pd.NA, "source": ratio.source,
         "claim_low_gb_s": figure.value / (ratio.value + half), "claim_high_gb_s": figure.value / (ratio.value - half),
-        "basis": "derived",
+        "basis": "derived", "cited": f"{ratio.source.partition(':')[0]} line {ratio.line}",
         "note": (f"derived: the Storage Scale System 6000's {figure.printed} GB/s write is \"{ratio.printed} "
                  f"ESS3500\" (seed 000 line {ratio.line}); the slide rounds the ratio")}])
 
@@ -341,7 +341,8 @@ def get_claims() -> pd.DataFrame:
     Storage Scale System 6000 up to 310 GB/s read and 155 GB/s write (no release named); ESS 3500 read
     with 4 HDR200 adapters per canister 91 GB/s before ESS 6.1.8 and 126 GB/s from it; ESS 3500 write
     derived from the ~2.6X ratio (`derived_write_claim`, no release named). `basis`: "printed" or "derived";
-    `claim_low_gb_s`, `claim_high_gb_s`: a derived figure's range for its ratio's rounding (NaN if printed)."""
+    `claim_low_gb_s`, `claim_high_gb_s`: a derived figure's range for its ratio's rounding (NaN if printed);
+    `cited`: the transcript's file and line the figure (or a derived one's ratio) stands on."""
     ss = published.load("seed000_ss6000_claims")
     derived = derived_write_claim(ss)
     ss = ss[(ss.column == "per system (building block)") & (ss.unit == "GB/s")].assign(
@@ -354,9 +355,11 @@ def get_claims() -> pd.DataFrame:
     claims = pd.concat([ss.assign(basis="printed"), ess.assign(basis="printed"), derived])
     claims = claims.assign(phase=claims.row.map({"seq. read": "ior-easy-read", "seq. write": "ior-easy-write"}),
                            claim_gb_s=claims.value, claim_gib_s=claims.value.map(gb_to_gib),
-                           slide=claims.source.str.partition(": ")[2])
+                           slide=claims.source.str.partition(": ")[2],
+                           cited=claims.cited.fillna(claims.source.str.partition(":")[0] + " line "
+                                                     + claims.line.astype("Int64").astype(str)))
     return claims[["model", "phase", "printed", "claim_gb_s", "claim_gib_s", "ess_from", "ess_before", "basis",
-                   "claim_low_gb_s", "claim_high_gb_s", "slide", "note"]].astype(
+                   "claim_low_gb_s", "claim_high_gb_s", "slide", "cited", "note"]].astype(
         {"ess_from": "string", "ess_before": "string", "claim_low_gb_s": float, "claim_high_gb_s": float}
     ).reset_index(drop=True)
 
@@ -693,7 +696,7 @@ def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
     """Per-building-block easy-phase bandwidth as % of IBM's claim for the run's model, phase and release, for
     runs with both a building-block count and a claim; a rule at 100 %; the title states the range per model."""
     df = per_block[per_block.pct_of_claim.notna()]
-    title = ["Per building block, each run against IBM's claim for its model and release:",
+    title = ["Per building block, each run against its own claim:",
              "; ".join(f"{m} {span(g.pct_of_claim)} %" for m, g in df.groupby("model", sort=True))]
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X("pct_of_claim:Q", title="per building block, % of IBM's claim for the run's release"),
@@ -1049,7 +1052,8 @@ def claims_values(claims: pd.DataFrame) -> dict:
             "ess_read_claim_before": float(ess[ess.ess_before.notna()].claim_gb_s.iloc[0]),
             "ess_claim_release": ess.ess_from.dropna().iloc[0],
             "ess_write_claim": round(float(write.claim_gb_s), 1), "ess_write_printed": write.printed,
-            "ess_write_range": f"{write.claim_low_gb_s:,.1f}–{write.claim_high_gb_s:,.1f}"}
+            "ess_write_range": f"{write.claim_low_gb_s:,.1f}–{write.claim_high_gb_s:,.1f}",
+            "ess_write_cited": write.cited}
 
 
 def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] = ()) -> Report:
