@@ -940,6 +940,13 @@ def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
             "runs": listing(rows.run_key)}
 
 
+def site_finding(at_site: dict[str, str]) -> Finding:
+    """For the landing page: ESS 3500 read per building block at Tucson (`site_values`) and its share of the
+    clients' line rate."""
+    return Finding(text=(f"ESS 3500 per building block at {TUCSON} ({at_site['runs']}): {at_site['read_per_block']} GB/s "
+                         f"read, {at_site['pct_of_line_rate']} % of the clients' line rate."), target=TAB_CEILINGS)
+
+
 def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | None:
     """A run whose clients' line rate is below IBM's figure for its building blocks: the clients bound it (it
     could not show IBM's figure); with the read per building block and share of the line rate of the runs at
@@ -1065,9 +1072,9 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     runs_all = get_runs(con)
     runs = selected_runs(runs_all, requested)
     claims = get_claims()
-    r = Report(values={"has_data": len(runs) > 0, "no_data": len(runs) == 0, **claims_values(claims),
-                       "no_data_md": nb.no_data("IO500 runs of a Storage Scale (GPFS) file system", HOW_TO_ADD)})
+    r = Report(values={"has_data": len(runs) > 0, **claims_values(claims)})
     if runs.empty:
+        r.note = nb.no_data("IO500 runs of a Storage Scale (GPFS) file system", HOW_TO_ADD)
         return r
     ior = get_ior_phases(con, runs.run_id)
     talk = get_talk_runs(con, runs)
@@ -1092,6 +1099,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     rated = per_block.pct_of_claim.notna().any()
     r.evidence = records
 
+    ss6000, tucson = model_values(per_block, MODELS["6000"]), site_values(ceilings, TUCSON)
     model = lead_model(per_block)
     findings = [main_finding(per_block, records, model)] if model else [Finding(text=(
         "No selected run has both a building-block count and a claim from IBM for its model and release, so none "
@@ -1101,8 +1109,8 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     findings += [release_mix_finding(pair, releases)] if pair is not None else []
     findings += block_count_findings(blocks, runs)
     r.findings = findings[:MAX_FINDINGS]
+    r.abstract = findings[:1] + ([site_finding(tucson)] if tucson["runs"] != NO_VALUE else [])
 
-    ss6000, tucson = model_values(per_block, MODELS["6000"]), site_values(ceilings, TUCSON)
     r.values.update({
         "selection_rule": Markdown(selection_rule(runs_all, runs, requested)), "runs_n": len(runs),
         **{f"ss6000_{k}": v for k, v in ss6000.items() if k != "pct"}, "ss6000_pct_of_claim": ss6000["pct"],
