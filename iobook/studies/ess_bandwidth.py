@@ -14,8 +14,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import families, nb, published, stats
+from IPython.display import Markdown
+
+from .. import evidence, families, nb, published
+from ..evidence import Replicate
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
+from ..report import Finding, Report, Table
 from ..units import gb_to_gib, gib_to_gb
 
 STORAGE_SCALE = "Storage Scale/GPFS"  # the family name in data/reference/filesystems.csv
@@ -27,7 +31,6 @@ HOW_TO_ADD = ("Add IO500 result folders of a Storage Scale (GPFS) system, with `
               "`mmlscluster` output saved beside them: `python -m iobook book --data DIR` ingests DIR (e.g. a copy "
               "of `<institution>/<system>/<file system>/<year>/submission-<id>` from the IO500 archive). "
               "Runs of any other file system can be named in the `select_runs` parameter.")
-CONFIDENCE = 0.95
 NO_VALUE = "–"
 # the chapter's figures and tables the findings link to (names unique in the book)
 FIG_PER_BLOCK, TAB_PER_BLOCK, TAB_BLOCKS = "fig-ess-per-block", "tab-ess-per-block", "tab-ess-blocks"
@@ -73,8 +76,8 @@ def get_runs(con) -> pd.DataFrame:
     return runs
 
 
-def select_runs(runs: pd.DataFrame, requested: Iterable[str] | None = None) -> pd.DataFrame:
-    """The runs the chapter shows. `requested`: exact run_keys (an unknown key raises nb.UnknownSelection
+def selected_runs(runs: pd.DataFrame, requested: Iterable[str] | None = None) -> pd.DataFrame:
+    """The runs the chapter shows (the `select_runs` parameter). `requested`: exact run_keys (an unknown key raises nb.UnknownSelection
     naming the nearest); empty: IBM's own Storage Scale runs (the talk's focus), or, when the database holds
     none, every Storage Scale run (other sites' ESS and GPFS systems)."""
     if requested:
@@ -85,7 +88,7 @@ def select_runs(runs: pd.DataFrame, requested: Iterable[str] | None = None) -> p
 
 
 def selection_rule(runs_all: pd.DataFrame, runs: pd.DataFrame, requested: Iterable[str] | None) -> str:
-    """One sentence saying which runs select_runs chose and by which rule."""
+    """One sentence saying which runs selected_runs chose and by which rule."""
     scale = runs_all[runs_all.family == STORAGE_SCALE]
     if requested:
         return f"The {plural(len(runs), 'run')} named in the `select_runs` parameter."
@@ -282,6 +285,7 @@ def get_talk_runs(con, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 ESS_RELEASE = re.compile(r"\bESS (\d+(?:[.-]\d+)+)")
+SCALE_RELEASE = re.compile(r"\bStorage Scale (\d+(?:[.-]\d+)+)")
 
 
 def release_key(release: str) -> tuple[int, ...]:
@@ -292,29 +296,55 @@ def release_key(release: str) -> tuple[int, ...]:
 def get_ess_releases(runs: pd.DataFrame, talk: pd.DataFrame) -> pd.DataFrame:
     """The ESS release of each run: as a folder name of the run states it (`... with ESS 6.1.6.0`), else as
     the talk states it for the cluster of a run its SC23 tables print (seed 000, "Clients' mmchconfig
-    Tuning": ESS 6.1.8.2 at Tucson and Ehningen), else unknown. Columns: run_id, ess_release, release_from."""
+    Tuning": ESS 6.1.8.2 at Tucson and Ehningen), else unknown; and the Storage Scale release a folder name
+    states (`IBM Storage Scale 5.1.7.1 with ...`), else unknown. Columns: run_id, ess_release, release_from,
+    scale_release."""
     stated = published.load("seed000_ess3500_io500_clients")
     stated = stated[stated.column == "ESS"].set_index("row").printed
     sc23 = talk[talk.list == "SC23"].drop_duplicates("run_id").set_index("run_id").site
     rows = []
     for run in runs.itertuples():
+        scale = m[1] if (m := SCALE_RELEASE.search(run.path or "")) else pd.NA
         if m := ESS_RELEASE.search(run.path or ""):
-            rows.append((run.run_id, m[1], "folder name"))
+            rows.append((run.run_id, m[1], "folder name", scale))
         elif run.run_id in sc23.index and sc23[run.run_id] in stated.index:
-            rows.append((run.run_id, stated[sc23[run.run_id]], "talk (slide 'Clients' mmchconfig Tuning')"))
+            rows.append((run.run_id, stated[sc23[run.run_id]], "talk (slide 'Clients' mmchconfig Tuning')", scale))
         else:
-            rows.append((run.run_id, pd.NA, "unknown"))
-    return pd.DataFrame(rows, columns=["run_id", "ess_release", "release_from"]).astype(
-        {"run_id": "int64", "ess_release": "string"})
+            rows.append((run.run_id, pd.NA, "unknown", scale))
+    return pd.DataFrame(rows, columns=["run_id", "ess_release", "release_from", "scale_release"]).astype(
+        {"run_id": "int64", "ess_release": "string", "scale_release": "string"})
+
+
+RATIO = re.compile(r"~?\d+(?:\.(\d+))?X")  # a ratio as a slide prints it, "~2.6X"
+
+
+def derived_write_claim(ss: pd.DataFrame) -> pd.DataFrame:
+    """IBM's ESS 3500 write figure per building block, which the talk gives only as a ratio: "up to 155 GB/s
+    seq. write per system (building block) - ~2.6X ESS3500" (seed 000 line 50), so 155 / 2.6 GB/s. The slide
+    rounds the ratio to its printed digits: `claim_low_gb_s`-`claim_high_gb_s` is the figure for a ratio
+    anywhere within that rounding (2.55-2.65)."""
+    write = ss[ss.row == "seq. write"].set_index("column")
+    figure, ratio = write.loc["per system (building block)"], write.loc["ESS3500"]
+    half = 0.5 * 10.0 ** -len(RATIO.fullmatch(ratio.printed)[1] or "")  # half the printed ratio's last digit
+    return pd.DataFrame([{
+        "model": MODELS["3500"], "row": "seq. write", "printed": f"{figure.printed} GB/s at {ratio.printed} ESS3500",
+        "value": figure.value / ratio.value, "ess_from": pd.NA, "ess_before": pd.NA, "source": ratio.source,
+        "claim_low_gb_s": figure.value / (ratio.value + half), "claim_high_gb_s": figure.value / (ratio.value - half),
+        "basis": "derived", "cited": f"{ratio.source.partition(':')[0]} line {ratio.line}",
+        "note": (f"derived: the Storage Scale System 6000's {figure.printed} GB/s write is \"{ratio.printed} "
+                 f"ESS3500\" (seed 000 line {ratio.line}); the slide rounds the ratio")}])
 
 
 def get_claims() -> pd.DataFrame:
     """IBM's per-building-block lab bandwidth in seed 000, in decimal GB/s as printed and in GiB/s, with the
     ESS releases each holds for (`ess_from` inclusive, `ess_before` exclusive; NA: the talk names none):
     Storage Scale System 6000 up to 310 GB/s read and 155 GB/s write (no release named); ESS 3500 read
-    with 4 HDR200 adapters per canister 91 GB/s before ESS 6.1.8 and 126 GB/s from it. The talk gives no
-    ESS 3500 write figure of its own (only the ~2.6X ratio)."""
+    with 4 HDR200 adapters per canister 91 GB/s before ESS 6.1.8 and 126 GB/s from it; ESS 3500 write
+    derived from the ~2.6X ratio (`derived_write_claim`, no release named). `basis`: "printed" or "derived";
+    `claim_low_gb_s`, `claim_high_gb_s`: a derived figure's range for its ratio's rounding (NaN if printed);
+    `cited`: the transcript's file and line the figure (or a derived one's ratio) stands on."""
     ss = published.load("seed000_ss6000_claims")
+    derived = derived_write_claim(ss)
     ss = ss[(ss.column == "per system (building block)") & (ss.unit == "GB/s")].assign(
         model=MODELS["6000"], ess_from=pd.NA, ess_before=pd.NA)
     ess = published.load("seed000_ess3500_read_bandwidth")
@@ -322,12 +352,16 @@ def get_claims() -> pd.DataFrame:
     # "improved from 91 GB/s to 126 GB/s in ESS 6.1.8": the column names the release, the note the one before
     ess = ess.assign(ess_from=ess.column.str.extract(r"ESS (\d[\d.]*)$", expand=False),
                      ess_before=ess.note.str.extract(r"before ESS (\d[\d.]*)$", expand=False))
-    claims = pd.concat([ss, ess])
+    claims = pd.concat([ss.assign(basis="printed"), ess.assign(basis="printed"), derived])
     claims = claims.assign(phase=claims.row.map({"seq. read": "ior-easy-read", "seq. write": "ior-easy-write"}),
                            claim_gb_s=claims.value, claim_gib_s=claims.value.map(gb_to_gib),
-                           slide=claims.source.str.partition(": ")[2])
-    return claims[["model", "phase", "printed", "claim_gb_s", "claim_gib_s", "ess_from", "ess_before", "slide",
-                   "note"]].astype({"ess_from": "string", "ess_before": "string"}).reset_index(drop=True)
+                           slide=claims.source.str.partition(": ")[2],
+                           cited=claims.cited.fillna(claims.source.str.partition(":")[0] + " line "
+                                                     + claims.line.astype("Int64").astype(str)))
+    return claims[["model", "phase", "printed", "claim_gb_s", "claim_gib_s", "ess_from", "ess_before", "basis",
+                   "claim_low_gb_s", "claim_high_gb_s", "slide", "cited", "note"]].astype(
+        {"ess_from": "string", "ess_before": "string", "claim_low_gb_s": float, "claim_high_gb_s": float}
+    ).reset_index(drop=True)
 
 
 def release_range(ess_from, ess_before) -> str:
@@ -339,14 +373,20 @@ def release_range(ess_from, ess_before) -> str:
 
 def claim_for(claims: pd.DataFrame, model: str, phase: str, release) -> tuple[float, str]:
     """IBM's claim (GB/s) for a run of `model` in `phase` at ESS `release` (NA: unknown), and which claim it
-    is: the one whose releases hold the run's; a claim that names no release holds for every run; NaN with
-    the reason when the talk has none for the model and phase, or none for the run's release."""
+    is: the one whose releases hold the run's; a claim that names no release holds for every run (a derived
+    one says so, with its range); NaN with the reason when the talk has none for the model and phase, or none
+    for the run's release."""
     rows = claims[(claims.model == model) & (claims.phase == phase)]
     if rows.empty:
         return np.nan, "no claim in the talk"
     ranged = rows[rows.ess_from.notna() | rows.ess_before.notna()]
     if ranged.empty:
-        return float(rows.claim_gb_s.iloc[0]), "no ESS release named"
+        row = rows.iloc[0]
+        if row.basis == "derived":
+            return float(row.claim_gb_s), (f"derived from {row.printed}, {row.claim_low_gb_s:,.1f}–"
+                                           f"{row.claim_high_gb_s:,.1f} GB/s as the slide rounds the ratio; "
+                                           f"no ESS release named")
+        return float(row.claim_gb_s), "no ESS release named"
     if pd.isna(release):
         return np.nan, "ESS release unknown: " + "; ".join(
             f"{r.claim_gb_s:,.0f} GB/s {release_range(r.ess_from, r.ess_before)}" for r in ranged.itertuples())
@@ -358,12 +398,29 @@ def claim_for(claims: pd.DataFrame, model: str, phase: str, release) -> tuple[fl
     return np.nan, f"no claim for ESS {release}"
 
 
+def get_clusters(con, run_ids: Iterable[int]) -> pd.Series:
+    """run_id -> the GPFS cluster name(s) of the run's mmlscluster listing (`gpfs_nodes`), for runs with one."""
+    return con.execute(
+        "SELECT DISTINCT x.run_id, n.cluster FROM io500_run_system_files x JOIN gpfs_nodes n USING (source_id) "
+        "WHERE list_contains(?, x.run_id)", [[int(r) for r in run_ids]]).df().groupby("run_id").cluster.agg(
+        lambda c: ", ".join(sorted(c)))
+
+
+def system_units(con, runs: pd.DataFrame) -> pd.Series:
+    """run_id -> the system a run ran on, the independent unit when runs are compared (a repeat submission of
+    one system is not a new unit): its GPFS cluster where a listing names it (651 and 679 are both Tucson's
+    io500.gpfs, under two spellings of the institution), else institution / system / file system."""
+    named = runs.institution.fillna("") + " / " + runs.system.fillna("") + " / " + runs.filesystem.fillna("")
+    clusters = get_clusters(con, runs.run_id)
+    return pd.Series([clusters.get(r, n) for r, n in zip(runs.run_id, named)], index=runs.run_id)
+
+
 def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.DataFrame,
                   releases: pd.DataFrame) -> pd.DataFrame:
     """The easy phases of each run (the IO500 summary's GiB/s, `io500_phases`) in decimal GB/s, per building
     block where `blocks` (get_building_blocks) has a count, and as % of IBM's claim for the run's model,
     phase and ESS release (`claim_for`; `claim_rule` says which claim or why none). A run without a count
-    has building_blocks "unknown"."""
+    has building_blocks "unknown"; `unit` is the system the run ran on (`system_units`)."""
     easy = con.execute(
         "SELECT run_id, phase, value AS gib_s, source_id FROM io500_phases "
         "WHERE list_contains(?, run_id) AND list_contains(?, phase)",
@@ -372,6 +429,7 @@ def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.Data
     df = (easy.merge(runs[["run_id", "run_key", "label", "submission", "model", "started"]], on="run_id")
           .merge(blocks[["run_id", "building_blocks", "basis", "evidence"]], on="run_id", how="left")
           .merge(releases, on="run_id", how="left"))
+    df["unit"] = df.run_id.map(system_units(con, runs))
     matched = [claim_for(claims, m, p, r) for m, p, r in zip(df.model, df.phase, df.ess_release)]
     df["claim_gb_s"] = [c for c, _ in matched]
     df["claim_rule"] = [rule for _, rule in matched]
@@ -412,32 +470,6 @@ def fewest_blocks(per_block: pd.DataFrame) -> pd.DataFrame:
     return best[["run_key", "model", "phase", "gb_s", "claim_gb_s", "at_least"]].reset_index(drop=True)
 
 
-def claim_summary(per_block: pd.DataFrame, phase: str = "ior-easy-read") -> stats.MeanInterval | None:
-    """The runs' per-building-block bandwidth in `phase` as a ratio to their own claim: geometric mean over
-    the runs with a ratio, with its positive t interval on the log scale (stats.mean_interval, log=True).
-    None when no run has a ratio."""
-    ratios = per_block[(per_block.phase == phase) & per_block.pct_of_claim.notna()].pct_of_claim / 100
-    return stats.mean_interval(ratios, CONFIDENCE, log=True) if len(ratios) else None
-
-
-def claim_by_model(per_block: pd.DataFrame) -> pd.DataFrame:
-    """Per model and easy phase with a claim: the runs (n and their keys), the lowest and highest % of the
-    claim, the geometric mean with its interval (NaN bounds for one run), and whether the interval excludes
-    100 % (`decided`) or how many runs with this spread would decide it (`runs_to_decide`)."""
-    rated = per_block[per_block.pct_of_claim.notna()]
-    rows = []
-    for (model, phase), g in rated.groupby(["model", "phase"], sort=False):
-        ratios = g.pct_of_claim / 100
-        m = stats.mean_interval(ratios, CONFIDENCE, log=True)
-        decided = len(g) > 1 and not (m.low <= 1 <= m.high)
-        rows.append({"model": model, "phase": phase, "n": len(g), "runs": ", ".join(g.run_key),
-                     "low_pct": g.pct_of_claim.min(), "high_pct": g.pct_of_claim.max(), "mean_pct": m.mean * 100,
-                     "ci_low_pct": m.low * 100, "ci_high_pct": m.high * 100, "decided": decided,
-                     "runs_to_decide": None if decided else stats.runs_to_decide(ratios, 1.0, CONFIDENCE)})
-    return pd.DataFrame(rows, columns=["model", "phase", "n", "runs", "low_pct", "high_pct", "mean_pct",
-                                       "ci_low_pct", "ci_high_pct", "decided", "runs_to_decide"])
-
-
 # --- ceilings ---------------------------------------------------------------------------------------------
 
 HDR_GBIT_S = {"HDR200": 200}  # HDR InfiniBand as IBM names it: 200 Gb/s per link
@@ -473,7 +505,7 @@ def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
     links it states; NaN elsewhere: no submission states its link speed), a ceiling no transfer exceeds but
     one a transfer protocol does not fill either, and IBM's quoted figure for the run's building blocks
     (`quoted_gb_s`: building blocks x IBM's claim for the run's release), no ceiling; the measured GB/s as %
-    of each, and `reading` (`figure_reading`)."""
+    of each, `reading` (`figure_reading`), and `clients_bound`: the line rate is below IBM's figure."""
     site = talk.drop_duplicates("run_id")[["run_id", "site"]]
     nodes = ior[ior.phase.isin(EASY_PHASES)][["run_id", "phase", "nodes"]]
     df = (per_block.merge(site, on="run_id", how="left")
@@ -484,6 +516,8 @@ def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
     df["pct_of_client"] = df.gb_s / df.client_ceiling_gb_s * 100
     df["pct_of_quoted"] = df.gb_s / df.quoted_gb_s * 100
     df["reading"] = [figure_reading(m, q) for m, q in zip(df.gb_s, df.quoted_gb_s)]
+    # the clients' links carry less than IBM's figure: the run cannot show that figure, whatever the storage does
+    df["clients_bound"] = df.client_ceiling_gb_s < df.quoted_gb_s  # False where either is unknown (NaN)
     return df
 
 
@@ -503,9 +537,7 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
     if groups.empty:
         return pd.DataFrame(columns=["group", "attribute", "differs"])
     ids = [r for g in groups for r in g]
-    cluster = con.execute(
-        "SELECT DISTINCT x.run_id, n.cluster FROM io500_run_system_files x JOIN gpfs_nodes n USING (source_id) "
-        "WHERE list_contains(?, x.run_id)", [ids]).df().groupby("run_id").cluster.agg(lambda c: ", ".join(sorted(c)))
+    cluster = get_clusters(con, ids)
     fs = con.execute(
         """
         SELECT DISTINCT x.run_id, a.flag, a.value, d.mount_point
@@ -567,14 +599,11 @@ SHORT_VALUE = 10  # characters: a value this short is shown in a sentence, a lon
 MEASURED = ("read per building block (GB/s)", "write per building block (GB/s)")
 
 
-def alike_sentences(alike: pd.DataFrame, other_clusters_only: bool = False) -> list[str]:
+def alike_sentences(alike: pd.DataFrame) -> list[str]:
     """Per group of alike runs (`get_alike`), one sentence: what they share (known values only) and the
-    setup attributes in which they differ. `other_clusters_only`: only groups whose runs ran on different
-    GPFS clusters (different systems that share only a model and a count)."""
+    setup attributes in which they differ."""
     out = []
     for group, g in alike.groupby("group", sort=False):
-        if other_clusters_only and not g[g.attribute == "GPFS cluster"].differs.any():
-            continue
         runs = [c for c in g.columns if c not in ("group", "attribute", "differs") and g[c].notna().all()]
         setup = g[~g.attribute.isin(MEASURED)].set_index("attribute")
 
@@ -609,22 +638,40 @@ def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
         rows = config[config.key.str.lower() == key.lower()]
         rows = rows.assign(setting=rows.value + " [" + rows.scope.map(scope_kind) + "]")
         values = rows.groupby("run_id").setting.agg(lambda v: ", ".join(sorted(set(v))))
-        df[key] = df.run_id.map(values).fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
+        df[key] = df.run_id.map(values).astype("string").fillna(df.run_id.map(lambda r: "not set" if r in listed else "no listing"))
     on = set(config[(config.key.str.lower() == "fgdltokenbatchacquire") & config.value.str.lower().isin(["1", "yes"])].run_id)
     df["token_batching"] = [("1 or yes" if r in on else "not set or 0") if r in listed else "no listing"
                             for r in df.run_id]
     return df.sort_values(["started", "run_key"]).reset_index(drop=True)
 
 
-def talk_pair(hard: pd.DataFrame, talk: pd.DataFrame) -> pd.Series | None:
+# The settings seed 000 credits for the two metadata phases it improved between its Tucson runs: more hash
+# buckets against OpenFileHashTabMutex contention in mdtest-easy-stat (nBucketGroups, line 327) and FGDL token
+# batching with directory compaction off for mdtest-hard-delete (fgdlTokenBatchAcquire, autoCompactDir,
+# lines 277-281 and 312).
+TALK_SETTINGS = ("nBucketGroups", "fgdlTokenBatchAcquire", "autoCompactDir")
+
+
+def talk_pair(con, hard: pd.DataFrame, talk: pd.DataFrame) -> pd.Series | None:
     """The talk's Tucson ISC23 and SC23 runs (seed000_tucson_isc23_to_sc23, matched by `get_talk_runs`) with
-    their mdtest-hard-delete kIOPS and the change in %; None unless both are among `hard`."""
+    their mdtest-hard-delete and mdtest-easy-stat kIOPS (`io500_phases`) and the changes in %, and which of
+    TALK_SETTINGS the later run's mmlsconfig sets and the earlier one's does not (`only_after`); None unless
+    both runs are among `hard`."""
     tucson = talk[talk.table == "seed000_tucson_isc23_to_sc23"].merge(hard[["run_id", "run_key", "kiops"]])
     if set(tucson.column) != {"ISC23", "SC23"}:
         return None
     before, after = (tucson[tucson.column == c].iloc[0] for c in ("ISC23", "SC23"))
-    return pd.Series({"before_run": before.run_key, "after_run": after.run_key, "before": before.kiops,
-                      "after": after.kiops, "change_pct": (after.kiops / before.kiops - 1) * 100})
+    stat = dict(con.execute("SELECT run_id, value FROM io500_phases WHERE phase = 'mdtest-easy-stat' AND "
+                            "list_contains(?, run_id)", [[int(before.run_id), int(after.run_id)]]).fetchall())
+    config = get_config(con, [before.run_id, after.run_id], TALK_SETTINGS)
+    set_in = {r: {k.lower() for k in config[config.run_id == r].key} for r in (before.run_id, after.run_id)}
+    only_after = sorted((k for k in TALK_SETTINGS if k.lower() in set_in[after.run_id] - set_in[before.run_id]),
+                        key=str.lower)
+    return pd.Series({"before_id": before.run_id, "after_id": after.run_id, "before_run": before.run_key,
+                      "after_run": after.run_key, "before": before.kiops, "after": after.kiops,
+                      "change_pct": (after.kiops / before.kiops - 1) * 100,
+                      "stat_change_pct": (stat[after.run_id] / stat[before.run_id] - 1) * 100,
+                      "only_after": only_after})
 
 
 def chart_hard_delete(hard: pd.DataFrame) -> alt.Chart:
@@ -646,13 +693,11 @@ def chart_hard_delete(hard: pd.DataFrame) -> alt.Chart:
 
 
 def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
-    """Per-building-block easy-phase bandwidth as % of IBM's claim for the run's release, for runs with both a
-    building-block count and a claim; a rule at 100 %; the title states the pooled read ratio."""
+    """Per-building-block easy-phase bandwidth as % of IBM's claim for the run's model, phase and release, for
+    runs with both a building-block count and a claim; a rule at 100 %; the title states the range per model."""
     df = per_block[per_block.pct_of_claim.notna()]
-    read = claim_summary(df)
-    title = ([f"Per building block, the runs read {read.mean * 100:.0f} % of IBM's claim",
-              f"(95 % interval {read.low * 100:.0f}–{read.high * 100:.0f} %, n = {read.n} runs)"] if read and read.n > 1
-             else f"Per building block the easy phases reach {pct_range(df.pct_of_claim)} of IBM's claim")
+    title = ["Per building block, each run against its own claim:",
+             "; ".join(f"{m} {span(g.pct_of_claim)} %" for m, g in df.groupby("model", sort=True))]
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X("pct_of_claim:Q", title="per building block, % of IBM's claim for the run's release"),
         y=alt.Y("run_key:N", title=None),
@@ -757,88 +802,415 @@ def compare_config(config: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                           else s.str.lower()).reset_index(drop=True)
 
 
-# --- findings ----------------------------------------------------------------------------------------------
+# --- evidence and findings ------------------------------------------------------------------------------
 
-def pct_range(values: pd.Series) -> str:
-    """'87 %' or '54–98 %': the rounded range of percentages."""
-    low, high = round(values.min()), round(values.max())
-    return f"{low} %" if low == high else f"{low}–{high} %"
-
-
-def interval_text(mean_pct: float, low_pct: float, high_pct: float, n: int, unit: str = "runs") -> str:
-    """'103 % (95 % interval 60–175 %, n = 2 runs)'; one value: '98 % (n = 1 run, no interval)'."""
-    if n < 2:
-        return f"{mean_pct:.0f} % (n = 1 {unit.rstrip('s')}, no interval)"
-    return f"{mean_pct:.0f} % (95 % interval {low_pct:.0f}–{high_pct:.0f} %, n = {n} {unit})"
+FAMILY_RUNS = "each run against IBM's claim for its model, phase and release"
+FAMILY_SYSTEMS = "systems of one model and release against IBM's claim"
+MODEL_ORDER = [MODELS["6000"], MODELS["3500"], MODELS["3200"]]  # the newest model's result leads
+TUCSON, EHNINGEN = "Tucson", "Ehningen"  # the talk's site names (TALK_COLUMNS)
+SHORT_PHASE = {"ior-easy-read": "read", "ior-easy-write": "write"}
 
 
-def decision_text(row) -> str:
-    """Whether a claim_by_model row's interval decides above or below 100 %, or the runs that would."""
-    if row.n < 2:
-        return "undecided: one run"
-    if row.decided:
-        return "above the claim" if row.ci_low_pct > 100 else "below the claim"
-    if row.runs_to_decide:
-        return f"undecided (about {row.runs_to_decide:,} runs with this spread would decide)"
-    return "undecided"
+def span(values: Iterable[float], spec: str = ".0f") -> str:
+    """'110' or '305–333': the rounded range of values."""
+    values = list(values)
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if low == high else f"{low}–{high}"
 
 
-def main_finding(per_block: pd.DataFrame) -> tuple[str, str] | None:
-    """The chapter's main result in at most 30 words: the runs' read per building block as a share of IBM's
-    claim for their model and release, with its interval and n. None without a rated run."""
-    read = claim_summary(per_block)
-    if read is None:
-        return None
-    if read.n < 2:
-        return (f"Per building block, the one rated run reads {read.mean * 100:.0f} % of IBM's claim for its "
-                f"model and ESS release (n = 1 run, no interval).", FIG_PER_BLOCK)
-    verdict = ("above it" if read.low > 1 else "below it" if read.high < 1 else "undecided")
-    return (f"Per building block, IBM's runs read {read.mean * 100:.0f} % of IBM's claim for their model and ESS "
-            f"release (95 % interval {read.low * 100:.0f}–{read.high * 100:.0f} %, n = {read.n} runs): "
-            f"{verdict}.", FIG_PER_BLOCK)
+def claim_quantity(phase: str) -> str:
+    return f"{phase} per building block"
 
 
-def claim_models_sentence(by_model: pd.DataFrame) -> str:
-    """Per model and phase (claim_by_model): its share of the claim with interval and n, and the decision."""
-    return "; ".join(f"{r.model} {r.phase.removeprefix('ior-easy-')} "
-                     f"{interval_text(r.mean_pct, r.ci_low_pct, r.ci_high_pct, r.n)}, {decision_text(r)}"
-                     for r in by_model.itertuples()) + "."
+def claim_records(per_block: pd.DataFrame) -> list[evidence.Comparison]:
+    """What the chapter says of IBM's claims, decided by evidence.decide: each rated run against the claim for
+    its own model, phase and release (one run, no spread: too few units to decide anything); and, where two
+    systems or more share a model, a claim and a stated ESS and Storage Scale release, those systems against
+    it (repeat submissions of one system are one unit). Models, claims and releases are never pooled."""
+    rated = per_block[per_block.pct_of_claim.notna()]
+    records = [evidence.compare_to_reference(
+        [r.per_block_gb_s], r.claim_gb_s, quantity=claim_quantity(r.phase), unit="GB/s",
+        replicate=Replicate.RUN, family=FAMILY_RUNS, label=r.run_key,
+        reference_label=f"IBM's {r.claim_gb_s:,.1f} GB/s ({r.claim_rule})") for r in rated.itertuples()]
+    stated = rated.dropna(subset=["ess_release", "scale_release"])
+    for (model, phase, claim, ess, scale), g in stated.groupby(
+            ["model", "phase", "claim_gb_s", "ess_release", "scale_release"], sort=False):
+        if g.unit.nunique() > 1:
+            records.append(evidence.compare_to_reference(
+                evidence.Observations(values=g.per_block_gb_s.tolist(), units=g.unit.tolist()), claim,
+                quantity=claim_quantity(phase), unit="GB/s", replicate=Replicate.SYSTEM, family=FAMILY_SYSTEMS,
+                label=f"{model} {listing(g.run_key)} (Storage Scale {scale}, ESS {ess})",
+                reference_label=f"IBM's {claim:,.0f} GB/s"))
+    return evidence.decide(records)
 
 
-def findings(per_block: pd.DataFrame, blocks: pd.DataFrame, runs: pd.DataFrame, ceilings: pd.DataFrame,
-             alike: pd.DataFrame, pair: pd.Series | None) -> list[tuple[str, str]]:
-    """The chapter's findings (at most six), each a claim with its number first and its interval and n in
-    brackets, with the name of the table or figure that shows it; every number computed from the frames
-    given. First the main result (`main_finding`), then what corrects a naive reading: a building-block
-    count the file system's disks overrule, a claim of an earlier ESS release, the shares of the client line
-    rate and of IBM's figure (which do not decide what bound a run), runs
-    alike only in model and count, and the one comparison of mdtest-hard-delete the talk makes."""
+def claim_table(records: list[evidence.Comparison]) -> pd.DataFrame:
+    """The claim records for the page: what is compared, the phase, the GB/s per building block (geometric
+    mean over the units), IBM's figure, the ratio in % with its interval, the units and the verdict."""
+    df = evidence.frame(records)
+    if df.empty:
+        return pd.DataFrame(columns=["compared", "phase", "n", "unit"])
+    return pd.DataFrame({
+        "compared": df.label, "phase": df.quantity.str.removesuffix(" per building block").map(SHORT_PHASE),
+        "per block (GB/s)": df.ratio * df.reference, "IBM's figure (GB/s)": df.reference,
+        "of IBM's figure (%)": df.ratio * 100, "interval low (%)": df.low * 100, "interval high (%)": df.high * 100,
+        "n": df.n, "unit": df.replicate, "verdict": df.verdict,
+        "units to decide": df.n_to_decide.astype("Int64")})
+
+
+def model_values(per_block: pd.DataFrame, model: str) -> dict[str, str]:
+    """Per building block, the rated runs of `model`: read and write GB/s and % of their own claims as
+    rounded ranges ("305–333"), keyed read_per_block, write_per_block, read_pct, write_pct, pct (both phases)."""
+    rated = per_block[(per_block.model == model) & per_block.pct_of_claim.notna()]
+    out = {}
+    for phase, short in SHORT_PHASE.items():
+        rows = rated[rated.phase == phase]
+        out[f"{short}_per_block"] = span(rows.per_block_gb_s) if len(rows) else NO_VALUE
+        out[f"{short}_pct"] = span(rows.pct_of_claim) if len(rows) else NO_VALUE
+    out["pct"] = span(rated.pct_of_claim) if len(rated) else NO_VALUE
+    return out
+
+
+def verdicts(records: list[evidence.Comparison]) -> str:
+    """The verdicts of records, in words ('too few units'), each once."""
+    return " or ".join(dict.fromkeys(str(r.verdict) for r in records))
+
+
+def lead_model(per_block: pd.DataFrame) -> str | None:
+    """The newest model (MODEL_ORDER) with a run rated against IBM's claim; None without one."""
+    rated = set(per_block[per_block.pct_of_claim.notna()].model)
+    return next((m for m in MODEL_ORDER if m in rated), None)
+
+
+def figure(gb_s: float) -> str:
+    """A figure as the talk prints it (310, 91), a derived one to one decimal (59.6)."""
+    return f"{gb_s:,.0f}" if float(gb_s).is_integer() else f"{gb_s:,.1f}"
+
+
+def main_finding(per_block: pd.DataFrame, records: list[evidence.Comparison], model: str) -> Finding:
+    """The chapter's main result in at most 30 words: the rated runs of `model` (lead_model), their read and
+    write per building block and their share of IBM's claim for each run's own release, with the verdict
+    (evidence.decide) of their records."""
+    rows = per_block[per_block.pct_of_claim.notna() & (per_block.model == model)]
+    phases = [p for p in ("ior-easy-read", "ior-easy-write") if p in set(rows.phase)]
+    rates = " and ".join(f"{SHORT_PHASE[p]} {span(rows[rows.phase == p].per_block_gb_s)} GB/s" for p in phases)
+    claims = [rows[rows.phase == p].claim_gb_s.unique() for p in phases]
+    claim = (f"IBM's {' and '.join(figure(c[0]) for c in claims)} GB/s" if all(len(c) == 1 for c in claims)
+             else "IBM's claim for each run's release")
+    mine = [r for r in records if r.label in set(rows.run_key) or r.label.startswith(model)]  # its runs, its systems
+    units = rows.unit.nunique()
+    return Finding(text=(f"Per building block, {model} runs {rates}, {span(rows.pct_of_claim)} % of {claim} "
+                         f"({plural(units, 'system')}: {verdicts(mine)})."),
+                   target=FIG_PER_BLOCK, evidence=tuple(mine))
+
+
+def phase_clause(rows: pd.DataFrame, verb: str) -> str:
+    """'submission-651 reads 120 % of 91 GB/s (before ESS 6.1.8), submission-679 87 % of 126 GB/s (...)': each
+    run's share of its own claim, runs of one claim named together."""
+    parts = []
+    for i, ((claim, rule), g) in enumerate(rows.groupby(["claim_gb_s", "claim_rule"], sort=False)):
+        shares = listing(f"{r.run_key}{f' {verb}' if i == 0 and j == 0 else ''} {r.pct_of_claim:.0f} %"
+                         for j, r in enumerate(g.itertuples()))
+        parts.append(f"{shares} of {figure(claim)} GB/s ({rule})")
+    return "; ".join(parts)
+
+
+def per_run_findings(per_block: pd.DataFrame, records: list[evidence.Comparison], main: str) -> list[Finding]:
+    """For each model but `main` with rated runs, one sentence: each run's share of its own claim per phase."""
+    rated = per_block[per_block.pct_of_claim.notna()]
     out = []
-    if main := main_finding(per_block):
-        out.append(main)
+    for model in [m for m in MODEL_ORDER if m in set(rated.model) and m != main]:
+        rows = rated[rated.model == model]
+        clauses = [phase_clause(rows[rows.phase == p], "reads" if p == "ior-easy-read" else "writes")
+                   for p in ("ior-easy-read", "ior-easy-write") if p in set(rows.phase)]
+        mine = tuple(r for r in records if r.label in set(rows.run_key))
+        out.append(Finding(text=(f"{model} per building block, each run against its own claim: {'. '.join(clauses)}; "
+                                 f"one run each: {verdicts(mine)}."), target=TAB_PER_BLOCK, evidence=mine))
+    return out
+
+
+def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
+    """The read per building block and share of the client line rate of the runs at `site` (the talk's name)
+    whose line rate is known: rounded ranges, NO_VALUE without such a run."""
+    rows = ceilings[(ceilings.site == site) & (ceilings.phase == "ior-easy-read") & ceilings.client_ceiling_gb_s.notna()
+                    & ceilings.per_block_gb_s.notna()]
+    if rows.empty:
+        return {"read_per_block": NO_VALUE, "pct_of_line_rate": NO_VALUE, "runs": NO_VALUE}
+    return {"read_per_block": span(rows.per_block_gb_s), "pct_of_line_rate": span(rows.pct_of_client),
+            "runs": listing(rows.run_key)}
+
+
+def site_finding(at_site: dict[str, str]) -> Finding:
+    """For the landing page: ESS 3500 read per building block at Tucson (`site_values`) and its share of the
+    clients' line rate."""
+    return Finding(text=(f"ESS 3500 per building block at {TUCSON} ({at_site['runs']}): {at_site['read_per_block']} GB/s "
+                         f"read, {at_site['pct_of_line_rate']} % of the clients' line rate."), target=TAB_CEILINGS)
+
+
+def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | None:
+    """A run whose clients' line rate is below IBM's figure for its building blocks: the clients bound it (it
+    could not show IBM's figure); with the read per building block and share of the line rate of the runs at
+    its site. Without such a run, each linked run's share of the line rate and of IBM's figure."""
+    read = ceilings[(ceilings.phase == "ior-easy-read") & ceilings.client_ceiling_gb_s.notna()]
+    bound = read[read.clients_bound]
+    if len(bound):
+        sentences = []
+        for r in bound.itertuples():
+            link = links.set_index("site").loc[r.site]
+            at_site = site_values(ceilings, r.site)
+            sentences.append(
+                f"{r.run_key}'s clients ({r.nodes:,.0f} nodes in its IOR log, {plural(int(link.links_per_client), 'link')} "
+                f"of {link.link_gbit_s:,.0f} Gb/s each, as the talk states) carry at most {r.client_ceiling_gb_s:,.0f} "
+                f"GB/s, below IBM's {r.quoted_gb_s:,.0f} GB/s for its {plural(int(r.blocks), 'building block')}: "
+                f"the clients bound it below IBM's figure, whatever the storage could do; {r.site}'s runs ({at_site['runs']}) read "
+                f"{at_site['read_per_block']} GB/s per building block, {at_site['pct_of_line_rate']} % of that line rate.")
+        return Finding(text=" ".join(sentences), target=TAB_CEILINGS)
+    linked = read[read.quoted_gb_s.notna()]
+    if linked.empty:
+        return None
+    each = "; ".join(f"{r.run_key} {r.pct_of_client:.0f} % and {r.pct_of_quoted:.0f} %" for r in linked.itertuples())
+    return Finding(text=(f"Easy read as % of the clients' line rate and of IBM's quoted figure: {each}; the data cannot "
+                         f"tell whether the client links bound {'it' if len(linked) == 1 else 'them'}."),
+                   target=TAB_CEILINGS)
+
+
+def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, config: pd.DataFrame) -> Finding | None:
+    """The talk's SC23 runs at Ehningen and Tucson side by side: total read change, read per building block,
+    client line rates and their shares, and what else differs (transfer size from the IOR logs,
+    minReleaseLevel from the listings): what one run per site can and cannot tell. None without both."""
+    sc23 = talk[(talk.list == "SC23") & talk.site.isin([TUCSON, EHNINGEN])].drop_duplicates("site").set_index("site")
+    read = ceilings[ceilings.phase == "ior-easy-read"].set_index("run_id")
+    if len(sc23) < 2 or not set(sc23.run_id) <= set(read.index):
+        return None
+    t, e = (read.loc[sc23.run_id[s]] for s in (TUCSON, EHNINGEN))
+    if pd.isna(t.blocks) or pd.isna(e.blocks) or pd.isna(t.client_ceiling_gb_s) or pd.isna(e.client_ceiling_gb_s):
+        return None
+    easy = ior[ior.phase == "ior-easy-read"].set_index("run_id").transfer_bytes
+    level = config[config.key.str.lower() == "minreleaselevel"].groupby("run_id").value.agg(lambda v: ", ".join(sorted(set(v))))
+    differ = []
+    ids = (sc23.run_id[EHNINGEN], sc23.run_id[TUCSON])
+    if all(i in easy.index for i in ids) and easy[ids[0]] != easy[ids[1]]:
+        differ.append(f"transfer sizes ({' and '.join(f'{int(easy[i]) // 2**20} MiB' for i in ids)})")
+    if all(i in level.index for i in ids) and level[ids[0]] != level[ids[1]]:
+        differ.append(f"releases (minReleaseLevel {' and '.join(level[i] for i in ids)})")
+    return Finding(text=(
+        f"{EHNINGEN}'s {plural(int(e.blocks), 'building block')} ({e.run_key}) read {(e.gb_s / t.gb_s - 1) * 100:+.1f} % "
+        f"in total against {TUCSON}'s {int(t.blocks)} ({t.run_key}), {e.per_block_gb_s:,.0f} against "
+        f"{t.per_block_gb_s:,.0f} GB/s per building block, with a client line rate of {e.client_ceiling_gb_s:,.0f} "
+        f"against {t.client_ceiling_gb_s:,.0f} GB/s ({e.pct_of_client:.0f} % and {t.pct_of_client:.0f} % of it "
+        f"used). One run per site, on other clients{', ' + listing(differ) if differ else ''}: it cannot tell "
+        f"building blocks from site, clients or release, and is no per-block scaling law."), target=TAB_CEILINGS)
+
+
+def talk_release(table: str = "seed000_sc23_io500") -> str | None:
+    """The Storage Scale release the talk heads its SC23 IO500 tables with ("all with IBM Storage Scale
+    5.1.9.0", in the published table's source), None if it names none."""
+    m = SCALE_RELEASE.search(published.load(table).source.iloc[0])
+    return m[1] if m else None
+
+
+def release_mix_finding(pair: pd.Series, releases: pd.DataFrame) -> Finding:
+    """The talk's Tucson ISC23-to-SC23 changes of mdtest-hard-delete and mdtest-easy-stat, one run each: the
+    release the earlier run's folder states against the one the talk gives, and the talk's settings only the
+    later run's listing sets. Upgrade and settings changed together: the change is not the settings'."""
+    stated = releases.set_index("run_id").loc[pair.before_id]
+    before = (f"{pair.before_run}'s folder states Storage Scale {stated.scale_release} with ESS {stated.ess_release}"
+              if pd.notna(stated.scale_release) else f"{pair.before_run}'s release is not stated")
+    settings = (f", and {listing(f'`{k}`' for k in pair.only_after)} are set only in {pair.after_run}'s listing"
+                if pair.only_after else "")
+    return Finding(text=(
+        f"From the talk's Tucson ISC23 run to its SC23 run ({pair.before_run} to {pair.after_run}, one run each), "
+        f"mdtest-hard-delete moved {pair.change_pct:+.1f} % and mdtest-easy-stat {pair.stat_change_pct:+.1f} %. The talk "
+        f"heads both 'Storage Scale {talk_release()}', but {before}{settings}: the changes mix the upgrade with "
+        f"the settings."), target=FIG_HARD_DELETE)
+
+
+def block_count_findings(blocks: pd.DataFrame, runs: pd.DataFrame) -> list[Finding]:
+    """A building-block count the file system's disks overrule: one sentence per such run."""
     named = runs.set_index("run_id").run_key
     disagree = blocks[(blocks.basis == "file system disks") & blocks.cluster_pairs.notna()
                       & (blocks.building_blocks != blocks.cluster_pairs)]
+    out = []
     for r in disagree.itertuples():
         mount, _, detail = r.evidence.partition(": ")
-        out.append((f"{named[r.run_id]} is {plural(int(r.building_blocks), 'building block')}, not "
-                    f"{int(r.cluster_pairs)}: its cluster lists {plural(int(r.cluster_pairs), 'canister pair')}, but "
-                    f"the file system under test, {mount}, has {detail}.", TAB_BLOCKS))
-    earlier = per_block[per_block.claim_rule.str.startswith("before ESS") & (per_block.phase == "ior-easy-read")]
-    for r in earlier.itertuples():
-        share = (f"exceeds IBM's quoted {r.claim_gb_s:,.0f} GB/s for its ESS {r.ess_release} by "
-                 f"{r.pct_of_claim - 100:.0f} %" if r.pct_of_claim > 100 else
-                 f"reads {r.pct_of_claim:.0f} % of IBM's quoted {r.claim_gb_s:,.0f} GB/s for its ESS {r.ess_release}")
-        out.append((f"{r.run_key} {share} per building block ({r.claim_rule}); the later release's figure does not "
-                    f"apply to it.", TAB_PER_BLOCK))
-    linked = ceilings[ceilings.client_ceiling_gb_s.notna() & ceilings.quoted_gb_s.notna()
-                      & (ceilings.phase == "ior-easy-read")]
-    if len(linked):
-        each = "; ".join(f"{r.run_key} {r.pct_of_client:.0f} % and {r.pct_of_quoted:.0f} %" for r in linked.itertuples())
-        out.append((f"Easy read as % of the clients' line rate and of IBM's quoted figure: {each}; the data cannot "
-                    f"tell whether the client links bound {'it' if len(linked) == 1 else 'them'}.", TAB_CEILINGS))
-    out += [(sentence, TAB_ALIKE) for sentence in alike_sentences(alike, other_clusters_only=True)]
+        out.append(Finding(text=(f"{named[r.run_id]} is {plural(int(r.building_blocks), 'building block')}, not "
+                                 f"{int(r.cluster_pairs)}: its cluster lists {plural(int(r.cluster_pairs), 'canister pair')}, "
+                                 f"but the file system under test, {mount}, has {detail}."), target=TAB_BLOCKS))
+    return out
+
+
+MAX_FINDINGS = 6  # the page check wants 3-6
+
+
+# --- the report ----------------------------------------------------------------------------------------------
+
+PCT = ".0f"
+GB_S = ",.1f"
+
+
+def claims_values(claims: pd.DataFrame) -> dict:
+    """IBM's figures the chapter's prose pastes (numbers as Python floats: a NumPy scalar's text is
+    "np.float64(310.0)", which no format reads)."""
+    ss, ess = claims[claims.model == MODELS["6000"]], claims[claims.model == MODELS["3500"]]
+    write = ess[ess.phase == "ior-easy-write"].iloc[0]
+    return {"ss_read_claim": float(ss[ss.phase == "ior-easy-read"].claim_gb_s.iloc[0]),
+            "ss_write_claim": float(ss[ss.phase == "ior-easy-write"].claim_gb_s.iloc[0]),
+            "ess_read_claim": float(ess[ess.ess_from.notna()].claim_gb_s.iloc[0]),
+            "ess_read_claim_before": float(ess[ess.ess_before.notna()].claim_gb_s.iloc[0]),
+            "ess_claim_release": ess.ess_from.dropna().iloc[0],
+            "ess_write_claim": round(float(write.claim_gb_s), 1), "ess_write_printed": write.printed,
+            "ess_write_range": f"{write.claim_low_gb_s:,.1f}–{write.claim_high_gb_s:,.1f}",
+            "ess_write_cited": write.cited}
+
+
+def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] = ()) -> Report:
+    """The chapter: IBM's Storage Scale runs (or those named in `select_runs`), their building blocks, their
+    easy phases per building block against IBM's claim for each run's model and release, the client line
+    rates, runs alike in model and count, IOR's own logs, mdtest-hard-delete over time and the settings
+    (`config_keys`, any case; empty: every key) that differ between the runs' mmlsconfig listings."""
+    requested = list(select_runs)
+    runs_all = get_runs(con)
+    runs = selected_runs(runs_all, requested)
+    claims = get_claims()
+    r = Report(values={"has_data": len(runs) > 0, **claims_values(claims)})
+    if runs.empty:
+        r.note = nb.no_data("IO500 runs of a Storage Scale (GPFS) file system", HOW_TO_ADD)
+        return r
+    ior = get_ior_phases(con, runs.run_id)
+    talk = get_talk_runs(con, runs)
+    links = get_client_links()
+    blocks = get_building_blocks(con, runs, ior)
+    releases = get_ess_releases(runs, talk)
+    per_block = get_per_block(con, runs, blocks, claims, releases)
+    ceilings = get_ceilings(per_block, ior, talk, links)
+    records = claim_records(per_block)
+    alike = get_alike(con, runs, per_block, ior, talk)
+    hard = get_hard_delete(con, runs)
+    pair = talk_pair(con, hard, talk) if len(hard) else None
+    keys = list(config_keys)
+    config = get_config(con, runs.run_id, keys)
+    compared = compare_config(config, runs)
+    fewest = fewest_blocks(per_block)
+    files = get_system_files(con, runs.run_id)
+    levels = get_config(con, runs.run_id, ["minReleaseLevel"])
+    source_ids = (set(ior.source_id) | set(ior.summary_source_id) | set(per_block.source_id) | set(hard.source_id)
+                  | set(files.source_id))
+    bounded = ceilings[ceilings.client_ceiling_gb_s.notna() | ceilings.quoted_gb_s.notna()]
+    rated = per_block.pct_of_claim.notna().any()
+    r.evidence = records
+
+    ss6000, tucson = model_values(per_block, MODELS["6000"]), site_values(ceilings, TUCSON)
+    model = lead_model(per_block)
+    findings = [main_finding(per_block, records, model)] if model else [Finding(text=(
+        "No selected run has both a building-block count and a claim from IBM for its model and release, so none "
+        "is set against IBM's claims."), target=TAB_BLOCKS)]
+    findings += per_run_findings(per_block, records, model)
+    findings += [f for f in (line_rate_finding(ceilings, links), sites_finding(ceilings, talk, ior, levels)) if f]
+    findings += [release_mix_finding(pair, releases)] if pair is not None else []
+    findings += block_count_findings(blocks, runs)
+    r.findings = findings[:MAX_FINDINGS]
+    r.abstract = findings[:1] + ([site_finding(tucson)] if tucson["runs"] != NO_VALUE else [])
+
+    r.values.update({
+        "selection_rule": Markdown(selection_rule(runs_all, runs, requested)), "runs_n": len(runs),
+        **{f"ss6000_{k}": v for k, v in ss6000.items() if k != "pct"}, "ss6000_pct_of_claim": ss6000["pct"],
+        "ess3500_tucson_read_per_block": tucson["read_per_block"],
+        "ess3500_tucson_pct_of_line_rate": tucson["pct_of_line_rate"],
+        "client_bound_runs": listing(ceilings[ceilings.clients_bound].run_key.unique()) or NO_VALUE,
+        "no_ceiling_md": Markdown(", ".join(sorted(set(ceilings.run_key) - set(bounded.run_key))) or "none"),
+        "sources_n": len(source_ids),
+        "has_fewest": len(fewest) > 0, "has_rated": bool(rated), "has_alike": len(alike) > 0, "has_ior": len(ior) > 0,
+        "has_hard": len(hard) > 0, "has_pair": pair is not None, "has_config": len(compared) > 0,
+    })
+    r.tables.update({
+        "tab-ess-runs": Table(frame=short_runs(runs.merge(releases, on="run_id").merge(
+            talk.drop_duplicates("run_id")[["run_id", "list"]], on="run_id", how="left")[
+            ["run_key", "institution", "model", "io500_version", "list", "scale_release", "ess_release",
+             "release_from"]]).rename(columns={
+                "institution": "site", "model": "IBM model", "io500_version": "IO500 release",
+                "list": "list (talk)", "scale_release": "Storage Scale", "ess_release": "ESS",
+                "release_from": "ESS from"})),
+        "tab-ess-blocks": Table(frame=short_runs(runs[["run_id", "run_key"]].merge(blocks, on="run_id")[
+            ["run_key", "building_blocks", "basis", "cluster_pairs", "evidence"]]).rename(columns={
+                "building_blocks": "blocks", "basis": "building blocks from", "cluster_pairs": "cluster pairs"})),
+        "tab-ess-claims": Table(frame=claims.assign(releases=list(map(release_range, claims.ess_from, claims.ess_before)))[
+            ["model", "phase", "basis", "claim_gb_s", "claim_low_gb_s", "claim_high_gb_s", "claim_gib_s", "releases",
+             "slide"]].rename(columns={
+                "model": "IBM model", "claim_gb_s": "claim (GB/s)", "claim_low_gb_s": "lowest (GB/s)",
+                "claim_high_gb_s": "highest (GB/s)", "claim_gib_s": "claim (GiB/s)", "releases": "ESS releases"}),
+            formats={"claim (GB/s)": ",.1f", "lowest (GB/s)": ",.1f", "highest (GB/s)": ",.1f", "claim (GiB/s)": ",.1f"}),
+        "tab-ess-per-block": Table(frame=short_runs(per_block_table(per_block)), formats={
+            f"{p} {what}": spec for p in ("read", "write")
+            for what, spec in (("per block (GB/s)", GB_S), ("claim (GB/s)", GB_S), ("of claim (%)", PCT))}),
+        "tab-ess-links": Table(frame=links[["site", "printed", "links_per_client", "link_gbit_s"]].rename(columns={
+            "printed": "as printed", "links_per_client": "links per client", "link_gbit_s": "link rate (Gb/s)"})),
+        "tab-ess-ceilings": Table(frame=short_runs(bounded.assign(phase=bounded.phase.map(SHORT_PHASE),
+                                                                  clients_bound=bounded.clients_bound.map({True: "yes", False: ""}))[
+            ["run_key", "phase", "gb_s", "nodes", "client_ceiling_gb_s", "quoted_gb_s", "pct_of_client",
+             "pct_of_quoted", "reading", "clients_bound"]]).rename(columns={
+                "gb_s": "measured (GB/s)", "nodes": "clients", "client_ceiling_gb_s": "client line rate (GB/s)",
+                "quoted_gb_s": "IBM's figure (GB/s)", "pct_of_client": "of line rate (%)",
+                "pct_of_quoted": "of IBM's figure (%)", "reading": "against IBM's figure",
+                "clients_bound": "line rate below IBM's figure"}),
+            formats={"measured (GB/s)": GB_S, "clients": ",.0f", "client line rate (GB/s)": ",.0f",
+                     "IBM's figure (GB/s)": ",.0f", "of line rate (%)": PCT, "of IBM's figure (%)": PCT}),
+        "tab-ess-sources": Table(frame=nb.sources(con, source_ids)),
+    })
+    if len(fewest):
+        r.values["fewest_md"] = Markdown("; ".join(
+            f"{f.run_key} needs at least {plural(f.at_least, 'building block')} ({f.phase} {f.gb_s:,.1f} GB/s "
+            f"against {f.claim_gb_s:,.0f} GB/s each)" for f in fewest.itertuples()))
+    if rated:
+        r.figures[FIG_PER_BLOCK] = chart_per_block(per_block)
+        r.tables["tab-ess-claim-records"] = Table(frame=claim_table(records), formats={
+            "per block (GB/s)": GB_S, "IBM's figure (GB/s)": GB_S, "of IBM's figure (%)": PCT,
+            "interval low (%)": PCT, "interval high (%)": PCT})
+        systems = [c for c in records if c.family == FAMILY_SYSTEMS]
+        r.values["claim_systems_md"] = Markdown("; ".join(
+            f"{c.label} {SHORT_PHASE[c.quantity.removesuffix(' per building block')]}: {evidence.phrase(c)}"
+            for c in systems)
+            or "no two systems share a model, a claim and a stated release")
+    if len(alike):
+        r.tables[TAB_ALIKE] = Table(frame=alike_table(alike))
+        r.values["alike_md"] = Markdown(" ".join(alike_sentences(alike)))
+    if len(ior):
+        hard_transfers = sorted(ior[ior.phase.str.contains("hard")].transfer_bytes.dropna().astype(int).unique())
+        table = short_runs(runs[["run_id", "run_key"]].merge(ior, on="run_id"))
+        yes_no = {True: "yes", False: "no"}
+        r.values.update({"ior_runs": ior.run_id.nunique(), "ior_logs": len(ior), "ior_agree": int(ior.agrees.sum()),
+                         "hard_transfers": ", ".join(f"{t:,}" for t in hard_transfers) or NO_VALUE})
+        r.figures["fig-ess-ior"] = chart_ior_phases(ior, runs)
+        r.tables["tab-ess-ior"] = Table(frame=table.assign(
+            transfer_kib=table.transfer_bytes / 1024, agrees=table.agrees.map(yes_no),
+            file_per_proc=table.file_per_proc.map(yes_no))[
+            [table.columns[1], "phase", "ior_gib_s", "io500_gib_s", "agrees", "transfer_kib", "file_per_proc",
+             "nodes", "tasks"]].rename(columns={
+                "ior_gib_s": "IOR log (GiB/s)", "io500_gib_s": "IO500 summary (GiB/s)", "agrees": "agree",
+                "transfer_kib": "transfer (KiB)", "file_per_proc": "file per process"}),
+            formats={"IOR log (GiB/s)": ",.3f", "IO500 summary (GiB/s)": ",.3f", "transfer (KiB)": ",.2f"})
+    if len(hard):
+        r.figures[FIG_HARD_DELETE] = chart_hard_delete(hard)
+        r.values["hard_n"] = len(hard)
+        r.tables["tab-ess-hard-delete"] = Table(frame=short_runs(hard.assign(started=hard.started.dt.strftime("%Y-%m-%d"))[
+            ["run_key", "institution", "model", "started", "kiops", "fgdlTokenBatchAcquire", "autoCompactDir"]]).rename(
+            columns={"institution": "site", "model": "IBM model", "kiops": "mdtest-hard-delete (kIOPS)"}),
+            formats={"mdtest-hard-delete (kIOPS)": ",.1f"})
     if pair is not None:
-        out.append((f"mdtest-hard-delete, the talk's ISC23 to SC23 Tucson run: {pair.change_pct:+.1f} % "
-                    f"({pair.before_run} to {pair.after_run}; one run each, undecided).", FIG_HARD_DELETE))
-    return out[:6]
+        r.values.update({"pair_before_run": pair.before_run, "pair_after_run": pair.after_run,
+                         "pair_before": float(pair.before), "pair_after": float(pair.after),
+                         "pair_change": float(pair.change_pct), "pair_stat_change": float(pair.stat_change_pct),
+                         "pair_only_after_keys": Markdown(listing(f"`{k}`" for k in pair.only_after) or "none"),
+                         "talk_release": talk_release() or NO_VALUE})
+    if len(compared):
+        differ = compared[compared.difference.isin(["value", "not set in every listing"])]
+        form = {d: ", ".join(f"`{k}`" for k in compared[compared.difference == d].key) or "none"
+                for d in ("case/units and scope", "case/units", "scope", "none")}
+        r.values.update({"config_runs": config.run_id.nunique(), "config_files": config.source_id.nunique(),
+                         "config_keys_n": len(compared), "config_differ_n": len(differ),
+                         "config_form_md": Markdown(
+                             f"Same value, written differently and under another scope: {form['case/units and scope']}; "
+                             f"written differently only: {form['case/units']}; set cluster-wide in one cluster and per "
+                             f"node class in another: {form['scope']}; the same everywhere: {form['none']}.")})
+        r.tables["tab-ess-config"] = Table(frame=differ.assign(difference=differ.difference.map(DIFFERENCE_SHORT)).rename(
+            columns=lambda c: c.removeprefix("submission-")).rename(columns={"difference": "differs"}))
+    return r
