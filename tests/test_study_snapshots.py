@@ -88,7 +88,7 @@ def test_notebook_executes(name, databases, tmp_path):
     text = "\n".join(str(v) for o in outputs for v in o.get("data", {}).values())
     glued = {o.get("metadata", {}).get("scrapbook", {}).get("name") for o in outputs}
     assert "7 nodes (560c)" in text and "Fujitsu A64FX" in text  # from the published CSV, on every database
-    assert "the pattern is confounded with the order the rows ran in" in text
+    assert "ran once, first, so the rows' order confounds the pattern" in text
     local = "This database holds no snapshot collector runs"
     if name == "default":
         assert local not in text and "fig-snapshots-local-ratios" in glued

@@ -170,8 +170,8 @@ def seed_finding(signs: pd.DataFrame, counts: list[Count]) -> str:
     """The talk's table in one sentence: the sign pattern, and what it is confounded with."""
     all_below = [c for c in counts if c.k == c.n]
     return (f"The talk's table prints every snapshot state below \"No snapshot\" in {len(all_below)} of {len(counts)} "
-            "columns, but \"No snapshot\" was measured once, first: the pattern is confounded with the order the rows "
-            "ran in {cite:p}`derooy-meluxina`")
+            "columns; \"No snapshot\" ran once, first, so the rows' order confounds the pattern "
+            "{cite:p}`derooy-meluxina`")
 
 
 def seed_order_text(signs: pd.DataFrame, baseline_runs: int) -> str:
