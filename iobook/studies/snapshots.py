@@ -796,12 +796,12 @@ def time_finding(since: pd.DataFrame) -> str:
     return (f"These runs measured {s.min():.0f}–{s.max():.0f} s after each snapshot was created; the talk's "
             "recovery question, mdtest \"at 0, 10, 30, 60, 120 min\" after `snapshot_create`, they do not answer")
 
-def _metadata(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
+def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
     """The metadata part into the report: rates, the paired comparisons, the control's drift, the steps'
-    durations. Returns the rates."""
+    durations. Returns the source ids of the files it read (none: the part is not in the runs)."""
     rates = get_rates(con, run_ids)
     if rates.empty:
-        return rates
+        return set()
     compared, records = compare_stages(rates)
     with_snapshots = [c for c in records if "data with snapshots" in c.family]
     first_stage = [c for c in records if "which ran first" in c.family]
@@ -846,14 +846,15 @@ def _metadata(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
     report.tables["tab-snapshots-steps"] = Table(frame=steps.rename(columns={
         "run_id": "run", "step_index": "step number", "seconds": "time to return (s)", "exit_code": "exit code"}),
         formats={"time to return (s)": ".3f"})
-    return rates
+    return set(rates["source_id"])
 
 
-def _cow(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
-    """The copy-on-write part into the report: the exact space check and the write latency. Returns the space rows."""
+def _cow(con, report: Report, run_ids: list[str]) -> set[int]:
+    """The copy-on-write part into the report: the exact space check and the write latency. Returns the source
+    ids of the files it read (none: the part is not in the runs)."""
     writes = get_cow_writes(con, run_ids)
     if writes.empty:
-        return pd.DataFrame()
+        return set()
     space = get_space(con, run_ids, "cow")
     growth = get_cow_growth(space, writes)
     check = get_cow_space_check(growth)
@@ -880,14 +881,15 @@ def _cow(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
     report.tables["tab-snapshots-cow-latency"] = comparison_table(
         latency.assign(measure=latency["phase"] + " " + latency["latency"]).rename(columns={"run_id": "run"}),
         ["run", "measure", "snapshots"])
-    return space
+    return set(writes["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
 
 
-def _recovery(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
-    """The recovery part into the report: space freed and latency while the cleaner ran. Returns the samples."""
+def _recovery(con, report: Report, run_ids: list[str]) -> set[int]:
+    """The recovery part into the report: space freed and latency while the cleaner ran. Returns the source ids
+    of the files it read (none: the part is not in the runs)."""
     recovery = get_recovery(con, run_ids)
     if recovery.empty:
-        return recovery
+        return set()
     summary, records = get_recovery_summary(con, recovery)
     report.evidence += records
     report.findings.append(Finding(text=recovery_finding(summary, records[0]), target="fig-snapshots-recovery",
@@ -904,7 +906,8 @@ def _recovery(con, report: Report, run_ids: list[str]) -> pd.DataFrame:
         run: [*(format(row[m], formats[m]) for m in formats), evidence.phrase(record)]
         for (run, row), record in zip(summary.set_index("run_id").iterrows(), records)})
     report.tables["tab-snapshots-recovery"] = Table(frame=shown)
-    return recovery
+    space = get_space(con, run_ids, "recovery")
+    return set(recovery["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
 
 
 def report(con, *, run_folders: Iterable[str] = ()) -> Report:
@@ -947,9 +950,8 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
 
     runs, status = select_runs(con, run_folders)
     cow_ids, recovery_ids, metadata_ids = (local_runs.selected_ids(status, p) for p in ("cow", "recovery", "metadata"))
-    space = _cow(con, out, cow_ids)
-    recovery = _recovery(con, out, recovery_ids)
-    rates = _metadata(con, out, metadata_ids)
+    read = {"has_cow": _cow(con, out, cow_ids), "has_recovery": _recovery(con, out, recovery_ids),
+            "has_local": _metadata(con, out, metadata_ids)}
     since = get_time_since_snapshot(con, [*cow_ids, *metadata_ids])
     has_since = bool(since.seconds_since_snapshot.notna().any())
     if has_since:
@@ -959,9 +961,9 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
             "run_id": "run", "size": "fio steps", "min": "from (s)", "median": "median (s)", "max": "to (s)"}),
             formats={"from (s)": ".1f", "median (s)": ".1f", "to (s)": ".1f"})
     out.findings.sort(key=lambda f: FINDING_ORDER.index(f.target))
-    has = {"has_cow": not space.empty, "has_recovery": not recovery.empty, "has_local": not rates.empty}
-    has_any = any(has.values())
-    out.values |= has | {"has_since": has_since, "has_any": has_any, "no_runs": not has_any}
+    has_any = any(read.values())
+    out.values |= {key: bool(ids) for key, ids in read.items()} | {
+        "has_since": has_since, "has_any": has_any, "no_runs": not has_any}
     if not has_any:
         out.values["no_runs_note"] = nb.no_data("snapshot collector runs", HOW_TO_ADD)
         return out
@@ -973,10 +975,6 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
         facts.rename(columns={"run_id": "run"}), how="left"))
     out.tables["tab-snapshots-status"] = Table(frame=local_runs.status_table(status)[
         ["experiment", "run", "started (UTC)", "design", "files", "status", "read here"]])
-    source_ids = set(runs["manifest_source_id"]) | set(rates.get("source_id", []))
-    for part in (space, get_space(con, recovery_ids, "recovery")):
-        if len(part):
-            source_ids |= set(part["usage_source_id"]) | set(part["df_source_id"])
-    source_ids |= set(get_cow_writes(con, cow_ids)["source_id"]) | set(recovery.get("source_id", []))
+    source_ids = set(runs["manifest_source_id"]).union(*read.values())
     out.values["files_link"] = nb.files_link(nb.sources(con, source_ids).path, "The files of the local runs")
     return out
