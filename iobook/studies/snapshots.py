@@ -38,6 +38,7 @@ LATENCY_MEASURES = {"mean": "clat_mean_us", "p99": "clat_p99_us"}
 # latency, recovery, and last what the runs and the talk's table cannot answer.
 FINDING_ORDER = ["tab-snapshots-cow-space", "tab-snapshots-local", "fig-snapshots-drift", "fig-snapshots-cow-latency",
                  "fig-snapshots-recovery", "tab-snapshots-since", "fig-snapshots-seed-ratios"]
+INTERVAL = f"{evidence.CONFIDENCE:.0%} Welch intervals on the log scale"  # the comparisons' charts say so
 FREED_SHARE = 0.9  # recovery: the first sample by which this share of the freed space was back
 FREED_BY = f"{100 * FREED_SHARE:.0f} % freed by (s)"
 
@@ -145,7 +146,7 @@ def chart_seed_ratios(ratios: pd.DataFrame, title: str, source: str) -> alt.Char
         tooltip=["column", "state", alt.Tooltip("ratio:Q", format=".3f")])
     one = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1))
     return alt.layer(one, points, data=ratios).properties(width=420, height=260, title={
-        "text": title, "subtitle": textwrap.wrap(f"dashed: 'No snapshot', measured once, first; source: {source}", 80)})
+        "text": title, "subtitle": textwrap.wrap(f"dashed: 'No snapshot', measured once, first; source: {source}", 70)})
 
 
 def configuration_text(configuration: pd.DataFrame, seed: pd.DataFrame) -> str:
@@ -388,7 +389,7 @@ def chart_comparison(comparisons: pd.DataFrame, title: str) -> alt.Chart:
     return alt.layer(one, intervals, centers).properties(width=200, height=220).facet(
         column=alt.Column("operation:N", sort=OPERATIONS, title=None)
     ).properties(title={"text": title, "subtitle": [
-        "95 % Welch intervals on the log scale; filled: decided (see the methods page)",
+        f"{INTERVAL}; filled: decided (see the methods page)",
         "(source: fio_io, run_labels views)"]})
 
 
@@ -587,8 +588,8 @@ def chart_cow_latency(comparisons: pd.DataFrame, title: str) -> alt.Chart:
                  alt.Tooltip("p_adjusted:Q", format=".2g", title="Holm p"), "verdict"])
     one = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
     return _by_phase_and_run(alt.layer(one, rules, points, data=data), title, [
-        "fio direct 4 KiB writes on btrfs; 95 % Welch intervals on the log scale;",
-        "filled: decided (see the methods page; source: fio_io, run_labels views)"])
+        f"fio direct 4 KiB writes on btrfs; {INTERVAL};", "filled: decided (see the methods page)",
+        "(source: fio_io, run_labels views)"])
 
 
 def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:
@@ -616,7 +617,7 @@ def chart_cow_space(growth: pd.DataFrame, title: str) -> alt.Chart:
                  alt.Tooltip("expected_mib:Q", format=".4f", title="data expected (MiB)")])
     expected = alt.Chart().mark_tick(thickness=2, size=22, color="black").encode(x=x, y="expected_mib:Q")
     return _by_phase_and_run(alt.layer(expected, points, data=long), title, [
-        "points: each write step (data, metadata); black tick: the data growth copy-on-write requires",
+        "points: each write step (data, metadata);", "black tick: the data growth copy-on-write requires",
         "(source: monitor_series, run_labels views: btrfs filesystem usage -b)"])
 
 def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -721,7 +722,7 @@ def comparison_table(keyed: pd.DataFrame, keys: list[str]) -> Table:
         return str(r.verdict) + (f", {int(r.n_to_decide)} a side" if not r.decided and not pd.isna(r.n_to_decide) else "")
 
     frame = keyed[keys].assign(**{
-        "ratio (95 % interval)": [interval(r) for r in keyed.itertuples()],
+        f"ratio ({evidence.CONFIDENCE:.0%} interval)": [interval(r) for r in keyed.itertuples()],
         "rounds": [f"{r.n} / {r.n_baseline}" for r in keyed.itertuples()],
         "Holm p": keyed["p_adjusted"], "verdict": [verdict(r) for r in keyed.itertuples()]})
     return Table(frame=frame, formats={"Holm p": ".2g"})
@@ -816,8 +817,8 @@ def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
         report.findings.append(Finding(text=drift_finding(drift), target="fig-snapshots-drift", evidence=tuple(drift)))
         ratios = [c.ratio for c in drift]
         report.figures["fig-snapshots-drift"] = chart_drift(
-            get_control_drift(rates), f"The never-snapshotted control ran {min(ratios):.2f}× to {max(ratios):.2f}× "
-                                      "its first stage's rate by the end of the run")
+            get_control_drift(rates), f"The control ran {min(ratios):.2f}× to {max(ratios):.2f}× its first stage's rate "
+                                      "by the end")
         report.tables["tab-snapshots-drift"] = comparison_table(drift_keyed.rename(columns={"run_id": "run"}),
                                                                 ["run", "operation"])
     durations = get_step_durations(rates)
@@ -867,8 +868,8 @@ def _cow(con, report: Report, run_ids: list[str]) -> set[int]:
     under = counts[0]
     report.values |= {"cow_writes": len(writes), "cow_errors": int((writes["error"] != 0).sum())}
     report.figures["fig-snapshots-cow-space"] = chart_cow_space(
-        growth, f"Under a snapshot an overwrite adds its file's {check.loc[check.phase == 'overwrite', 'expected'].max() / MIB:.0f} "
-                f"MiB of data, exactly ({under.k} of {under.n} writes)")
+        growth, f"Under a snapshot an overwrite adds exactly its "
+                f"{check.loc[check.phase == 'overwrite', 'expected'].max() / MIB:.0f} MiB ({under.k} of {under.n} writes)")
     report.tables["tab-snapshots-cow-space"] = Table(
         frame=pd.DataFrame({
             "run": check.run_id, "phase": check.phase, "snapshots": check.with_snapshots.map({True: "yes", False: "no"}),
@@ -896,8 +897,8 @@ def _recovery(con, report: Report, run_ids: list[str]) -> set[int]:
                                    evidence=(records[0],)))
     first = summary.iloc[0]
     report.figures["fig-snapshots-recovery"] = chart_recovery(
-        recovery, summary, f"{first['freed (MiB)']:,.0f} MiB came back {first[FREED_BY]:.0f} s after "
-                           f"the deletes; btrfs subvolume sync returned at {first['sync waited (s)']:.0f} s")
+        recovery, summary, f"{first['freed (MiB)']:,.0f} MiB back {first[FREED_BY]:.0f} s after the deletes; "
+                           f"sync returned at {first['sync waited (s)']:.0f} s")
     formats = {"snapshots deleted": ".0f", "longest delete (s)": ".3f", "sync waited (s)": ".1f",
                "used before delete (MiB)": ",.1f", "used at last sample (MiB)": ",.1f", "freed (MiB)": ",.1f",
                FREED_BY: ".1f", "samples while cleaning": ".0f", "samples after": ".0f",
@@ -945,8 +946,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     out.findings.append(Finding(text=seed_finding(signs, sign_counts), target="fig-snapshots-seed-ratios",
                                 evidence=tuple(sign_counts)))
     out.figures["fig-snapshots-seed-ratios"] = chart_seed_ratios(
-        ratios, f"{all_below} of {len(signs)} columns print every snapshot state below 'No snapshot', which ran once, first",
-        source)
+        ratios, f"{all_below} of {len(signs)} columns: every snapshot state below 'No snapshot'", source)
 
     runs, status = select_runs(con, run_folders)
     cow_ids, recovery_ids, metadata_ids = (local_runs.selected_ids(status, p) for p in ("cow", "recovery", "metadata"))
