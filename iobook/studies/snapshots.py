@@ -34,10 +34,10 @@ DATA, CONTROL = "data", "control"  # the snapshotted subvolume and the never-sna
 MIB = 1 << 20
 COW_PHASES = ["overwrite", "append"]  # fio random overwrite of every block, then an append, per repetition
 LATENCY_MEASURES = {"mean": "clat_mean_us", "p99": "clat_p99_us"}
-# The findings' order: the exact check leads, then the talk's question (metadata rates) and why it is paired,
-# latency, recovery, and last what the runs and the talk's table cannot answer.
+# The findings' order (at most six: the page check): the exact check leads, then the talk's question (metadata
+# rates) and why it is paired, latency, recovery, and last what the talk's table cannot answer.
 FINDING_ORDER = ["tab-snapshots-cow-space", "tab-snapshots-local", "fig-snapshots-drift", "fig-snapshots-cow-latency",
-                 "fig-snapshots-recovery", "tab-snapshots-since", "fig-snapshots-seed-ratios"]
+                 "fig-snapshots-recovery", "fig-snapshots-seed-ratios"]
 INTERVAL = f"{evidence.CONFIDENCE:.0%} Welch intervals on the log scale"  # the comparisons' charts say so
 FREED_SHARE = 0.9  # recovery: the first sample by which this share of the freed space was back
 FREED_BY = f"{100 * FREED_SHARE:.0f} % freed by (s)"
@@ -791,12 +791,6 @@ def recovery_finding(summary: pd.DataFrame, record: Comparison) -> str:
             f"{r[FREED_BY]:.0f} s; overwrite latency while the cleaner ran over after it: " + evidence.phrase(record))
 
 
-def time_finding(since: pd.DataFrame) -> str:
-    """How long after creating a snapshot these runs measured, against the talk's 0 to 120 minutes."""
-    s = since.seconds_since_snapshot.dropna()
-    return (f"These runs measured {s.min():.0f}–{s.max():.0f} s after each snapshot was created; the talk's "
-            "recovery question, mdtest \"at 0, 10, 30, 60, 120 min\" after `snapshot_create`, they do not answer")
-
 def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
     """The metadata part into the report: rates, the paired comparisons, the control's drift, the steps'
     durations. Returns the source ids of the files it read (none: the part is not in the runs)."""
@@ -954,8 +948,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
             "has_local": _metadata(con, out, metadata_ids)}
     since = get_time_since_snapshot(con, [*cow_ids, *metadata_ids])
     has_since = bool(since.seconds_since_snapshot.notna().any())
-    if has_since:
-        out.findings.append(Finding(text=time_finding(since), target="tab-snapshots-since"))
+    if has_since:  # a limit the section and "What this cannot say" state; the findings keep to results
         measured = since.dropna().groupby("run_id").seconds_since_snapshot.agg(["size", "min", "median", "max"])
         out.tables["tab-snapshots-since"] = Table(frame=measured.reset_index().rename(columns={
             "run_id": "run", "size": "fio steps", "min": "from (s)", "median": "median (s)", "max": "to (s)"}),
