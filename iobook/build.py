@@ -72,18 +72,46 @@ def headline(executed: Path) -> tuple[str, str | None] | None:
     return None
 
 
+def abstract(executed: Path) -> list[str]:
+    """The items of the abstract a chapter glued (Report.abstract): what the landing page leads with for it."""
+    nb = json.loads(executed.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == "abstract":
+                text = "".join(output.get("data", {}).get("application/papermill.record/text/markdown", ""))
+                return [line[2:] for line in text.splitlines() if line.startswith("- ")]
+    return []
+
+
+# The landing page's sections, in order: what a chapter's numbers were measured on (its registry `measured`).
+MEASURED_ON = {
+    "systems": "",
+    "build machine": ("**Measured on the machine that built this book** (a 2-core virtual machine: these chapters "
+                      "demonstrate a method you can run on your own system; they are not evidence about "
+                      "production storage):"),
+    "your logs": "**On the logs this book was built from:**",
+}
+
+
 def write_headlines(registry: list[chapters.Chapter]) -> Path:
-    """book/_headlines.md, included by the landing page: each study's first finding, linked to the chapter
-    (and to the figure or table that shows it). Rewritten only when it changes, like the provenance."""
-    lines = []
+    """book/_headlines.md, included by the landing page: each study's abstract (or its first finding), linked
+    to the chapter (and to the figure or table that shows it), grouped by what the numbers were measured on:
+    real systems first, then the build machine, then the reader's own logs. Rewritten only when it changes,
+    like the provenance."""
+    sections = {measured: [] for measured in MEASURED_ON}
     for chapter in registry:
-        found = headline(chapter.output) if chapter.headline and chapter.output.exists() else None
-        if found is None:
+        if not chapter.headline or not chapter.output.exists():
             continue
-        text, anchor = found
-        shown = f' <a href="{chapter.name}.html#{anchor}">(see it)</a>' if anchor else ""
-        lines.append(f"- **[{chapter.title}]({chapter.name})**: {text}{shown}")
-    text = "\n".join(lines) + "\n" if lines else "No chapter has findings yet: the database holds no data they read.\n"
+        items = [(text, None) for text in abstract(chapter.output)]
+        found = items or [headline(chapter.output)]
+        for item in filter(None, found):
+            text, anchor = item
+            shown = f' <a href="{chapter.name}.html#{anchor}">(see it)</a>' if anchor else ""
+            sections[chapter.measured].append(f"- **[{chapter.title}]({chapter.name})**: {text}{shown}")
+    blocks = [(MEASURED_ON[m] + "\n\n" if MEASURED_ON[m] else "") + "\n".join(lines)
+              for m, lines in sections.items() if lines]
+    text = ("\n\n".join(blocks) + "\n" if blocks else
+            "No chapter has findings yet: the database holds no data they read.\n")
     target = chapters.REPO_ROOT / "book" / "_headlines.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")

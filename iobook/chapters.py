@@ -54,6 +54,7 @@ class Chapter:
     reads: list[str]     # tools whose files it reads ("*": every file)
     parameters: dict = field(default_factory=dict)
     headline: bool = True  # its first finding goes on the landing page (false: an inventory, not a result)
+    measured: str = "systems"  # what its numbers were measured on: systems, build machine, your logs (build.MEASURED_ON)
 
     @property
     def template(self) -> Path:

@@ -162,10 +162,16 @@ def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings")
 
 def glue_report(report) -> None:
     """Glue everything a study's report holds (iobook/report.py): values as they are, tables as `table(...)`,
-    figures as charts, and the findings under "findings"."""
+    figures as charts, and the findings under "findings"; shows the report's note, if any."""
+    if report.note is not None:
+        from IPython.display import display
+
+        display(report.note)
     glue({**report.values, **report.figures,
           **{key: table(t.frame, t.formats, searchable=t.searchable) for key, t in report.tables.items()}})
-    glue_findings([f.text if f.target is None else (f.text, f.target) for f in report.findings])
+    for key, items in (("findings", report.findings), ("abstract", report.abstract)):
+        if items:
+            glue_findings([f.text if f.target is None else (f.text, f.target) for f in items], key)
 
 
 def _is_list(value) -> bool:

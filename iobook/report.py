@@ -30,12 +30,16 @@ class Finding:
 class Report:
     """values: glue key -> text, number, bool (a bool drives the `only-if:<key>` cells) or Markdown;
     tables and figures: glue key (`tab-...`, `fig-...`) -> Table or Altair chart; findings: the chapter's
-    opening list, the first its main result; evidence: every record the findings rest on."""
+    opening list, the first its main result; evidence: every record the findings rest on; note: what the
+    chapter shows in place of its analysis (nb.no_data when the database holds none of its data); abstract:
+    what the landing page leads with for this chapter (the first finding when empty)."""
     values: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     figures: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     evidence: list = field(default_factory=list)
+    note: Any = None
+    abstract: list[Finding] = field(default_factory=list)
 
     def keys(self) -> set[str]:
         """Every glue key the chapter's markdown can paste."""

@@ -1,3 +1,4 @@
+import functools
 import os
 import subprocess
 from pathlib import Path
@@ -113,27 +114,29 @@ def pytest_xdist_make_scheduler(config, log):
     return ByFile(config, log)
 
 
-# A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium or runs a real
-# tool: `make test-fast` (-m "not slow") leaves those to `make test`.
+# A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium, runs a real
+# tool or ingests a tree of files: `make test-fast` (-m "not slow") leaves those to `make test`.
 SLOW_CALLS = ("execute_chapter", "executed_notebook", "book_site", "papermill", "build_book", "jupyter_book",
-              "chromium", "playwright", "subprocess", "collect_", "run_book")
+              "chromium", "playwright", "subprocess", "collect_", "run_book", "ingest(", "databases", "any_db")
+
+
+@functools.cache
+def _calls_slow(function) -> bool:
+    import inspect
+
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    return any(call in source for call in SLOW_CALLS)
 
 
 def _is_slow(item) -> bool:
-    import inspect
-
     functions = [getattr(item, "function", None)]
     info = getattr(item, "_fixtureinfo", None)
     if info is not None:
         functions += [d.func for defs in info.name2fixturedefs.values() for d in defs]
-    for function in filter(None, functions):
-        try:
-            source = inspect.getsource(function)
-        except (OSError, TypeError):
-            continue
-        if any(call in source for call in SLOW_CALLS):
-            return True
-    return False
+    return any(_calls_slow(f) for f in functions if f is not None)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -3,7 +3,8 @@ to 800 px (each page loads once), offline (served on 127.0.0.1, every request el
 A page fails on a request to another host, a visible code cell, a table showing more than 25 rows, a truncation
 mark, a traceback, warning or absolute path in an output, an element overflowing horizontally, a link to a
 download that does not resolve, more than 1.5 MB with every request (theme, scripts and fonts included), a
-word split inside a table cell, a table wider than the page at 1280 or 800 px without its own scroll, a first
+word split inside a table cell, a table wider than the page at 1280 or 800 px without its own scroll, a table
+under the sticky Contents sidebar, chart text (a title cut short) past its chart's edge, a first
 finding over 30 words, or a negative bound of a rate or ratio in a finding. A full-page screenshot of each
 page at each width is kept in _build/screenshots/. The HTML is built from the chapters in book/
 (conftest.book_site)."""
@@ -63,6 +64,14 @@ PROBE = r"""(absolutePath) => {
     brokenAnchors: [...article.querySelectorAll('a[href^="#"]')].map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
                      .filter(id => id && !document.getElementById(id)),
     undrawnCharts: [...article.querySelectorAll('.iobook-chart')].filter(c => !c.querySelector('svg, canvas')).length,
+    // a chart's text (title, subtitle, labels) drawn past its own SVG's edge, where the SVG cuts it
+    cutChartText: [...article.querySelectorAll('.iobook-chart svg')].filter(visible).flatMap(svg => {
+      const box = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('text')].filter(t => t.textContent.trim()).filter(t => {
+        const r = t.getBoundingClientRect();
+        return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1);
+      }).map(t => t.textContent.slice(0, 60));
+    }).slice(0, 5),
     // what the page holds, for the stop's note (findings: items of the list under the first heading "Findings")
     stats: {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
@@ -101,7 +110,14 @@ TABLES = r"""() => {
   } return false; };
   const wide = tables.filter(t => t.getBoundingClientRect().right > page + 1 && !scrolls(t))
                      .map(t => (t.closest('figure') || t).id || t.className);
-  return {splitWords: splitWords.slice(0, 5), wideWithoutScroll: wide};
+  // a table's visible box under the sticky "Contents" sidebar, which then hides its last columns
+  const sidebar = [...document.querySelectorAll('.bd-sidebar-secondary')].filter(visible)
+                    .map(s => s.getBoundingClientRect()).filter(r => r.width > 0);
+  const covered = [...document.querySelectorAll('article .iobook-table-box')].filter(visible).filter(b => {
+    const r = b.getBoundingClientRect();
+    return sidebar.some(s => r.right > s.left + 1 && r.left < s.right);
+  }).map(b => (b.closest('figure') || b).id || 'table');
+  return {splitWords: splitWords.slice(0, 5), wideWithoutScroll: wide, coveredBySidebar: covered};
 }"""
 
 # The findings list's items as text, without the links to their figure or table ("(Table 2)").
@@ -228,6 +244,8 @@ def test_page_reads_like_a_published_study(page, server, browser):
         "downloads that do not resolve": missing,
         "links to a figure or table not on the page": found["brokenAnchors"],
         "charts that did not draw": found["undrawnCharts"],
+        "chart text cut at the chart's edge": found["cutChartText"],
+        "tables covered by the Contents sidebar": tables["coveredBySidebar"],
         f"elements overflowing horizontally at {NARROW_PX} px": narrow["overflowing"] or narrow["pageOverflow"],
         "a chapter not opening with 3-6 findings, each linked to its figure or table":
             page not in FINDINGS_EXEMPT and not (3 <= found["stats"]["findings"] <= 6

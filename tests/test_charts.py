@@ -109,3 +109,20 @@ def test_files_link_filters_the_data_chapter_to_the_runs_folder():
     link = nb.files_link(paths, "submission-679").data
     assert 'href="data.html?files=io500/IBM%20Tucson/submission-679#data-sources"' in link
     assert "(2 read here)" in link and link.startswith('<p class="iobook-files-link">submission-679: ')
+
+
+def test_long_titles_wrap_to_the_chart_width_and_axis_titles_stay():
+    # the page check found "filled: decided after Holm's corre" cut at a 300 px chart's edge (issue 27)
+    import altair as alt
+    import pandas as pd
+
+    from iobook import charts
+
+    subtitle = "filled: decided after Holm's correction within the chapter's family; hollow: undecided"
+    chart = alt.Chart(pd.DataFrame({"a": [1.0]})).mark_point().encode(x=alt.X("a:Q", title=subtitle)).properties(
+        width=300, title=alt.TitleParams("Ratio to the baseline", subtitle=subtitle))
+    spec = charts.wrap_titles(chart.to_dict())
+    lines = spec["title"]["subtitle"]
+    assert " ".join(lines) == subtitle and len(lines) > 1
+    assert all(len(line) <= 300 / charts.SUBTITLE_CHAR_PX for line in lines)
+    assert spec["title"]["text"] == "Ratio to the baseline" and spec["encoding"]["x"]["title"] == subtitle

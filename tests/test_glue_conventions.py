@@ -61,3 +61,21 @@ def test_cells_tagged_only_if_a_glued_key_leave_when_it_is_false(has_data, glued
     published = json.loads(chapters._published(path, "digest"))
     removed = ["remove-cell" in c.get("metadata", {}).get("tags", []) for c in published["cells"]]
     assert removed == [not has_data, False, True, False]
+
+
+def test_landing_page_leads_with_real_systems_and_labels_the_build_machine(glued, tmp_path, monkeypatch):
+    monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
+    (tmp_path / "book").mkdir()
+    nb.glue_findings(["fio on this VM: 1.2x."])
+    write_notebook(tmp_path / "book" / "local.ipynb", [], list(glued))
+    glued.clear()
+    nb.glue_findings(["first finding, not the abstract"])
+    nb.glue_findings(["IBM's table reproduced.", "Tianhe's DAOS 2.6x."], "abstract")
+    write_notebook(tmp_path / "book" / "archive.ipynb", [], list(glued))
+    registry = [chapters.Chapter(name="local", title="Local", about="", data="", reads=["*"], measured="build machine"),
+                chapters.Chapter(name="archive", title="Archive", about="", data="", reads=["*"])]
+    text = build.write_headlines(registry).read_text()
+    archive, local = text.split("\n\n", 1)
+    assert archive == ("- **[Archive](archive)**: IBM's table reproduced.\n"
+                       "- **[Archive](archive)**: Tianhe's DAOS 2.6x.")
+    assert local.startswith(build.MEASURED_ON["build machine"]) and local.endswith("- **[Local](local)**: fio on this VM: 1.2x.\n")

@@ -128,7 +128,8 @@ def test_generated_files_match_the_registry():
     stale = [path.relative_to(REPO).as_posix() for path, text in chapters.generated_files(chapters.load_registry()).items()
              if path.read_text(encoding="utf-8") != text]
     assert not stale, f"out of date with notebooks/chapters.yml (run `python -m iobook registry`): {stale}"
-    assert [c.name for c in chapters.load_registry()] + ["references"] == [
+    # the methods page (how the book decides) before the chapters, the References page after them
+    assert ["methods"] + [c.name for c in chapters.load_registry()] + ["references"] == [
         line.split("book/", 1)[1] for line in (REPO / "_toc.yml").read_text().splitlines() if "- file: book/" in line]
 
 

@@ -6,13 +6,17 @@ import re
 
 import altair as alt
 import pandas as pd
+from IPython.display import HTML, Markdown
 
-from .. import io500_runs, nb, published, stats
+from .. import evidence, io500_runs, nb, published
+from ..report import Finding, Report, Table
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 SC23_TABLE = "seed000_sc23_io500"
+# Seed 000's SC23 table: its column labels and the run_key of the same run
+SC23_RUNS = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM Cloud HPC": "submission-687"}
 SC23_TOTALS = {"Bandwidth GiB/s": "bw_gib_s", "kIOPS": "md_kiops", "TOTAL Score": "score"}
 _RELEASE = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
 
@@ -40,13 +44,15 @@ def release_text(runs: pd.DataFrame) -> str:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run: recomputed and reported score, validity, and the score recomputed from its phase logs."""
+    """Every IO500 run: recomputed and reported score, validity, the score recomputed from its phase logs, and
+    whether it is a later archive copy of another run (`duplicate`, io500_duplicate_runs: counted once)."""
     runs = con.execute(
         """
         SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.io500_version,
                s.score, s.reported_score, s.reported_score_native, s.bw_gib_s, s.md_kiops, s.valid,
                s.score_rule, s.score_matches, s.score_check, s.invalid_reasons,
-               l.score AS score_from_logs, l.matches_reported AS logs_match
+               l.score AS score_from_logs, l.matches_reported AS logs_match,
+               r.run_id IN (SELECT run_id FROM io500_duplicate_runs) AS duplicate
         FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN io500_scores_from_logs l USING (run_id)
         ORDER BY r.run_key
         """
@@ -56,20 +62,23 @@ def get_runs(con) -> pd.DataFrame:
 
 
 def agreement(runs: pd.DataFrame) -> dict[str, int]:
-    """How many runs' printed scores the recomputation reproduces, from the summary or from the phase logs."""
+    """How many runs' printed scores the recomputation reproduces, from the summary or from the phase logs: a
+    census of the runs, each archive copy of a run counted once."""
+    copies = int(runs.duplicate.sum())
+    runs = runs[~runs.duplicate]
     comparable = runs[runs.score_matches.notna()]
     from_summary = comparable.score_matches.astype(bool)
     from_logs = ~from_summary & comparable.logs_match.fillna(False).astype(bool)
     return {"runs": len(runs), "valid": int(runs.valid.sum()), "comparable": len(comparable),
             "from_summary": int(from_summary.sum()), "from_logs": int(from_logs.sum()),
             "neither": int((~from_summary & ~from_logs).sum()),
-            "not_comparable": len(runs) - len(comparable)}
+            "not_comparable": len(runs) - len(comparable), "copies": copies}
 
 
 def chart_recomputed_vs_reported(runs: pd.DataFrame) -> alt.Chart:
     """One point per run with a printed sqrt-rule score: recomputed against printed, log scales."""
     counts = agreement(runs)
-    plotted = runs[(runs.score > 0) & (runs.reported_score > 0)].assign(
+    plotted = runs[~runs.duplicate & (runs.score > 0) & (runs.reported_score > 0)].assign(
         validity=lambda d: d.valid.map({True: "valid run", False: "invalid run"}))
     return alt.Chart(plotted).mark_point(filled=True, opacity=0.6).encode(
         x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))"),
@@ -169,8 +178,7 @@ def phase_weights(con, run_key: str) -> pd.DataFrame:
 
 def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
     """Seed 000's SC23 table cell by cell beside the same value from the raw logs: each phase from the run's
-    summary, the three totals recomputed; rounded to the slide's one decimal half-up, and twice (to two
-    decimals, then one). Empty when a run of `sc23_runs` (column label -> run_key) is not in the database."""
+    summary, the three totals recomputed; rounded to the slide's one decimal half-up. Empty when a run of `sc23_runs` (column label -> run_key) is not in the database."""
     keys = list(sc23_runs.values())
     present = {k for (k,) in con.execute(
         "SELECT run_key FROM io500_runs WHERE list_contains(?, run_key)", [keys]).fetchall()}
@@ -190,9 +198,7 @@ def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
     table = published.load(SC23_TABLE).merge(raw, on=["row", "column"], how="left",
                                               suffixes=("_published", "_raw"))
     table["raw rounded"] = table.value_raw.map(lambda x: nb.half_up(x, 1))
-    table["raw rounded twice"] = table.value_raw.map(lambda x: nb.half_up(nb.half_up(x, 2), 1))
     table["same"] = table["raw rounded"] == table.value_published
-    table["same rounded twice"] = table["raw rounded twice"] == table.value_published
     return table
 
 
@@ -205,45 +211,76 @@ def sc23_wide(table: pd.DataFrame) -> pd.DataFrame:
     return wide.loc[list(dict.fromkeys(table.row)), list(dict.fromkeys(table.column))].reset_index()
 
 
-def agreement_finding(agree: dict[str, int], confidence: float = 0.95) -> str:
-    """The chapter's main result in under 30 words: the share of printed scores the summary's phases give
-    back, with its exact binomial interval and n, and how many more the phase logs give."""
-    k, n = agree["from_summary"], agree["comparable"]
-    low, high = stats.proportion_interval(k, n, confidence)
-    return (f"{k:,} of {n:,} printed scores ({k / n:.1%}; {confidence:.0%} CI {low:.1%}-{high:.1%}, n = {n:,}) "
-            f"come back within {TOLERANCE:.1%} from the summary's phases; {agree['from_logs']:,} more from the "
-            "phase logs.")
+# Where seed 000 prints a cell of its SC23 table again, in another table of the same talk: (table, column) ->
+# the SC23 table's column (run) it repeats. Ehningen's comparison labels its Tucson column "ISC23" but prints
+# the SC23 values (its percent column is computed from them).
+SC23_ELSEWHERE = {("seed000_cloud_hpc_sc23", "SCORE"): "IBM Cloud HPC",
+                  ("seed000_tucson_isc23_to_sc23", "SC23"): "IBM Tucson",
+                  ("seed000_ehningen_vs_tucson", "IBM Tucson"): "IBM Tucson",
+                  ("seed000_ehningen_vs_tucson", "IBM Ehningen"): "IBM Ehningen"}
 
 
-def findings(agree: dict[str, int], weights: pd.DataFrame, best: str, shown: list[str], phases: pd.DataFrame,
-             mismatches: pd.DataFrame, sc23: pd.DataFrame) -> list[tuple[str, str]]:
-    """The chapter's findings (MyST), each with the figure or table that shows it; the first is the main result."""
+def sc23_printed_elsewhere(sc23: pd.DataFrame) -> pd.DataFrame:
+    """Each SC23 cell that is not the raw value rounded once: the raw value rounded twice (to two decimals, then
+    one: a rule that would fit, but one the talk does not state), and what the same talk prints for the same
+    run and phase in its other tables (the seed's lines), with whether that is the raw value rounded once."""
+    differ = sc23[~sc23.same].assign(
+        **{"raw rounded twice": lambda d: d.value_raw.map(lambda x: nb.half_up(nb.half_up(x, 2), 1))})
+    frames = [published.load(table).query("column == @column").assign(column=run)
+              for (table, column), run in SC23_ELSEWHERE.items()]
+    elsewhere = pd.concat(frames, ignore_index=True).rename(columns={"value": "elsewhere"})
+    out = differ[["row", "column"]].merge(elsewhere[["row", "column", "elsewhere", "line"]], on=["row", "column"])
+    out = out.groupby(["row", "column", "elsewhere"], sort=False).line.agg(
+        lambda lines: ", ".join(map(str, sorted(lines)))).rename("seed lines").reset_index()
+    out = differ.merge(out, on=["row", "column"], how="left")
+    out["elsewhere equals rounded once"] = out.elsewhere == out["raw rounded"]
+    return out
+
+
+def findings(agree: dict[str, int], census: evidence.Count, weights: pd.DataFrame, best: str, shown: list[str],
+             phases: pd.DataFrame, mismatches: pd.DataFrame, sc23: pd.DataFrame,
+             elsewhere: pd.DataFrame) -> list[Finding]:
+    """The chapter's findings (MyST), each with the figure or table that shows it; the first is the main result:
+    a census of the runs (every run checked), so counts and no interval."""
     by_group = weights.groupby("group")["factor when halved"].first()
-    found = [(agreement_finding(agree), "fig-io500-recomputed")]
-    if len(mismatches):
-        found.append((f"{agree['not_comparable']:,} of the {agree['runs']:,} runs have no printed score to compare "
-                      "with (the run stopped before its score line, or the script printed 0 for an invalid run); "
-                      + (f"{agree['neither']:,} printed scores are reproduced neither way." if agree["neither"] else
-                         "every printed score is reproduced one way or the other."), "tab-io500-mismatches"))
-    found.append((f"One phase weighs little: halving one bandwidth phase of {best} multiplies its score by "
-                  f"{by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by "
-                  f"{by_group['metadata']:.3f} (0.5^(1/16)).", "tab-io500-weights"))
-    found.append((f"The highest recomputed scores are {', '.join(shown)}; their phases differ most in "
-                  f"{widest_phase(phases)}.", "fig-io500-phases"))
+    found = [Finding(text=f"{census.k:,} of {census.n:,} printed scores come back within {TOLERANCE:.1%} from the "
+                          f"summary's phases; {agree['from_logs']:,} more from the phase logs.",
+                     target="fig-io500-recomputed", evidence=(census,))]
     if len(sc23):
-        found.append((f"{int(sc23.same.sum())} of the {len(sc23)} cells of IBM's SC23 table {{cite:p}}`lewars2023` "
-                      "equal the raw value rounded half-up to one decimal; the other "
-                      f"{int((~sc23.same).sum())} equal it rounded twice (two decimals, then one)"
-                      + (": every cell is reproduced." if sc23["same rounded twice"].all() else "."), "tab-io500-sc23"))
+        once = evidence.count(int(sc23.same.sum()), len(sc23), quantity="SC23 cells equal to the raw value rounded once",
+                              of=evidence.Replicate.CENSUS)
+        seen = elsewhere[elsewhere["elsewhere equals rounded once"]]
+        found.append(Finding(
+            text=f"IBM's SC23 table {{cite:p}}`lewars2023`: {once.k} of its {once.n} cells equal the raw value "
+                 f"rounded once; the talk prints {len(seen)} of the other {once.n - once.k} that way in another of "
+                 "its tables.", target="tab-io500-sc23", evidence=(once,)))
+    if len(mismatches):
+        found.append(Finding(
+            text=f"{agree['not_comparable']:,} of the {agree['runs']:,} runs have no printed score to compare with "
+                 "(the run stopped before its score line, or the script printed 0 for an invalid run); "
+                 + (f"{agree['neither']:,} printed scores are reproduced neither way." if agree["neither"] else
+                    "every printed score is reproduced one way or the other."), target="tab-io500-mismatches"))
+    found.append(Finding(
+        text=f"One phase weighs little: halving one bandwidth phase of {nb.md_escape(best)} multiplies its score by "
+             f"{by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by {by_group['metadata']:.3f} "
+             "(0.5^(1/16)).", target="tab-io500-weights"))
+    found.append(Finding(
+        text=f"The highest recomputed scores are {', '.join(map(nb.md_escape, shown))}; their phases differ most in "
+             f"{nb.md_escape(widest_phase(phases))}.", target="fig-io500-phases"))
     return found
 
 
-def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str]) -> dict[str, str]:
+def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str],
+              elsewhere: pd.DataFrame) -> dict[str, Markdown]:
     """The chapter's sentences whose wording depends on the data (MyST): the mismatches, and seed 000's SC23
-    table against the raw logs (its runs present or not, its differing cells explained by double rounding)."""
+    table against the raw logs (its runs present or not, its differing cells and what the talk prints for them
+    elsewhere)."""
     runs = ", ".join(f"{label}: {key}" for label, key in sc23_runs.items())
-    differ = sc23[~sc23.same] if len(sc23) else sc23
-    return {
+    seen = elsewhere[elsewhere["elsewhere equals rounded once"]] if len(elsewhere) else elsewhere
+    twice = int((elsewhere["raw rounded twice"] == elsewhere.value_published).sum()) if len(elsewhere) else 0
+    where = "; ".join(f"{row.row} of {row.column}: {row.value_published:,.1f} in this table, {row.elsewhere:,.1f} "
+                      f"on seed line {row['seed lines']}" for _, row in seen.iterrows())
+    texts = {
         "mismatch_summary": (
             f"The {len(mismatches):,} runs whose printed score is reproduced neither from the summary's phase "
             "values nor from the phase logs, or that cannot be compared, are in {numref}`tab-io500-mismatches` "
@@ -256,11 +293,13 @@ def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str,
             f"IBM's three SC23 submissions ({', '.join(sc23_runs.values())}) are not all in this database, so seed "
             "000's table {cite:p}`lewars2023` cannot be set against raw logs here."),
         "sc23_differ": (
-            f"{len(differ)} cells differ, each equal to the raw value rounded twice (to two decimals, then to one), "
-            "as a slide built from a two-decimal table would print it." if len(differ) and differ["same rounded twice"].all()
-            else f"{len(differ)} cells differ from the raw value rounded once; the last column says whether "
-            "rounding twice (to two decimals, then to one) explains each."),
+            f"{len(elsewhere)} cells are not the raw value rounded once. Rounding twice (to two decimals, then "
+            f"one) gives {twice} of them, but that is a rule chosen after seeing the cells, not one the talk states; "
+            "and the talk itself prints the once-rounded value in another table for "
+            f"{len(seen)} of them ({where})." if len(elsewhere) else
+            "Every cell is the raw value rounded once."),
     }
+    return {key: Markdown(text) for key, text in texts.items()}
 
 
 def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
@@ -269,3 +308,65 @@ def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
         "SELECT DISTINCT f.source_id FROM io500_run_files f JOIN io500_runs r USING (run_id) "
         "WHERE list_contains(?, r.run_key)", [run_keys]).df().source_id
     return nb.sources(con, ids)
+
+
+HOW_TO_ADD = ("Ingest IO500 results (a `result_summary.txt`, `result.txt` or `io-500-summary*` file per run) with "
+              "`python -m iobook ingest --db my.duckdb DIR` or build the book from them with "
+              "`python -m iobook book --data DIR`.")
+
+
+def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_RUNS) -> Report:
+    """The chapter: every run's score recomputed beside the printed one (a census), what one phase weighs, the
+    runs shown phase by phase (`phase_runs`, by run_key; empty: the three highest valid scores) and seed 000's
+    SC23 table (`sc23_runs`: its column label -> run_key) set against the raw logs."""
+    runs = get_runs(con)
+    if runs.empty:
+        return Report(values={"has_data": False}, note=nb.no_data("IO500 runs", HOW_TO_ADD))
+    shown = nb.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else default_runs(runs)
+    agree = agreement(runs)
+    census = evidence.count(agree["from_summary"], agree["comparable"], of=evidence.Replicate.CENSUS,
+                            quantity="printed scores recomputed from the summary's phases")
+    weights = phase_weights(con, shown[0])
+    best = describe(runs, shown[0])
+    releases = runs.release.dropna()
+    sc23 = get_sc23(con, sc23_runs)
+    elsewhere = sc23_printed_elsewhere(sc23) if len(sc23) else pd.DataFrame()
+    mismatches = get_mismatches(con)
+    phases = get_phases(con, shown)
+    featured = sorted(set(shown) | (set(sc23_runs.values()) if len(sc23) else set()))
+    sources = get_sources(con, featured)
+    tables = {
+        "tab-io500-mismatches": Table(frame=mismatches.rename(columns={
+            "run_key": "run", "score": "recomputed score", "score_from_logs": "recomputed from logs",
+            "reported_score_native": "printed score (its own scale)"}),
+            formats={"recomputed score": ",.3f", "recomputed from logs": ",.3f", "printed score (its own scale)": ",.3f"}),
+        "tab-io500-weights": Table(frame=weights.rename(columns={"exponent": "exponent in the score"}),
+                                   formats={"exponent in the score": ".4f", "factor when halved": ".4f"}),
+        "tab-io500-phases": Table(frame=phase_table(phases), formats={k: ",.3f" for k in shown}),
+        "tab-io500-sources": Table(frame=sources),
+    }
+    if len(sc23):
+        tables["tab-io500-sc23"] = Table(frame=sc23_wide(sc23))
+        tables["tab-io500-sc23-differ"] = Table(
+            frame=elsewhere[["row", "column", "printed", "value_raw", "raw rounded", "raw rounded twice", "elsewhere",
+                             "seed lines"]].rename(
+                columns={"row": "slide row", "column": "slide column", "printed": "published", "value_raw": "raw value",
+                         "elsewhere": "printed elsewhere"}),
+            formats={"raw value": ",.6f", "raw rounded": ",.1f", "raw rounded twice": ",.1f", "printed elsewhere": ",.1f"})
+    found = findings(agree, census, weights, best, shown, phases, mismatches, sc23, elsewhere)
+    return Report(
+        values={
+            "has_data": True, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
+            "comparable": agree["comparable"], "reproduced": agree["from_summary"] + agree["from_logs"],
+            "mismatches": len(mismatches), "releases_named": len(releases),
+            "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
+            "release_text": Markdown(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
+            "widest": widest_phase(phases), "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
+            "phase_rule": Markdown("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
+                                   "recomputed scores among the valid runs (the default when `phase_runs` is empty)"),
+            "sc23_source": f"{sc23.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(sc23) else "",
+            "files_links": HTML("".join(nb.files_link(get_sources(con, [key]).path, key).data for key in featured)),
+            **summaries(mismatches, sc23, sc23_runs, elsewhere)},
+        figures={"fig-io500-recomputed": chart_recomputed_vs_reported(runs), "fig-io500-phases": chart_phases(phases)},
+        tables=tables, findings=found, evidence=[f for finding in found for f in finding.evidence],
+        abstract=[f for f in found if f.target == "tab-io500-sc23"])
