@@ -297,7 +297,8 @@ def test_seed_test_counts_are_no_finding(current_report):
 
 def test_seed_sign_pattern_is_counted_with_the_order_it_ran_in(current_report):
     """Referee: "create and remove below baseline in 7 of 7 states" is confounded with order: the baseline ran
-    once, first. Counted from data/published/seed003_snapshot_mdtest.csv (lines 2-64: the eight state rows)."""
+    once, first. Counted from data/published/seed003_snapshot_mdtest.csv (lines 2-73: the eight state rows,
+    seed 003 lines 178-185)."""
     import pandas as pd
 
     seed = pd.read_csv(SEED_CSV, dtype={"row": str})
