@@ -301,7 +301,8 @@ def compare_control_drift(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Compa
         keys.append({"run_id": run_id, "operation": operation})
         records.append(evidence.compare(end, start, quantity=rate_quantity(operation), unit="files/s",
                                         replicate=Replicate.ROUND, family=f"{run_id}: control drift",
-                                        label="control at the end", baseline_label=f"control beside stage {BASELINE_STAGE}"))
+                                        label="control at the end",
+                                        baseline_label=f"control beside stage {BASELINE_STAGE}"))
     records = evidence.decide(records)
     return _keyed(keys, records), records
 
@@ -341,7 +342,8 @@ def chart_rates(rates: pd.DataFrame) -> alt.Chart:
                                    color=alt.Color("subvolume:N", sort=[DATA, CONTROL], title="subvolume",
                                                    legend=alt.Legend(orient="bottom")))
     points = base.mark_circle(size=40, opacity=0.6).encode(
-        y=alt.Y("files_per_s:Q", title="files per second (files/s)"), xOffset=alt.XOffset("subvolume:N", sort=[DATA, CONTROL]),
+        y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
+        xOffset=alt.XOffset("subvolume:N", sort=[DATA, CONTROL]),
         tooltip=["operation", "during", "subvolume", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f"),
                  alt.Tooltip("runtime_ms:Q", title="fio runtime (ms)")])
     means = base.mark_line().encode(y="mean(files_per_s):Q")
@@ -836,8 +838,9 @@ def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
         "others' CPU (%)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
         "median CV of rounds (%)": durations["median CV of rounds (%)"]}), formats={"median CV of rounds (%)": ".1f"})
     steps = get_snapshot_steps(con, run_ids)
-    report.values |= {"snapshot_create_ms_high": 1e3 * float(steps.loc[steps.step.str.startswith("create-"), "seconds"].max()),
-                      "snapshot_delete_ms_high": 1e3 * float(steps.loc[steps.step.str.startswith("delete-"), "seconds"].max())}
+    longest = {action: 1e3 * float(steps.loc[steps.step.str.startswith(f"{action}-"), "seconds"].max())
+               for action in ("create", "delete")}
+    report.values |= {"snapshot_create_ms_high": longest["create"], "snapshot_delete_ms_high": longest["delete"]}
     report.tables["tab-snapshots-steps"] = Table(frame=steps.rename(columns={
         "run_id": "run", "step_index": "step number", "seconds": "time to return (s)", "exit_code": "exit code"}),
         formats={"time to return (s)": ".3f"})
