@@ -254,6 +254,11 @@ def _keyed(keys: list[dict], records: list) -> pd.DataFrame:
     return pd.concat([pd.DataFrame(keys), evidence.frame(records)], axis=1) if records else pd.DataFrame(keys)
 
 
+def _by_run_and_operation(rates: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+    """The rates grouped by run and operation, operations in the order fio ran them (OPERATIONS)."""
+    return sorted(rates.groupby(["run_id", "operation"]), key=lambda g: (g[0][0], OPERATIONS.index(g[0][1])))
+
+
 def compare_stages(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
     """Per run, operation and stage, the data subvolume's files per second over the control runs made beside
     that stage (label during_step): the concurrent control, rounds of the collector run as the units. The
@@ -262,7 +267,7 @@ def compare_stages(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]
     (the first design) can only compare each stage with the stage before its first snapshot, which ran first:
     its family says so. Stages are never pooled: they ran one after the other."""
     keys, records = [], []
-    for (run_id, operation), group in rates.groupby(["run_id", "operation"], sort=True):
+    for (run_id, operation), group in _by_run_and_operation(rates):
         data, control = group[group["subvolume"] == DATA], group[group["subvolume"] == CONTROL]
         for stage in stage_order(data):
             sample = data.loc[data["stage"] == stage, "files_per_s"]
@@ -293,7 +298,7 @@ def compare_control_drift(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Compa
     beside its first stage: how far the machine and the file system drifted with no snapshot involved."""
     keys, records = [], []
     control = rates[rates["subvolume"] == CONTROL]
-    for (run_id, operation), group in control.groupby(["run_id", "operation"], sort=True):
+    for (run_id, operation), group in _by_run_and_operation(control):
         start = group.loc[group["during"] == BASELINE_STAGE, "files_per_s"]
         end = group.loc[group["during"] == END_STAGE, "files_per_s"]
         if start.empty or end.empty:
