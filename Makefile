@@ -7,7 +7,8 @@ SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-DB := data/iobook.duckdb
+# data/raw's database (`make book DB=...` builds into another)
+PUBLISHED_DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
 .PHONY: book test test-fast fuzz venv lock bench lab clean system-deps
@@ -31,10 +32,12 @@ lock: venv
 # database persists, unchanged files are not re-parsed, files gone from DATA drop out of the book, and a
 # chapter re-executes only when its template, parameters or data changed. Files that fail to parse do not
 # stop the build; the Data chapter lists them. `make book ANONYMIZE=1`: a book safe to publish (README).
+# DATA other than data/raw never touches the published book: its chapters, site and database go to
+# _build/<its folders' names>/ (iobook/build.py, build_root).
 DATA ?= data/raw
 
 book: venv
-	$(PY) -m iobook book --data $(DATA) --db $(DB) $(if $(ANONYMIZE),--anonymize)
+	$(PY) -m iobook book --data $(DATA) $(if $(DB),--db $(DB)) $(if $(ANONYMIZE),--anonymize)
 
 # Chromium draws the built pages in the page tests (tests/test_book_pages.py, test_book_injection.py); fio runs
 # a real checksum collection in tests/test_collectors.py.
@@ -48,7 +51,7 @@ system-deps:
 # here until the commit that makes it also updates the chapter (`make book`). No `make book` here: each
 # chapter runs once on data/raw (nbval's run, before the rest: testpaths), once on each other test database,
 # and the HTML is built from the committed chapters for the page tests (conftest.book_site). data/raw is
-# ingested into $(DB) once, by conftest.pytest_sessionstart, before the workers start.
+# ingested into $(PUBLISHED_DB) once, by conftest.pytest_sessionstart, before the workers start.
 # TEST_WORKERS pytest-xdist processes share the tests a file at a time (the published chapters and the page tests in
 # one of them, in that order: conftest.PUBLISHED_GROUP). One process kept ~1 core busy: 2 took the suite from
 # 11.9 to 6.8 minutes on this 2-core machine (2026-11-26).
@@ -80,5 +83,5 @@ bench: venv
 
 # Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:
-	rm -rf _build $(DB) $(DB).wal book/_static/fonts book/_static/downloads \
+	rm -rf _build $(PUBLISHED_DB) $(PUBLISHED_DB).wal book/_static/fonts book/_static/downloads \
 		book/_provenance.md book/_headlines.md book/_methods_rule.md book/.iobook-executed.json

@@ -1,4 +1,4 @@
-"""Command line: `python -m iobook book|ingest|chapters|registry|new-chapter ...`."""
+"""Command line: `iobook book|ingest|chapters|registry|new-chapter ...` (or `python -m iobook ...`)."""
 from __future__ import annotations
 
 import argparse
@@ -12,13 +12,15 @@ DEFAULT_DATA = Path("data/raw")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m iobook", description=__doc__)
+    parser = argparse.ArgumentParser(prog="iobook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_book = sub.add_parser("book", help="the whole book on your data: ingest, execute changed chapters, build HTML")
     p_book.add_argument("--data", nargs="+", type=Path, default=[DEFAULT_DATA],
-                        help="folders or files of logs; the book shows exactly these (default: data/raw)")
-    p_book.add_argument("--db", type=Path, default=store.DEFAULT_DB, help="DuckDB file, kept between builds")
+                        help="folders or files of logs; the book shows exactly these (default: data/raw, the published "
+                             "book in book/ and _build/html; other data builds in _build/<its name>/)")
+    p_book.add_argument("--db", type=Path, help="DuckDB file, kept between builds (default: data/iobook.duckdb for "
+                        "data/raw, else iobook.duckdb in the build's folder _build/<data's name>/)")
     p_book.add_argument("--config", type=Path, default=REGISTRY, help="chapter registry (notebooks/chapters.yml)")
     p_book.add_argument("--force", action="store_true", help="execute every chapter even if its inputs are unchanged")
     p_book.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -3,24 +3,47 @@
 The database keeps the originals; only what the book shows and exports is rewritten, after each chapter
 executes: every string of its outputs (text, Markdown, HTML with the charts' SVG and Vega-Lite JSON), its
 injected parameters, the notebook's metadata (papermill's absolute paths) and the download files its
-outputs link to (CSV as text, Parquet column by column), which get new names.
+outputs link to (CSV as text, Parquet column by column), which get new names. The Parquet export and every
+download hold only the files of this build (iobook/studies/data.py: never one gone since a previous build).
 
-What is replaced (`originals`), each by `<kind>-<8 hex of sha256(SALT, kind, original)>`, the same on
-every build and machine:
-  host  the collectors' host names (runs, run_facts), Storage Scale node names (gpfs_nodes: daemon and
-        admin names and their short form; node names in gpfs_config scopes), cluster names, and the build
-        machine's host name
-  ip    IPv4 and IPv6 addresses: every address of gpfs_nodes, and any string that looks like one (a
-        dotted quad is an address when it is private, has an octet above 31 or a /prefix; Storage Scale
-        versions such as 5.1.7.1 are not), found in the database or in the output itself
-  user  the segment after /home/ or /Users/ (after /home/users/ and the like: the one after it), found in
-        any string of the database or output, and the build machine's user; once known, the name is
-        replaced wherever it stands as a whole word (e.g. /gpfs/fs1/<user>/)
-  path  absolute prefixes: this checkout, the folder above the ingested files outside it, and the folders
-        of the IO500 runs' result directories (their last component, a timestamp, stays)
-Names are matched as whole words (not inside a longer name: `vm` is replaced in `vm-2026...` and
-`/vm/` but not in `vmstat`), longest first, case-sensitively, also in their HTML and JSON escaped forms.
-Common words (client, root, users, daos, ...) are never taken for a name.
+What is replaced, each by `<kind>-<8 hex of sha256(SALT, kind, original)>`, the same on every build and
+machine (Anonymizer.text, in this order):
+  email  every e-mail address
+  uuid   every UUID (DAOS pool and container UUIDs: `Pool uuid = ...`, `--dfs.pool=<uuid>`)
+  daos   DAOS pool and container labels: the values of --dfs.pool, --dfs.cont, --dfs.group, DAOS_POOL,
+         DAOS_CONT, pool= and cont= (not $variables), and, read from the database, wherever they stand as a word
+  path   every absolute path but a system one (/usr, /bin, /sbin, /lib*, /etc, /proc, /sys, /dev but
+         /dev/shm): its folders before the run's timestamp folder (2023.03.22-18.10.33, 20260518T152012Z),
+         or without one before the file name, become one `/path-...` when they are two or more
+         (/tmp/bench/data/ior/fpp/ior_file_easy -> /path-.../ior_file_easy); the timestamp folder and what
+         follows it stay. Also this checkout, the folder above the ingested files and the IO500 result folders.
+  user   login names. In an absolute path: up to 3 name-like folders after a personal root (home, Users,
+         users, userexternal, people, staff, students, scratch*, autoScratch, work*, project(s), shm,
+         scratchbox, nobackup*), past a year-like number and daos, weekly, daily, shared, hpc, lustre, gpfs:
+         /home/users/<user>, /gpfs/<fs>/<project>/scratch/<user>, /scratch/<project>/<user>,
+         /gpfs/home/<group>/<user>, /scratchbox/daos/<user>, /dev/shm/<user>. Which of a group, project and
+         user folder is the person's cannot be told, so all are taken; a common word (main, data, ...) or a
+         folder named like a tool's or run's (io500, ior, bench, results, datafiles, bin, test, run,
+         mountdir, submission-N, ...) ends the owner's folders. Read from every string
+         of the database, and the build machine's user; once known, a name is replaced wherever it stands,
+         also between underscores in a file name (`<user>__asu-io500__results__...`, `<user>_gkfs_mountdir`).
+  host   the collectors' host names (runs, run_facts), Storage Scale node names (gpfs_nodes: daemon and
+         admin names and their short form; node names in gpfs_config scopes), cluster names, and the build
+         machine's host name
+  ip     IPv4 and IPv6 addresses: every address of gpfs_nodes, and any string that looks like one (a
+         dotted quad is an address when it is private, has an octet above 31 or a /prefix; Storage Scale
+         versions such as 5.1.7.1 are not), found in the database or in the output itself
+Names read from the database are matched as whole words (not inside a longer name: `vm` is replaced in
+`vm-2026...` and `/vm/` but not in `vmstat`), longest first, case-sensitively, also in their HTML and JSON
+escaped forms. Common words (client, root, users, daos, hpc, ...) are never taken for a name.
+
+What is not replaced: relative paths' folders (`./datafiles/...`, the files' paths as the book shows them,
+relative to the folder ingested) but for the names above in them; an absolute path with one folder
+(`/datafiles/2023.05.12-03.07.57/...`, `/tmp/dfuse`) but for a login name in it; system paths; timestamps,
+file names, numbers, tool versions and options; DAOS object classes; institution, system and file-system
+names the IO500 archive's folders publish; a login name that no path, label or owner shows (in free text
+only); owner fields of `ls -l` listings (no format iobook reads prints one); the host name IOR prints as
+`Machine` (not stored, so not shown).
 """
 from __future__ import annotations
 
@@ -40,8 +63,8 @@ import duckdb
 from . import store
 
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
-KINDS = ("host", "ip", "user", "path")
-PSEUDONYM = re.compile(r"(?:/?(?:host|ip|user|path))-[0-9a-f]{8}")
+KINDS = ("host", "ip", "user", "path", "daos", "uuid", "email")
+PSEUDONYM = re.compile(rf"(?:/?(?:{'|'.join(KINDS)}))-[0-9a-f]{{8}}")
 
 # Never names: node classes, roles, file systems and folders that are words, not machines or people.
 GENERIC = frozenset("""
@@ -49,16 +72,41 @@ GENERIC = frozenset("""
     quorum admin root user users userexternal home work scratch shared share data public group groups
     project projects apps software local opt tmp test tests bench benchmark benchmarks io500 daos lustre
     gpfs beegfs nfs all none common amd intel nvidia cesnodes storage storagenodegrp ess cluster
+    hpc weekly daily nobackup fs flash main acceptance res prod production release stable backup archive
 """.split())
-GROUP_DIRS = frozenset({"users", "user", "userexternal", "staff", "students", "people"})  # /home/users/<user>
+# Folders after which a login name stands (after group folders and generic words: /home/users/<user>,
+# /gpfs/<fs>/<project>/scratch/<user>, /scratchbox/daos/<user>, /dev/shm/<user>, /work/<project>/<user>).
+PERSONAL_ROOT = re.compile(r"(?i)home\d*|users?|userexternal|people|staff|students|scratch\w*|autoscratch|work\d*"
+                           r"|projects?|shm|scratchbox|nobackup\w*")
+OWNER_FOLDERS = 3  # at most this many folders after a root are taken as the owner's (group, project, user)
+# Folders between a root and the name (/scratchbox/daos/<user>, /autoScratch/weekly/<user>,
+# /work/hpc/users/<user>); any other common word there ends the search (/work/main/data/...)
+BEFORE_NAME = frozenset({"daos", "weekly", "daily", "shared", "hpc", "lustre", "gpfs"})
+# Pieces of a folder name (split at - _ . and digits) that make it a tool's or run's folder, not a person's.
+TOOL_WORDS = frozenset("""
+    io io500 ior mdtest pfind bench benchmark benchmarks benchmarking result results data datafiles bin test
+    tests teste run runs config configs cfg mount mountdir mnt install git src build tmp dfuse app dev sif
+    submission
+""".split())
+# System folders whose paths are shown as they are; every other absolute path is a site's.
+SYSTEM_ROOTS = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "proc", "sys"})
+RUN_STAMP = re.compile(r"\d{4}[.-]\d\d[.-]\d\d[-_T.]\d\d[.:]?\d\d|\d{8}T\d{6}")  # 2023.03.22-18.10.33, 20260518T152012Z
 
 _WORD = "A-Za-z0-9_"
 _USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{2,31}")
-_HOME = re.compile(r"/(?:home|Users)/([^/\s\"'<>\\]+)(?:/([^/\s\"'<>\\]+))?")
+_PATH = re.compile(r"(?<![\w.~:/\\+%-])/[\w.+%~-]+(?:/[\w.+%~-]*)*")  # absolute, not inside a URL or a/b
+_DAOS_LABEL = re.compile(r"(--dfs\.(?:pool|cont|group)[= ]+|DAOS_(?:POOL|CONT)[= ]+|\b(?:pool|cont)=)"
+                         r"(['\"]?)([A-Za-z0-9_.:\-]+)")
+_UUID = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+                   r"(?![0-9A-Fa-f-])")
+_EMAIL = re.compile(r"(?<![\w.+%-])[\w.+%-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 _IPV4 = re.compile(rf"(?<![{_WORD}.\-])(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?![{_WORD}]|\.\d)(/\d{{1,2}}(?!\d))?")
 _IPV6 = re.compile(rf"(?<![{_WORD}:.])([0-9A-Fa-f]{{0,4}}(?::[0-9A-Fa-f]{{0,4}}){{2,7}})(?![{_WORD}:])")
 _SQL_IPV4 = r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
 _SQL_IPV6 = r"[0-9A-Fa-f]::|::[0-9A-Fa-f]|([0-9A-Fa-f]{1,4}:){7}"
+_SQL_NAMES = r"/[A-Za-z]|dfs\.|DAOS_|pool=|cont="  # values that may hold a path or a DAOS label
+# a name starts after a non-word character or after a JSON escape (\n, \u003c: `a \u003cvm`)
+_ESCAPED = r"(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4})"
 BINARY_OUTPUTS = ("image/png", "image/jpeg", "image/gif")  # base64: nothing to match in them
 
 
@@ -95,14 +143,65 @@ def addresses_in(text: str, known: frozenset[str] = frozenset()) -> set[str]:
     return found | {m[1] for m in _IPV6.finditer(text) if _ipv6(m[1])}
 
 
-def users_in(text: str) -> set[str]:
-    """User names from home folders: /home/<user>/, /Users/<user>/, /home/users/<user>/."""
-    found = set()
-    for m in _HOME.finditer(text):
-        name = m[2] if m[1] in GROUP_DIRS else m[1]
-        if name and _USER_NAME.fullmatch(name) and name.lower() not in GENERIC and not PSEUDONYM.fullmatch(name):
-            found.add(name)
+def _owner_like(name: str) -> bool:
+    """A folder that can be a person's (or their group's or project's): a name, not a tool's or run's folder."""
+    pieces = {p.lower() for p in re.split(r"[-_.\d]+", name) if p}
+    return (bool(_USER_NAME.fullmatch(name)) and name.lower() not in GENERIC and not PSEUDONYM.fullmatch(name)
+            and not RUN_STAMP.search(name) and not pieces & TOOL_WORDS and not re.fullmatch(r"(?i)i?sc\d\d", name))
+
+
+def owner_folders(path: str) -> list[int]:
+    """Indexes (in path.split("/")) of the folders of an absolute path that stand where a login name does:
+    up to OWNER_FOLDERS name-like folders after a personal root (home, scratch, work, project, users, shm, ...)
+    and the generic words or group folders that follow it (/home/users/<user>, /gpfs/home/<group>/<user>,
+    /scratch/<project>/<user>, /scratchbox/daos/<user>). Which of them is the person's cannot be told, so
+    all are taken."""
+    parts = path.split("/")
+    found: list[int] = []
+    taken = None  # folders taken since the last root; None: no root yet
+    for i, part in enumerate(parts):
+        if PERSONAL_ROOT.fullmatch(part):
+            taken = 0
+        elif taken is None or taken >= OWNER_FOLDERS:
+            continue
+        elif taken == 0 and (part.lower() in BEFORE_NAME or part.isdigit() or not part):
+            continue  # /scratchbox/daos/, /work/1/: the name comes after
+        elif _owner_like(part):
+            found.append(i)
+            taken += 1
+        else:
+            taken = None
     return found
+
+
+def users_in(text: str) -> set[str]:
+    """Login names from the folders of the absolute paths in `text` (owner_folders)."""
+    found = set()
+    for m in _PATH.finditer(text):
+        parts = m[0].split("/")
+        found |= {parts[i] for i in owner_folders(m[0])}
+    return found
+
+
+def daos_labels_in(text: str) -> set[str]:
+    """DAOS pool and container labels (--dfs.pool=, --dfs.cont=, DAOS_POOL=): never a variable ($DAOS_POOL)."""
+    return {m[3] for m in _DAOS_LABEL.finditer(text) if not PSEUDONYM.fullmatch(m[3]) and not _UUID.fullmatch(m[3])}
+
+
+def site_path(path: str) -> str:
+    """An absolute path with its site's folders replaced: the folders before the run's timestamp folder (or,
+    without one, before the file name) become one `path` pseudonym when they are two or more; shorter paths
+    keep their folder with the login names in it replaced. System paths (/usr, /etc, /proc, ...) stay."""
+    parts = path.split("/")
+    if len(parts) < 3 or parts[1] in SYSTEM_ROOTS or (parts[1] == "dev" and parts[2] != "shm"):
+        return path
+    cut = next((i for i, p in enumerate(parts) if i and RUN_STAMP.search(p)), len(parts) - 1)
+    folders = [p for p in parts[1:cut] if p]
+    if len(folders) >= 2 and not all(PSEUDONYM.fullmatch(p) for p in folders):
+        return pseudonym("path", "/".join(parts[:cut])) + "/" + "/".join(parts[cut:])
+    for i in owner_folders(path):
+        parts[i] = pseudonym("user", parts[i])
+    return "/".join(parts)
 
 
 def _host_like(name: str) -> bool:
@@ -175,12 +274,14 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
         # names come from the database's own catalogue
         values = con.execute(f'SELECT DISTINCT "{column}" FROM "{table}" WHERE regexp_matches("{column}", ?) '
                              f'OR regexp_matches("{column}", ?) OR regexp_matches("{column}", ?)',
-                             [_SQL_IPV4, _SQL_IPV6, "/(home|Users)/"]).fetchall()
+                             [_SQL_IPV4, _SQL_IPV6, _SQL_NAMES]).fetchall()
         for (value,) in values:
             for ip in addresses_in(value, known_ips):
                 add("ip", ip)
             for user in users_in(value):
                 add("user", user)
+            for label in daos_labels_in(value):
+                add("daos", label)
     try:
         user = getpass.getuser()
     except (KeyError, OSError):
@@ -244,9 +345,12 @@ class Anonymizer:
                 self._replace.setdefault(escape(original), escape(fake))
         self._known_ips = frozenset(o for o, k in self.kinds.items() if k == "ip")
         words = sorted(self._replace, key=len, reverse=True)
-        # a name starts after a non-word character or after a JSON escape (\n, \u003c: `a \u003cvm`)
-        start = rf"(?:(?<![{_WORD}])|(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{{4}}))"
-        self._pattern = (re.compile(rf"{start}(?:{_trie_pattern(words)})(?![{_WORD}])") if words else None)
+        self._pattern = (re.compile(rf"(?:(?<![{_WORD}])|{_ESCAPED})(?:{_trie_pattern(words)})(?![{_WORD}])")
+                         if words else None)
+        # login names also between underscores, as file names join them: <user>__results, <user>_gkfs_mountdir
+        users = sorted((o for o, k in self.kinds.items() if k == "user"), key=len, reverse=True)
+        self._users = (re.compile(rf"(?:(?<![A-Za-z0-9])|{_ESCAPED})(?:{_trie_pattern(users)})(?![A-Za-z0-9])")
+                       if users else None)
 
     @property
     def digest(self) -> str:
@@ -254,20 +358,21 @@ class Anonymizer:
         return hashlib.sha256(json.dumps([SALT, sorted(self.kinds.items())]).encode()).hexdigest()
 
     def text(self, s: str) -> str:
+        """`s` with every original replaced: e-mail addresses, UUIDs and DAOS labels where they stand, then
+        absolute paths (site_path), then the names read from the database as whole words (login names also
+        inside a file name: `<user>__results`, `<user>_gkfs_mountdir`), then addresses."""
+        s = _EMAIL.sub(lambda m: pseudonym("email", m[0]), s)
+        s = _UUID.sub(lambda m: pseudonym("uuid", m[0]), s)
+        s = _DAOS_LABEL.sub(lambda m: m[0] if PSEUDONYM.fullmatch(m[3])
+                            else m[1] + m[2] + pseudonym("daos", m[3]), s)
+        s = _PATH.sub(lambda m: site_path(m[0]), s)
         if self._pattern is not None:
             s = self._pattern.sub(lambda m: self._replace[m[0]], s)
+        if self._users is not None:
+            s = self._users.sub(lambda m: pseudonym("user", m[0]), s)
         s = _IPV4.sub(lambda m: (pseudonym("ip", m[1]) + (m[2] or "")) if is_address(m[1], m[2], self._known_ips)
                       else m[0], s)
-        s = _IPV6.sub(lambda m: pseudonym("ip", m[1]) if _ipv6(m[1]) else m[0], s)
-
-        def home(m: re.Match) -> str:
-            users = users_in(m[0])
-            out = m[0]
-            for user in users:
-                out = re.sub(rf"(?<=/){re.escape(user)}(?=/|$)", pseudonym("user", user), out)
-            return out
-
-        return _HOME.sub(home, s)
+        return _IPV6.sub(lambda m: pseudonym("ip", m[1]) if _ipv6(m[1]) else m[0], s)
 
     def value(self, v):
         """Every string inside lists and dicts (notebook JSON), except base64 images."""

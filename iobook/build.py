@@ -6,17 +6,65 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
 from . import chapters, store
+from .charts import DOWNLOADS
 from .digest import files_digest
 from .ingest import format_ingest, ingest
 
-HTML = chapters.REPO_ROOT / "_build" / "html"
-def write_provenance(db: Path, anonymize: bool = False) -> Path:
+PUBLISHED_DATA = chapters.REPO_ROOT / "data" / "raw"
+HTML = chapters.REPO_ROOT / "_build" / "html"  # the published book's site (a build on other data: build_root's)
+# What a book root holds besides its executed chapters and _toc.yml: a build on other data gets copies
+BOOK_FILES = ("_config.yml", "book/intro.md", "book/references.md", "book/references.bib", "book/_templates",
+              "book/_static")
+WRITTEN_BY_CHAPTERS = ("downloads", "fonts")  # under book/_static: each build's own
+
+
+def is_published_data(data: list[Path]) -> bool:
+    return [Path(p).resolve() for p in data] == [PUBLISHED_DATA.resolve()]
+
+
+def build_root(data: list[Path]) -> Path:
+    """Where a build on `data` keeps its book: this checkout for data/raw (the published chapters in book/, the
+    site in _build/html), else _build/<the data folders' names>/ with its own book/, _build/html and database,
+    so that a build on one's own logs never touches the published book."""
+    if is_published_data(data):
+        return chapters.REPO_ROOT
+    name = "+".join(re.sub(r"[^\w.-]+", "_", Path(p).resolve().name) or "root" for p in data)[:100]
+    return chapters.REPO_ROOT / "_build" / name
+
+
+def default_db(data: list[Path]) -> Path:
+    return store.DEFAULT_DB if is_published_data(data) else build_root(data) / "iobook.duckdb"
+
+
+def prepare_root(root: Path, registry: list[chapters.Chapter]) -> None:
+    """A book root of its own for a build on other data: the book's configuration, landing page, references and
+    static files copied (rewritten only when they differ: Sphinx rebuilds what changed), and its _toc.yml."""
+    if root == chapters.REPO_ROOT:
+        return
+    for name in BOOK_FILES:
+        source = chapters.REPO_ROOT / name
+        for path in (sorted(f for f in source.rglob("*") if f.is_file()) if source.is_dir() else [source]):
+            relative = path.relative_to(chapters.REPO_ROOT)
+            if set(relative.parts) & set(WRITTEN_BY_CHAPTERS):
+                continue
+            _write_if_changed(root / relative, path.read_bytes())
+    _write_if_changed(root / "_toc.yml", chapters.toc_yaml(registry).encode())
+
+
+def _write_if_changed(target: Path, data: bytes) -> None:
+    if not target.exists() or target.read_bytes() != data:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def write_provenance(db: Path, anonymize: bool = False, root: Path = chapters.REPO_ROOT) -> Path:
     """book/_provenance.md, included by the landing page: which code and which data made this book. Only
     what identifies the inputs (no build time, host or path), so an unchanged rebuild rewrites nothing;
     with `anonymize`, passed through the same pseudonyms as the chapters."""
@@ -40,7 +88,7 @@ def write_provenance(db: Path, anonymize: bool = False) -> Path:
         from . import anonymize as anonymize_module
 
         text = anonymize_module.from_db(db, chapters.REPO_ROOT).text(text)
-    target = chapters.REPO_ROOT / "book" / "_provenance.md"
+    target = root / "book" / "_provenance.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
     return target
@@ -93,17 +141,19 @@ MEASURED_ON = {
 }
 
 
-def write_headlines(registry: list[chapters.Chapter]) -> Path:
+def write_headlines(registry: list[chapters.Chapter], root: Path | None = None) -> Path:
     """book/_headlines.md, included by the landing page: each study's abstract (or its first finding), linked
     to the chapter (and to the figure or table that shows it), grouped by what the numbers were measured on:
     real systems first, then the build machine, then the reader's own logs. Rewritten only when it changes,
     like the provenance."""
+    root = root or chapters.REPO_ROOT
     sections = {measured: [] for measured in MEASURED_ON}
     for chapter in registry:
-        if not chapter.headline or not chapter.output.exists():
+        output = root / "book" / chapter.output.name
+        if not chapter.headline or not output.exists():
             continue
-        items = [(text, None) for text in abstract(chapter.output)]
-        found = items or [headline(chapter.output)]
+        items = [(text, None) for text in abstract(output)]
+        found = items or [headline(output)]
         for item in filter(None, found):
             text, anchor = item
             shown = f' <a href="{chapter.name}.html#{anchor}">(see it)</a>' if anchor else ""
@@ -112,13 +162,13 @@ def write_headlines(registry: list[chapters.Chapter]) -> Path:
               for m, lines in sections.items() if lines]
     text = ("\n\n".join(blocks) + "\n" if blocks else
             "No chapter has findings yet: the database holds no data they read.\n")
-    target = chapters.REPO_ROOT / "book" / "_headlines.md"
+    target = root / "book" / "_headlines.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
     return target
 
 
-def write_methods_rule() -> Path:
+def write_methods_rule(root: Path = chapters.REPO_ROOT) -> Path:
     """book/_methods_rule.md, included by the methods page: the verdict rule's constants as iobook.evidence
     holds them, so the page cannot drift from the code that decides."""
     from . import evidence
@@ -130,32 +180,41 @@ def write_methods_rule() -> Path:
             f"interval. With two units a side, Welch's t has one or two degrees of freedom and each side's "
             f"spread rests on a single difference, which one disturbed run sets alone: "
             f"{evidence.MIN_UNITS} is the least that can decide.\n")
-    target = chapters.REPO_ROOT / "book" / "_methods_rule.md"
+    target = root / "book" / "_methods_rule.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
     return target
 
 
-def build_html(anonymize: bool = False) -> int:
+def build_html(anonymize: bool = False, root: Path = chapters.REPO_ROOT) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
     static file (the book's CSS) needs a clean build, as Sphinx does not recopy them. So
     does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
-    static = chapters.REPO_ROOT / "book" / "_static"
+    static = root / "book" / "_static"
+    html = HTML if root == chapters.REPO_ROOT else root / "_build" / "html"
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
     digest = files_digest([f for f in static.rglob("*") if f.is_file() and "downloads" not in f.parts], static,
                           b"anonymized" if anonymize else b"")
-    stamp = HTML.parent / "static.sha256"
-    if not (HTML / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
-        subprocess.run([jupyter_book, "clean", "--all", str(chapters.REPO_ROOT)], check=True, capture_output=True)
-    status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(chapters.REPO_ROOT)]).returncode
+    stamp = html.parent / "static.sha256"
+    if not (html / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
+        subprocess.run([jupyter_book, "clean", "--all", str(root)], check=True, capture_output=True)
+    # Sphinx copies static files and never deletes one: an earlier build's downloads (files no longer in
+    # the data) would stay in the site; the chapters' current ones are copied again
+    shutil.rmtree(html / DOWNLOADS, ignore_errors=True)
+    status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(root)]).returncode
     if status == 0:
         stamp.write_text(digest)
     return status
 
 
-def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, force: bool = False,
+def build_book(data: list[Path], db: Path | None = None, config: Path = chapters.REGISTRY, force: bool = False,
                progress: bool = True, anonymize: bool = False) -> int:
+    """The book on `data`, in build_root(data); `db` defaults to that root's database (data/iobook.duckdb for
+    data/raw)."""
+    root = build_root(data)
+    db = Path(db) if db is not None else default_db(data)
+    db.parent.mkdir(parents=True, exist_ok=True)
     counts = ingest(data, db, progress=progress, prune=True)
     print(format_ingest(counts))
     if counts["failed"] or counts["failed before"]:
@@ -163,21 +222,25 @@ def build_book(data: list[Path], db: Path, config: Path = chapters.REGISTRY, for
     changed = chapters.write_generated(chapters.load_registry(config))
     for path in changed:
         print(f"registry: rewrote {path.relative_to(chapters.REPO_ROOT)} from {config.name}")
-    summary = chapters.run_chapters(db, config, force=force, progress=progress, anonymize=anonymize)
+    prepare_root(root, chapters.load_registry(config))
+    summary = chapters.run_chapters(db, config, force=force, progress=progress, anonymize=anonymize,
+                                    out_dir=root / "book")
     print(chapters.format_summary(summary))
     failed = [r["chapter"] for r in summary if r["status"].startswith("FAILED")]
     if failed:
         print(f"book: not built, {len(failed)} chapter(s) failed: {', '.join(failed)} (partial notebooks in _build/reports)")
         return 1
-    status = build_site(db, config, anonymize)
-    print(f"book: {HTML.relative_to(chapters.REPO_ROOT)}/index.html" if status == 0 else "book: jupyter-book build failed")
+    status = build_site(db, config, anonymize, root)
+    html = (root / "_build" / "html").relative_to(chapters.REPO_ROOT)
+    print(f"book: {html}/index.html" if status == 0 else "book: jupyter-book build failed")
     return status
 
 
-def build_site(db: Path, config: Path = chapters.REGISTRY, anonymize: bool = False) -> int:
-    """The HTML book from the executed chapters in book/ as they are (none is executed here): what `make test`
-    builds after nbval has executed and compared each chapter."""
-    write_provenance(db, anonymize)
-    write_headlines(chapters.load_registry(config))
-    write_methods_rule()
-    return build_html(anonymize)
+def build_site(db: Path, config: Path = chapters.REGISTRY, anonymize: bool = False,
+               root: Path = chapters.REPO_ROOT) -> int:
+    """The HTML book from the executed chapters in root/book/ as they are (none is executed here): what `make
+    test` builds after nbval has executed and compared each chapter."""
+    write_provenance(db, anonymize, root)
+    write_headlines(chapters.load_registry(config), root)
+    write_methods_rule(root)
+    return build_html(anonymize, root)

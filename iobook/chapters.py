@@ -24,14 +24,23 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from . import store
 from .digest import files_digest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+def _checkout() -> Path:
+    """The checkout whose notebooks and book are built: the package's own (run from it, or installed with
+    `pip install -e .`), else the current folder (`pip install .` puts only the package in site-packages)."""
+    own = Path(__file__).resolve().parents[1]
+    return own if (own / "notebooks" / "chapters.yml").is_file() else Path.cwd().resolve()
+
+
+REPO_ROOT = _checkout()
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
@@ -113,6 +122,72 @@ def write_generated(chapters: list[Chapter]) -> list[Path]:
             path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed
+
+
+# --- parameters ------------------------------------------------------------------------------------------
+
+class ParameterError(ValueError):
+    """A chapter parameter that cannot run: its key, what is wrong and the nearest valid values."""
+
+
+def template_parameters(chapter: Chapter) -> dict:
+    """The template's parameters cell as {name: default}: the keys a chapter takes and their types."""
+    import ast
+
+    nb = json.loads(chapter.template.read_text(encoding="utf-8"))
+    cell = next((c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", [])), None)
+    defaults = {}
+    for node in ast.parse("".join(cell["source"]) if cell else "").body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            defaults[node.targets[0].id] = ast.literal_eval(node.value)
+    return defaults
+
+
+def _run_labels(con) -> list[str]:
+    """The labels of the fio, IOR and mdtest files (Your runs' labels: labels.yml, IO500 system or folder)."""
+    from .studies import your_runs
+
+    ids = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE status = 'ok' AND list_contains(?, tool)",
+                                     [list(your_runs.TOOLS)]).fetchall()]
+    return sorted(set(your_runs.get_labels(con, ids)[0]["label"])) if ids else []
+
+
+# Parameters whose value names something the data holds ("" names none): key -> (what it names, its names).
+SELECTIONS = {"baseline_label": ("a label of this data", _run_labels)}
+PROBABILITIES = ("confidence",)  # parameters that are a probability, strictly between 0 and 1
+NEAREST = 3
+
+
+def _nearest(value, choices) -> list:
+    import difflib
+
+    return difflib.get_close_matches(str(value), [str(c) for c in choices], n=NEAREST, cutoff=0.5)
+
+
+def check_parameters(con, chapter: Chapter, parameters: dict) -> None:
+    """Every parameter the registry gives a chapter, checked the same way before it runs: a key of its template's
+    parameters cell, of the type of its default, a probability where one is meant, and a name the data holds
+    where it selects by name; else ParameterError naming the key and the nearest valid values."""
+    defaults = template_parameters(chapter)
+    for key, value in parameters.items():
+        def fail(reason: str):
+            raise ParameterError(f"{chapter.name}: {key}: {reason}")
+
+        if key not in defaults:
+            fail(f"not a parameter of {chapter.name}; nearest: {_nearest(key, defaults) or sorted(defaults)}")
+        default = defaults[key]
+        numbers = (int, float)
+        same_type = (isinstance(value, numbers) and isinstance(default, numbers) and not isinstance(value, bool)
+                     if isinstance(default, numbers) and not isinstance(default, bool) else type(value) is type(default))
+        if not same_type:
+            fail(f"{value!r} is a {type(value).__name__}, the template's default {default!r} a {type(default).__name__}")
+        if key in PROBABILITIES and not 0 < value < 1:
+            fail(f"{value!r} is not a probability between 0 and 1 (e.g. {default!r})")
+        if key in SELECTIONS and value:
+            what, names = SELECTIONS[key]
+            valid = names(con)
+            if value not in valid:
+                fail(f"{value!r} is not {what}; nearest: {_nearest(value, valid) or valid[:NEAREST]}")
 
 
 # --- execution -------------------------------------------------------------------------------------------
@@ -229,6 +304,12 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     con = store.open_read(db_path)
     try:
         reads = {c.name: files_read(con, c) for c in chapters}
+        refused = {}
+        for chapter in chapters:
+            try:
+                check_parameters(con, chapter, chapter.parameters)
+            except ParameterError as e:
+                refused[chapter.name] = str(e)
     finally:
         con.close()
     from tqdm import tqdm
@@ -241,6 +322,10 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         digest = inputs_digest(chapter, parameters, reads[chapter.name], tables_digest, anon and anon.digest)
         row = {"chapter": chapter.name, "files read": len(reads[chapter.name]), "status": "unchanged", "seconds": 0.0}
         summary.append(row)
+        if chapter.name in refused:
+            row["status"] = f"FAILED: parameter {refused[chapter.name]}"[:300]
+            tqdm.write(f"chapter {refused[chapter.name]}")
+            continue
         if (not force and executed_with.get(chapter.name, code_digest) == code_digest
                 and _is_current(output, digest)):
             executed_with[chapter.name] = code_digest  # a fresh clone's chapters: made by the code it holds
@@ -248,8 +333,9 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         started = time.perf_counter()
         running = out_dir / f".{chapter.name}.running.ipynb"  # the published chapter stays until this one is whole
         try:
-            papermill.execute_notebook(str(chapter.template), str(running), parameters=parameters,
-                                       cwd=str(out_dir), kernel_name="python3", progress_bar=False)
+            with _ipc_kernel() as km:
+                papermill.execute_notebook(str(chapter.template), str(running), parameters=parameters,
+                                           cwd=str(out_dir), kernel_name="python3", progress_bar=False, km=km)
         except papermill.PapermillExecutionError as e:
             reports = REPORTS if out_dir == REPO_ROOT / "book" else out_dir.parent / "reports"
             reports.mkdir(parents=True, exist_ok=True)
@@ -275,6 +361,16 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)
     anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
+
+
+@contextmanager
+def _ipc_kernel():
+    """A kernel manager whose kernel talks over Unix sockets in a private folder: over TCP (the default),
+    ipykernel warns on every chapter that its traffic is unencrypted."""
+    from jupyter_client.manager import KernelManager
+
+    with tempfile.TemporaryDirectory(prefix="iobook-kernel-") as folder:
+        yield KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel"))
 
 
 def format_summary(summary: list[dict]) -> str:

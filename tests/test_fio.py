@@ -212,3 +212,39 @@ def test_fuzz_only_parse_error(text):
             fmt.parse(text)
         except ParseError:
             pass
+
+
+def test_normal_and_json_output_of_one_run_reads_its_json():
+    """`fio --output-format=normal,json` (exit 0) prints the normal job headers, the JSON document, then the
+    normal result blocks of the same jobs: one run, read once from its JSON (SOURCES.md; values from
+    fio333-normal-json.txt lines 72 and 276), not refused as two outputs holding the same records."""
+    from iobook.ingest import parse_bytes
+
+    outcome = parse_bytes("fio333-normal-json.txt", (FIX / "fio333-normal-json.txt").read_bytes())
+    assert (outcome.row["status"], outcome.row["format"]) == ("ok", "fio-json"), outcome.row.get("error")
+    found = sorted(r.jobname for r in outcome.records if isinstance(r, fio.FioJob))
+    assert found == ["randread", "seqwrite"]  # each job once: the normal blocks are the same jobs
+    by_job = {j.job_index: j.jobname for j in outcome.records if isinstance(j, fio.FioJob)}
+    bw = {(by_job[r.job_index], r.direction): r.bw_bytes_s for r in outcome.records if isinstance(r, fio.FioIO)}
+    assert bw == {("seqwrite", "write"): 1398101333.0, ("randread", "read"): 34379540.0}
+
+
+def test_terse_jobs_say_their_parameters_are_unknown_and_group_by_what_they_carry(tmp_path):
+    """fio's terse output carries no job options (man fio, TERSE OUTPUT): a configuration of it can only be the
+    job's name and the operations it did, never 'read' pooled over different jobs. fio333-multi.terse5.txt
+    (the jobs of jobs/multi.fio, field 3 of each line: seq-write, seq-read, randrw-4k twice, randread-aio)
+    against the JSON of the same job file, which states the options."""
+    db = tmp_path / "terse.duckdb"
+    ingest([FIX / "fio333-multi.terse5.txt", FIX / "fio333-multi.json"], db, progress=False)
+    con = store.open_read(db)
+    rows = con.execute("""
+        SELECT j.jobname, j.parameters_stated, j.operations, j.unstated_key
+        FROM fio_jobs j JOIN sources s USING (source_id) WHERE s.path LIKE '%terse5%' ORDER BY j.job_index""").fetchall()
+    assert rows == [("seq-write", False, "write", "seq-write (write)"),
+                    ("seq-read", False, "read", "seq-read (read)"),
+                    ("randrw-4k", False, "read+write", "randrw-4k (read+write)"),
+                    ("randrw-4k", False, "read+write", "randrw-4k (read+write)"),
+                    ("randread-aio", False, "read", "randread-aio (read)")]
+    stated = con.execute("""SELECT DISTINCT j.parameters_stated, j.unstated_key FROM fio_jobs j JOIN sources s
+                            USING (source_id) WHERE s.path LIKE '%multi.json'""").fetchall()
+    assert stated == [(True, None)]

@@ -31,7 +31,14 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     from iobook.studies import data
 
     listed = data.get_sources(con)
-    assert not listed.path.str.endswith("/result_summary.txt").any() and data.get_status_counts(con)["gone"] == 1
+    status = data.get_status_counts(con)
+    assert not listed.path.str.endswith("/result_summary.txt").any() and status["gone"] == 1
+    # its totals count this build's files only: the folder's files on disk, not the gone one beside them
+    on_disk = sum(1 for p in tucson_results.rglob("*") if p.is_file())
+    assert data.get_files_by_kind(con)["files"].sum() == len(listed) == on_disk
+    outcome = data.findings(status, data.get_failed(con), data.get_run_counts(con), data.get_views(con),
+                            data.get_other_logs(con))[0][0]
+    assert outcome.startswith(f"{status['ok']:,} of the {on_disk:,} files ingested were parsed")
     con.close()
     summary.write_bytes(kept)
     counts = ingest([tucson_results], db, progress=False, prune=True)
@@ -342,3 +349,31 @@ def test_a_failed_path_that_is_read_later_fails_no_more(tucson_results, tmp_path
                             [str(later), str(tucson_results), str(later / "ior.log")]).fetchall()) == {
         str(later): "gone", str(tucson_results): "gone", str(later / "ior.log"): "ok"}
     con.close()
+
+
+def test_chapter_parameters_are_checked_naming_the_key_and_the_nearest_valid_values():
+    """One check of every chapter's parameters before it runs (chapters.check_parameters): an unknown key, a
+    value of another type than the template's default, a confidence that is not a probability, and a selection
+    the data does not hold (Your runs' baseline_label: data/raw's labels are its top folders checksum, io500,
+    pagecache and snapshots) each name the key and the nearest valid values, instead of a silent build or
+    SciPy's message."""
+    from conftest import PUBLISHED_DB
+
+    your_runs = {c.name: c for c in chapters.load_registry()}["your_runs"]
+    con = store.open_read(PUBLISHED_DB)
+    try:
+        chapters.check_parameters(con, your_runs, {"baseline_label": "checksum", "confidence": 0.95})
+        chapters.check_parameters(con, your_runs, {"baseline_label": "", "confidence": 0.9})
+        cases = {
+            "baseline_label: 'checksumm' is not a label of this data; nearest: ['checksum']":
+                {"baseline_label": "checksumm", "confidence": 0.95},
+            "confidence: 95 is not a probability between 0 and 1 (e.g. 0.95)": {"baseline_label": "", "confidence": 95},
+            "confidnce: not a parameter of your_runs; nearest: ['confidence']": {"confidnce": 0.95},
+            "baseline_label: 7 is a int, the template's default '' a str": {"baseline_label": 7},
+        }
+        for message, parameters in cases.items():
+            with pytest.raises(chapters.ParameterError) as e:
+                chapters.check_parameters(con, your_runs, parameters)
+            assert str(e.value) == f"your_runs: {message}"
+    finally:
+        con.close()

@@ -294,3 +294,54 @@ def test_ingest_twice_and_fresh_give_same_rows(runs_db, tmp_path):
     io500_runs.rebuild(con)  # a rebuild from the same raw rows changes nothing
     con.close()
     assert _tables(runs_db) == before
+
+
+# ---------------------------------------------------------------- pfind's CSVs and io500 --verify
+
+def test_pfind_csv_of_a_find_phase():
+    """pfind's find.csv, written by io500 (built-tools run, MANIFEST.tsv): 'runtime: 0.254010 rate:
+    1576754.199724' (line 1), then one row per rank (lines 3-4: found 0 and 3076)."""
+    from iobook.ingest import parse_bytes
+    from iobook.parsers.pfind import PfindRank, PfindRun
+
+    path = BUILT_RESULTS / "find.csv"
+    outcome = parse_bytes(str(path), path.read_bytes())
+    assert (outcome.row["status"], outcome.row["tool"], outcome.row["format"]) == ("ok", "pfind", "pfind-csv")
+    (run,) = [r for r in outcome.records if isinstance(r, PfindRun)]
+    assert (run.runtime_s, run.rate) == (0.254010, 1576754.199724)
+    ranks = sorted((r.rank, r.errors, r.found, r.total, r.stealing_s) for r in outcome.records
+                   if isinstance(r, PfindRank))
+    assert ranks == [(0, 0, 0, 285548, 0.0), (1, 0, 3076, 114963, 0.080)]
+
+
+@pytest.mark.parametrize("name, runtime, rate, ranks", [
+    # GWDG submission-582 (2021), extended mode: find-easy.csv and find-hard.csv, line 1 of each; 80 ranks
+    ("find-easy.csv", 29.111110, 943351.165263, 80),
+    ("find-hard.csv", 59.783552, 63300.354084, 80),
+])
+def test_pfind_csv_of_extended_find_phases(name, runtime, rate, ranks):
+    from iobook.ingest import parse_bytes
+    from iobook.parsers.pfind import PfindRank, PfindRun
+
+    path = ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582" / name
+    outcome = parse_bytes(str(path), path.read_bytes())
+    assert outcome.row["status"] == "ok", outcome.row.get("error")
+    (run,) = [r for r in outcome.records if isinstance(r, PfindRun)]
+    assert (run.runtime_s, run.rate) == (runtime, rate)
+    assert sum(isinstance(r, PfindRank) for r in outcome.records) == ranks
+
+
+def test_io500_verify_output():
+    """`io500 --verify` of the built-tools run (verify.log, MANIFEST.tsv): the result file's version (line 1),
+    its config and score hashes (lines 3-4), and the verdict '[OK] But this is an invalid run!' (line 6);
+    mpirun's abort banner after it (io500 exits 1 on an invalid run) is not a failure of the file."""
+    from iobook.ingest import parse_bytes
+    from iobook.parsers.io500 import Io500Verification
+
+    path = BUILT / "verify.log"
+    outcome = parse_bytes(str(path), path.read_bytes())
+    assert (outcome.row["status"], outcome.row["format"]) == ("ok", "io500-verify"), outcome.row.get("error")
+    (v,) = [r for r in outcome.records if isinstance(r, Io500Verification)]
+    assert (v.result_version, v.config_hash, v.score_hash) == ("io500-isc26_v2-26-g02091cf254d8", "DA0333A7",
+                                                                "26669DF7")
+    assert (v.hashes_match, v.valid, v.line) == (True, False, 6)

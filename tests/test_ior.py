@@ -525,3 +525,18 @@ def test_damaged_files_raise_only_parse_error(path, data):
             parse_fn(text)
         except ParseError as e:
             assert e.line is None or e.line >= 1
+
+
+def test_ior2_output_rewrapped_by_mail_is_a_failure_with_its_reason():
+    """IOR 2.10 output pasted into a mail and re-wrapped at ~70 columns (fixtures/ior/ior2-mail/Best.txt,
+    sebhtml/lustre-benchmarks IOR/Best.txt, SOURCES.md): no banner, its summary rows split over three lines.
+    It is not IOR's unmodified output, so it is not read, but it is recorded as failed with the line of its
+    summary header (line 58 of the file), never skipped as "not a log"."""
+    from iobook.ingest import parse_bytes
+
+    path = Path(__file__).resolve().parent / "fixtures" / "ior" / "ior2-mail" / "Best.txt"
+    outcome = parse_bytes(str(path), path.read_bytes())
+    assert (outcome.row["status"], outcome.row["tool"]) == ("error", "ior")
+    assert outcome.row["error_line"] == 58
+    assert "wrapped" in outcome.row["error"]
+    assert outcome.records == []

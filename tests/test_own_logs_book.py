@@ -54,16 +54,43 @@ def run(checkout, *args, **kwargs):
     return subprocess.run([sys.executable, *args], cwd=checkout, env=env, capture_output=True, text=True, **kwargs)
 
 
+def published(checkout) -> dict:
+    """The published book's files (book/, the site of data/raw in _build/html) and their bytes."""
+    return {p.relative_to(checkout): p.read_bytes() for folder in ("book", "_build/html") if (checkout / folder).is_dir()
+            for p in sorted((checkout / folder).rglob("*")) if p.is_file()}
+
+
 @pytest.fixture(scope="module")
 def built(checkout, tree):
     made = run(checkout, "-m", "iobook", "new-chapter", NEW, "--title", "My study")
     assert made.returncode == 0, made.stderr
+    before = published(checkout)
     book = run(checkout, "-m", "iobook", "book", "--quiet", "--data", str(tree), "--db", str(checkout / "data" / "own.duckdb"))
-    return made, book
+    return made, book, before
 
 
-def test_every_chapter_executes_and_the_book_builds(checkout, built):
-    _, book = built
+def site(checkout, tree):
+    """A build on other data than data/raw writes its chapters and site to _build/<its data's name>/."""
+    return checkout / "_build" / tree.name / "_build" / "html"
+
+
+def test_a_build_on_other_data_leaves_the_published_book_as_it_was(checkout, tree, built):
+    _, book, before = built
+    assert book.returncode == 0, book.stdout[-3000:] + book.stderr[-3000:]
+    after = published(checkout)
+    changed = sorted(str(p) for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    assert changed == []  # the new chapter's registration (README, _toc.yml, book/intro.md) came before
+    assert (checkout / "_build" / tree.name / "book" / "your_runs.ipynb").is_file()
+    assert f"_build/{tree.name}/_build/html/index.html" in book.stdout
+
+
+def test_no_kernel_transport_warning_in_the_build_output(built):
+    _, book, _ = built
+    assert "without encryption" not in book.stdout + book.stderr
+
+
+def test_every_chapter_executes_and_the_book_builds(checkout, tree, built):
+    _, book, _ = built
     assert book.returncode == 0, book.stdout[-3000:] + book.stderr[-3000:]
     sys.path.insert(0, str(checkout))
     try:
@@ -76,14 +103,14 @@ def test_every_chapter_executes_and_the_book_builds(checkout, built):
     summary = {line.split()[0]: line for line in book.stdout.splitlines() if line.split() and line.split()[0] in names}
     assert set(summary) == set(names) and all(line.endswith("executed") for line in summary.values()), summary
     for name in names:
-        assert (checkout / "_build" / "html" / "book" / f"{name}.html").is_file(), name
-    your_runs = (checkout / "_build" / "html" / "book" / "your_runs.html").read_text(encoding="utf-8")
+        assert (site(checkout, tree) / "book" / f"{name}.html").is_file(), name
+    your_runs = (site(checkout, tree) / "book" / "your_runs.html").read_text(encoding="utf-8")
     # its runs, labelled by their top folder (flat phase logs are no IO500 run's: their names lost the layout)
     assert all(f"<strong>{label}</strong>" in your_runs for label in ("built-tools", "ibm", "ddn", "tacc"))
 
 
 def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built):
-    made, _ = built
+    made, _, _ = built
     for path in (f"iobook/studies/{NEW}.py", f"notebooks/{NEW}.ipynb", f"tests/test_study_{NEW}.py"):
         assert (checkout / path).is_file() and path in made.stdout
     assert f"book/{NEW}" in (checkout / "_toc.yml").read_text()

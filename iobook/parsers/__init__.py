@@ -76,23 +76,23 @@ class Format:
 
 # Known by their whole first line, so no other format's file can be one of them. Tried first: a third of
 # the IO500 archive's bytes are these CSVs, which the other formats' substring checks would scan whole.
-FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv")
+FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv", "pfind-csv")
 
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import combined, fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
+    from . import combined, fio, gpfs, io500, ior, mdtest, mdworkbench, monitor, pfind
 
     formats = (io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS
-               + fio.FORMATS + monitor.FORMATS)
+               + fio.FORMATS + monitor.FORMATS + pfind.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import fio, gpfs, io500, ior, mdtest, mdworkbench, monitor
+    from . import fio, gpfs, io500, ior, mdtest, mdworkbench, monitor, pfind
 
     return (io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS + fio.RECORDS
-            + monitor.RECORDS)
+            + monitor.RECORDS + pfind.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:

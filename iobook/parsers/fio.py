@@ -210,10 +210,26 @@ def parse_json(text: str) -> Parsed:
             raise ParseError(f"unexpected fio JSON structure: {e!r}", first_line) from None
         pos = NEXT_DOCUMENT.match(text, end).end()
         if not text.startswith('{', pos) or not JSON_START.match(text, pos):
-            return Parsed(fmt, "fio", version, records, start=m.start(), end=None if pos == len(text) else end)
+            names = {r.jobname for r in records if isinstance(r, FioJob)}
+            start = 0 if _same_jobs_normal(text[:m.start()], names) else m.start()
+            end = None if pos == len(text) or _same_jobs_normal(text[end:], names) else end
+            return Parsed(fmt, "fio", version, records, start=start, end=end)
 
 
 NEXT_DOCUMENT = re.compile(r"\s*")
+
+
+def _same_jobs_normal(part: str, names: set[str]) -> bool:
+    """Whether `part` is fio's normal output of the jobs the JSON holds: `--output-format=normal,json` prints
+    the jobs' header lines before the JSON and their result blocks after it, the same run twice (its JSON,
+    which states the options, is what is read)."""
+    if not part.strip() or not _detect_normal(part[:DETECT_BYTES]):
+        return False
+    try:
+        normal = parse_normal(part)
+    except ParseError:
+        return False
+    return {r.jobname for r in normal.records if isinstance(r, FioJob)} <= names
 
 
 def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, first_line: int,

@@ -90,7 +90,20 @@ class Io500Info:
     value: str
 
 
-RECORDS = (Io500File, Io500Phase, Io500Flag, Io500Info)
+@dataclass(frozen=True, kw_only=True)
+class Io500Verification:
+    """`io500 <ini> --verify result.txt`: whether the result file's config and score hashes match what it holds."""
+    TABLE: ClassVar[str] = "raw_io500_verifications"
+    result_version: str | None  # "result file ver = ..."
+    config_hash: str | None
+    score_hash: str | None
+    hashes_match: bool  # "[OK]": the file was not changed after the run
+    valid: bool  # "[OK] But this is an invalid run!": hashes match, the run broke the rules
+    message: str  # the verdict line as printed
+    line: int
+
+
+RECORDS = (Io500File, Io500Phase, Io500Flag, Io500Info, Io500Verification)
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
 
@@ -429,7 +442,37 @@ def parse_sc17(text: str) -> Parsed:
     return Parsed("io500-sc17-log", "io500", "sc17", [record, *phases, *flags])
 
 
+# ---------------------------------------------------------------- io500 --verify
+
+_VERIFY_VERSION = re.compile(r"^result file ver = (\S+)\s*$", re.M | re.I)
+_VERIFY_HASH = re.compile(r"^(config|score)-hash\s*=\s*(\S+)\s*$", re.M)
+_VERIFY_OK = re.compile(r"^\[OK\]( But this is an invalid run!)?\s*$", re.M)
+_VERIFY_ERROR = re.compile(r"^ERROR.*$", re.M)
+
+
+def _detect_verify(head: str) -> bool:
+    return "file ver = " in head and bool(_VERIFY_VERSION.search(head)) and bool(_VERIFY_HASH.search(head))
+
+
+def parse_verify(text: str) -> Parsed:
+    """io500's --verify output: the hashes it recomputed and its verdict. What follows the verdict (mpirun's
+    abort banner: io500 exits 1 on an invalid run) is the launcher's, not read."""
+    version = _VERIFY_VERSION.search(text)
+    hashes = {m[1]: m[2] for m in _VERIFY_HASH.finditer(text)}
+    verdict = _VERIFY_OK.search(text) or _VERIFY_ERROR.search(text)
+    if verdict is None:
+        raise ParseError("io500 --verify output without its verdict ('[OK]' or an ERROR line)",
+                         text.count("\n") + 1)
+    ok = verdict.re is _VERIFY_OK
+    record = Io500Verification(
+        result_version=version[1] if version else None, config_hash=hashes.get("config"),
+        score_hash=hashes.get("score"), hashes_match=ok, valid=ok and verdict[1] is None,
+        message=verdict[0].strip(), line=text.count("\n", 0, verdict.start()) + 1)
+    return Parsed("io500-verify", "io500", version[1] if version else None, [record])
+
+
 FORMATS = (
+    Format("io500-verify", "io500", _detect_verify, parse_verify),
     Format("io500-result-ini", "io500", _detect_result_ini, parse_result_ini),
     Format("io500-summary", "io500", _detect_c_summary, parse_c_summary),
     Format("io500-bash", "io500", _detect_bash, parse_bash),

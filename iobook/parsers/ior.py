@@ -772,10 +772,29 @@ def detect_text(head: str) -> bool:
     return "MPI Coordinated Test" in head and line_starting(BANNER, head)
 
 
+def detect_ior2_fragment(head: str) -> bool:
+    return ("Max (MiB)" in head and line_starting(IOR2_SUMMARY_HEADER, head) and line_starting(IOR2_BEST, head)
+            and not line_starting(BANNER, head))
+
+
+def parse_ior2_fragment(text: str) -> Parsed:
+    """IOR 2's summary table and "Max Write:" lines without IOR's banner: text copied out of a log (a mail, a
+    note), not IOR's output as it wrote it. Its rows are not read; the file fails at the table's header, with
+    how it was changed when that shows (a header or row broken over lines: re-wrapped, as mail does)."""
+    header = _at_line_start(IOR2_SUMMARY_HEADER, text)
+    line = text.count("\n", 0, header.start()) + 1
+    following = text[header.start():].split("\n", 2)
+    wrapped = len(following) > 1 and following[1].lstrip().startswith("(OPs)")
+    how = ("its table's header and rows are wrapped across lines (re-wrapped, as by mail)" if wrapped
+           else "without IOR's banner line")
+    raise ParseError(f"IOR 2 summary copied out of its log: {how}; not IOR's unmodified output, not read", line)
+
+
 FORMATS = (
     Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
     Format("ior-text", "ior", detect_text, parse_text),
     Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
     Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
     Format("ior-stdout", "ior", detect_stdout, parse_stdout),
+    Format("ior2-fragment", "ior", detect_ior2_fragment, parse_ior2_fragment),
 )

@@ -83,12 +83,13 @@ def source_count(con) -> int:
 
 
 def get_files_by_kind(con) -> pd.DataFrame:
-    """Files and MiB per tool, detected format and outcome; '–' where ingest detected no format."""
+    """Files of this build and MiB per tool, detected format and outcome; '–' where ingest detected no format.
+    Files gone from the folders ingested (a previous build's) are not among them."""
     return con.execute(
         """
         SELECT coalesce(tool, '–') AS tool, coalesce(format, '–') AS format, status,
                count(*) AS files, sum(bytes) / ? AS "size (MiB)"
-        FROM sources GROUP BY ALL ORDER BY tool, format, status
+        FROM sources WHERE status <> 'gone' GROUP BY ALL ORDER BY tool, format, status
         """,
         [MIB],
     ).df()
@@ -169,7 +170,7 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
              other: dict[str, int]) -> list[tuple[str, str]]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
-    files = sum(status.values())
+    files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
 
     def plural(n: int, word: str) -> str:
         return f"{n:,} {word}{'' if n == 1 else 's'}"
@@ -206,13 +207,23 @@ def get_views(con) -> pd.DataFrame:
     return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True)
 
 
+IN_BUILD = "status <> 'gone'"  # a sources row of a file in this build (gone: no longer in the folders ingested)
+
+
+def _source_columns(con, view: str) -> list[str]:
+    """A view's columns that hold a source_id (source_id, csv_source_id, manifest_source_id, ...)."""
+    return [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                                      "AND column_name LIKE '%source_id' ORDER BY ordinal_position", [view]).fetchall()]
+
+
 def export_parquet(con) -> pd.DataFrame:
     """Write the sources table and every public view as one Parquet file each into the book's downloads
-    (COPY ... TO writes files, not the database: a read-only connection does it). One row per file: view,
-    rows, and its link relative to a chapter page."""
+    (COPY ... TO writes files, not the database: a read-only connection does it), holding only this build's
+    files: a file gone from the folders ingested is in no download, nor are rows that name it. One row per
+    file: view, rows, and its link relative to a chapter page."""
     # A folder per database content: Sphinx does not overwrite a changed static file of the same name. Paths
     # as readers see them, so the link (checked by nbval) is the same on every checkout of the same files.
-    sources = con.execute("SELECT path, sha256, status FROM sources ORDER BY path").df()
+    sources = con.execute(f"SELECT path, sha256, status FROM sources WHERE {IN_BUILD} ORDER BY path").df()
     sources["path"] = nb.reader_paths(con, sources["path"])
     digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in sources.itertuples(index=False)).encode()
                             ).hexdigest()[:12]
@@ -224,10 +235,14 @@ def export_parquet(con) -> pd.DataFrame:
     rows = []
     for view in ["sources"] + sorted(v for (v,) in con.execute(
             "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()):
-        target = folder / f"{view}.parquet"
         # names come from the database's own catalogue and this package's folder, never from a log
-        con.execute(f"""COPY (SELECT * FROM "{view}") TO '{target.as_posix()}' (FORMAT parquet)""")
-        (count,) = con.execute(f'SELECT count(*) FROM "{view}"').fetchone()
+        kept = [IN_BUILD] if view == "sources" else [
+            f'("{c}" IS NULL OR "{c}" IN (SELECT source_id FROM sources WHERE {IN_BUILD}))'
+            for c in _source_columns(con, view)]
+        query = f'SELECT * FROM "{view}"' + (" WHERE " + " AND ".join(kept) if kept else "")
+        target = folder / f"{view}.parquet"
+        con.execute(f"COPY ({query}) TO '{target.as_posix()}' (FORMAT parquet)")
+        (count,) = con.execute(f"SELECT count(*) FROM ({query})").fetchone()
         rows.append({"view": view, "rows": count, "href": f"{charts.DOWNLOADS_HREF}/{folder.name}/{view}.parquet"})
     return pd.DataFrame(rows)
 
