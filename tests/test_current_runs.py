@@ -84,14 +84,19 @@ def test_end_baseline_is_not_a_repetition_of_the_baseline(con):
     comparisons = cc.compare_checksums(cc.get_steps(con, cc.get_runs(con, [run]).run_id))
     assert {c.n_baseline for c in comparisons.record} == {6}
     assert len(labelled_files("checksum", run, verify="none", mode="direct", phase="read")[0]) == 6
-    # snapshots: the end stage is no stage compared, and the baseline's n holds no end step
+    # snapshots: the end steps are their own stage, never in a snapshot stage's baseline; each stage's baseline
+    # is the control runs made beside it, counted in the manifest (label during_step)
     run = "vm-20261125T034040Z"
     rates = snapshots.get_rates(con, [run])
-    assert "end" not in set(rates.stage)
-    compared = snapshots.get_comparisons(rates, "none", 0.95)
-    assert "end" not in set(compared.stage)
-    during, end = labelled_files("snapshots", run, phase="create", step="none")
-    assert set(compared[compared.operation == "create"].n_baseline) == {len(during)} and len(end) == 3
+    compared, _ = snapshots.compare_stages(rates)
+    with_snapshots = compared[compared.family.str.contains("data with snapshots")]
+    assert "end" not in set(with_snapshots.stage) and "none" not in set(with_snapshots.stage)
+    for stage in ("1", "rotation-6"):
+        control, _ = labelled_files("snapshots", run, phase="create", subvolume="control", during_step=stage)
+        row = with_snapshots[(with_snapshots.operation == "create") & (with_snapshots.stage == stage)].iloc[0]
+        assert row.n_baseline == len(control) == 3
+    _, end = labelled_files("snapshots", run, phase="create", step="none")
+    assert len(end) == 3  # the control's end steps: the drift check, not a baseline of any stage
 
 
 def test_drift_ratio_is_recomputed_from_the_raw_files(con):
@@ -109,18 +114,24 @@ def test_drift_ratio_is_recomputed_from_the_raw_files(con):
 
 
 def test_snapshot_drift_per_operation(con):
+    """The never-snapshotted control at the end of the run over the control beside the first stage."""
     run = "vm-20261125T034040Z"
-    drift = snapshots.get_end_baseline(con, [run], "none", 0.95).set_index("configuration")
-    assert len(drift) == 3 and set(drift.n) == {6}
-    during, _ = labelled_files("snapshots", run, phase="stat", step="none")
-    _, end = labelled_files("snapshots", run, phase="stat")
-    rates = snapshots.get_rates(con, [run])
-    stat_none = rates[(rates.operation == "stat") & (rates.stage == "none")].files_per_s
-    stat_end = snapshots.get_rates(con, [run], end_baseline=True).query("operation == 'stat'").files_per_s
-    assert len(stat_end) == len(end) == 6 and len(stat_none) == len(during)
-    row = drift.loc["operation stat"]
-    assert row.ratio == pytest.approx(np.exp(np.log(stat_end).mean() - np.log(stat_none).mean()))
-    assert (row.low > 0) and stats.MIN_REPETITIONS <= row.n_baseline
+    drift, records = snapshots.compare_control_drift(snapshots.get_rates(con, [run]))
+    drift = drift.set_index("operation")
+    assert len(drift) == 3 and set(drift.n) == {3} and set(drift.n_baseline) == {3}
+    start, _ = labelled_files("snapshots", run, phase="stat", subvolume="control", during_step="none")
+    _, end = labelled_files("snapshots", run, phase="stat", subvolume="control")
+    a = [fio_files_per_s(run, f) for f in end]
+    b = [fio_files_per_s(run, f) for f in start]
+    assert len(a) == len(b) == 3
+    assert drift.loc["stat"].ratio == pytest.approx(np.exp(np.log(a).mean() - np.log(b).mean()))
+    assert drift.loc["stat"].low > 0 and all(r.family == f"{run}: control drift" for r in records)
+
+
+def fio_files_per_s(run: str, file: str) -> float:
+    """fio's files per second of one raw create/stat/delete JSON (the file engines report it as read iops)."""
+    text = (RAW / "snapshots" / run / file).read_text()
+    return json.loads(text[text.index("{"):])["jobs"][0]["read"]["iops"]
 
 
 def test_ratio_row_with_one_value_on_a_side_is_the_test_of_one_more_draw():

@@ -53,8 +53,10 @@ def test_ratio_on_the_log_scale_with_welch():
 
 
 def test_holm_on_the_talks_nine_columns():
-    pooled = snapshots.get_seed_pooled(snapshots.get_seed_table(), 0.95)
-    p = pooled["p (snapshot rows' spread)"].to_numpy()
+    # each column's "No snapshot" value against its seven snapshot rows taken as repeats (the prediction test)
+    states = snapshots.seed_wide(snapshots.get_seed_table()).drop(index=list(snapshots.SUMMARY_ROWS))
+    p = np.array([stats.value_against_spread(states[c].iloc[0], states[c].iloc[1:]).p_new_observation
+                  for c in states.columns])
     adjusted = stats.holm(p)
     # Holm's definition, step by step: the k-th smallest p times (m - k + 1), never below an earlier one
     order, m, running = np.argsort(p), len(p), 0.0

@@ -1,18 +1,22 @@
-"""Snapshot overhead (seed 003, LuxProvide's MeluXina talk): the talk's mdtest table with every state
-compared with "No snapshot" under an interval and a test, which definitions reproduce its two summary
-rows, and the same method run locally (scripts/collect_snapshots.py: btrfs snapshots, fio's file
-metadata engines, repetitions per stage) with bootstrap intervals and Welch's t-tests."""
+"""Snapshot overhead (seed 003, LuxProvide's MeluXina talk): the talk's mdtest table as published figures
+(which definitions reproduce its two summary rows; which way each state moved against "No snapshot", and why
+the order the rows ran in confounds that), and the same method run locally (scripts/collect_snapshots.py:
+btrfs snapshots over a loop device, fio's file metadata engines, rounds per stage): copy-on-write space as an
+exact check, write latency, recovery after deletion, and metadata rates on the snapshotted subvolume paired
+with the never-snapshotted control run beside each stage. Every verdict is evidence.decide's."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from IPython.display import Markdown
 
-from .. import published, stats
+from .. import evidence, nb, published, stats
+from ..evidence import Comparison, Count, Replicate
+from ..report import Finding, Report, Table
 from . import local_runs
 
 SEED_TABLE = "seed003_snapshot_mdtest"
@@ -24,7 +28,22 @@ HOW_TO_ADD = ("Collect a run with `sudo python3 scripts/collect_snapshots.py` (r
               "`python -m iobook book --data data/raw` (the run is written under data/raw/snapshots/).")
 TALK = ("LuxProvide's talk on MeluXina's Lustre snapshots (Robert de Rooy, Senior HPC Engineer; the seed text "
         "names no event)")
+BASELINE_STAGE = "none"  # the metadata part's stage before its first snapshot (manifest label `step`)
+END_STAGE = "end"  # after every snapshot was deleted and the cleaner waited for (label drift_check=end)
+DATA, CONTROL = "data", "control"  # the snapshotted subvolume and the never-snapshotted one (label `subvolume`)
+MIB = 1 << 20
+COW_PHASES = ["overwrite", "append"]  # fio random overwrite of every block, then an append, per repetition
+LATENCY_MEASURES = {"mean": "clat_mean_us", "p99": "clat_p99_us"}
+# The findings' order (at most six: the page check): the exact check leads, then the talk's question (metadata
+# rates) and why it is paired, latency, recovery, and last what the talk's table cannot answer.
+FINDING_ORDER = ["tab-snapshots-cow-space", "tab-snapshots-local", "fig-snapshots-drift", "fig-snapshots-cow-latency",
+                 "fig-snapshots-recovery", "fig-snapshots-seed-ratios"]
+INTERVAL = f"{evidence.CONFIDENCE:.0%} Welch intervals on the log scale"  # the comparisons' charts say so
+FREED_SHARE = 0.9  # recovery: the first sample by which this share of the freed space was back
+FREED_BY = f"{100 * FREED_SHARE:.0f} % freed by (s)"
 
+
+# ---------------------------------------------------------------- the talk's table: published figures
 
 def seed_source(table: pd.DataFrame) -> str:
     """The talk, slide headings and CSV a published table quotes, for captions."""
@@ -33,17 +52,14 @@ def seed_source(table: pd.DataFrame) -> str:
     slides = f"slide{'s' if len(headings) > 1 else ''} {'; '.join(headings)}"
     return f"{TALK}, {slides}, data/published/{table.attrs['name']}.csv"
 
-
 def _load(name: str) -> pd.DataFrame:
     table = published.load(name)
     table.attrs["name"] = name
     return table
 
-
 def get_seed_table() -> pd.DataFrame:
     """The talk's mdtest table, one printed cell a row (published CSV; seed_wide lays it out as printed)."""
     return _load(SEED_TABLE)
-
 
 def seed_wide(seed: pd.DataFrame, values: str = "value") -> pd.DataFrame:
     """The long seed table as the slide prints it: state rows (then the two summary rows) by operation
@@ -54,11 +70,9 @@ def seed_wide(seed: pd.DataFrame, values: str = "value") -> pd.DataFrame:
     wide.columns.name = None
     return wide
 
-
 def get_seed_configuration() -> pd.DataFrame:
     """The backup slide's MeluXina Tier2 against the DDN test system, and the method slide's mdtest clients."""
     return _load(SEED_CONFIGURATION)
-
 
 def seed_clients(configuration: pd.DataFrame) -> dict[str, str | int]:
     """The mdtest clients of the method slide: nodes (a number), 'c' as printed ('560c'), CPUs, interconnect."""
@@ -66,7 +80,6 @@ def seed_clients(configuration: pd.DataFrame) -> dict[str, str | int]:
     return {"nodes": int(clients.loc["nodes", "value"]), "c": clients.loc["c", "printed"],
             "c_note": clients.loc["c", "note"], "cpus": clients.loc["CPUs", "printed"],
             "interconnect": clients.loc["interconnect", "printed"]}
-
 
 def get_summary_checks(seed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Which definitions of the slide's "Std. deviation" and "Diff with/without" rows reproduce them from
@@ -87,90 +100,97 @@ def get_summary_checks(seed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     working = per_definition[per_definition["reached_within_input_rounding"] == per_definition["columns"]]
     return per_definition, detail.merge(working[["row", "definition"]])
 
+def short_column(column: str) -> str:
+    """A slide column as a short table header: 'Directory (kiops/s) / Create' -> 'dir create'."""
+    group, _, operation = column.partition(" / ")
+    return f"{group.split(' (')[0].lower().replace('directory', 'dir')} {operation.lower()}"
 
-def _difference_interval(difference: float, se: float, df: int, confidence: float) -> tuple[float, float, float]:
-    """Interval and two-sided p-value of a t-distributed difference with standard error se."""
-    half = sps.t.ppf(0.5 + confidence / 2, df) * se
-    return difference - half, difference + half, float(2 * sps.t.sf(abs(difference / se), df))
+def seed_printed(seed: pd.DataFrame) -> pd.DataFrame:
+    """The slide's table as printed, with short headers (short_column) so that it fits a page."""
+    wide = seed_wide(seed, "printed")
+    return wide.rename(columns=short_column).reset_index(names="state")
 
-
-def get_seed_pooled(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """Per column, the slide's "Diff with/without" recomputed (mean of the seven snapshot rows over the
-    "No snapshot" row) with two intervals and tests for the difference, since the slide has one value
-    per state: (a) the seven snapshot rows taken as repetitions, the no-snapshot value as one more
-    run with the same noise (t = (mean - x0) / (sd * sqrt(1 + 1/7)), 6 degrees of freedom; the
-    prediction test of stats.value_against_spread); (b) the slide's own "Std. deviation" as the noise
-    of one run (sample std of all eight rows, 7 degrees of freedom; it contains the drop itself, so
-    this test is conservative). Ratios' intervals are the difference's over the no-snapshot value. Both
-    readings take the rows, measured one after the other, as if they were repeats: the slide gives nothing
-    else. Each reading's nine p-values are also given Holm-corrected (stats.holm), as the columns are read
-    together."""
-    wide = seed_wide(seed)
-    states = wide.drop(index=list(SUMMARY_ROWS))
-    out = []
-    for column in states.columns:
-        x = states[column].to_numpy(dtype=float)
-        x0, snaps = x[0], x[1:]
-        spread = stats.value_against_spread(x0, snaps)
-        difference = spread.mean - x0
-        n = len(snaps)
-        low_a, high_a, p_a = _difference_interval(difference, spread.sd * np.sqrt(1 + 1 / n), n - 1, confidence)
-        printed_sd = float(wide.loc["Std. deviation", column])
-        low_b, high_b, p_b = _difference_interval(difference, printed_sd * np.sqrt(1 + 1 / n), n, confidence)
-        out.append({"column": column, "printed Diff with/without (%)": float(wide.loc["Diff with/without", column]),
-                    "with/without (%)": 100 * spread.mean / x0,
-                    "low (snapshot rows' spread, %)": 100 * (1 + low_a / x0),
-                    "high (snapshot rows' spread, %)": 100 * (1 + high_a / x0), "p (snapshot rows' spread)": p_a,
-                    "low (printed std, %)": 100 * (1 + low_b / x0), "high (printed std, %)": 100 * (1 + high_b / x0),
-                    "p (printed std)": p_b, "snapshot rows' sd": spread.sd, "printed std": printed_sd})
-    df = pd.DataFrame(out)
-    # the nine columns are read together: Holm's correction over them, per reading of the noise
-    df.insert(df.columns.get_loc("p (snapshot rows' spread)") + 1, "Holm p (snapshot rows' spread)",
-              stats.holm(df["p (snapshot rows' spread)"]))
-    df.insert(df.columns.get_loc("p (printed std)") + 1, "Holm p (printed std)", stats.holm(df["p (printed std)"]))
-    return df
-
-
-def get_seed_states(seed: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """Each snapshot state against "No snapshot", per column: the ratio of the two printed values, with an
-    interval and a t-test that take the slide's "Std. deviation" as the noise of each single
-    value (difference se = std * sqrt(2), 7 degrees of freedom). One value per state is all the slide
-    gives, so this is the only per-state interval it allows; the std contains the snapshot effect,
-    which makes the interval wide rather than narrow."""
-    wide = seed_wide(seed)
-    states = wide.drop(index=list(SUMMARY_ROWS))
+def get_seed_ratios(seed: pd.DataFrame) -> pd.DataFrame:
+    """Each printed snapshot state over the printed "No snapshot" row, per column, with the state's position in
+    the order the slide lists (and the method slide ran) them: published figures, no spread, no test."""
+    states = seed_wide(seed).drop(index=list(SUMMARY_ROWS))
     baseline = states.index[0]
-    out = []
-    for column in states.columns:
-        x0, sd = float(states.loc[baseline, column]), float(wide.loc["Std. deviation", column])
-        for state, x in states[column].iloc[1:].items():
-            low, high, p = _difference_interval(float(x) - x0, sd * np.sqrt(2), len(states) - 1, confidence)
-            out.append({"column": column, "state": state, "ratio": x / x0, "low": 1 + low / x0,
-                        "high": 1 + high / x0, "p": p})
-    df = pd.DataFrame(out, columns=["column", "state", "ratio", "low", "high", "p"])
-    df["p_holm"] = stats.holm(df["p"])  # all states and columns read together
-    return df
+    ratios = (states.iloc[1:] / states.loc[baseline]).reset_index(names="state")
+    long = ratios.melt(id_vars="state", var_name="column", value_name="ratio")
+    long["order"] = long["state"].map({s: i for i, s in enumerate(states.index)})
+    long["column"] = long["column"].map(short_column)
+    return long
 
 
-def chart_seed_states(states: pd.DataFrame, title: str, source: str) -> alt.Chart:
-    """Ratio of every snapshot state to "No snapshot" per mdtest column, with the interval from the
-    slide's own standard deviation."""
-    order = states.drop_duplicates("column")["column"].tolist()
-    base = alt.Chart(states).encode(
-        y=alt.Y("column:N", sort=order, title=None),
-        yOffset=alt.YOffset("state:N", sort=states["state"].unique().tolist()),
-        color=alt.Color("state:N", sort=states["state"].unique().tolist(), title="state",
-                        legend=alt.Legend(orient="bottom", columns=4)))
-    rules = base.mark_rule().encode(x=alt.X("low:Q", title='rate / rate with "No snapshot" (ratio)',
-                                            scale=alt.Scale(zero=False)), x2="high:Q")
-    points = base.mark_point(filled=True, size=30).encode(
-        x="ratio:Q", tooltip=["column", "state", alt.Tooltip("ratio:Q", format=".3f"),
-                              alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f"),
-                              alt.Tooltip("p:Q", format=".3g"), alt.Tooltip("p_holm:Q", format=".3g", title="Holm p")])
+def get_seed_signs(ratios: pd.DataFrame) -> tuple[pd.DataFrame, list[Count]]:
+    """Per column, how many of the snapshot states the slide prints below "No snapshot" (a count over every
+    printed state: no interval), with the lowest and highest ratio."""
+    rows, counts = [], []
+    for column, group in ratios.groupby("column", sort=False):
+        below = evidence.count(int((group["ratio"] < 1).sum()), len(group), of=Replicate.PUBLISHED,
+                               quantity=f"{column}: snapshot states below 'No snapshot'")
+        counts.append(below)
+        rows.append({"column": column, "states": below.n, "below 'No snapshot'": below.k,
+                     "lowest ratio": group["ratio"].min(), "highest ratio": group["ratio"].max()})
+    return pd.DataFrame(rows), counts
+
+
+def chart_seed_ratios(ratios: pd.DataFrame, title: str, source: str) -> alt.Chart:
+    """Every printed state over "No snapshot" per column, coloured by the order the states ran in: published
+    figures, one value each, so no interval."""
+    points = alt.Chart(ratios).mark_point(filled=True, size=40).encode(
+        x=alt.X("ratio:Q", title='printed rate / printed rate with "No snapshot" (ratio)', scale=alt.Scale(zero=False)),
+        y=alt.Y("column:N", sort=ratios["column"].unique().tolist(), title=None),
+        color=alt.Color("order:O", title="run order (1 = first snapshot state)", scale=alt.Scale(scheme="viridis"),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=["column", "state", alt.Tooltip("ratio:Q", format=".3f")])
     one = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1))
-    return alt.layer(one, rules, points, data=states).properties(width=300, height=420, title={
-        "text": title, "subtitle": textwrap.wrap(f"source: {source}", 90)})
+    return alt.layer(one, points, data=ratios).properties(width=420, height=260, title={
+        "text": title, "subtitle": textwrap.wrap(f"dashed: 'No snapshot', measured once, first; source: {source}", 70)})
 
+
+def configuration_text(configuration: pd.DataFrame, seed: pd.DataFrame) -> str:
+    """The talk's mdtest clients and test system, as its method and backup slides print them."""
+    clients = seed_clients(configuration)
+    config = configuration[configuration["table"] == "test_configuration"].set_index(["row", "column"])
+    test, tier2 = "Test system(DDN)", "Tier2 (Melluxina)"
+    footnote = seed["note"].iloc[0].lstrip("* ")
+    return (f"The method slide (\"MDTest\") ran mdtest from {clients['nodes']} nodes (printed "
+            f"\"{clients['nodes']} nodes ({clients['c']})\"; {clients['c_note'].partition(': ')[2]}) with "
+            f"{clients['cpus']} CPUs and {clients['interconnect']} interconnect against a DDN test system: no "
+            f"snapshot, then after each of five `lctl snapshot_create`, then twice after destroying the oldest "
+            f"snapshot and creating a new one, each time running mdtest \"at 0, 10, 30, 60, 120 min intervals\". "
+            f"Per the backup slide \"Configuration differences\" that test system had "
+            f"{config.loc[(test, '#OST'), 'printed']} OSTs of {config.loc[(test, 'OST Size(TB)'), 'printed']} TB "
+            f"behind {config.loc[(test, '#OSS'), 'printed']} OSS, against MeluXina Tier2's "
+            f"{config.loc[(tier2, '#OST'), 'printed']} OSTs of {config.loc[(tier2, 'OST Size(TB)'), 'printed']} TB "
+            f"behind {config.loc[(tier2, '#OSS'), 'printed']} OSS; its MDS are listed as "
+            f"{config.loc[(test, '#MDS'), 'printed']}, while the mdtest slide's footnote says \"{footnote}\".")
+
+def seed_finding(signs: pd.DataFrame, counts: list[Count]) -> str:
+    """The talk's table in one sentence: the sign pattern, and what it is confounded with."""
+    all_below = [c for c in counts if c.k == c.n]
+    return (f"The talk's table prints every snapshot state below \"No snapshot\" in {len(all_below)} of {len(counts)} "
+            "columns; \"No snapshot\" ran once, first, so the rows' order confounds the pattern "
+            "{cite:p}`derooy-meluxina`")
+
+
+def seed_order_text(signs: pd.DataFrame, baseline_runs: int) -> str:
+    """What the sign pattern of the talk's table rests on: one 'No snapshot' value, measured before every
+    snapshot state."""
+    all_below = signs[signs["below 'No snapshot'"] == signs["states"]]["column"].tolist()
+    states = int(signs["states"].max())
+    return (f"In {len(all_below)} of {len(signs)} columns ({', '.join(all_below)}) every one of the {states} snapshot "
+            f"states is printed below \"No snapshot\". That row is printed once ({baseline_runs} row) and was measured "
+            "first: the method slide creates the snapshots one after the other and runs mdtest after each, so the "
+            f"states are also the 2nd to {states + 1}th measurements of the test. Anything that changed over the test "
+            "(the file system's contents, caches, the lab system's other work) moves every state against that one "
+            "value alike: the sign pattern is confounded with order, and the table cannot separate the two. An "
+            "answer needs \"No snapshot\" measured again between and after the states (as the local runs' control "
+            "subvolume is), or repeated in an interleaved order.")
+
+
+# ---------------------------------------------------------------- the local runs: which, and their metadata rates
 
 def select_runs(con, run_folders: Iterable[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, status): the snapshot collector runs the chapter reads and every run's status per part
@@ -179,26 +199,34 @@ def select_runs(con, run_folders: Iterable[str] | None) -> tuple[pd.DataFrame, p
     (exact; an unknown name raises nb.UnknownSelection naming the nearest)."""
     return local_runs.select_current(con, STUDY, run_folders, "part", "metadata")
 
-
-def get_rates(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
-    """One row per fio result of the runs: its labels (operation = fio phase create/stat/delete, stage =
-    manifest label `step`: 'none', the number of snapshots taken, or 'rotation-k'; snapshots present;
-    repetition), the files it handled (files_per_job x jobs), fio's group-reported rate (files/s over
-    both jobs: all files over the longer job's run time) and run time, and its source_id. The baseline
-    measured again at the end of a run (drift_check=end) is left out, or with `end_baseline` the only rows."""
-    columns = ["run_id", "step_index", "operation", "stage", "snapshots", "repetition", "files", "source_id",
-               "fio_engine", "numjobs", "error", "files_per_s", "runtime_ms"]
-    steps = local_runs.get_step_labels(con, run_ids, end_baseline=end_baseline)
+def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
+    """One row per fio create/stat/delete result of the runs' metadata part: run, step_index, operation, stage
+    (manifest label `step`: 'none', the snapshots taken, 'rotation-k', and 'end' after every snapshot was
+    deleted, label drift_check=end), subvolume ('data', snapshotted; 'control', never snapshotted; runs made
+    before the control existed have only data), `during` (the stage the step ran beside: its own on data,
+    label `during_step` on the control), snapshots present, repetition, files (files_per_job x jobs),
+    source_id, fio's engine, jobs and error, fio's group-reported files per second (all files over the longer
+    job's runtime) and runtime (ms), the manifest step's seconds, and the CPU share other work took during
+    the step (label busy_others_during_pct; NaN in runs that did not record it)."""
+    columns = ["run_id", "step_index", "operation", "stage", "subvolume", "during", "snapshots", "repetition",
+               "files", "source_id", "fio_engine", "numjobs", "error", "files_per_s", "runtime_ms", "step_s",
+               "others_pct"]
+    parts = [local_runs.get_step_labels(con, run_ids, end_baseline=end) for end in (False, True)]
+    steps = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else parts[0]
     if "phase" in steps:  # the copy-on-write and recovery parts' fio outputs have other phases
         steps = steps[steps["phase"].isin(OPERATIONS)]
     if steps.empty:
         return pd.DataFrame(columns=columns)
+    subvolume = steps["subvolume"].fillna(DATA) if "subvolume" in steps else pd.Series(DATA, index=steps.index)
+    during = steps["during_step"].where(subvolume == CONTROL, steps["step_label"]) if "during_step" in steps \
+        else steps["step_label"]
+    others = steps["busy_others_during_pct"] if "busy_others_during_pct" in steps else np.nan
     labels = pd.DataFrame({
         "run_id": steps["run_id"], "step_index": steps["step_index"], "operation": steps["phase"],
-        "stage": steps["step_label"], "snapshots": steps["snapshots"].astype("int32"),
-        "repetition": steps["repetition"].astype("int32"),
+        "stage": steps["step_label"], "subvolume": subvolume, "during": during,
+        "snapshots": steps["snapshots"].astype("int32"), "repetition": steps["repetition"].astype("int32"),
         "files": steps["files_per_job"].astype("int32") * steps["jobs"].astype("int32"),
-        "source_id": steps["source_id"]})
+        "source_id": steps["source_id"], "step_s": steps["step_s"], "others_pct": pd.to_numeric(others)})
     fio = con.execute(
         "SELECT j.source_id, j.jobname AS fio_engine, j.numjobs, j.error, io.iops AS files_per_s, io.runtime_ms "
         "FROM fio_jobs j JOIN fio_io io USING (job_id) WHERE list_contains(?, j.source_id)",
@@ -207,101 +235,169 @@ def get_rates(con, run_ids: Iterable[str], end_baseline: bool = False) -> pd.Dat
         .reset_index(drop=True)
 
 
-def get_end_baseline(con, run_ids: Iterable[str], baseline_stage: str, confidence: float) -> pd.DataFrame:
-    """Drift: per run and operation, the rate at the end of the run (the data and control subvolumes after every
-    snapshot was deleted, drift_check=end) over the baseline stage's repetitions during it
-    (local_runs.compare_end_baseline)."""
-    during = get_rates(con, run_ids)
-    end = get_rates(con, run_ids, end_baseline=True)
-    return local_runs.compare_end_baseline(during[during["stage"] == baseline_stage], end, ["operation"],
-                                           "files_per_s", confidence)
-
-
-def end_baseline_finding(drift: pd.DataFrame, confidence: float) -> str:
-    """Drift over the metadata runs: their rates at the end against the baseline stage's."""
-    return local_runs.end_baseline_text(drift, confidence, "the metadata rate of the baseline stage")
-
-
 def stage_order(rates: pd.DataFrame) -> list[str]:
     """Stages in the order the collector ran them."""
     return rates.groupby("stage")["step_index"].min().sort_values().index.tolist()
 
+def rate_quantity(operation: str) -> str:
+    """The quantity a metadata comparison is of: 'file create rate'."""
+    return f"file {operation} rate"
 
-def get_comparisons(rates: pd.DataFrame, baseline_stage: str, confidence: float) -> pd.DataFrame:
-    """Per run, operation and stage: the stage's rate over the baseline stage's on the log scale, its
-    repetitions (a stage's create, stat and delete loops) on each side (stats.ratio_row), and the verdicts
-    of all a run's stage comparisons read together (stats.add_verdicts: Holm, at least
-    stats.MIN_REPETITIONS a side). Stages are compared one by one, never pooled: they ran one after the
-    other with a growing number of snapshots, so they are not repeats of one condition. `faster` marks a
-    stage whose rate came out above the baseline's. Runs without the baseline stage are left out."""
-    order = stage_order(rates)
-    out = []
-    for (run_id, operation), group in rates.groupby(["run_id", "operation"], sort=True):
-        baseline = group.loc[group["stage"] == baseline_stage, "files_per_s"]
-        if baseline.empty:
+
+def stage_label(stage: str) -> str:
+    """A metadata stage as a comparison's label: 'stage 1', 'stage rotation-2'."""
+    return f"stage {stage}"
+
+
+def _keyed(keys: list[dict], records: list) -> pd.DataFrame:
+    """Records beside the keys that name them (run, operation, stage...), one row each (evidence.frame)."""
+    return pd.concat([pd.DataFrame(keys), evidence.frame(records)], axis=1) if records else pd.DataFrame(keys)
+
+
+def _by_run_and_operation(rates: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+    """The rates grouped by run and operation, operations in the order fio ran them (OPERATIONS)."""
+    return sorted(rates.groupby(["run_id", "operation"]), key=lambda g: (g[0][0], OPERATIONS.index(g[0][1])))
+
+
+def compare_stages(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
+    """Per run, operation and stage, the data subvolume's files per second over the control runs made beside
+    that stage (label during_step): the concurrent control, rounds of the collector run as the units. The
+    stages with snapshots present are one family per run; the two without (before the first snapshot, after
+    every one was deleted) another, a check that the two subvolumes run alike. A run made without a control
+    (the first design) can only compare each stage with the stage before its first snapshot, which ran first:
+    its family says so. Stages are never pooled: they ran one after the other."""
+    keys, records = [], []
+    for (run_id, operation), group in _by_run_and_operation(rates):
+        data, control = group[group["subvolume"] == DATA], group[group["subvolume"] == CONTROL]
+        for stage in stage_order(data):
+            sample = data.loc[data["stage"] == stage, "files_per_s"]
+            if len(control):
+                baseline = control.loc[control["during"] == stage, "files_per_s"]
+                snapshotted = stage not in (BASELINE_STAGE, END_STAGE)
+                family = (f"{run_id}: data with snapshots / concurrent control" if snapshotted
+                          else f"{run_id}: data / control, no snapshot present")
+                baseline_label = f"control beside stage {stage}"
+            elif stage != BASELINE_STAGE:
+                baseline = data.loc[data["stage"] == BASELINE_STAGE, "files_per_s"]
+                family = f"{run_id}: stage / stage {BASELINE_STAGE}, which ran first"
+                baseline_label = stage_label(BASELINE_STAGE)
+            else:
+                continue
+            if baseline.empty:
+                continue
+            keys.append({"run_id": run_id, "operation": operation, "stage": stage})
+            records.append(evidence.compare(sample, baseline, quantity=rate_quantity(operation), unit="files/s",
+                                            replicate=Replicate.ROUND, family=family, label=stage_label(stage),
+                                            baseline_label=baseline_label))
+    records = evidence.decide(records)
+    return _keyed(keys, records), records
+
+
+def compare_control_drift(rates: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
+    """Per run and operation, the never-snapshotted control's files per second at the end of the run over
+    beside its first stage: how far the machine and the file system drifted with no snapshot involved."""
+    keys, records = [], []
+    control = rates[rates["subvolume"] == CONTROL]
+    for (run_id, operation), group in _by_run_and_operation(control):
+        start = group.loc[group["during"] == BASELINE_STAGE, "files_per_s"]
+        end = group.loc[group["during"] == END_STAGE, "files_per_s"]
+        if start.empty or end.empty:
             continue
-        for stage in [s for s in order if s != baseline_stage and (group["stage"] == s).any()]:
-            sample = group.loc[group["stage"] == stage, "files_per_s"]
-            out.append({"run_id": run_id, "operation": operation, "stage": stage,
-                        "mean (files/s)": float(np.exp(np.log(sample).mean())),
-                        **stats.ratio_row(sample, baseline, confidence)})
-    df = pd.DataFrame(out, columns=["run_id", "operation", "stage", "mean (files/s)", *stats.RATIO_COLUMNS])
-    df = stats.add_verdicts(df, confidence, ["run_id"])
-    df["faster"] = df["ratio"] > 1
-    df["operation"] = pd.Categorical(df["operation"], OPERATIONS, ordered=True)
-    return df.sort_values(["run_id", "operation"], kind="stable").reset_index(drop=True).astype({"operation": str})
+        keys.append({"run_id": run_id, "operation": operation})
+        records.append(evidence.compare(end, start, quantity=rate_quantity(operation), unit="files/s",
+                                        replicate=Replicate.ROUND, family=f"{run_id}: control drift",
+                                        label="control at the end",
+                                        baseline_label=f"control beside stage {BASELINE_STAGE}"))
+    records = evidence.decide(records)
+    return _keyed(keys, records), records
 
 
-def get_baseline_conditions(con, rates: pd.DataFrame, baseline_stage: str) -> pd.DataFrame:
-    """Per run, where and when its baseline stage ran (manifest labels and steps): `baseline_first` (the
-    metadata part's first step is a baseline step), the seconds from the run's start to the first baseline
-    step, the baseline's runs an operation (`baseline_runs`), how many on the data subvolume and how many on
-    the never-snapshotted control subvolume (label `subvolume`; runs made before the control existed have only
-    data), how many started before the metadata part's first snapshot and after it, the snapshot stages the
-    runs after it ran beside (label `during_step`) out of the run's snapshot stages, `baseline_only_first` (no
-    baseline run after the first snapshot: the baseline is then the run's beginning only), and the machine's
-    cores and load averages when the run started (manifest)."""
-    columns = ["run_id", "baseline_first", "baseline_only_first", "baseline_after_s", "baseline_runs", "on_data",
-               "on_control", "before_first_snapshot", "after_first_snapshot", "stages_beside", "snapshot_stages",
-               "cores", "load_avg_1m", "load_avg_5m", "load_avg_15m"]
-    if rates.empty:
-        return pd.DataFrame(columns=columns)
-    run_ids = rates.run_id.unique().tolist()
-    starts = con.execute(
-        """
-        SELECT r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m,
-               epoch(min(s.started_utc)) - epoch(r.started_utc) AS baseline_after_s
-        FROM runs r JOIN run_steps s USING (run_id) JOIN run_labels l USING (run_id, step_index)
-        WHERE list_contains(?, r.run_id) AND l.key = 'step' AND l.value = ?
-        GROUP BY r.run_id, r.cores, r.load_avg_1m, r.load_avg_5m, r.load_avg_15m, r.started_utc
-        """,
-        [run_ids, baseline_stage]).df()
-    snapshots_taken = get_snapshot_steps(con, run_ids)
-    snapshots_taken = snapshots_taken[snapshots_taken.step.str.startswith("create-")]
-    labels = local_runs.get_step_labels(con, run_ids)
-    where = labels[["run_id", "step_index"]].assign(
-        subvolume=labels["subvolume"].fillna("data") if "subvolume" in labels else "data",
-        during_step=labels["during_step"] if "during_step" in labels else np.nan)
-    out = []
-    for run_id, run_rates in rates.groupby("run_id"):
-        # the cow part's snapshots come before the metadata part's first step
-        first_snapshot = snapshots_taken.loc[(snapshots_taken.run_id == run_id)
-                                             & (snapshots_taken.step_index > run_rates.step_index.min()),
-                                             "step_index"].min()
-        baseline = run_rates[run_rates.stage == baseline_stage].merge(where, on=["run_id", "step_index"], how="left")
-        baseline = baseline.assign(after=baseline.step_index > first_snapshot)
-        one = baseline[baseline.operation == baseline.operation.iloc[0]] if len(baseline) else baseline
-        after = one[one.after]
-        out.append({"run_id": run_id,
-                    "baseline_first": run_rates.sort_values("step_index").stage.iloc[0] == baseline_stage,
-                    "baseline_runs": len(one), "on_data": int((one.subvolume == "data").sum()),
-                    "on_control": int((one.subvolume == "control").sum()),
-                    "before_first_snapshot": int((~one.after).sum()), "after_first_snapshot": len(after),
-                    "stages_beside": after.during_step.nunique(),
-                    "snapshot_stages": run_rates.loc[run_rates.stage != baseline_stage, "stage"].nunique()})
-    df = pd.DataFrame(out).merge(starts, on="run_id")
-    df["baseline_only_first"] = df.after_first_snapshot == 0
-    return df[columns]
+def get_control_drift(rates: pd.DataFrame) -> pd.DataFrame:
+    """Every control round's files per second over the geometric mean of its operation's control rounds beside
+    the first stage, with the stage it ran beside, in run order: the drift a pooled baseline would hide."""
+    control = rates[rates["subvolume"] == CONTROL]
+    if control.empty:
+        return control.assign(ratio=pd.Series(dtype=float))
+    start = control[control["during"] == BASELINE_STAGE].groupby(["run_id", "operation"])["files_per_s"].agg(
+        evidence.geometric_mean).rename("start")
+    out = control.join(start, on=["run_id", "operation"])
+    return out.assign(ratio=out["files_per_s"] / out["start"]).drop(columns="start")
+
+
+def get_step_durations(rates: pd.DataFrame) -> pd.DataFrame:
+    """Per run and operation, how long the timed metadata steps were and what ran beside them: fio's runtime
+    (ms; files/s is files over it), the manifest step's seconds (fio's start-up included), the CPU share
+    other work took, and the median coefficient of variation of the rounds of one stage on one subvolume."""
+    per_stage = rates.groupby(["run_id", "operation", "during", "subvolume"])["files_per_s"].agg(
+        lambda v: 100 * v.std() / v.mean()).rename("cv").reset_index()
+    cv = per_stage.groupby(["run_id", "operation"])["cv"].median().rename("median CV of rounds (%)")
+    out = rates.groupby(["run_id", "operation"]).agg(
+        steps=("files_per_s", "size"), runtime_low=("runtime_ms", "min"), runtime_high=("runtime_ms", "max"),
+        step_low=("step_s", "min"), step_high=("step_s", "max"), others_low=("others_pct", "min"),
+        others_high=("others_pct", "max")).join(cv).reset_index()
+    out["operation"] = pd.Categorical(out["operation"], OPERATIONS, ordered=True)
+    return out.sort_values(["run_id", "operation"]).reset_index(drop=True).astype({"operation": str})
+
+
+def chart_rates(rates: pd.DataFrame) -> alt.Chart:
+    """Every round's rate by the stage it ran beside, data and control side by side, one panel per operation
+    and run (the panel names the run, so the tooltips do not; the download has every column)."""
+    order = stage_order(rates.assign(stage=rates["during"]))
+    base = alt.Chart(rates).encode(x=alt.X("during:N", sort=order, title="stage (snapshots taken, then rotations)"),
+                                   color=alt.Color("subvolume:N", sort=[DATA, CONTROL], title="subvolume",
+                                                   legend=alt.Legend(orient="bottom")))
+    points = base.mark_circle(size=40, opacity=0.6).encode(
+        y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
+        xOffset=alt.XOffset("subvolume:N", sort=[DATA, CONTROL]),
+        tooltip=["operation", "during", "subvolume", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f"),
+                 alt.Tooltip("runtime_ms:Q", title="fio runtime (ms)")])
+    means = base.mark_line().encode(y="mean(files_per_s):Q")
+    return alt.layer(points, means).properties(width=220, height=200).facet(
+        column=alt.Column("operation:N", sort=OPERATIONS, title=None),
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": "fio file metadata rate per stage on btrfs, data and control",
+                        "subtitle": "points: rounds; lines: stage means (source: fio_io, run_labels views)"})
+
+
+def chart_drift(drift: pd.DataFrame, title: str) -> alt.Chart:
+    """The control's rounds over its first stage's geometric mean, by the stage they ran beside (log axis)."""
+    order = stage_order(drift.assign(stage=drift["during"]))
+    base = alt.Chart(drift).encode(x=alt.X("during:N", sort=order, title="stage the control ran beside"),
+                                   color=alt.Color("operation:N", sort=OPERATIONS, legend=alt.Legend(orient="bottom")))
+    points = base.mark_circle(size=35, opacity=0.7).encode(
+        y=alt.Y("ratio:Q", title="control rate / its rate beside stage none (ratio)", scale=alt.Scale(type="log")),
+        tooltip=["run_id", "operation", "during", "repetition", alt.Tooltip("ratio:Q", format=".2f"),
+                 alt.Tooltip("files_per_s:Q", format=",.0f")])
+    means = base.mark_line().encode(y="mean(ratio):Q")
+    one = alt.Chart(drift).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
+    return alt.layer(one, points, means).properties(width=460, height=220).facet(
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
+    ).properties(title={"text": title, "subtitle": ["points: control rounds; lines: stage means",
+                                                    "(source: fio_io, run_labels views)"]})
+
+
+def chart_comparison(comparisons: pd.DataFrame, title: str) -> alt.Chart:
+    """Data over its concurrent control per stage with the intervals (log axis), filled when decided."""
+    data = comparisons.assign(verdict=comparisons["verdict"].astype(str))[
+        ["run_id", "operation", "stage", "ratio", "low", "high", "n", "n_baseline", "p_adjusted", "verdict"]]
+    order = data["stage"].drop_duplicates().tolist()
+    base = alt.Chart(data).encode(x=alt.X("stage:N", sort=order, title="stage"),
+                                  color=alt.Color("run_id:N", title=None, legend=alt.Legend(orient="bottom")),
+                                  xOffset="run_id:N")
+    intervals = base.mark_rule().encode(
+        y=alt.Y("low:Q", title="data rate / concurrent control rate (ratio)", scale=alt.Scale(type="log")), y2="high:Q")
+    centers = base.mark_point(size=40).encode(
+        y="ratio:Q", fill=alt.Fill("verdict:N", scale=alt.Scale(domain=["decided", "undecided"], range=["black", "white"]),
+                                   legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["run_id", "operation", "stage", alt.Tooltip("ratio:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
+                 alt.Tooltip("high:Q", format=".3f"), "n", "n_baseline",
+                 alt.Tooltip("p_adjusted:Q", format=".2g", title="Holm p"), "verdict"])
+    one = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
+    return alt.layer(one, intervals, centers).properties(width=200, height=220).facet(
+        column=alt.Column("operation:N", sort=OPERATIONS, title=None)
+    ).properties(title={"text": title, "subtitle": [
+        f"{INTERVAL}; filled: decided (see the methods page)",
+        "(source: fio_io, run_labels views)"]})
 
 
 def get_time_since_snapshot(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -330,93 +426,6 @@ def get_time_since_snapshot(con, run_ids: Iterable[str]) -> pd.DataFrame:
         """,
         [list(run_ids), list(run_ids)]).df()
 
-
-def get_seed_points(seed: pd.DataFrame, seed_rows: Mapping[str, str], seed_columns: Mapping[str, str],
-                    baseline_stage: str) -> pd.DataFrame:
-    """The slide's file columns as ratios to its row mapped to the local baseline stage, renamed to the
-    local stages (seed_rows: slide row -> stage) and operations (seed_columns: slide column -> fio
-    operation); empty when no slide row maps to the baseline stage."""
-    row_of = {stage: row for row, stage in seed_rows.items()}
-    if baseline_stage not in row_of:
-        return pd.DataFrame(columns=["stage", "operation", "ratio"])
-    values = seed_wide(seed).loc[list(seed_rows), list(seed_columns)]
-    ratios = (values / values.loc[row_of[baseline_stage]]).drop(index=row_of[baseline_stage])
-    return (ratios.rename(columns=dict(seed_columns)).rename(index=dict(seed_rows))
-            .reset_index(names="stage").melt(id_vars="stage", var_name="operation", value_name="ratio"))
-
-
-def chart_rates(rates: pd.DataFrame) -> alt.Chart:
-    """Every repetition's rate per stage, the stage means as a line, one panel per operation and run (the panel
-    names the run, so the tooltips do not; the download has every column)."""
-    order = stage_order(rates)
-    base = alt.Chart(rates).encode(x=alt.X("stage:N", sort=order, title="stage (snapshots taken, then rotations)"))
-    points = base.mark_circle(size=40, opacity=0.6).encode(
-        y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
-        color=alt.Color("operation:N", sort=OPERATIONS, legend=None),
-        tooltip=["operation", "stage", "snapshots", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f")])
-    means = base.mark_line(color="black").encode(y="mean(files_per_s):Q")
-    return alt.layer(points, means).properties(width=140, height=200).facet(
-        column=alt.Column("operation:N", sort=OPERATIONS, title=None),
-        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
-    ).properties(title={"text": "fio file metadata rate per stage on btrfs",
-                        "subtitle": "points: repetitions; line: stage mean (source: fio_io, run_labels views)"})
-
-
-def chart_comparison(comparisons: pd.DataFrame, seed_points: pd.DataFrame, baseline_stage: str,
-                     title: str, confidence: float, source: str) -> alt.Chart:
-    """Local ratios to the baseline stage with their intervals (log axis) beside the slide's file columns."""
-    local = comparisons.assign(
-        measured_on=comparisons["run_id"] + " (btrfs, fio)",
-        verdict=np.where(comparisons["decided"], "decided (Holm)", "undecided"))
-    both = pd.concat([
-        local[["measured_on", "operation", "stage", "ratio", "low", "high", "verdict"]],
-        seed_points.assign(measured_on="seed 003 (Lustre, mdtest)", verdict="seed: one value per state"),
-    ], ignore_index=True)
-    order = both["stage"].drop_duplicates().tolist()
-    base = alt.Chart(both).encode(
-        x=alt.X("stage:N", sort=order, title="stage"),
-        color=alt.Color("measured_on:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
-        xOffset="measured_on:N")
-    intervals = base.mark_rule().encode(
-        y=alt.Y("low:Q", title=f"rate ÷ rate at '{baseline_stage}' (ratio)", scale=alt.Scale(type="log")), y2="high:Q")
-    centers = base.mark_point(filled=True, size=40).encode(
-        y="ratio:Q", shape=alt.Shape("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
-        tooltip=["measured_on", "operation", "stage", alt.Tooltip("ratio:Q", format=".3f"),
-                 alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f"), "verdict"])
-    one = alt.Chart(both).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
-    return alt.layer(one, intervals, centers).properties(width=140, height=220).facet(
-        column=alt.Column("operation:N", sort=OPERATIONS, title=None)
-    ).properties(title={
-        "text": title,
-        "subtitle": [f"{confidence:.0%} Welch intervals on the log scale (source: fio_io, run_labels views);",
-                     *textwrap.wrap(f"seed: {source}", 90)]})
-
-
-def chart_run_order(rates: pd.DataFrame) -> alt.Chart:
-    """Rates in the order fio ran them: a drift over the run would look like a stage effect."""
-    return alt.Chart(rates).mark_line(point=True).encode(
-        x=alt.X("step_index:Q", title="manifest step (run order, step number)"),
-        y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
-        color=alt.Color("operation:N", sort=OPERATIONS, legend=alt.Legend(orient="bottom")),
-        tooltip=["operation", "stage", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f")],
-    ).properties(width=460, height=200).facet(
-        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))).properties(
-        title={"text": "fio file metadata rate in run order",
-               "subtitle": "source: fio_io, run_labels views"})
-
-
-def get_noise(rates: pd.DataFrame) -> pd.DataFrame:
-    """Per run and operation: the coefficient of variation (sd / mean, %) of the repetitions within a
-    stage, its lowest, median and highest over the stages, and the repetitions per stage."""
-    per_stage = rates.groupby(["run_id", "operation", "stage"])["files_per_s"].agg(["mean", "std", "size"])
-    per_stage["cv"] = 100 * per_stage["std"] / per_stage["mean"]
-    out = per_stage.groupby(["run_id", "operation"]).agg(
-        **{"repetitions per stage": ("size", "max"), "lowest CV (%)": ("cv", "min"),
-           "median CV (%)": ("cv", "median"), "highest CV (%)": ("cv", "max")}).reset_index()
-    out["operation"] = pd.Categorical(out["operation"], OPERATIONS, ordered=True)
-    return out.sort_values(["run_id", "operation"]).reset_index(drop=True).astype({"operation": str})
-
-
 def get_snapshot_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """The snapshot create and delete commands of the runs (run_steps), with how long each took to return."""
     return con.execute(
@@ -429,7 +438,6 @@ def get_snapshot_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
         """,
         [list(run_ids)],
     ).df()
-
 
 def get_run_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """fio and btrfs versions and the prefill file count of each run (run_facts)."""
@@ -444,12 +452,7 @@ def get_run_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
         [list(run_ids)],
     ).df()
 
-
 # ---------------------------------------------------------------- copy-on-write writes, space, and recovery
-
-COW_PHASES = ["overwrite", "append"]  # fio random overwrite of every block, then an append, per repetition
-MIB = 1 << 20
-
 
 def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFrame:
     """get_step_labels of one collector part's files, with each step's start time (run_steps)."""
@@ -461,7 +464,6 @@ def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFra
                           [list(run_ids)]).df()
     return steps.merge(started, on=["run_id", "step_index"]).reset_index(drop=True)
 
-
 def _fio_writes(con, steps: pd.DataFrame) -> pd.DataFrame:
     """fio's write result of each labelled step: writes, IOPS and completion latency mean and percentiles (µs)."""
     fio = con.execute(
@@ -471,7 +473,6 @@ def _fio_writes(con, steps: pd.DataFrame) -> pd.DataFrame:
         "FROM fio_jobs j JOIN fio_io io USING (job_id) WHERE io.direction = 'write' AND list_contains(?, j.source_id)",
         [[int(i) for i in steps["source_id"]]]).df()
     return steps.merge(fio, on="source_id")
-
 
 def get_cow_writes(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """One row per fio write of the copy-on-write part (manifest label part=cow): run, step, phase
@@ -484,7 +485,6 @@ def get_cow_writes(con, run_ids: Iterable[str]) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     steps = steps.astype({"snapshots": "int32", "repetition": "int32"})
     return _fio_writes(con, steps).sort_values(["run_id", "step_index"])[columns].reset_index(drop=True)
-
 
 def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
     """One row per space measurement of a collector part ('cow' or 'recovery'): the `btrfs filesystem usage
@@ -516,7 +516,6 @@ def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
     label_keys = [c for c in usage.columns if c not in local_runs.STEP_COLUMNS + ["started_utc"]]
     return out[columns + label_keys].sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
-
 def get_cow_growth(space: pd.DataFrame, writes: pd.DataFrame) -> pd.DataFrame:
     """Space each copy-on-write fio write took: per run, the committed btrfs "Used" (data + metadata
     copies), its data block groups' Used, its metadata's, and df's used after the write minus after the
@@ -536,13 +535,11 @@ def get_cow_growth(space: pd.DataFrame, writes: pd.DataFrame) -> pd.DataFrame:
     out["written"] = out["writes"] * 4096
     return out[columns].reset_index(drop=True)
 
-
 def expected_data_growth(phase: str, snapshots: int, written: float) -> float:
     """What btrfs's data block groups must grow by when a write step commits: an append adds what it
     wrote; an overwrite of every block adds a whole new copy while a snapshot still holds the old blocks,
     and nothing when none does (the old blocks are freed as the new ones are written)."""
     return written if phase == "append" or snapshots > 0 else 0.0
-
 
 def get_cow_space_check(growth: pd.DataFrame) -> pd.DataFrame:
     """The exact check of copy-on-write space (no test: the quantity cannot vary): per run, phase and
@@ -559,32 +556,30 @@ def get_cow_space_check(growth: pd.DataFrame) -> pd.DataFrame:
         metadata_low=("metadata_growth", "min"), metadata_high=("metadata_growth", "max")).reset_index()
     return out[columns]
 
-
-def get_cow_latency_comparisons(writes: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """Per run, phase and latency measure (mean and p99 completion latency of each repetition's fio run):
-    each snapshot count's latency over the no-snapshot stage's on the log scale (stats.ratio_row), with the
-    verdicts of a run's comparisons read together (stats.add_verdicts). Counts are compared one by one:
-    their stages ran in sequence, so they are not repeats of one condition."""
-    out = []
+def compare_cow_latency(writes: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
+    """Per run, phase and latency measure (mean and p99 completion latency of each round's fio write), each
+    snapshot count over no snapshot, the files written (rounds of the collector run) as the units, a run's
+    comparisons one family. Counts are compared one by one: their stages ran in sequence."""
+    keys, records = [], []
     for (run_id, phase), group in writes.groupby(["run_id", "phase"], sort=False):
         baseline = group[group["snapshots"] == 0]
         if baseline.empty:
             continue
         for count, sample in group[group["snapshots"] > 0].groupby("snapshots"):
-            for measure, column in (("mean", "clat_mean_us"), ("p99", "clat_p99_us")):
-                out.append({"run_id": run_id, "phase": phase, "latency": measure, "snapshots": int(count),
-                            "mean (µs)": float(np.exp(np.log(sample[column]).mean())),
-                            "baseline mean (µs)": float(np.exp(np.log(baseline[column]).mean())),
-                            **stats.ratio_row(sample[column], baseline[column], confidence)})
-    df = pd.DataFrame(out, columns=["run_id", "phase", "latency", "snapshots", "mean (µs)", "baseline mean (µs)",
-                                    *stats.RATIO_COLUMNS])
-    return stats.add_verdicts(df, confidence, ["run_id"])
+            for measure, column in LATENCY_MEASURES.items():
+                keys.append({"run_id": run_id, "phase": phase, "latency": measure, "snapshots": int(count)})
+                records.append(evidence.compare(
+                    sample[column], baseline[column], quantity=f"{phase} {measure} completion latency", unit="µs",
+                    replicate=Replicate.ROUND, family=f"{run_id}: write latency with snapshots / none",
+                    label=f"{count} snapshots", baseline_label="no snapshot"))
+    records = evidence.decide(records)
+    return _keyed(keys, records), records
 
 
-def chart_cow_latency(comparisons: pd.DataFrame, title: str, confidence: float) -> alt.Chart:
+def chart_cow_latency(comparisons: pd.DataFrame, title: str) -> alt.Chart:
     """Write latency with k snapshots over with none, per phase and latency measure, with intervals (log axis)."""
-    data = comparisons.assign(verdict=np.where(comparisons["decided"], "decided", "undecided"))[
-        ["run_id", "phase", "latency", "snapshots", "n", "n_baseline", "ratio", "low", "high", "p_holm", "verdict"]]
+    data = comparisons.assign(verdict=comparisons["verdict"].astype(str))[
+        ["run_id", "phase", "latency", "snapshots", "n", "n_baseline", "ratio", "low", "high", "p_adjusted", "verdict"]]
     base = alt.Chart(data).encode(
         x=alt.X("snapshots:O", title="snapshots present (count)"),
         color=alt.Color("latency:N", title="completion latency", legend=alt.Legend(orient="bottom")),
@@ -597,11 +592,11 @@ def chart_cow_latency(comparisons: pd.DataFrame, title: str, confidence: float) 
                                    legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["run_id", "phase", "latency", "snapshots", "n", "n_baseline", alt.Tooltip("ratio:Q", format=".2f"),
                  alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f"),
-                 alt.Tooltip("p_holm:Q", format=".2g", title="Holm p"), "verdict"])
+                 alt.Tooltip("p_adjusted:Q", format=".2g", title="Holm p"), "verdict"])
     one = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1))
     return _by_phase_and_run(alt.layer(one, rules, points, data=data), title, [
-        f"fio direct 4 KiB writes on btrfs; {confidence:.0%} Welch intervals on the log scale; filled: decided "
-        "after Holm's correction", "(source: fio_io, run_labels views)"])
+        f"fio direct 4 KiB writes on btrfs; {INTERVAL};", "filled: decided (see the methods page)",
+        "(source: fio_io, run_labels views)"])
 
 
 def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:
@@ -610,7 +605,6 @@ def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) ->
         column=alt.Column("phase:N", sort=COW_PHASES, title=None),
         row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
     ).properties(title={"text": title, "subtitle": subtitle})
-
 
 def chart_cow_space(growth: pd.DataFrame, title: str) -> alt.Chart:
     """Data and metadata growth of each write step per snapshot count, beside what the data must grow by."""
@@ -630,9 +624,8 @@ def chart_cow_space(growth: pd.DataFrame, title: str) -> alt.Chart:
                  alt.Tooltip("expected_mib:Q", format=".4f", title="data expected (MiB)")])
     expected = alt.Chart().mark_tick(thickness=2, size=22, color="black").encode(x=x, y="expected_mib:Q")
     return _by_phase_and_run(alt.layer(expected, points, data=long), title, [
-        "points: each write step (data, metadata); black tick: the data growth copy-on-write requires",
+        "points: each write step (data, metadata);", "black tick: the data growth copy-on-write requires",
         "(source: monitor_series, run_labels views: btrfs filesystem usage -b)"])
-
 
 def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """The recovery part, one row per sample: seconds from the start of `btrfs subvolume sync` (started
@@ -655,7 +648,6 @@ def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
     samples["used_mib"], samples["df_used_mib"] = samples["used_bytes"] / MIB, samples["df_used_bytes"] / MIB
     return samples.sort_values(["run_id", "sample"])[columns].reset_index(drop=True)
 
-
 def get_sync_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """The `btrfs subvolume sync` of each run's recovery part: when it started and how long it waited."""
     return con.execute(
@@ -663,14 +655,13 @@ def get_sync_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
         "WHERE list_contains(?, run_id) AND name = 'recovery-subvolume-sync' ORDER BY run_id",
         [list(run_ids)]).df()
 
-
-def get_recovery_summary(con, recovery: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """Per run: the snapshots deleted and how long each delete took to return, how long `btrfs subvolume
-    sync` waited, btrfs Used just before the deletes and at the last sample (MiB freed), the first sample
-    by which 90 % of that was freed, and the overwrite latency while the cleaner ran (samples before the
-    sync returned) over after on the log scale (stats.ratio_row, each sample one repetition) with its
-    verdict (stats.add_verdicts), and the highest sample p99 latency on each side (ms)."""
-    out = []
+def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
+    """Per run: the snapshots deleted and how long the longest delete took to return, how long `btrfs subvolume
+    sync` waited, btrfs Used just before the deletes and at the last sample (MiB freed), the first sample by
+    which FREED_SHARE of that was freed, the samples while the cleaner ran (before the sync returned) and
+    after, and the highest sample p99 latency on each side (ms); with the comparison of the samples' mean
+    overwrite latency while cleaning over after (each sample a round; one family per run)."""
+    out, records = [], []
     run_ids = recovery["run_id"].unique().tolist()
     before = get_space(con, run_ids, "recovery")
     before = before[before["when"] == "before-delete"].set_index("run_id")["used_bytes"] / MIB
@@ -681,19 +672,22 @@ def get_recovery_summary(con, recovery: pd.DataFrame, confidence: float) -> pd.D
         [run_ids]).df().set_index("run_id")
     for run_id, group in recovery.groupby("run_id"):
         freed = before[run_id] - group["used_mib"].iloc[-1]
-        reached = group[before[run_id] - group["used_mib"] >= 0.9 * freed]
+        reached = group[before[run_id] - group["used_mib"] >= FREED_SHARE * freed]
         during, after = group[~group["sync_returned"]], group[group["sync_returned"]]
-        r = stats.ratio_row(during["clat_mean_us"], after["clat_mean_us"], confidence)
+        records.append(evidence.compare(
+            during["clat_mean_us"], after["clat_mean_us"], quantity="overwrite mean completion latency", unit="µs",
+            replicate=Replicate.ROUND, family=f"{run_id}: latency while the cleaner ran", label="while cleaning",
+            baseline_label="after the sync returned"))
         out.append({"run_id": run_id, "snapshots deleted": int(deletes.loc[run_id, "deletes"]),
                     "longest delete (s)": deletes.loc[run_id, "longest_delete_s"],
                     "sync waited (s)": sync.loc[run_id, "seconds"], "used before delete (MiB)": before[run_id],
                     "used at last sample (MiB)": group["used_mib"].iloc[-1], "freed (MiB)": freed,
-                    "90 % freed by (s)": reached["t_s"].iloc[0] if len(reached) else np.nan,
+                    FREED_BY: reached["t_s"].iloc[0] if len(reached) else np.nan,
                     "samples while cleaning": len(during), "samples after": len(after),
-                    **r,
                     "highest p99 while cleaning (ms)": during["clat_p99_us"].max() / 1e3,
                     "highest p99 after (ms)": after["clat_p99_us"].max() / 1e3})
-    return stats.add_verdicts(pd.DataFrame(out), confidence)
+    records = evidence.decide(records)
+    return pd.DataFrame(out), records
 
 
 def chart_recovery(recovery: pd.DataFrame, summary: pd.DataFrame, title: str) -> alt.VConcatChart:
@@ -722,142 +716,266 @@ def chart_recovery(recovery: pd.DataFrame, summary: pd.DataFrame, title: str) ->
         "subtitle": ["dashed: sync returned; points: mean latency, bars: p50 to p99 of each sample",
                      "(source: monitor_series, fio_io, run_steps views)"]})
 
-
 # ---------------------------------------------------------------- what the chapter says
 
-def short_column(column: str) -> str:
-    """A slide column as a short table header: 'Directory (kiops/s) / Create' -> 'dir create'."""
-    group, _, operation = column.partition(" / ")
-    return f"{group.split(' (')[0].lower().replace('directory', 'dir')} {operation.lower()}"
+def comparison_table(keyed: pd.DataFrame, keys: list[str]) -> Table:
+    """Comparisons as a table narrow enough for a page beside the sidebar: the keys that name each, the ratio
+    with its interval, the rounds a side, Holm's p within its family and the verdict (with the rounds a side
+    that would decide it)."""
+    def interval(r) -> str:
+        return f"{r.ratio:.2f}× (no interval)" if pd.isna(r.low) else f"{r.ratio:.2f}× ({r.low:.2f}–{r.high:.2f})"
+
+    def verdict(r) -> str:
+        return str(r.verdict) + (f", {int(r.n_to_decide)} a side" if not r.decided and not pd.isna(r.n_to_decide) else "")
+
+    frame = keyed[keys].assign(**{
+        f"ratio ({evidence.CONFIDENCE:.0%} interval)": [interval(r) for r in keyed.itertuples()],
+        "rounds": [f"{r.n} / {r.n_baseline}" for r in keyed.itertuples()],
+        "Holm p": keyed["p_adjusted"], "verdict": [verdict(r) for r in keyed.itertuples()]})
+    return Table(frame=frame, formats={"Holm p": ".2g"})
 
 
-def seed_printed(seed: pd.DataFrame) -> pd.DataFrame:
-    """The slide's table as printed, with short headers (short_column) so that it fits a page."""
-    wide = seed_wide(seed, "printed")
-    return wide.rename(columns=short_column).reset_index(names="state")
+def farthest(records: list[Comparison]) -> Comparison:
+    """The comparison whose ratio lies farthest from 1 on the log scale."""
+    return max(records, key=lambda c: abs(np.log(c.ratio)))
 
 
-def seed_readings(pooled: pd.DataFrame) -> pd.DataFrame:
-    """get_seed_pooled long: one row per column and reading of the noise, with its interval of the
-    with/without percentage, p and Holm p over the nine columns."""
-    rows = []
-    for kind, label in (("snapshot rows' spread", "rows as repeats"), ("printed std", "printed std")):
-        rows.append(pd.DataFrame({
-            "column": pooled["column"].map(short_column), "noise from": label,
-            "with/without (%)": pooled["with/without (%)"], "low (%)": pooled[f"low ({kind}, %)"],
-            "high (%)": pooled[f"high ({kind}, %)"], "p": pooled[f"p ({kind})"],
-            "Holm p": pooled[f"Holm p ({kind})"]}))
-    return pd.concat(rows, ignore_index=True)
-
-
-def configuration_text(configuration: pd.DataFrame, seed: pd.DataFrame) -> str:
-    """The talk's mdtest clients and test system, as its method and backup slides print them."""
-    clients = seed_clients(configuration)
-    config = configuration[configuration["table"] == "test_configuration"].set_index(["row", "column"])
-    test, tier2 = "Test system(DDN)", "Tier2 (Melluxina)"
-    footnote = seed["note"].iloc[0].lstrip("* ")
-    return (f"The method slide (\"MDTest\") ran mdtest from {clients['nodes']} nodes (printed "
-            f"\"{clients['nodes']} nodes ({clients['c']})\"; {clients['c_note'].partition(': ')[2]}) with "
-            f"{clients['cpus']} CPUs and {clients['interconnect']} interconnect against a DDN test system: no "
-            f"snapshot, then after each of five `lctl snapshot_create`, then twice after destroying the oldest "
-            f"snapshot and creating a new one, each time running mdtest \"at 0, 10, 30, 60, 120 min intervals\". "
-            f"Per the backup slide \"Configuration differences\" that test system had "
-            f"{config.loc[(test, '#OST'), 'printed']} OSTs of {config.loc[(test, 'OST Size(TB)'), 'printed']} TB "
-            f"behind {config.loc[(test, '#OSS'), 'printed']} OSS, against MeluXina Tier2's "
-            f"{config.loc[(tier2, '#OST'), 'printed']} OSTs of {config.loc[(tier2, 'OST Size(TB)'), 'printed']} TB "
-            f"behind {config.loc[(tier2, '#OSS'), 'printed']} OSS; its MDS are listed as "
-            f"{config.loc[(test, '#MDS'), 'printed']}, while the mdtest slide's footnote says \"{footnote}\".")
-
-
-def seed_finding(pooled: pd.DataFrame, states: pd.DataFrame, confidence: float) -> str:
-    """The talk's table read honestly: undecided, with what the earlier reading gave before and after
-    Holm's correction."""
-    alpha = 1 - confidence
-    p, holm = pooled["p (snapshot rows' spread)"], pooled["Holm p (snapshot rows' spread)"]
-    kept = pooled.loc[holm < alpha, "column"].map(short_column)
-    return (f"The talk's table cannot decide a snapshot cost: one value per state, states in sequence, no repeats; "
-            f"read as repeats, {int((p < alpha).sum())} of {len(pooled)} columns drop, {int((holm < alpha).sum())} "
-            f"after Holm ({', '.join(kept) or 'none'}); {int((states.p_holm < alpha).sum())} of {len(states)} single "
-            "states differ beyond the printed std {cite:p}`derooy-meluxina`")
-
-
-def cow_space_finding(check: pd.DataFrame, writes: pd.DataFrame) -> str:
-    """The exact check of copy-on-write space, as the chapter's first finding, over every run selected (the
-    runs may overwrite files of different sizes)."""
+def cow_space_finding(check: pd.DataFrame) -> tuple[str, list[Count]]:
+    """The exact check of copy-on-write space over every run selected, as counts of writes (the runs may
+    overwrite files of different sizes)."""
     overwrite = check[check.phase == "overwrite"].groupby("with_snapshots").agg(
         exact=("exact", "sum"), writes=("writes", "sum"), sizes=("expected", lambda e: sorted(set(e))))
+    under, without = (evidence.count(int(overwrite.loc[w, "exact"]), int(overwrite.loc[w, "writes"]),
+                                     of=Replicate.ROUND, quantity=f"overwrites whose data grew as copy-on-write requires, "
+                                                                  f"{'with' if w else 'without'} a snapshot")
+                      for w in (True, False))
     sizes = " or ".join(f"{size / MIB:.0f}" for size in overwrite.loc[True, "sizes"])
-    return (f"Overwriting a {sizes} MiB file under a snapshot added exactly its size in data in "
-            f"{overwrite.loc[True, 'exact']} of {overwrite.loc[True, 'writes']} writes, 0 in "
-            f"{overwrite.loc[False, 'exact']} of {overwrite.loc[False, 'writes']} without [exact check]")
+    return (f"Under a snapshot, overwriting a {sizes} MiB file added exactly {sizes} MiB of data in "
+            f"{evidence.phrase(under)}; without one, none in {evidence.phrase(without)}", [under, without])
 
 
-def cow_latency_finding(latency: pd.DataFrame, confidence: float) -> str:
-    """Overwrite latency per snapshot count, per run: the range of the ratios and how many are decided."""
-    mean = latency[(latency.latency == "mean") & (latency.phase == "overwrite")]
-    n = mean.n_to_decide.dropna()
-    need = f"; {n.min()}–{n.max()} a side would decide" if len(n) else ""
-    return (f"Mean overwrite latency with 1 to {mean.snapshots.max()} snapshots: {mean.ratio.min():.2f}× to "
-            f"{mean.ratio.max():.2f}× that with none [{int(mean.decided.sum())} of {len(mean)} decided; "
-            f"{mean.n.min()} and {mean.n_baseline.min()} repetitions a count, Holm over "
-            f"{latency.family_size.max()}{need}]")
+def cow_latency_finding(records: list[Comparison]) -> str:
+    """Mean overwrite latency per snapshot count: the range of the ratios, how many are decided, the farthest."""
+    mean = [c for c in records if c.quantity == "overwrite mean completion latency"]
+    ratios = [c.ratio for c in mean]
+    return (f"Mean overwrite latency with snapshots ran {min(ratios):.2f}× to {max(ratios):.2f}× that with none, "
+            f"{sum(c.decided for c in mean)} of {len(mean)} decided; the farthest, {farthest(mean).label}: "
+            + evidence.phrase(farthest(mean)))
 
 
-def metadata_finding(comparisons: pd.DataFrame, conditions: pd.DataFrame) -> str:
-    """The local metadata rates per stage against the baseline stage, flagged when most came out faster
-    with snapshots: copy-on-write snapshots add work, so that points at the baseline's conditions, which
-    the flag states per run (get_baseline_conditions)."""
-    faster = int(comparisons.faster.sum())
-    said = (f"{int(comparisons.decided.sum())} decided after Holm, ratios "
-            f"{comparisons.ratio.min():.2f}–{comparisons.ratio.max():.2f}×")
-    if faster <= len(comparisons) / 2:
-        return (f"File metadata rates on a snapshotted tree against the baseline stage: {len(comparisons)} stage "
-                f"comparisons, {said}")
-    several = len(conditions) > 1
-    where = "; ".join((f"{c.run_id}: " if several else "") + baseline_text(c) for c in conditions.itertuples())
-    faster_decided = int((comparisons.faster & comparisons.decided).sum())
-    reading = (": read as the run's drift, not as a snapshot effect" if conditions.baseline_only_first.all() else
-               f"; {faster_decided} of the {faster} faster decided: not read as a snapshot effect")
-    return (f"**Flag:** file metadata rates came out faster with snapshots in {faster} of {len(comparisons)} stage "
-            f"comparisons [{said}]; {where}{reading}")
+def metadata_finding(records: list[Comparison]) -> str:
+    """The paired metadata comparisons: range, decided, and the farthest."""
+    ratios = [c.ratio for c in records]
+    far = farthest(records)
+    return (f"File create, stat and delete rates on the snapshotted subvolume ran {min(ratios):.2f}× to "
+            f"{max(ratios):.2f}× those of the never-snapshotted control beside each stage, "
+            f"{sum(c.decided for c in records)} of {len(records)} decided; the farthest, {far.quantity} at "
+            f"{far.label}: {evidence.phrase(far)}")
 
 
-def baseline_text(c) -> str:
-    """Where and when one run's baseline stage ran (a row of get_baseline_conditions)."""
-    if c.baseline_only_first:
-        return (f"the baseline ran first, {c.baseline_after_s:.0f} s into a run that started at a load average of "
-                f"{c.load_avg_1m:.2f} on {c.cores} cores")
-    beside = ("each of the" if c.stages_beside == c.snapshot_stages else f"{c.stages_beside} of the")
-    return (f"the baseline stage is {c.baseline_runs} runs an operation: {c.on_data} on the data subvolume before its "
-            f"first snapshot and {c.on_control} on the never-snapshotted control subvolume, "
-            f"{c.before_first_snapshot - c.on_data} of them before the first snapshot and {c.after_first_snapshot} "
-            f"beside {beside} {c.snapshot_stages} snapshot stages")
+def first_stage_finding(records: list[Comparison]) -> str:
+    """Runs made without a control: every stage against the one that ran first, flagged as order-confounded."""
+    ratios = [c.ratio for c in records]
+    return (f"**Flag:** without a control subvolume, stages with snapshots ran {min(ratios):.2f}× to "
+            f"{max(ratios):.2f}× the stage before the first snapshot, which ran first: order and snapshots are "
+            f"confounded ({sum(c.decided for c in records)} of {len(records)} decided)")
 
 
-def baseline_conditions_text(conditions: pd.DataFrame) -> str:
-    """Where and when each run's baseline stage ran, and what that leaves a drift over the run able to do."""
-    out = []
-    for c in conditions.itertuples():
-        if c.baseline_only_first:
-            out.append(f"In {c.run_id} {baseline_text(c)}, when the machine's load and the fresh file system's "
-                       "state may have differed from the later stages; the run records no per-step load that would "
-                       "tell.")
-        else:
-            out.append(f"In {c.run_id} {baseline_text(c)}: a drift over the run reaches the baseline as well as the "
-                       "stages, though each stage samples only its own minutes of it.")
-    return " ".join(out)
+def drift_finding(records: list[Comparison]) -> str:
+    """The control's drift over the run: why each stage is paired with its concurrent control."""
+    ratios = [c.ratio for c in records]
+    far = farthest(records)
+    return (f"By the end of the run the never-snapshotted control ran {min(ratios):.2f}× to {max(ratios):.2f}× its "
+            f"rate beside the first stage, {sum(c.decided for c in records)} of {len(records)} decided; the farthest, "
+            f"{far.quantity}: {evidence.phrase(far)}. A baseline pooled over the run would take such drift for a "
+            "snapshot effect")
 
 
-def time_finding(since: pd.DataFrame) -> str:
-    """How long after creating a snapshot these runs measured, against the talk's 0 to 120 minutes."""
-    s = since.seconds_since_snapshot.dropna()
-    return (f"These runs measured {s.min():.0f}–{s.max():.0f} s after each snapshot was created; the talk's "
-            "recovery question, mdtest \"at 0, 10, 30, 60, 120 min\" after `snapshot_create`, they do not answer")
-
-
-def recovery_finding(summary: pd.DataFrame, confidence: float) -> str:
+def recovery_finding(summary: pd.DataFrame, record: Comparison) -> str:
     """After the snapshots were deleted: space freed, when, and overwrite latency while the cleaner ran."""
     r = summary.iloc[0]
     return (f"After deleting {r['snapshots deleted']} snapshots, {r['freed (MiB)']:,.0f} MiB came back by "
-            f"{r['90 % freed by (s)']:.0f} s; overwrite latency while the cleaner ran was "
-            + local_runs.ratio_text(r, confidence, "that after"))
+            f"{r[FREED_BY]:.0f} s; overwrite latency while the cleaner ran over after it: " + evidence.phrase(record))
+
+
+def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
+    """The metadata part into the report: rates, the paired comparisons, the control's drift, the steps'
+    durations. Returns the source ids of the files it read (none: the part is not in the runs)."""
+    rates = get_rates(con, run_ids)
+    if rates.empty:
+        return set()
+    compared, records = compare_stages(rates)
+    with_snapshots = [c for c in records if "data with snapshots" in c.family]
+    first_stage = [c for c in records if "which ran first" in c.family]
+    report.evidence += records
+    report.findings += ([Finding(text=metadata_finding(with_snapshots), target="tab-snapshots-local",
+                                 evidence=tuple(with_snapshots))] if with_snapshots else []) + (
+        [Finding(text=first_stage_finding(first_stage), target="tab-snapshots-local", evidence=tuple(first_stage))]
+        if first_stage else [])
+    drift_keyed, drift = compare_control_drift(rates)
+    report.evidence += drift
+    if drift:
+        report.findings.append(Finding(text=drift_finding(drift), target="fig-snapshots-drift", evidence=tuple(drift)))
+        ratios = [c.ratio for c in drift]
+        report.figures["fig-snapshots-drift"] = chart_drift(
+            get_control_drift(rates), f"The control ran {min(ratios):.2f}× to {max(ratios):.2f}× its first stage's rate "
+                                      "by the end")
+        report.tables["tab-snapshots-drift"] = comparison_table(drift_keyed.rename(columns={"run_id": "run"}),
+                                                                ["run", "operation"])
+    durations = get_step_durations(rates)
+    report.values |= {
+        "has_drift": bool(drift),
+        "rates": len(rates), "rate_errors": int((rates["error"] != 0).sum()),
+        "fio_runtime_ms_low": int(rates["runtime_ms"].min()), "fio_runtime_ms_high": int(rates["runtime_ms"].max()),
+        "fio_ms_share_pct": 100 / float(rates["runtime_ms"].min()),
+        "step_s_low": float(rates["step_s"].min()), "step_s_high": float(rates["step_s"].max()),
+        "others_pct_low": float(rates["others_pct"].min()), "others_pct_high": float(rates["others_pct"].max()),
+        "cv_median_pct": float(durations["median CV of rounds (%)"].median())}
+    report.figures["fig-snapshots-rates"] = chart_rates(rates)
+    report.figures["fig-snapshots-local-ratios"] = chart_comparison(
+        compared, f"{sum(c.decided for c in records)} of {len(records)} stage ratios decided")
+    report.tables["tab-snapshots-local"] = comparison_table(compared.rename(columns={"run_id": "run"}),
+                                                            ["run", "operation", "stage"])
+    report.tables["tab-snapshots-durations"] = Table(frame=pd.DataFrame({
+        "run": durations["run_id"], "operation": durations["operation"], "steps": durations["steps"],
+        "fio runtime (ms)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.runtime_low, durations.runtime_high)],
+        "step (s)": [f"{a:.2f}–{b:.2f}" for a, b in zip(durations.step_low, durations.step_high)],
+        "others' CPU (%)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
+        "median CV of rounds (%)": durations["median CV of rounds (%)"]}), formats={"median CV of rounds (%)": ".1f"})
+    steps = get_snapshot_steps(con, run_ids)
+    longest = {action: 1e3 * float(steps.loc[steps.step.str.startswith(f"{action}-"), "seconds"].max())
+               for action in ("create", "delete")}
+    report.values |= {"snapshot_create_ms_high": longest["create"], "snapshot_delete_ms_high": longest["delete"]}
+    report.tables["tab-snapshots-steps"] = Table(frame=steps.rename(columns={
+        "run_id": "run", "step_index": "step number", "seconds": "time to return (s)", "exit_code": "exit code"}),
+        formats={"time to return (s)": ".3f"})
+    return set(rates["source_id"])
+
+
+def _cow(con, report: Report, run_ids: list[str]) -> set[int]:
+    """The copy-on-write part into the report: the exact space check and the write latency. Returns the source
+    ids of the files it read (none: the part is not in the runs)."""
+    writes = get_cow_writes(con, run_ids)
+    if writes.empty:
+        return set()
+    space = get_space(con, run_ids, "cow")
+    growth = get_cow_growth(space, writes)
+    check = get_cow_space_check(growth)
+    text, counts = cow_space_finding(check)
+    latency, records = compare_cow_latency(writes)
+    report.evidence += [*counts, *records]
+    report.findings += [Finding(text=text, target="tab-snapshots-cow-space", evidence=tuple(counts)),
+                        Finding(text=cow_latency_finding(records), target="fig-snapshots-cow-latency",
+                                evidence=tuple(records))]
+    under = counts[0]
+    report.values |= {"cow_writes": len(writes), "cow_errors": int((writes["error"] != 0).sum())}
+    report.figures["fig-snapshots-cow-space"] = chart_cow_space(
+        growth, f"Under a snapshot an overwrite adds exactly its "
+                f"{check.loc[check.phase == 'overwrite', 'expected'].max() / MIB:.0f} MiB ({under.k} of {under.n} writes)")
+    report.tables["tab-snapshots-cow-space"] = Table(
+        frame=pd.DataFrame({
+            "run": check.run_id, "phase": check.phase, "snapshots": check.with_snapshots.map({True: "yes", False: "no"}),
+            "writes": check.writes, "exact": check.exact, "data expected (MiB)": check.expected / MIB,
+            "metadata growth (KiB)": [f"{a / 1024:,.0f} to {b / 1024:,.0f}"
+                                      for a, b in zip(check.metadata_low, check.metadata_high)]}),
+        formats={"data expected (MiB)": ".0f"})
+    report.figures["fig-snapshots-cow-latency"] = chart_cow_latency(
+        latency, f"{sum(c.decided for c in records)} of {len(records)} latency ratios decided")
+    report.tables["tab-snapshots-cow-latency"] = comparison_table(
+        latency.assign(measure=latency["phase"] + " " + latency["latency"]).rename(columns={"run_id": "run"}),
+        ["run", "measure", "snapshots"])
+    return set(writes["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
+
+
+def _recovery(con, report: Report, run_ids: list[str]) -> set[int]:
+    """The recovery part into the report: space freed and latency while the cleaner ran. Returns the source ids
+    of the files it read (none: the part is not in the runs)."""
+    recovery = get_recovery(con, run_ids)
+    if recovery.empty:
+        return set()
+    summary, records = get_recovery_summary(con, recovery)
+    report.evidence += records
+    report.findings.append(Finding(text=recovery_finding(summary, records[0]), target="fig-snapshots-recovery",
+                                   evidence=(records[0],)))
+    first = summary.iloc[0]
+    report.figures["fig-snapshots-recovery"] = chart_recovery(
+        recovery, summary, f"{first['freed (MiB)']:,.0f} MiB back {first[FREED_BY]:.0f} s after the deletes; "
+                           f"sync returned at {first['sync waited (s)']:.0f} s")
+    formats = {"snapshots deleted": ".0f", "longest delete (s)": ".3f", "sync waited (s)": ".1f",
+               "used before delete (MiB)": ",.1f", "used at last sample (MiB)": ",.1f", "freed (MiB)": ",.1f",
+               FREED_BY: ".1f", "samples while cleaning": ".0f", "samples after": ".0f",
+               "highest p99 while cleaning (ms)": ",.1f", "highest p99 after (ms)": ",.1f"}
+    shown = pd.DataFrame({"measure": [*formats, "latency while cleaning / after"]} | {
+        run: [*(format(row[m], formats[m]) for m in formats), evidence.phrase(record)]
+        for (run, row), record in zip(summary.set_index("run_id").iterrows(), records)})
+    report.tables["tab-snapshots-recovery"] = Table(frame=shown)
+    space = get_space(con, run_ids, "recovery")
+    return set(recovery["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
+
+
+def report(con, *, run_folders: Iterable[str] = ()) -> Report:
+    """The chapter: the talk's table (published figures: the summary rows' definitions and the sign pattern
+    with its order), then the local runs selected (select_runs: by default the current run of each part) part
+    by part. Findings: the local results first (copy-on-write space, the exact check, leads), then the
+    limits."""
+    out = Report()
+    seed = get_seed_table()
+    source = seed_source(seed)
+    configuration = get_seed_configuration()
+    per_definition, reproducing = get_summary_checks(seed)
+    ratios = get_seed_ratios(seed)
+    signs, sign_counts = get_seed_signs(ratios)
+    states = seed_wide(seed).drop(index=list(SUMMARY_ROWS))
+    baseline_runs = int((states.index == states.index[0]).sum())
+    all_below = int((signs["below 'No snapshot'"] == signs["states"]).sum())
+    out.evidence += sign_counts
+    out.values |= {
+        "configuration_text": Markdown(configuration_text(configuration, seed)), "seed_source": source,
+        "configuration_source": seed_source(configuration), "state_rows": len(states), "snapshot_rows": len(states) - 1,
+        "seed_baseline_runs": baseline_runs,
+        "seed_baseline_first": bool(states.index[0] == "No snapshot"),
+        "seed_order_text": Markdown(seed_order_text(signs, baseline_runs))}
+    out.tables |= {
+        "tab-snapshots-configuration": Table(frame=configuration[["table", "row", "column", "printed", "unit"]]),
+        "tab-snapshots-seed": Table(frame=seed_printed(seed)),
+        "tab-snapshots-definitions": Table(frame=per_definition.rename(columns={
+            "rounds_to_printed": "rounds to printed", "reached_within_input_rounding": "reached within rounding"})),
+        "tab-snapshots-reproducing": Table(
+            frame=reproducing[["row", "column", "definition", "printed", "recomputed", "rounds_to_printed"]].assign(
+                column=lambda d: d["column"].map(short_column)).rename(columns={"rounds_to_printed": "rounds to printed"}),
+            formats={"printed": ".2f", "recomputed": ".4f"}),
+        "tab-snapshots-seed-signs": Table(frame=signs, formats={"lowest ratio": ".3f", "highest ratio": ".3f"})}
+    out.findings.append(Finding(text=seed_finding(signs, sign_counts), target="fig-snapshots-seed-ratios",
+                                evidence=tuple(sign_counts)))
+    out.figures["fig-snapshots-seed-ratios"] = chart_seed_ratios(
+        ratios, f"{all_below} of {len(signs)} columns: every snapshot state below 'No snapshot'", source)
+
+    runs, status = select_runs(con, run_folders)
+    cow_ids, recovery_ids, metadata_ids = (local_runs.selected_ids(status, p) for p in ("cow", "recovery", "metadata"))
+    read = {"has_cow": _cow(con, out, cow_ids), "has_recovery": _recovery(con, out, recovery_ids),
+            "has_local": _metadata(con, out, metadata_ids)}
+    since = get_time_since_snapshot(con, [*cow_ids, *metadata_ids])
+    has_since = bool(since.seconds_since_snapshot.notna().any())
+    if has_since:  # a limit the section and "What this cannot say" state; the findings keep to results
+        measured = since.dropna().groupby("run_id").seconds_since_snapshot.agg(["size", "min", "median", "max"])
+        out.tables["tab-snapshots-since"] = Table(frame=measured.reset_index().rename(columns={
+            "run_id": "run", "size": "fio steps", "min": "from (s)", "median": "median (s)", "max": "to (s)"}),
+            formats={"from (s)": ".1f", "median (s)": ".1f", "to (s)": ".1f"})
+    out.findings.sort(key=lambda f: FINDING_ORDER.index(f.target))
+    has_any = any(read.values())
+    out.values |= {key: bool(ids) for key, ids in read.items()} | {
+        "has_since": has_since, "has_any": has_any, "no_runs": not has_any}
+    if not has_any:
+        out.values["no_runs_note"] = nb.no_data("snapshot collector runs", HOW_TO_ADD)
+        return out
+    facts = get_run_facts(con, runs["run_id"])
+    out.tables["tab-snapshots-runs"] = Table(frame=pd.DataFrame({
+        "run": runs["run_folder"], "kernel": runs["kernel"],
+        "load at start (1 / 5 / 15 min)": [f"{a:.2f} / {b:.2f} / {c:.2f}" for a, b, c in
+                                           zip(runs.load_avg_1m, runs.load_avg_5m, runs.load_avg_15m)]}).merge(
+        facts.rename(columns={"run_id": "run"}), how="left"))
+    out.tables["tab-snapshots-status"] = Table(frame=local_runs.status_table(status)[
+        ["experiment", "run", "started (UTC)", "design", "files", "status", "read here"]])
+    source_ids = set(runs["manifest_source_id"]).union(*read.values())
+    out.values["files_link"] = nb.files_link(nb.sources(con, source_ids).path, "The files of the local runs")
+    return out
