@@ -370,7 +370,12 @@ def _ipc_kernel():
     from jupyter_client.manager import KernelManager
 
     with tempfile.TemporaryDirectory(prefix="iobook-kernel-") as folder:
-        yield KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel"))
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel"))
+        try:
+            yield km
+        finally:  # papermill leaves a kernel it did not start running: shut it down before its sockets go
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
 
 
 def format_summary(summary: list[dict]) -> str:

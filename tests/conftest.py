@@ -186,8 +186,10 @@ def executed_notebook(name: str, db: Path, folder: Path, **parameters):
     from iobook import chapters
 
     registry = {c.name: c for c in chapters.load_registry()}[name]
-    if Path(db).resolve() == PUBLISHED_DB.resolve() and all(registry.parameters.get(k) == v for k, v in parameters.items()):
-        return nbformat.read(REPO / "book" / f"{name}.ipynb", 4)
+    published = REPO / "book" / f"{name}.ipynb"  # not yet there for a new chapter before `make book` on data/raw
+    if (Path(db).resolve() == PUBLISHED_DB.resolve() and published.exists()
+            and all(registry.parameters.get(k) == v for k, v in parameters.items())):
+        return nbformat.read(published, 4)
     out = folder / f"{name}.ipynb"
     papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
                                parameters={"db_path": str(db), **parameters}, cwd=str(folder),

@@ -472,9 +472,9 @@ def parse_verify(text: str) -> Parsed:
 
 
 FORMATS = (
-    Format("io500-verify", "io500", _detect_verify, parse_verify),
     Format("io500-result-ini", "io500", _detect_result_ini, parse_result_ini),
     Format("io500-summary", "io500", _detect_c_summary, parse_c_summary),
     Format("io500-bash", "io500", _detect_bash, parse_bash),
     Format("io500-sc17-log", "io500", _detect_sc17, parse_sc17),
+    Format("io500-verify", "io500", _detect_verify, parse_verify),
 )

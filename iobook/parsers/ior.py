@@ -782,6 +782,8 @@ def parse_ior2_fragment(text: str) -> Parsed:
     note), not IOR's output as it wrote it. Its rows are not read; the file fails at the table's header, with
     how it was changed when that shows (a header or row broken over lines: re-wrapped, as mail does)."""
     header = _at_line_start(IOR2_SUMMARY_HEADER, text)
+    if header is None:
+        raise ParseError("no IOR 2 summary header ('Operation  Max (MiB) ...')", 1)
     line = text.count("\n", 0, header.start()) + 1
     following = text[header.start():].split("\n", 2)
     wrapped = len(following) > 1 and following[1].lstrip().startswith("(OPs)")

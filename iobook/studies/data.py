@@ -55,6 +55,8 @@ VIEW_ROWS = {
     "mdworkbench_latencies": "operation of an md-workbench phase line: min, quartiles, 90th and 99th percentile "
                              "and max latency in seconds",
     "fio_jobs": "fio job: version, rw, bs, iodepth, numjobs, direct, ioengine, runtime, error",
+    "fio_job_parameters": "fio job: whether its output states its options (terse states none), the operations it "
+                          "did, and its name and operations where the options are unknown",
     "fio_io": "fio job and direction: bytes, bytes/s, IOPS, latency mean and percentiles in ns, usr/sys CPU %",
     "fio_percentiles": "latency percentile fio printed, in ns",
     "fio_clat_bins": "bin of fio's json+ completion-latency histogram",
@@ -74,6 +76,8 @@ VIEW_ROWS = {
     "monitor_series": "vmstat / mpstat / /proc sample: time, metric, value",
     "perf_counters": "perf stat counter of a collector step (null where the machine does not support it)",
     "step_cpu_busy": "mpstat sample of a collector step: share of all CPUs busy",
+    "pfind_runs": "pfind CSV of an IO500 find phase (find.csv, find-easy.csv, find-hard.csv): run time, rate, "
+                  "ranks, errors, found, checked, and failed (ranks reported errors)",
 }
 
 
