@@ -617,3 +617,97 @@ def test_a_zero_repetition_is_compared_without_a_log(sweep, recwarn):
     assert np.isnan(compared["low"]) and not compared["decided"] and compared["n_to_decide"] is None
     assert "0" in compared["method"]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+# --- the evidence model (issues 26, 27, 28): a run is the unit, designs are never pooled -------------------------
+
+def geometric_mean(values):
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def test_ior_iterations_of_one_invocation_are_one_run(databases):
+    """`-i 3` repeats a test inside one IOR invocation: same placement, same caches. The text and the JSON log
+    of the same options (built-tools MANIFEST.tsv lines of ior_posix_fpp_1m_np2_i3.log and
+    ior_json_posix_fpp_1m_np2_i3.log) are 2 runs, not 6 repetitions; each run's value is the geometric mean of
+    its 3 iterations, as printed in its results table."""
+    con = store.open_read(databases["built_tools"])
+    runs = study.get_runs(con)
+    configs = study.get_configurations(runs)
+    config = config_of(runs, "ior/ior_posix_fpp_1m_np2_i3.log", "write")
+    assert config == config_of(runs, "ior/ior_json_posix_fpp_1m_np2_i3.log", "write")
+    row = configs.set_index("config").loc[config]
+    per_run = [geometric_mean(ior_text_bandwidths(IOR_TEXT, "write")), geometric_mean(ior_json_bandwidths(IOR_JSON, "write"))]
+    assert row["runs"] == 2
+    assert row["bw_mib_s"] == pytest.approx(geometric_mean(per_run))
+    con.close()
+
+
+def test_mdtest_iterations_are_one_run(databases):
+    """An mdtest SUMMARY is one invocation: mdtest_n1000_i3_np2.log (-i 3) and mdtest_rankstats_np2.log (-i 2)
+    are 2 runs of 2,000 items on 2 tasks, each the mean its File creation row prints, not 5 repetitions."""
+    i3, i2 = mdtest_row(MDTEST_I3, "File creation"), mdtest_row(MDTEST_I2, "File creation")
+    con = store.open_read(databases["built_tools"])
+    runs = study.get_runs(con)
+    configs = study.get_configurations(runs)
+    config = config_of(runs, "mdtest/mdtest_n1000_i3_np2.log", "File creation")
+    row = configs.set_index("config").loc[config]
+    assert row["runs"] == 2
+    assert row["ops_s"] == pytest.approx(geometric_mean([i3[2], i2[2]]))
+    con.close()
+
+
+def test_two_collector_runs_are_two_designs_never_pooled(databases):
+    """data/raw/pagecache holds the queue-depth experiment twice: vm-20261123T160557Z (fixed order, r1-r3) and
+    vm-20261125T035437Z (rounds with a stopping rule, r1-r5). iodepth 1 -> 64 with libaio, pooled over both,
+    read 1.27x (n = 8); within each run it is 1.01x and 1.85x: one sweep line per collector run, each of its
+    own files only, and no line of 8."""
+    con = store.open_read(databases["default"])
+    runs = study.get_runs(con)
+    configs = study.get_configurations(runs)
+    sweeps, points = study.get_sweeps(configs)
+    effects = study.sweep_effects(runs, configs, points)
+    libaio = effects[effects["line"] == "ioengine=libaio"].set_index("design")
+    assert len(libaio) == 2
+    for folder, n in (("vm-20261125T035437Z", 5), ("vm-20261123T160557Z", 3)):
+        run = PAGECACHE.parent / folder
+        qd64, qd1 = (read_bandwidths(sorted(run.glob(f"*-read-direct-libaio-qd{qd}-r*.fio.json"))) for qd in (64, 1))
+        (design,) = [d for d in libaio.index if folder in d]
+        e = libaio.loc[design]
+        assert (e["n"], e["n_baseline"]) == (len(qd64), len(qd1)) == (n, n)
+        assert e["ratio"] == pytest.approx(geometric_mean(qd64) / geometric_mean(qd1))
+    assert libaio.loc[[d for d in libaio.index if "vm-20261125T035437Z" in d][0], "ratio"] == pytest.approx(1.01, abs=0.01)
+    assert libaio.loc[[d for d in libaio.index if "vm-20261123T160557Z" in d][0], "ratio"] == pytest.approx(1.85, abs=0.01)
+    con.close()
+
+
+AURORA_688 = (REPO / "data" / "raw" / "io500" / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-688"
+              / "results" / "2023.11.07-03.43.32" / "mdtest-easy-write.txt")
+
+
+def test_a_one_directory_tree_phase_is_never_ranked(databases):
+    """Aurora's mdtest-easy-write (submission-688) states no -z: its tree is mdtest's root directory alone, and
+    "Tree creation" times that one mkdir: shown, never ranked (largest change, widest spread). Its File
+    creation, 10,000,000 items a task, is ranked."""
+    command = next(x for x in AURORA_688.read_text().splitlines() if x.startswith("Command line used"))
+    assert "'-z'" not in command and "'-n' '10000000'" in command
+    con = store.open_read(databases["default"])
+    runs = study.get_runs(con)
+    configs = study.get_configurations(runs)
+    ranked = study.rankable(configs)
+    rel = str(AURORA_688.relative_to(REPO))
+    for workload, expected in (("Tree creation", False), ("File creation", True)):
+        config = config_of(runs, rel, workload)
+        assert bool(ranked[configs["config"] == config].iloc[0]) is expected, workload
+    assert not ranked[configs["workload"].str.startswith("Tree ") & configs["depth"].isna()].any()
+    con.close()
+
+
+def test_an_unknown_baseline_label_fails_naming_the_key_and_the_nearest(tmp_path):
+    """baseline_label "bb" matches none of the labels a and b (the two folders of ior_tree): the chapter fails
+    naming the parameter and the labels it could be, instead of building silently."""
+    _, db = ior_tree(tmp_path)
+    con = store.open_read(db)
+    with pytest.raises(Exception, match="baseline_label") as raised:
+        study.report(con, baseline_label="bb")
+    assert "'b'" in str(raised.value)
+    con.close()
