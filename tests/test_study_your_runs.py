@@ -197,7 +197,7 @@ def test_two_labels_of_one_run_each_are_compared_undecided(tmp_path):
     ratio = geometric_mean(ior_json_bandwidths(IOR_JSON, "read")) / geometric_mean(ior_text_bandwidths(IOR_TEXT, "read"))
     assert (read["label"], read["n"], read["n_baseline"]) == ("b", 1, 1)
     assert read["ratio"] == pytest.approx(ratio) and pd_isna(read["low"])
-    assert not read["decided"] and read["verdict"] in evidence.VERDICTS
+    assert not read["decided"] and read["verdict"] == evidence.Verdict.TOO_FEW
     con.close()
 
 

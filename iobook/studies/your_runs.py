@@ -268,13 +268,13 @@ def get_fio(con) -> pd.DataFrame:
 
 
 def get_ior(con) -> pd.DataFrame:
-    """One row per IOR iteration of a write or read: bandwidth (MiB/s), IOPS and IOR's Latency(s) column (ms;
-    one printed as 0, below its 4 decimals, is unknown: it has no logarithm). The run (`unit`) is the test of one invocation that the iterations (-i) repeat."""
+    """One row per IOR iteration of a write or read: bandwidth (MiB/s), IOPS and IOR's Latency(s) column (ms).
+    The run (`unit`) is the test of one invocation that the iterations (-i) repeat."""
     df = con.execute(
         """
         SELECT t.source_id, t.test_index, t.api, t.transfer_bytes AS transfer, t.block_bytes AS block, t.segments,
                t.tasks, t.nodes, t.file_per_proc, t.collective, t.ordering_in_file, t.ordering_inter_file,
-               i.access AS workload, i.bw_mib_s, i.iops AS ops_s, nullif(i.latency_s, 0) * 1000 AS lat_ms
+               i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
@@ -373,6 +373,8 @@ def get_runs(con) -> pd.DataFrame:
         df[column] = pd.Series([p[column] for p in params], index=df.index, dtype=object)
     for column in [*MEASURE_COLUMNS, *PERCENTILES]:
         df[column] = df[column].astype(float)
+    # a measure printed as 0 (IOR's latency below its 4 decimals) has no logarithm: unknown, as one not printed
+    df[MEASURE_COLUMNS] = df[MEASURE_COLUMNS].where(df[MEASURE_COLUMNS] > 0)
     first = df.groupby(["config", "unit"], sort=False).first()
     grouped = df.groupby(["config", "unit"], sort=False)
     runs = first.drop(columns=[*MEASURE_COLUMNS, *PERCENTILES]).assign(
@@ -467,7 +469,7 @@ def observations(runs: pd.DataFrame, measure: str) -> evidence.Observations:
                                  designs=known["design"].tolist())
 
 
-def get_configurations(runs: pd.DataFrame, confidence: float = evidence.CONFIDENCE) -> pd.DataFrame:
+def get_configurations(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration: label, tool, workload, parameters, design, files, runs (the n of its main
     measure), and per measure the geometric mean over its runs with its interval (evidence.estimate on the
     runs; none below two runs) and `<measure>_spread`, the runs' sd over their mean; fio's percentiles as
@@ -486,7 +488,7 @@ def get_configurations(runs: pd.DataFrame, confidence: float = evidence.CONFIDEN
                 row.update({f"{m}_n": 0, m: np.nan, f"{m}_spread": np.nan, f"{m}_low": np.nan, f"{m}_high": np.nan})
                 continue
             e = evidence.estimate(observations(g, m), quantity=MEASURES[first["tool"]].get(m, m), unit=UNITS[m],
-                                  replicate=evidence.Replicate.RUN, confidence=confidence)
+                                  replicate=evidence.Replicate.RUN)
             spread = values.std(ddof=1) / values.mean() if len(values) > 1 else np.nan
             row.update({f"{m}_n": e.n, m: e.value, f"{m}_spread": spread,
                         f"{m}_low": np.nan if e.low is None else e.low, f"{m}_high": np.nan if e.high is None else e.high})
@@ -844,8 +846,8 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
     else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out. Then,
     where the data holds them: the sweep, the labels compared, the run-to-run spread."""
     if configs.empty:
-        return [report_.Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet. "
-                               + HOW_TO_ADD, target=None)]
+        return [report_.Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
+                                     "(what to add: below)", target=None)]
     ranked = set(configs.loc[rankable(configs), "config"])
     out: list[report_.Finding] = []
     sweep = comparison = None
@@ -864,12 +866,13 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
                 text=f"**{md_escape(d['label'])}** over **{base}** in {d['tool']} {md_escape(d['workload'])} "
                      f"{_what(d['measure'])[0]}: {evidence.phrase(d['record'])}",
                 target="tab-runs-comparisons", evidence=(d["record"],))
+        verdicts = comparisons["verdict"].astype(str).value_counts()
         needs = comparisons["n_to_decide"].dropna()
         summary = report_.Finding(
             text=f"{int(comparisons['decided'].sum()):,} of {len(comparisons):,} configurations run under **{base}** and "
-                 "another label differ decidedly"
-                 + (f"; of the undecided, {len(needs):,} would be decided by {int(needs.min()):,} to {int(needs.max()):,} "
-                    "runs a side at the ratio and spread seen" if len(needs) else "; the others stay undecided"),
+                 f"another label are decided ({', '.join(f'{n:,} {v}' for v, n in verdicts.items())})"
+                 + (f"; {len(needs):,} of the others would be decided by {int(needs.min()):,} to {int(needs.max()):,} "
+                    "runs a side at the ratio and spread seen" if len(needs) else ""),
             target="tab-runs-comparisons", evidence=tuple(comparisons["record"]))
     repeated = configs[(configs["runs"] >= 2) & configs["config"].isin(ranked)]
     spread = None
@@ -962,7 +965,7 @@ def sweeps_table(sweeps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 def verdict_text(row) -> str:
     """A comparison's verdict as evidence.decide set it, with the runs a side that would decide it."""
-    return row["verdict"] + (f": {int(row['n_to_decide']):,} runs a side would decide"
+    return str(row["verdict"]) + (f": {int(row['n_to_decide']):,} runs a side would decide"
                              if not row["decided"] and not _missing(row["n_to_decide"]) else "")
 
 
@@ -971,7 +974,7 @@ def ratio_text(row) -> str:
     return f"{_times(row['ratio'])}×{interval}"
 
 
-def comparison_table(comparisons: pd.DataFrame, confidence: float) -> tuple[pd.DataFrame, str]:
+def comparison_table(comparisons: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """The comparisons as shown, each configuration by what tells it from the others (distinguishing), each
     side's design, and the columns all of them share said once (split_constant)."""
     c = comparisons
@@ -981,13 +984,13 @@ def comparison_table(comparisons: pd.DataFrame, confidence: float) -> tuple[pd.D
         "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
         "label": c["label"], "design": c["design"], "baseline design": c["design_baseline"],
         "runs / runs baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
-        f"ratio of geometric means ({confidence:.0%} interval)": [ratio_text(r) for _, r in c.iterrows()],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in c.iterrows()],
         "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in c["p_adjusted"]],
         "verdict": [verdict_text(r) for _, r in c.iterrows()]})
     return split_constant(table, keep=["run", "parameters", "label", "verdict"])
 
 
-def effects_table(effects: pd.DataFrame, confidence: float) -> tuple[pd.DataFrame, str]:
+def effects_table(effects: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Each sweep line's change, largest x over smallest, in its design (never pooled across designs)."""
     if effects.empty:
         return pd.DataFrame(), ""
@@ -995,7 +998,7 @@ def effects_table(effects: pd.DataFrame, confidence: float) -> tuple[pd.DataFram
         "sweep": effects["sweep"], "design": effects["design"], "line": effects["line"],
         "from → to": effects["x_name"] + " " + effects["x_from"] + " → " + effects["x_to"],
         "runs / runs baseline": [f"{a} / {b}" for a, b in zip(effects["n"], effects["n_baseline"])],
-        f"ratio of geometric means ({confidence:.0%} interval)": [ratio_text(r) for _, r in effects.iterrows()],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in effects.iterrows()],
         "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in effects["p_adjusted"]],
         "verdict": [verdict_text(r) for _, r in effects.iterrows()]})
     return split_constant(table, keep=["sweep", "design", "line", "verdict"])
@@ -1048,32 +1051,39 @@ TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
 
 # --- the report -----------------------------------------------------------------------------------------------------
 
-def report(con, *, baseline_label: str = "", confidence: float = evidence.CONFIDENCE) -> report_.Report:
+def searchable(frame: pd.DataFrame) -> report_.Table:
+    """A table with a filter box (nb.table), but for an empty one: the box's script reads a first row."""
+    return report_.Table(frame=frame, searchable=len(frame) > 0)
+
+
+def report(con, *, baseline_label: str = "") -> report_.Report:
     """The chapter: every configuration with its runs, the sweeps they form and their changes per design, the
     labels compared with `baseline_label` (empty: the first, A-Z, sharing a configuration; an unknown one
     fails naming the labels nearest to it), every verdict by evidence.decide."""
     runs = get_runs(con)
-    configs = get_configurations(runs, confidence)
+    configs = get_configurations(runs)
     sweeps, points = get_sweeps(configs)
     baseline = choose_baseline(configs, baseline_label)
     effects = sweep_effects(runs, configs, points)
     comparisons = label_comparisons(runs, configs, baseline)
     _, label_files, label_notes = get_labels(con, runs["source_id"])
-    values: dict = {"confidence": confidence, "read": Markdown(read_sentence(runs, configs)),
+    values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
+                    "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
+                    "read": Markdown(read_sentence(runs, configs)),
                     "label-notes": Markdown(label_notes_md(label_files, label_notes)),
-                    "baseline": baseline or "", "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons)),
-                    "min-ranked-items": MIN_RANKED_ITEMS}
+                    "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
+                    "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons))}
     tables = {}
     for tool in TOOLS:
         frame, shared = configuration_table(configs, tool)
-        tables[f"tab-runs-{tool}"] = report_.Table(frame=frame, searchable=True)
+        tables[f"tab-runs-{tool}"] = searchable(frame)
         values[f"shared-{tool}"] = Markdown(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}."
                                             if shared else "" if len(frame) else f"This database holds no {TOOL_NAMES[tool]} run.")
-    for key, (frame, shared) in (("sweeps", sweeps_table(sweeps)), ("effects", effects_table(effects, confidence)),
-                                 ("comparisons", comparison_table(comparisons, confidence))):
-        tables[f"tab-runs-{key}"] = report_.Table(frame=frame, searchable=True)
+    for key, (frame, shared) in (("sweeps", sweeps_table(sweeps)), ("effects", effects_table(effects)),
+                                 ("comparisons", comparison_table(comparisons))):
+        tables[f"tab-runs-{key}"] = searchable(frame)
         values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
-    tables["tab-runs-labels"] = report_.Table(frame=labels_table(runs), searchable=True)
+    tables["tab-runs-labels"] = searchable(labels_table(runs))
     figures = {}
     if len(sweeps):
         figures["fig-runs-sweeps"] = chart_sweeps(sweeps, points)
