@@ -840,32 +840,37 @@ def _times(ratio: float) -> str:
     return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
 
 
+def _headline_pool(frame: pd.DataFrame, ranked: set) -> tuple[int, pd.DataFrame]:
+    """The comparisons a finding may name (of rankable configurations), best first: (0, the decided), else (1,
+    those with an interval), else (2, all); (3, none) when there are none."""
+    rows = frame[frame["config_baseline"].isin(ranked)] if len(frame) else frame
+    pools = [rows[rows["decided"]], rows[rows["low"].notna()], rows] if len(rows) else []
+    return next(((tier, pool) for tier, pool in enumerate(pools) if len(pool)), (3, rows))
+
+
 def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame) -> list[report_.Finding]:
-    """The chapter's findings. The first, at most 30 words, is the largest decided difference between labels,
-    else the largest decided change along a sweep, else the largest one with an interval (undecided, said so),
-    else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out. Then,
-    where the data holds them: the sweep, the labels compared, the run-to-run spread."""
+    """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
+    along a sweep, decided ones before those with an interval before the rest (labels before sweeps at each
+    step), else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out.
+    Then, where the data holds them: the sweep, the labels compared, the run-to-run spread."""
     if configs.empty:
         return [report_.Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
                                      "(what to add: below)", target=None)]
     ranked = set(configs.loc[rankable(configs), "config"])
     out: list[report_.Finding] = []
-    sweep = comparison = None
-    candidates = effects[effects["config_baseline"].isin(ranked)] if len(effects) else effects
-    if len(candidates):
-        pool = candidates[candidates["decided"]]
-        pool = pool if len(pool) else candidates[candidates["low"].notna()]
-        e = _largest(pool if len(pool) else candidates)
+    sweep = comparison = summary = None
+    sweep_tier, pool = _headline_pool(effects, ranked)
+    if len(pool):
+        e = _largest(pool)
         sweep = report_.Finding(text=sweep_finding(effects, e), target="fig-runs-sweeps", evidence=(e["record"],))
-    if len(comparisons):
+    comparison_tier, pool = _headline_pool(comparisons, ranked)
+    if len(pool):
         base = md_escape(comparisons["baseline"].iloc[0])
-        decided = comparisons[comparisons["decided"] & comparisons["config_baseline"].isin(ranked)]
-        if len(decided):
-            d = _largest(decided)
-            comparison = report_.Finding(
-                text=f"**{md_escape(d['label'])}** over **{base}** in {d['tool']} {md_escape(d['workload'])} "
-                     f"{_what(d['measure'])[0]}: {evidence.phrase(d['record'])}",
-                target="tab-runs-comparisons", evidence=(d["record"],))
+        d = _largest(pool)
+        comparison = report_.Finding(
+            text=f"**{md_escape(d['label'])}** over **{base}** in {d['tool']} {md_escape(d['workload'])} "
+                 f"{_what(d['measure'])[0]}: {evidence.phrase(d['record'])}",
+            target="tab-runs-comparisons", evidence=(d["record"],))
         verdicts = comparisons["verdict"].astype(str).value_counts()
         needs = comparisons["n_to_decide"].dropna()
         summary = report_.Finding(
@@ -884,7 +889,7 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
                  f"median {cv.median():.0%} of its mean (sd / mean); most, {cv.max():.0%}, in **{md_escape(worst['label'])}** "
                  f"{worst['tool']} {md_escape(worst['workload'])} ({worst['runs']:,} runs)",
             target=f"tab-runs-{worst['tool']}")
-    if comparison:
+    if comparison and comparison_tier <= sweep_tier:
         out.append(comparison)
     elif sweep:
         out.append(sweep)
@@ -894,7 +899,7 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         out.append(report_.Finding(text=f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])} "
                                        f"{_what(MEASURES[best['tool']][MAIN_MEASURE[best['tool']]])[0]}: {evidence.phrase(e)}",
                                   target=f"tab-runs-{best['tool']}", evidence=(e,)))
-    out += [f for f in (sweep, summary if len(comparisons) else None, spread) if f and f not in out]
+    out += [f for f in (sweep, summary, spread) if f and f not in out]
     if sweep is None:
         out.append(report_.Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
                                        f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points "
