@@ -526,3 +526,30 @@ def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
     text, anchor = build.headline(tmp_path / "your_runs.ipynb")
     # one run a label: the ratio of the two runs, said to be too few to decide
     assert text.startswith("**b** over **a** in ior read bandwidth: ") and "too few units" in text
+
+
+TERSE = REPO / "tests" / "fixtures" / "fio"  # fio333-multi.terse{3,4,5}.txt: jobs/multi.fio run three times (SOURCES.md)
+
+
+def test_fio_terse_jobs_are_told_apart_by_name_and_say_their_parameters_are_unknown(tmp_path):
+    """fio's terse output states no job options (man fio, TERSE OUTPUT): the jobs of jobs/multi.fio (seq-write,
+    seq-read, randrw-4k, randread-aio: field 3 of each terse line) are configurations of their own, named by job
+    and operations, never pooled as one "read"; each of the three files (terse versions 3, 4, 5) is one run of
+    each; their parameters are shown as unknown."""
+    tree = tmp_path / "terse"
+    tree.mkdir()
+    for version in (3, 4, 5):
+        shutil.copyfile(TERSE / f"fio333-multi.terse{version}.txt", tree / f"fio333-multi.terse{version}.txt")
+    names = {line.split(";")[2] for line in (TERSE / "fio333-multi.terse5.txt").read_text().splitlines() if ";" in line}
+    assert names == {"seq-write", "seq-read", "randrw-4k", "randread-aio"}
+    db = tmp_path / "terse.duckdb"
+    ingest([tree], db, progress=False)
+    con, runs, configs = configurations(db)
+    fio = configs[configs["tool"] == "fio"].set_index("workload")
+    assert set(fio.index) == {"seq-write (write)", "seq-read (read)", "randread-aio (read)",
+                              "randrw-4k (read+write): read", "randrw-4k (read+write): write"}
+    assert (fio["runs"] == 3).all() and fio["other"].eq(study.UNSTATED_PARAMETERS).all()
+    assert fio[["rw", "bs", "iodepth", "ioengine"]].isna().all().all()
+    table, shared = study.configuration_table(configs, "fio")
+    assert study.UNSTATED_PARAMETERS in shared
+    con.close()
