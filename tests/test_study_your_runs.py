@@ -328,14 +328,20 @@ def test_a_one_directory_tree_phase_is_never_ranked(databases):
     con.close()
 
 
-def test_an_unknown_baseline_label_fails_naming_the_key_and_the_nearest(tmp_path):
-    """baseline_label "bb" matches none of the labels a and b (the two folders of ior_tree): the chapter fails
-    naming the parameter and the labels it could be, instead of building silently."""
-    _, db = ior_tree(tmp_path)
+def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
+    """An unknown baseline_label is refused before the chapter runs (chapters.check_parameters, naming the
+    nearest labels). A label of the data that ran nothing another label ran (c/: an mdtest log beside the two
+    IOR logs of a/ and b/) compares nothing, and the page says so; "b" compares a with b."""
+    tree, _ = ior_tree(tmp_path)
+    (tree / "c").mkdir()
+    shutil.copyfile(MDTEST_I3, tree / "c" / MDTEST_I3.name)
+    db = tmp_path / "abc.duckdb"
+    ingest([tree], db, progress=False)
     con = store.open_read(db)
-    with pytest.raises(Exception, match="baseline_label") as raised:
-        study.report(con, baseline_label="bb")
-    assert "'b'" in str(raised.value)
+    r = study.report(con, baseline_label="c")
+    assert not r.values["has-comparisons"] and "**c** ran no configuration" in r.values["label-notes"].data
+    r = study.report(con, baseline_label="b")
+    assert r.tables["tab-runs-comparisons"].frame["label"].tolist() == ["a", "a"]  # ior read and write
     con.close()
 
 

@@ -75,6 +75,8 @@ FIO_NAMED = {"rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "direct
 # check's readings (scripts/collectlib.py LoadGate.LABELS; a test keeps them in step) and the end-of-run baseline.
 MANIFEST_CONDITION_KEYS = ["repetition", "busy_before_pct", "busy_after_pct", "busy_others_during_pct", "wait_s",
                            "under_load", "attempt", "drift_check"]
+# fio's `other` for a job whose output states no options (terse): each parameter is unknown, never a default
+UNSTATED_PARAMETERS = "parameters unknown (the output states no job options)"
 FIO_SINGLE = {"read": {"read", "randread"}, "write": {"write", "randwrite"}, "trim": {"trim", "randtrim"}}
 
 # Measures, per tool: column -> name shown, with its unit. All are positive (rates, latencies).
@@ -222,7 +224,11 @@ def get_labels(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFra
 
 # --- runs: one row per run of a configuration ----------------------------------------------------------------
 
-def _fio_workload(rw: str | None, direction: str) -> str:
+def _fio_workload(rw: str | None, direction: str, unstated_key: str | None, operations: str | None) -> str:
+    """fio's rw, with the direction when rw mixes them; for output stating no options (terse), the job's name and
+    operations (fio_jobs.unstated_key), with the direction when it did several."""
+    if unstated_key is not None:
+        return unstated_key if operations == direction else f"{unstated_key}: {direction}"
     if rw is None:
         return direction
     return rw if rw in FIO_SINGLE.get(direction, ()) else f"{rw} ({direction})"
@@ -242,7 +248,8 @@ def get_fio(con) -> pd.DataFrame:
     """One row per fio result (job and direction) per file; the jobs of one group with equal options in a file
     are summed (fio without group_reporting prints each of numjobs' jobs): bandwidth (MiB/s), IOPS, the mean
     total latency and the completion-latency percentiles (ms; only for a single job: percentiles do not add
-    up). Jobs that reported an error are left out. The run (`unit`) is the file: one fio invocation."""
+    up). Jobs that reported an error are left out. The run (`unit`) is the file: one fio invocation. A job whose
+    output states no options (terse) is its name and operations, its parameters unknown (UNSTATED_PARAMETERS)."""
     df = con.execute(
         """
         WITH manifest AS (
@@ -250,7 +257,7 @@ def get_fio(con) -> pd.DataFrame:
             FROM run_labels WHERE source_id IS NOT NULL AND NOT list_contains(?, key) GROUP BY source_id
         )
         SELECT j.source_id, j.groupid, j.rw, j.bs, j.iodepth, j.numjobs, j.direct, j.ioengine, j.size, j.options,
-               m.manifest, io.direction, count(*) AS entries, sum(io.bw_bytes_s) / ? AS bw_mib_s,
+               j.unstated_key, j.operations, m.manifest, io.direction, count(*) AS entries, sum(io.bw_bytes_s) / ? AS bw_mib_s,
                sum(io.iops) AS ops_s, max(io.lat_mean_ns) / 1e6 AS lat_ms, max(io.lat_p50_ns) / 1e6 AS p50_ms,
                max(io.lat_p99_ns) / 1e6 AS p99_ms, max(io.lat_p999_ns) / 1e6 AS p999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
@@ -261,10 +268,12 @@ def get_fio(con) -> pd.DataFrame:
         [MANIFEST_CONDITION_KEYS, MIB],
     ).df()
     df.loc[df["entries"] > 1, ["lat_ms", *PERCENTILES]] = np.nan
-    df["workload"] = [_fio_workload(rw, d) for rw, d in zip(_values(df["rw"]), df["direction"])]
-    df["other"] = [_fio_other(o, m) for o, m in zip(_values(df["options"]), _values(df["manifest"]))]
+    df["workload"] = [_fio_workload(*row) for row in zip(_values(df["rw"]), df["direction"], _values(df["unstated_key"]),
+                                                          _values(df["operations"]))]
+    df["other"] = [UNSTATED_PARAMETERS if key is not None else _fio_other(o, m) for key, o, m in
+                   zip(_values(df["unstated_key"]), _values(df["options"]), _values(df["manifest"]))]
     df["unit"] = df["source_id"].astype(str)
-    return df.drop(columns=["options", "manifest", "entries", "groupid", "direction"])
+    return df.drop(columns=["options", "manifest", "entries", "groupid", "direction", "unstated_key", "operations"])
 
 
 def get_ior(con) -> pd.DataFrame:
@@ -711,14 +720,17 @@ def labels_sharing(configs: pd.DataFrame) -> list[str]:
     return sorted(set(configs.loc[shared, "label"]))
 
 
-def choose_baseline(configs: pd.DataFrame, requested: str) -> str | None:
-    """The label others are compared with: `requested` (nb.select: one not among the labels sharing a
-    configuration fails, naming the parameter and the nearest labels), else the first (A-Z) sharing one;
-    None when no label shares one."""
+def choose_baseline(configs: pd.DataFrame, requested: str) -> tuple[str | None, str | None]:
+    """The label others are compared with: `requested` (chapters.check_parameters has checked, before the chapter
+    runs, that it is a label of the data, naming the nearest ones when not), else the first (A-Z) sharing a
+    configuration; and a note (MyST) when the requested label shares none, so that nothing is compared."""
     sharing = labels_sharing(configs)
-    if requested:
-        return nb.select([requested], sharing, "baseline_label (a label sharing a configuration)")[0]
-    return sharing[0] if sharing else None
+    if not requested:
+        return (sharing[0] if sharing else None), None
+    if requested in sharing:
+        return requested, None
+    return None, (f"The baseline label **{md_escape(requested)}** ran no configuration that another label ran: "
+                  "no label is compared.")
 
 
 def label_comparisons(runs: pd.DataFrame, configs: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
@@ -1033,8 +1045,9 @@ def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:
             f"label(s): {shown}.")
 
 
-def label_notes_md(label_files: pd.DataFrame, notes: list[str]) -> str:
-    """Which labels files were read and what could not be applied, for the page (MyST)."""
+def label_notes_md(label_files: pd.DataFrame, notes: list[str], baseline_note: str | None) -> str:
+    """Which labels files were read and what could not be applied, and the baseline label's note, for the page
+    (MyST)."""
     lines = []
     if len(label_files):
         lines.append("Labels files read: " + "; ".join(
@@ -1043,7 +1056,7 @@ def label_notes_md(label_files: pd.DataFrame, notes: list[str]) -> str:
     else:
         lines.append("No `labels.yml` or `labels.csv` was found among the files read: labels come from IO500 runs "
                      "and folders.")
-    lines += [f"- {md_escape(n)}" for n in notes]
+    lines += [f"- {md_escape(n)}" for n in notes] + ([f"- {baseline_note}"] if baseline_note else [])
     return "\n".join(lines)
 
 
@@ -1063,19 +1076,19 @@ def searchable(frame: pd.DataFrame) -> report_.Table:
 
 def report(con, *, baseline_label: str = "") -> report_.Report:
     """The chapter: every configuration with its runs, the sweeps they form and their changes per design, the
-    labels compared with `baseline_label` (empty: the first, A-Z, sharing a configuration; an unknown one
-    fails naming the labels nearest to it), every verdict by evidence.decide."""
+    labels compared with `baseline_label` (empty: the first, A-Z, sharing a configuration: choose_baseline),
+    every verdict by evidence.decide."""
     runs = get_runs(con)
     configs = get_configurations(runs)
     sweeps, points = get_sweeps(configs)
-    baseline = choose_baseline(configs, baseline_label)
+    baseline, baseline_note = choose_baseline(configs, baseline_label)
     effects = sweep_effects(runs, configs, points)
     comparisons = label_comparisons(runs, configs, baseline)
     _, label_files, label_notes = get_labels(con, runs["source_id"])
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
                     "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
                     "read": Markdown(read_sentence(runs, configs)),
-                    "label-notes": Markdown(label_notes_md(label_files, label_notes)),
+                    "label-notes": Markdown(label_notes_md(label_files, label_notes, baseline_note)),
                     "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons))}
     tables = {}
