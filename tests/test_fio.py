@@ -238,15 +238,15 @@ def test_terse_jobs_say_their_parameters_are_unknown_and_group_by_what_they_carr
     ingest([FIX / "fio333-multi.terse5.txt", FIX / "fio333-multi.json"], db, progress=False)
     con = store.open_read(db)
     rows = con.execute("""
-        SELECT j.jobname, k.parameters_stated, k.operations, k.unstated_key
-        FROM fio_jobs j JOIN fio_job_parameters k USING (job_id) JOIN sources s USING (source_id)
+        SELECT j.jobname, j.parameters_stated, j.operations, j.unstated_key
+        FROM fio_jobs j JOIN sources s USING (source_id)
         WHERE s.path LIKE '%terse5%' ORDER BY j.job_index""").fetchall()
     assert rows == [("seq-write", False, "write", "seq-write (write)"),
                     ("seq-read", False, "read", "seq-read (read)"),
                     ("randrw-4k", False, "read+write", "randrw-4k (read+write)"),
                     ("randrw-4k", False, "read+write", "randrw-4k (read+write)"),
                     ("randread-aio", False, "read", "randread-aio (read)")]
-    stated = con.execute("""SELECT DISTINCT k.parameters_stated, k.unstated_key FROM fio_jobs j
-                            JOIN fio_job_parameters k USING (job_id) JOIN sources s USING (source_id)
+    stated = con.execute("""SELECT DISTINCT j.parameters_stated, j.unstated_key FROM fio_jobs j
+                            JOIN sources s USING (source_id)
                             WHERE s.path LIKE '%multi.json'""").fetchall()
     assert stated == [(True, None)]

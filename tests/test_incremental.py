@@ -359,21 +359,22 @@ def test_chapter_parameters_are_checked_naming_the_key_and_the_nearest_valid_val
     SciPy's message."""
     from conftest import PUBLISHED_DB
 
-    your_runs = {c.name: c for c in chapters.load_registry()}["your_runs"]
+    registry = {c.name: c for c in chapters.load_registry()}
+    your_runs, checksum = registry["your_runs"], registry["checksum_cost"]
     con = store.open_read(PUBLISHED_DB)
     try:
-        chapters.check_parameters(con, your_runs, {"baseline_label": "checksum", "confidence": 0.95})
-        chapters.check_parameters(con, your_runs, {"baseline_label": "", "confidence": 0.9})
+        chapters.check_parameters(con, your_runs, {"baseline_label": "checksum"})
+        chapters.check_parameters(con, checksum, {"confidence": 0.9})
         cases = {
-            "baseline_label: 'checksumm' is not a label of this data; nearest: ['checksum']":
-                {"baseline_label": "checksumm", "confidence": 0.95},
-            "confidence: 95 is not a probability between 0 and 1 (e.g. 0.95)": {"baseline_label": "", "confidence": 95},
-            "confidnce: not a parameter of your_runs; nearest: ['confidence']": {"confidnce": 0.95},
-            "baseline_label: 7 is a int, the template's default '' a str": {"baseline_label": 7},
+            (your_runs, "baseline_label: 'checksumm' is not a label of this data; nearest: ['checksum']"):
+                {"baseline_label": "checksumm"},
+            (checksum, "confidence: 95 is not a probability between 0 and 1 (e.g. 0.95)"): {"confidence": 95},
+            (checksum, "confidnce: not a parameter of checksum_cost; nearest: ['confidence']"): {"confidnce": 0.95},
+            (your_runs, "baseline_label: 7 is a int, the template's default '' a str"): {"baseline_label": 7},
         }
-        for message, parameters in cases.items():
+        for (chapter, message), parameters in cases.items():
             with pytest.raises(chapters.ParameterError) as e:
-                chapters.check_parameters(con, your_runs, parameters)
-            assert str(e.value) == f"your_runs: {message}"
+                chapters.check_parameters(con, chapter, parameters)
+            assert str(e.value) == f"{chapter.name}: {message}"
     finally:
         con.close()

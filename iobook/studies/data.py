@@ -54,9 +54,9 @@ VIEW_ROWS = {
                           "over all processes or one process; time, rates, errors",
     "mdworkbench_latencies": "operation of an md-workbench phase line: min, quartiles, 90th and 99th percentile "
                              "and max latency in seconds",
-    "fio_jobs": "fio job: version, rw, bs, iodepth, numjobs, direct, ioengine, runtime, error",
-    "fio_job_parameters": "fio job: whether its output states its options (terse states none), the operations it "
-                          "did, and its name and operations where the options are unknown",
+    "fio_jobs": "fio job: version, rw, bs, iodepth, numjobs, direct, ioengine, runtime, error; whether its output "
+                "states its options (terse states none), the operations it did, and its name and operations where "
+                "the options are unknown",
     "fio_io": "fio job and direction: bytes, bytes/s, IOPS, latency mean and percentiles in ns, usr/sys CPU %",
     "fio_percentiles": "latency percentile fio printed, in ns",
     "fio_clat_bins": "bin of fio's json+ completion-latency histogram",

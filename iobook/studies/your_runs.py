@@ -1,13 +1,20 @@
 """Your runs: every IOR, mdtest and fio run in the database, whatever folders it came from, grouped into run
-configurations, with their repetitions, the sweeps they form and the labels they compare.
+configurations, with their runs, the sweeps they form and the labels they compare. The rules (the chapter's
+method section says them to readers; book/methods.md says how the book decides):
 
 - A *configuration* is a label, a tool, a workload (fio's rw, with the direction when rw mixes them; IOR's
-  access; mdtest's phase) and the parameters the log states (PARAMETERS). A parameter the log does not state
-  is unknown (None), never a default filled in. fio's JSON options not in PARAMETERS (except those naming
-  files, logs or output: IGNORED_OPTIONS) and a collector's manifest labels (except those saying how a step ran: MANIFEST_CONDITION_KEYS)
-  are parameters too, in `other`.
-- A *repetition* is one measured value: one fio job's result in one file, one IOR iteration, or one mdtest
-  SUMMARY row, which is the mean (and sample sd) of the iterations it says it summarises.
+  access; mdtest's phase), the parameters the log states (PARAMETERS) and a design. A parameter the log does
+  not state is unknown (None), never a default filled in. fio's JSON options not in PARAMETERS (except those
+  naming files, logs or output: IGNORED_OPTIONS) and a collector's manifest labels (except those saying how a
+  step ran: MANIFEST_CONDITION_KEYS) are parameters too, in `other`.
+- A *run* is the unit of replication (evidence.Replicate.RUN): one fio file, one IOR test of one invocation,
+  one mdtest SUMMARY. The iterations (-i) of one IOR or mdtest invocation share its placement and caches: they
+  are aggregated to the run (IOR: the geometric mean of its iterations; mdtest: the mean its SUMMARY prints),
+  never counted as repetitions.
+- A *design* (DESIGN_RULE) is what makes runs of equal parameters one experiment: the collector run a file
+  belongs to (its manifest: one machine state, one schedule), else the tool and the version its log prints.
+  Runs of different designs are never pooled: sweeps and their changes are per design, shown side by side.
+- A *ranking* (the largest change, the widest spread) names only rankable configurations (RANK_RULE).
 - A run's *label*: the first matching pattern of the nearest `labels.yml` / `labels.csv` above its file
   (path glob: label), else the system of the IO500 run whose phase log it is, else its file's top folder
   under the data's root (the deepest folder holding every file ingested).
@@ -17,7 +24,6 @@ from __future__ import annotations
 import csv
 import fnmatch
 import hashlib
-import html
 import io
 import json
 import math
@@ -30,9 +36,10 @@ from pathlib import Path, PurePosixPath
 import altair as alt
 import numpy as np
 import pandas as pd
-from IPython.display import HTML
+from IPython.display import Markdown
 
-from .. import charts, nb, stats
+from .. import evidence, nb
+from .. import report as report_
 from ..units import MIB
 
 TOOLS = ("fio", "ior", "mdtest")
@@ -68,6 +75,8 @@ FIO_NAMED = {"rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "direct
 # check's readings (scripts/collectlib.py LoadGate.LABELS; a test keeps them in step) and the end-of-run baseline.
 MANIFEST_CONDITION_KEYS = ["repetition", "busy_before_pct", "busy_after_pct", "busy_others_during_pct", "wait_s",
                            "under_load", "attempt", "drift_check"]
+# fio's `other` for a job whose output states no options (terse): each parameter is unknown, never a default
+UNSTATED_PARAMETERS = "parameters unknown (the output states no job options)"
 FIO_SINGLE = {"read": {"read", "randread"}, "write": {"write", "randwrite"}, "trim": {"trim", "randtrim"}}
 
 # Measures, per tool: column -> name shown, with its unit. All are positive (rates, latencies).
@@ -79,6 +88,14 @@ PERCENTILES = ["p50_ms", "p99_ms", "p999_ms"]  # fio's completion latency percen
 MAIN_MEASURE = {"fio": "bw_mib_s", "ior": "bw_mib_s", "mdtest": "ops_s"}  # what sweeps and comparisons use
 MAX_SWEEP_PARAMETERS = 3  # configurations varying in more parameters at once are not one sweep
 MAX_SWEEP_LINES = 8
+UNITS = {"bw_mib_s": "MiB/s", "ops_s": "ops/s", "lat_ms": "ms"}
+DESIGN_RULE = ("a file a collector's manifest lists belongs to that collector run, one design; any other file's "
+               "design is its tool and the version its log prints")
+TREE_PHASE = "Tree "  # mdtest's "Tree creation" / "Tree removal": the time to make or remove its directory tree
+MIN_RANKED_ITEMS = 2  # a phase timing fewer items (one mkdir) is shown but never ranked
+RANK_RULE_SHORT = "a tree phase of one directory or of a size not stated"
+RANK_RULE = (f"mdtest's tree phases rank only when the command line states a tree (-b and -z) of at least "
+             f"{MIN_RANKED_ITEMS} directories: without -z the tree is one directory, and its rate times one mkdir")
 MIN_SWEEP_VALUES = 3  # an x axis of two values is a comparison of two configurations, not a sweep
 
 
@@ -205,9 +222,13 @@ def get_labels(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFra
             pd.DataFrame(files, columns=["labels file", "patterns", "files labelled"]), notes)
 
 
-# --- repetitions: one row per measured value -----------------------------------------------------------------
+# --- runs: one row per run of a configuration ----------------------------------------------------------------
 
-def _fio_workload(rw: str | None, direction: str) -> str:
+def _fio_workload(rw: str | None, direction: str, unstated_key: str | None, operations: str | None) -> str:
+    """fio's rw, with the direction when rw mixes them; for output stating no options (terse), the job's name and
+    operations (fio_jobs.unstated_key), with the direction when it did several."""
+    if unstated_key is not None:
+        return unstated_key if operations == direction else f"{unstated_key}: {direction}"
     if rw is None:
         return direction
     return rw if rw in FIO_SINGLE.get(direction, ()) else f"{rw} ({direction})"
@@ -227,7 +248,8 @@ def get_fio(con) -> pd.DataFrame:
     """One row per fio result (job and direction) per file; the jobs of one group with equal options in a file
     are summed (fio without group_reporting prints each of numjobs' jobs): bandwidth (MiB/s), IOPS, the mean
     total latency and the completion-latency percentiles (ms; only for a single job: percentiles do not add
-    up). Jobs that reported an error are left out."""
+    up). Jobs that reported an error are left out. The run (`unit`) is the file: one fio invocation. A job whose
+    output states no options (terse) is its name and operations, its parameters unknown (UNSTATED_PARAMETERS)."""
     df = con.execute(
         """
         WITH manifest AS (
@@ -235,7 +257,7 @@ def get_fio(con) -> pd.DataFrame:
             FROM run_labels WHERE source_id IS NOT NULL AND NOT list_contains(?, key) GROUP BY source_id
         )
         SELECT j.source_id, j.groupid, j.rw, j.bs, j.iodepth, j.numjobs, j.direct, j.ioengine, j.size, j.options,
-               m.manifest, io.direction, count(*) AS entries, sum(io.bw_bytes_s) / ? AS bw_mib_s,
+               j.unstated_key, j.operations, m.manifest, io.direction, count(*) AS entries, sum(io.bw_bytes_s) / ? AS bw_mib_s,
                sum(io.iops) AS ops_s, max(io.lat_mean_ns) / 1e6 AS lat_ms, max(io.lat_p50_ns) / 1e6 AS p50_ms,
                max(io.lat_p99_ns) / 1e6 AS p99_ms, max(io.lat_p999_ns) / 1e6 AS p999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
@@ -246,27 +268,28 @@ def get_fio(con) -> pd.DataFrame:
         [MANIFEST_CONDITION_KEYS, MIB],
     ).df()
     df.loc[df["entries"] > 1, ["lat_ms", *PERCENTILES]] = np.nan
-    df["workload"] = [_fio_workload(rw, d) for rw, d in zip(_values(df["rw"]), df["direction"])]
-    df["other"] = [_fio_other(o, m) for o, m in zip(_values(df["options"]), _values(df["manifest"]))]
-    df["repetition"] = "file"
-    df["n"], df["sd"] = 1, 0.0
-    return df.drop(columns=["options", "manifest", "entries", "groupid", "direction"])
+    df["workload"] = [_fio_workload(*row) for row in zip(_values(df["rw"]), df["direction"], _values(df["unstated_key"]),
+                                                          _values(df["operations"]))]
+    df["other"] = [UNSTATED_PARAMETERS if key is not None else _fio_other(o, m) for key, o, m in
+                   zip(_values(df["unstated_key"]), _values(df["options"]), _values(df["manifest"]))]
+    df["unit"] = df["source_id"].astype(str)
+    return df.drop(columns=["options", "manifest", "entries", "groupid", "direction", "unstated_key", "operations"])
 
 
 def get_ior(con) -> pd.DataFrame:
-    """One row per IOR iteration of a write or read: bandwidth (MiB/s), IOPS and IOR's Latency(s) column (ms)."""
+    """One row per IOR iteration of a write or read: bandwidth (MiB/s), IOPS and IOR's Latency(s) column (ms).
+    The run (`unit`) is the test of one invocation that the iterations (-i) repeat."""
     df = con.execute(
         """
-        SELECT t.source_id, t.api, t.transfer_bytes AS transfer, t.block_bytes AS block, t.segments,
+        SELECT t.source_id, t.test_index, t.api, t.transfer_bytes AS transfer, t.block_bytes AS block, t.segments,
                t.tasks, t.nodes, t.file_per_proc, t.collective, t.ordering_in_file, t.ordering_inter_file,
-               i.access AS workload, i.iteration, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
+               i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
         """).df()
-    df["repetition"] = "iteration " + df["iteration"].astype(str)
-    df["n"], df["sd"] = 1, 0.0
-    return df.drop(columns=["iteration"])
+    df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
+    return df.drop(columns=["test_index"])
 
 
 def mdtest_options(command: str | None) -> dict:
@@ -292,12 +315,13 @@ def mdtest_options(command: str | None) -> dict:
 
 
 def get_mdtest(con) -> pd.DataFrame:
-    """One row per rate (ops/s) an mdtest SUMMARY printed, with the iterations it is the mean of and their
-    sample sd (mdtest 4.x prints sd with n - 1). Phases the run did not do (printed as 0) are left out."""
+    """One row per rate (ops/s) an mdtest SUMMARY printed: the mean of the iterations (-i) of that invocation,
+    which is one run (`unit`); mdtest prints no iteration's own rate. Phases the run did not do (printed as 0)
+    are left out."""
     df = con.execute(
         """
-        SELECT r.source_id, r.command, r.items, r.item_kind, r.tasks, r.nodes, r.iterations AS n,
-               x.operation AS workload, x.mean AS ops_s, x.stddev AS sd
+        SELECT r.source_id, r.summary_index, r.command, r.items, r.item_kind, r.tasks, r.nodes,
+               r.iterations, x.operation AS workload, x.mean AS ops_s
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
         WHERE x.table_kind = 'rate' AND x.mean > 0
         ORDER BY r.source_id, r.summary_index, x.line
@@ -305,39 +329,69 @@ def get_mdtest(con) -> pd.DataFrame:
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
                         columns=["branching", "depth", "write_bytes", "read_bytes", "unique_dir"])
     df = pd.concat([df.drop(columns=["command"]), tree], axis=1)
-    df["sd"] = df["sd"].where(df["n"] > 1, 0.0)
-    df["repetition"] = "mean of " + df["n"].astype(str) + " iteration(s)"
-    return df
+    df["unit"] = df["source_id"].astype(str) + ":" + df["summary_index"].astype(str)
+    return df.drop(columns=["summary_index"])
 
 
-def get_repetitions(con) -> pd.DataFrame:
-    """Every measured value of every fio, IOR and mdtest run, one row each: label, labelled_by, tool,
-    workload, the parameters (ALL_PARAMETERS; None where the tool has no such parameter or its log does not
-    state it), `parameters` (the known ones as text), `config` (equal for equal label, tool, workload and
-    parameters), the file as readers see it, n and sd (an mdtest row is a mean of n iterations), and the
-    measures (MEASURE_COLUMNS, PERCENTILES)."""
-    columns = ["label", "labelled_by", "tool", "workload", *ALL_PARAMETERS, "parameters", "config", "source_id",
-               "file", "repetition", "n", "sd", *MEASURE_COLUMNS, *PERCENTILES]
+COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, then its folder's name
+
+
+def get_designs(con, source_ids: Iterable[int]) -> dict[int, str]:
+    """source_id -> its design (DESIGN_RULE): 'collector run <folder>' for a file a collector's manifest lists,
+    else the tool and version the log prints ('ior 3.4.0+dev'; 'fio, version not stated')."""
+    rows = con.execute(
+        """
+        SELECT s.source_id, s.tool, s.tool_version, any_value(regexp_extract(r.run_dir, '[^/]*$')) AS run_folder
+        FROM sources s LEFT JOIN run_labels l USING (source_id) LEFT JOIN runs r USING (run_id)
+        WHERE list_contains(?, s.source_id) GROUP BY ALL
+        """, [sorted({int(s) for s in source_ids})]).fetchall()
+    return {source_id: COLLECTOR_RUN + folder if folder else f"{tool} {version}" if version
+            else f"{tool}, version not stated" for source_id, tool, version, folder in rows}
+
+
+RUN_COLUMNS = ["label", "labelled_by", "tool", "workload", *ALL_PARAMETERS, "parameters", "design", "config", "unit",
+               "source_id", "file", "values", *MEASURE_COLUMNS, *PERCENTILES]
+
+
+def get_runs(con) -> pd.DataFrame:
+    """Every run of every fio, IOR and mdtest configuration, one row each: label, labelled_by, tool, workload,
+    the parameters (ALL_PARAMETERS; None where the tool has no such parameter or its log does not state it),
+    `parameters` (the known ones as text), `design` (get_designs), `config` (equal for equal label, tool,
+    workload, parameters and design), `unit` (the run), the file as readers see it, `values` (the measured
+    values the run's are the geometric mean of: IOR's iterations, the jobs of one fio file alike) and the
+    measures (MEASURE_COLUMNS; PERCENTILES their mean)."""
     parts = [part.assign(tool=tool) for tool, get in (("fio", get_fio), ("ior", get_ior), ("mdtest", get_mdtest))
              if len(part := get(con))]
     if not parts:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=RUN_COLUMNS)
     df = pd.concat(parts, ignore_index=True)
     for column in [*ALL_PARAMETERS, *MEASURE_COLUMNS, *PERCENTILES]:
         if column not in df:
             df[column] = None
     labels, _, _ = get_labels(con, df["source_id"])
     df = df.merge(labels, on="source_id", how="left")
+    df["design"] = df["source_id"].map(get_designs(con, df["source_id"]))
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)",
                              [sorted({int(s) for s in df["source_id"]})]).fetchall())
     df["file"] = nb.reader_paths(con, df["source_id"].map(paths))
     params = [dict(zip(ALL_PARAMETERS, row)) for row in zip(*(_values(df[p]) for p in ALL_PARAMETERS))]
     df["parameters"] = [parameter_text(tool, p) for tool, p in zip(df["tool"], params)]
-    df["config"] = [json.dumps([label, tool, workload, [_plain(p[k]) for k in ALL_PARAMETERS]])
-                    for label, tool, workload, p in zip(df["label"], df["tool"], df["workload"], params)]
+    df["config"] = [json.dumps([label, tool, workload, [_plain(p[k]) for k in ALL_PARAMETERS], design])
+                    for label, tool, workload, p, design in zip(df["label"], df["tool"], df["workload"], params, df["design"])]
     for column in ALL_PARAMETERS:
         df[column] = pd.Series([p[column] for p in params], index=df.index, dtype=object)
-    return df[columns]
+    for column in [*MEASURE_COLUMNS, *PERCENTILES]:
+        df[column] = df[column].astype(float)
+    # a measure printed as 0 (IOR's latency below its 4 decimals) has no logarithm: unknown, as one not printed
+    df[MEASURE_COLUMNS] = df[MEASURE_COLUMNS].where(df[MEASURE_COLUMNS] > 0)
+    first = df.groupby(["config", "unit"], sort=False).first()
+    grouped = df.groupby(["config", "unit"], sort=False)
+    runs = first.drop(columns=[*MEASURE_COLUMNS, *PERCENTILES]).assign(
+        values=grouped.size(),
+        **{m: grouped[m].agg(lambda v: evidence.geometric_mean(v.dropna()) if v.notna().any() else np.nan)
+           for m in MEASURE_COLUMNS},
+        **{p: grouped[p].mean() for p in PERCENTILES})
+    return runs.reset_index()[RUN_COLUMNS]
 
 
 def _plain(value):
@@ -349,11 +403,6 @@ def _plain(value):
     if isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating)) and float(value).is_integer()):
         return int(value)
     return value if isinstance(value, str) else float(value)
-
-
-def config_without_label(config: str) -> str:
-    """A configuration key that leaves the label out: equal for the same run on two labels."""
-    return json.dumps(json.loads(config)[1:])
 
 
 # --- how parameters read ----------------------------------------------------------------------------------------
@@ -422,98 +471,65 @@ def _sort_key(parameter: str, value):
 
 # --- configurations -------------------------------------------------------------------------------------------
 
-def get_configurations(reps: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per configuration: label, tool, workload, parameters, files, repetitions (the n of its main
-    measure), and per measure its n, mean, sample sd (stats.pooled over the repetitions) and positive interval
-    (stats.positive_interval; NaN below two repetitions); fio's percentiles as the mean over repetitions.
-    Sorted by label, tool, workload, then parameter values."""
-    if reps.empty:
+def observations(runs: pd.DataFrame, measure: str) -> evidence.Observations:
+    """The runs' values of one measure, each its own unit, with their designs (one, in a configuration)."""
+    known = runs[runs[measure].notna()]
+    return evidence.Observations(values=known[measure].to_numpy(dtype=float), units=known["unit"].tolist(),
+                                 designs=known["design"].tolist())
+
+
+def get_configurations(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: label, tool, workload, parameters, design, files, runs (the n of its main
+    measure), and per measure the geometric mean over its runs with its interval (evidence.estimate on the
+    runs; none below two runs) and `<measure>_spread`, the runs' sd over their mean; fio's percentiles as
+    the mean over runs, and `estimate`, the main measure's evidence.Estimate. Sorted by label, tool,
+    workload, parameter values, then design."""
+    if runs.empty:
         return pd.DataFrame()
-    firsts = reps.drop_duplicates("config").set_index("config")
-    numbers = reps[["config", "source_id", "n", "sd", *MEASURE_COLUMNS, *PERCENTILES]]
     rows = []
-    for config, g in numbers.groupby("config", sort=False):
-        first = firsts.loc[config]
-        row = {"config": config, **{c: first[c] for c in ["label", "tool", "workload", *ALL_PARAMETERS, "parameters"]}}
-        row["files"] = g["source_id"].nunique()
-        n, sd = g["n"].to_numpy(dtype=float), g["sd"].to_numpy(dtype=float)
+    for config, g in runs.groupby("config", sort=False):
+        first = g.iloc[0]
+        row = {"config": config, **{c: first[c] for c in ["label", "tool", "workload", *ALL_PARAMETERS, "parameters", "design"]},
+               "files": g["source_id"].nunique()}
         for m in MEASURE_COLUMNS:
-            values = g[m].to_numpy(dtype=float)
-            known = ~np.isnan(values)
-            if not known.any():
-                row.update({f"{m}_n": 0, m: np.nan, f"{m}_sd": np.nan, f"{m}_low": np.nan, f"{m}_high": np.nan})
+            values = g[m].dropna()
+            if values.empty:
+                row.update({f"{m}_n": 0, m: np.nan, f"{m}_spread": np.nan, f"{m}_low": np.nan, f"{m}_high": np.nan})
                 continue
-            # only mdtest's rate rows stand for several iterations (sd over them); any other value is one value
-            s = stats.pooled(n[known], values[known], sd[known] if m == "ops_s" else np.zeros(known.sum()))
-            low, high = stats.positive_interval(s.n, s.mean, s.sd, confidence)
-            row.update({f"{m}_n": s.n, m: s.mean, f"{m}_sd": s.sd, f"{m}_low": low, f"{m}_high": high})
+            e = evidence.estimate(observations(g, m), quantity=MEASURES[first["tool"]].get(m, m), unit=UNITS[m],
+                                  replicate=evidence.Replicate.RUN)
+            spread = values.std(ddof=1) / values.mean() if len(values) > 1 else np.nan
+            row.update({f"{m}_n": e.n, m: e.value, f"{m}_spread": spread,
+                        f"{m}_low": np.nan if e.low is None else e.low, f"{m}_high": np.nan if e.high is None else e.high})
+            if m == MAIN_MEASURE[first["tool"]]:
+                row["estimate"] = e
         for p in PERCENTILES:
             row[p] = g[p].mean()
-        row["repetitions"] = row[f"{MAIN_MEASURE[first['tool']]}_n"]
+        row["runs"] = row[f"{MAIN_MEASURE[first['tool']]}_n"]
         rows.append(row)
     out = pd.DataFrame(rows)
     keys = pd.DataFrame({"label": out["label"], "tool": out["tool"], "workload": out["workload"],
-                         **{p: [_sort_key(p, v) for v in out[p]] for p in ALL_PARAMETERS}})
+                         **{p: [_sort_key(p, v) for v in out[p]] for p in ALL_PARAMETERS}, "design": out["design"]})
     return out.loc[keys.sort_values(list(keys.columns)).index].reset_index(drop=True)
 
 
-def _num(x) -> str:
-    """3 significant digits and thousands separators: 1234.5 -> '1,234', 0.01234 -> '0.0123'."""
-    if x is None or not np.isfinite(x):
-        return "–"
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+def tree_directories(branching, depth) -> int | None:
+    """The directories of mdtest's tree as its command line states it: 1 + b + ... + b^z; None without -z
+    (with -z but no -b, mdtest's branching of 1 is no tree to time either: one directory a level)."""
+    if _missing(depth):
+        return None
+    b = 1 if _missing(branching) else int(branching)
+    return sum(b**level for level in range(int(depth) + 1))
 
 
-def estimate_text(mean, sd, low=np.nan, high=np.nan) -> str:
-    """'mean ±cv% (low–high)': the mean, the spread of the repetitions as sd / mean (from two on), and the
-    interval of the mean where there is one."""
-    if not np.isfinite(mean):
-        return "–"
-    text = _num(mean) + (f" ±{sd / mean:.0%}" if np.isfinite(sd) and sd > 0 else "")
-    return text + (f" ({_num(low)}–{_num(high)})" if np.isfinite(low) else "")
-
-
-def split_constant(table: pd.DataFrame, keep: Iterable[str] = ()) -> tuple[pd.DataFrame, str]:
-    """A table without the columns holding one value in every row (but `keep`), and those columns said once:
-    'name=value ...' ('–' values left out). A table of one row keeps its columns."""
-    if len(table) < 2:
-        return table, ""
-    constant = [c for c in table.columns if c not in keep and table[c].astype(str).nunique() == 1]
-    said = " ".join(f"{c}={table[c].iloc[0]}" if c != "other" else str(table[c].iloc[0])
-                    for c in constant if str(table[c].iloc[0]) != "–")
-    return table.drop(columns=constant), said
-
-
-def configuration_table(configs: pd.DataFrame, tool: str, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
-    """The configurations of one tool as shown, and what every one of them shares (split_constant): label,
-    workload, the parameters ('–' where the log does not state it), repetitions, the main measure as 'mean
-    ±sd/mean (interval)' (the interval at `confidence`), the others as 'mean ±sd/mean', and fio's clat p99."""
-    g = configs[configs["tool"] == tool] if len(configs) else configs
-    if g.empty:
-        return pd.DataFrame(), ""
-    out = pd.DataFrame({"label": g["label"], "workload": g["workload"]})
-    for p in PARAMETERS[tool]:
-        if p != "rw":  # the workload says it
-            out[SHOWN_NAMES.get(p, p)] = [shown_value(p, v) for v in g[p]]
-    out["n"] = g["repetitions"].astype(int)
-    for m, name in MEASURES[tool].items():
-        if m == MAIN_MEASURE[tool]:
-            out[name] = [
-                estimate_text(*v) for v in zip(g[m], g[f"{m}_sd"], g[f"{m}_low"], g[f"{m}_high"])]
-        else:
-            out[name] = [estimate_text(a, sd) for a, sd in zip(g[m], g[f"{m}_sd"])]
-    if tool == "fio":
-        out["clat p99 (ms)"] = g["p99_ms"].map(_num)
-    return split_constant(out.reset_index(drop=True), keep=["label", "workload", "n"])
-
-
-def configuration_numbers(configs: pd.DataFrame) -> pd.DataFrame:
-    """Every configuration with its parameters and measures as numbers, for the download."""
+def rankable(configs: pd.DataFrame) -> pd.Series:
+    """Which configurations a ranking may name (RANK_RULE): all but mdtest's tree phases that time fewer than
+    MIN_RANKED_ITEMS directories or a tree whose size the command line does not state."""
     if configs.empty:
-        return configs
-    keep = ["label", "tool", "workload", *ALL_PARAMETERS, "files", "repetitions"]
-    keep += [f"{m}{s}" for m in MEASURE_COLUMNS for s in ("_n", "", "_sd", "_low", "_high")] + PERCENTILES
-    return configs[keep]
+        return pd.Series(dtype=bool)
+    tree = configs["workload"].str.startswith(TREE_PHASE)
+    size = [tree_directories(b, z) for b, z in zip(configs["branching"], configs["depth"])]
+    return ~tree | pd.Series([s is not None and s >= MIN_RANKED_ITEMS for s in size], index=configs.index)
 
 
 # --- sweeps --------------------------------------------------------------------------------------------------------
@@ -529,31 +545,30 @@ def numeric_values(parameter: str, values: pd.Series) -> pd.Series | None:
     return None if numbers.isna().any() else numbers.astype(float)
 
 
-# What compare (labels compared, below) gives for two configurations; a sweep's ends are compared as labels are.
-COMPARED = ["n", "n_baseline", "mean", "mean_baseline", "ratio_of", "ratio", "low", "high", "p_welch", "method",
-            "decided", "n_to_decide"]
-GEOMETRIC_MEAN, MEAN = "geometric mean", "mean"  # what a comparison's ratio is of (its `ratio_of`)
-SWEEP_COLUMNS = ["sweep", "label", "tool", "workload", "x", "lines", "fixed", "configurations", "measure", "log_x"]
-POINT_COLUMNS = ["sweep", "tool", "workload", "x", "x_shown", "x_name", "line", "mean", "low", "high", "n", "measure",
-                 "config"]
+SWEEP_COLUMNS = ["sweep", "label", "tool", "workload", "design", "x", "lines", "fixed", "configurations", "measure", "log_x"]
+POINT_COLUMNS = ["sweep", "tool", "workload", "design", "x", "x_shown", "x_name", "line", "mean", "low", "high", "n",
+                 "measure", "config"]
 
 
 def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Sweeps found in the configurations. Within one label, tool and workload, the configurations that
-    state the same parameters (a text log stating fewer than a JSON one is a set of its own) and the same
-    other options and collector labels (fio's `other`: text, never an axis, and unreadable as a line) and
-    differ in 1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing numeric parameter with the most
-    values, at least MIN_SWEEP_VALUES (sizes in KiB; log scale when it spans 10x or more); each combination of
-    the other differing ones is a line (at most MAX_SWEEP_LINES, of 2 points on average at least: runs that
-    merely differ, as IO500 submissions do, are scattered points, not a sweep). Returns one row per sweep and
-    one point per configuration (x, line, the tool's main measure with its interval, its `config` key)."""
+    """Sweeps found in the configurations. Within one label, tool, workload and design (never across designs),
+    the configurations that state the same parameters (a text log stating fewer than a JSON one is a set of
+    its own) and the same other options and collector labels (fio's `other`: text, never an axis, and
+    unreadable as a line) and differ in 1 to MAX_SWEEP_PARAMETERS of them. The x axis is the differing
+    numeric parameter with the most values, at least MIN_SWEEP_VALUES (sizes in KiB; log scale when it spans
+    10x or more); each combination of the other differing ones is a line (at most MAX_SWEEP_LINES, of 2
+    points on average at least: runs that merely differ, as IO500 submissions do, are scattered points, not a
+    sweep). A sweep's name is its label, tool and workload, and its design where that workload has several.
+    Returns one row per sweep and one point per configuration (x, line, the tool's main measure with its
+    interval, its `config` key)."""
     sweeps, points = [], []
     if configs.empty:
         return pd.DataFrame(columns=SWEEP_COLUMNS), pd.DataFrame(columns=POINT_COLUMNS)
     stated = configs[ALL_PARAMETERS].notna().apply(tuple, axis=1)
     other = configs["other"].fillna("")
-    for (label, tool, workload, _, _), g in configs.groupby(
-            [configs["label"], configs["tool"], configs["workload"], stated, other], sort=False):
+    designs = configs.groupby(["label", "tool", "workload"])["design"].transform("nunique")
+    for (label, tool, workload, design, _, _), g in configs.groupby(
+            [configs["label"], configs["tool"], configs["workload"], configs["design"], stated, other], sort=False):
         params = [p for p in PARAMETERS[tool] if p != "other" and g[p].notna().all()]
         varying = [p for p in params if g[p].map(_plain).nunique() > 1]
         if not 1 <= len(varying) <= MAX_SWEEP_PARAMETERS:
@@ -574,43 +589,61 @@ def get_sweeps(configs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         kib = x in BYTE_PARAMETERS
         xs = numeric[x] / (1024 if kib else 1)
         measure = MAIN_MEASURE[tool]
-        name = f"{label} · {tool} {workload}"
+        name = f"{label} · {tool} {workload}" + (f" · {design}" if designs[g.index[0]] > 1 else "")
         taken = sum(sw["sweep"] == name or sw["sweep"].startswith(name + " (") for sw in sweeps)
         name += f" ({taken + 1})" if taken else ""  # configurations of one workload stating other parameters
         x_name = SHOWN_NAMES.get(x, x) + (" (KiB)" if kib else "")
-        sweeps.append({"sweep": name, "label": label, "tool": tool, "workload": workload, "x": x_name,
+        sweeps.append({"sweep": name, "label": label, "tool": tool, "workload": workload, "design": design, "x": x_name,
                        "lines": ", ".join(SHOWN_NAMES.get(p, p) for p in others) or "–",
                        "fixed": parameter_text(tool, g.iloc[0].to_dict(), [p for p in params if p not in varying]),
                        "configurations": len(g), "measure": MEASURES[tool][measure],
                        "log_x": bool(xs.max() >= 10 * xs.min() > 0)})
         for (_, r), xv, raw, line in zip(g.iterrows(), xs, g[x], lines):
-            points.append({"sweep": name, "tool": tool, "workload": workload, "x": xv, "x_shown": shown_value(x, raw if not kib else size_bytes(raw)),
+            points.append({"sweep": name, "tool": tool, "workload": workload, "design": design, "x": xv,
+                           "x_shown": shown_value(x, raw if not kib else size_bytes(raw)),
                            "x_name": SHOWN_NAMES.get(x, x), "line": line, "mean": r[measure],
                            "low": r[f"{measure}_low"], "high": r[f"{measure}_high"], "n": r[f"{measure}_n"],
                            "measure": MEASURES[tool][measure], "config": r["config"]})
     return pd.DataFrame(sweeps, columns=SWEEP_COLUMNS), pd.DataFrame(points, columns=POINT_COLUMNS)
 
 
-EFFECT_COLUMNS = ["sweep", "tool", "workload", "line", "x_name", "x_from", "x_to", "measure", *COMPARED]
+SWEEP_FAMILY = "sweeps: largest x over smallest"  # the sweep lines' changes, corrected together (evidence.decide)
 
 
-def sweep_effects(reps: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFrame,
-                  confidence: float = 0.95) -> pd.DataFrame:
-    """Per sweep and line: the largest-x configuration compared with the smallest-x one as two labels are
-    (compare: the smallest x is the baseline, `mean_baseline` its main measure's mean, `mean` the largest x's)."""
+def compare(runs: pd.DataFrame, sample: pd.Series, baseline: pd.Series, *, family: str, label: str,
+            baseline_label: str) -> evidence.Comparison:
+    """Two configurations (rows of get_configurations) of one tool by its main measure, run against run
+    (evidence.compare: the ratio of the runs' geometric means, Welch's t on their logs); undecided until
+    evidence.decide."""
+    m = MAIN_MEASURE[baseline["tool"]]
+    name, unit = _what(MEASURES[baseline["tool"]][m])
+    sample_runs, base_runs = (runs[runs["config"] == c["config"]] for c in (sample, baseline))
+    return evidence.compare(observations(sample_runs, m), observations(base_runs, m), quantity=name, unit=unit,
+                            replicate=evidence.Replicate.RUN, family=family, label=label, baseline_label=baseline_label)
+
+
+EFFECT_COLUMNS = ["sweep", "tool", "workload", "design", "line", "x_name", "x_from", "x_to", "measure", "config_baseline"]
+
+
+def sweep_effects(runs: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """Per sweep and line (so per design): the largest-x configuration compared with the smallest-x one as two
+    labels are (compare, family SWEEP_FAMILY, decided together by evidence.decide): what each line is
+    (EFFECT_COLUMNS) beside its Comparison (with_records)."""
     if points.empty:
-        return pd.DataFrame(columns=EFFECT_COLUMNS)
+        return with_records(pd.DataFrame(columns=EFFECT_COLUMNS), [])
     by_config = configs.set_index("config", drop=False)
-    rows = []
+    rows, records = [], []
     for (sweep, line), g in points.groupby(["sweep", "line"], sort=False):
         if len(g) < 2:
             continue
         g = g.sort_values("x")
         lo, hi = g.iloc[0], g.iloc[-1]
-        rows.append({"sweep": sweep, "tool": lo["tool"], "workload": lo["workload"], "line": line,
-                     "x_name": lo["x_name"], "x_from": lo["x_shown"], "x_to": hi["x_shown"], "measure": lo["measure"],
-                     **compare(reps, by_config.loc[hi["config"]], by_config.loc[lo["config"]], confidence)})
-    return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+        rows.append({"sweep": sweep, "tool": lo["tool"], "workload": lo["workload"], "design": lo["design"],
+                     "line": line, "x_name": lo["x_name"], "x_from": lo["x_shown"], "x_to": hi["x_shown"],
+                     "measure": lo["measure"], "config_baseline": lo["config"]})
+        records.append(compare(runs, by_config.loc[hi["config"]], by_config.loc[lo["config"]], family=SWEEP_FAMILY,
+                               label=f"{lo['x_name']} {hi['x_shown']}", baseline_label=f"{lo['x_name']} {lo['x_shown']}"))
+    return with_records(pd.DataFrame(rows, columns=EFFECT_COLUMNS), evidence.decide(records))
 
 
 MAX_SWEEP_PANELS = 24  # ~19 KB of SVG a panel: 36 put the sweep example's page over 1.5 MB; the rest are in the table
@@ -635,7 +668,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
     shown = sweep_order(sweeps).head(MAX_SWEEP_PANELS)
     charts = []
     for (x_name, measure, log_x), s in shown.groupby(["x", "measure", "log_x"], sort=False):
-        data = points[points["sweep"].isin(s["sweep"])].drop(columns=["x_name", "measure", "tool", "workload", "config"])
+        data = points[points["sweep"].isin(s["sweep"])].drop(columns=["x_name", "measure", "tool", "workload", "config", "design"])
         # the panel's title in lines that fit its width (Vega draws a list as lines)
         data["title"] = data["sweep"].map(lambda name: "\n".join(
             line for part in name.split(" · ") for line in textwrap.wrap(part, 34)))
@@ -658,7 +691,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
             base.mark_point(filled=True, size=30).encode(xs, ys, color, tooltip=tooltip),
             data=data,
         ).properties(width=140, height=120)
-        columns = min(3, s["label"].nunique())
+        columns = min(3, len(s[["label", "design"]].drop_duplicates()))
         facet = alt.Facet("title:N", title=None, sort=s["sweep"].map(dict(zip(data["sweep"], data["title"]))).tolist(),
                           header=alt.Header(labelExpr="split(datum.value, '\\n')", labelFontSize=10))
         charts.append(layer.facet(facet=facet, columns=columns).resolve_scale(x="independent", y="independent"))
@@ -669,90 +702,75 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
 
 # --- labels compared ------------------------------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "measure", *COMPARED]
+COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "design",
+                      "design_baseline", "measure"]
+
+
+def what_was_run(config: str) -> str:
+    """A configuration key without its label and design: equal for the same job run under two labels."""
+    return json.dumps(json.loads(config)[1:4])
 
 
 def labels_sharing(configs: pd.DataFrame) -> list[str]:
     """Labels with a configuration (tool, workload, parameters) that another label has too, sorted."""
     if configs.empty:
         return []
-    key = configs["config"].map(config_without_label)
+    key = configs["config"].map(what_was_run)
     shared = configs.groupby(key)["label"].transform("nunique") > 1
     return sorted(set(configs.loc[shared, "label"]))
 
 
-def compare(reps: pd.DataFrame, sample: pd.Series, baseline: pd.Series, confidence: float = 0.95) -> dict:
-    """Two configurations (rows of get_configurations) of one tool by its main measure (COMPARED), on the log
-    scale by one test whose interval and p agree: when every repetition is one value, the ratio of their
-    geometric means with Welch's t on the log values (stats.ratio_row); when one is an mdtest mean of
-    iterations, the ratio of the means with the delta method (stats.ratio_from_summaries). `mean`,
-    `mean_baseline`: the means the ratio is of (`ratio_of`). `decided`: the interval excludes 1, i.e.
-    p < 1 - confidence; otherwise `n_to_decide` repetitions per side would decide the ratio seen with the
-    power of stats.n_per_side at the spread seen (None with fewer than 2 a side). A repetition of 0 (a job that
-    moved no data) leaves the ratio of the means, undecided, with no interval."""
-    m = MAIN_MEASURE[baseline["tool"]]
-    sample_reps, base_reps = (reps[(reps["config"] == c["config"]) & reps[m].notna()] for c in (sample, baseline))
-    if (sample_reps[m] <= 0).any() or (base_reps[m] <= 0).any():  # a job that moved nothing: no logarithm
-        means = [float(x[m].mean()) for x in (sample_reps, base_reps)]
-        ratio = means[0] / means[1] if means[1] > 0 else np.nan
-        return {"n": int(sample[f"{m}_n"]), "n_baseline": int(baseline[f"{m}_n"]), "mean": means[0], "mean_baseline": means[1],
-                "ratio_of": MEAN, "ratio": ratio, "low": np.nan, "high": np.nan, "p_welch": np.nan,
-                "method": "none: a repetition measured 0", "decided": False, "n_to_decide": None}
-    if (sample_reps["n"] == 1).all() and (base_reps["n"] == 1).all():
-        r = stats.ratio_row(sample_reps[m], base_reps[m], confidence)
-        ratio_of, method = GEOMETRIC_MEAN, "Welch's t on log values"
-        means = [float(np.exp(np.log(x[m]).mean())) for x in (sample_reps, base_reps)]
-    else:
-        r = stats.ratio_from_summaries(*(stats.Summary(int(c[f"{m}_n"]), c[m], c[f"{m}_sd"]) for c in (sample, baseline)),
-                                       confidence=confidence)
-        ratio_of, method = MEAN, "delta method on log means, Welch df"
-        means = [sample[m], baseline[m]]
-    if min(r["n"], r["n_baseline"]) < 2:
-        method = "none: one repetition on a side"
-    decided = bool(r["low"] > 1 or r["high"] < 1)  # False when there is no interval (NaN)
-    need = None if decided else stats.n_per_side(np.log(r["ratio"]), r["sd_log"], 1 - confidence)
-    return {"n": r["n"], "n_baseline": r["n_baseline"], "mean": means[0], "mean_baseline": means[1],
-            "ratio_of": ratio_of, "ratio": r["ratio"], "low": r["low"], "high": r["high"], "p_welch": r["p"],
-            "method": method, "decided": decided, "n_to_decide": need}
+def choose_baseline(configs: pd.DataFrame, requested: str) -> tuple[str | None, str | None]:
+    """The label others are compared with: `requested` (chapters.check_parameters has checked, before the chapter
+    runs, that it is a label of the data, naming the nearest ones when not), else the first (A-Z) sharing a
+    configuration; and a note (MyST) when the requested label shares none, so that nothing is compared."""
+    sharing = labels_sharing(configs)
+    if not requested:
+        return (sharing[0] if sharing else None), None
+    if requested in sharing:
+        return requested, None
+    return None, (f"The baseline label **{md_escape(requested)}** ran no configuration that another label ran: "
+                  "no label is compared.")
 
 
-def get_comparisons(reps: pd.DataFrame, configs: pd.DataFrame, baseline: str | None,
-                    confidence: float = 0.95) -> pd.DataFrame:
-    """Each configuration run under `baseline` and another label: the other's main measure over the
-    baseline's (compare)."""
+def label_comparisons(runs: pd.DataFrame, configs: pd.DataFrame, baseline: str | None) -> pd.DataFrame:
+    """Each configuration run under `baseline` and another label, one design a side (a label holding the job in
+    two designs gives a row per design): the other's main measure over the baseline's (compare, decided
+    together by evidence.decide), what each row is (COMPARISON_COLUMNS) beside its Comparison (with_records)."""
+    rows, records = [], []
     if configs.empty or baseline is None:
-        return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    rows = []
-    for _, g in configs.groupby(configs["config"].map(config_without_label), sort=False):
+        return with_records(pd.DataFrame(columns=COMPARISON_COLUMNS), records)
+    family = f"labels over {baseline}"
+    for _, g in configs.groupby(configs["config"].map(what_was_run), sort=False):
         if baseline not in set(g["label"]) or g["label"].nunique() < 2:
             continue
-        base = g[g["label"] == baseline].iloc[0]
-        m = MAIN_MEASURE[base["tool"]]
-        for _, other in g[g["label"] != baseline].iterrows():
-            rows.append({"tool": base["tool"], "workload": base["workload"], "parameters": base["parameters"],
-                         "config_baseline": base["config"], "label": other["label"], "baseline": baseline,
-                         "measure": MEASURES[base["tool"]][m],
-                         **compare(reps, other, base, confidence)})
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+        for _, base in g[g["label"] == baseline].iterrows():
+            for _, other in g[g["label"] != baseline].iterrows():
+                rows.append({"tool": base["tool"], "workload": base["workload"], "parameters": base["parameters"],
+                             "config_baseline": base["config"], "label": other["label"], "baseline": baseline,
+                             "design": other["design"], "design_baseline": base["design"],
+                             "measure": MEASURES[base["tool"]][MAIN_MEASURE[base["tool"]]]})
+                records.append(compare(runs, other, base, family=family, label=other["label"], baseline_label=baseline))
+    return with_records(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), evidence.decide(records))
 
 
-def verdict(row) -> str:
-    if row["decided"]:
-        return "decided"
-    if not _missing(row["n_to_decide"]):
-        return f"undecided: n≈{int(row['n_to_decide']):,} a side would decide"
-    return "undecided" + (": one repetition on a side" if min(row["n"], row["n_baseline"]) < 2 else "")
+def with_records(meta: pd.DataFrame, records: list) -> pd.DataFrame:
+    """Rows that say what was compared beside their decided Comparisons' columns (evidence.frame), and each
+    record itself (`record`), for phrase()."""
+    if meta.empty:
+        return meta.assign(record=pd.Series(dtype=object))
+    frame = evidence.frame(records).drop(columns=["label", "baseline_label"], errors="ignore")
+    return pd.concat([meta.reset_index(drop=True), frame.reset_index(drop=True)], axis=1).assign(record=records)
 
 
-def distinguishing(configs: Iterable[str], within_label: bool = False) -> list[str]:
+def distinguishing(configs: Iterable[str]) -> list[str]:
     """What tells configurations (their `config` keys) apart, per configuration: the parameters whose values
-    differ among those of its tool (and label, `within_label`), and the ones it leaves unknown that most of
-    them state."""
+    differ among those of its tool, and the ones it leaves unknown that most of them state."""
     rows = [json.loads(c) for c in configs]
     values = [dict(zip(ALL_PARAMETERS, r[3])) for r in rows]
     out = []
-    for (label, tool, _, _), v in zip(rows, values):
-        same = [w for (lb, t, _, _), w in zip(rows, values) if t == tool and (lb == label or not within_label)]
+    for (_, tool, *_), v in zip(rows, values):
+        same = [w for (_, t, *_), w in zip(rows, values) if t == tool]
         names = [p for p in PARAMETERS[tool] if p != "rw"]
         differ = [p for p in names if len({shown_value(p, w[p]) for w in same if w[p] is not None}) > 1]
         usual = [p for p in names if sum(w[p] is not None for w in same) * 2 > len(same)]
@@ -766,48 +784,20 @@ def distinguishing(configs: Iterable[str], within_label: bool = False) -> list[s
     return out
 
 
-def ratio_name(ratio_of: pd.Series) -> str:
-    """What the comparisons' ratios are of: 'ratio of geometric means', or '... of geometric means or means'
-    when they hold both kinds."""
-    return "ratio of " + " or ".join(f"{kind}s" for kind in dict.fromkeys(ratio_of))
-
-
-def comparison_table(comparisons: pd.DataFrame, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
-    """The comparisons as shown, each configuration by what tells it from the others (distinguishing), and
-    the columns all of them share said once (split_constant). The ratio's header names what it is of; a
-    "ratio of" column does so per row when the comparisons hold both kinds."""
-    c = comparisons
-    if c.empty:
-        return pd.DataFrame(), ""
-    table = pd.DataFrame({
-        "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
-        "label": c["label"],  # every comparison is over the one baseline label, of the tool's main measure
-        "n / n baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
-        f"{ratio_name(c['ratio_of'])} ({confidence:.0%} interval)": [
-            f"{r:.3g}× ({lo:.3g}–{hi:.3g})" if np.isfinite(lo) else f"{r:.3g}×"
-            for r, lo, hi in zip(c["ratio"], c["low"], c["high"])],
-        **({"ratio of": c["ratio_of"] + "s"} if c["ratio_of"].nunique() > 1 else {}),
-        "Welch p": [f"{p:.2g}" if np.isfinite(p) else "–" for p in c["p_welch"]],
-        "verdict": [verdict(r) for _, r in c.iterrows()], "interval and p from": c["method"]})
-    return split_constant(table, keep=["run", "parameters", "label", "verdict"])
-
-
 def chart_comparisons(comparisons: pd.DataFrame):
-    """Each shared configuration's ratio (of geometric means or means: ratio_name) over the baseline label
-    (log scale) with its interval, one colour per label; filled when decided."""
-    table, _ = comparison_table(comparisons)
-    data = comparisons.assign(
-        configuration=(table["run"] + ": " + table["parameters"]).str.replace(": –", "", regex=False).tolist(),
-        verdict=comparisons["decided"].map({True: "decided", False: "undecided"}))[
-        ["configuration", "label", "ratio_of", "ratio", "low", "high", "p_welch", "n", "n_baseline", "verdict"]]
-    x = alt.X("ratio:Q", title=f"{ratio_name(comparisons['ratio_of'])} over {comparisons['baseline'].iloc[0]} (log scale)",
+    """Each shared configuration's ratio of geometric means over the baseline label (log scale) with its
+    interval, one colour per label; filled when decided (evidence.decide)."""
+    configuration = [f"{tool} {workload}" + (f": {p}" if p != "–" else "") for tool, workload, p in
+                     zip(comparisons["tool"], comparisons["workload"], distinguishing(comparisons["config_baseline"]))]
+    data = comparisons.assign(configuration=configuration)[
+        ["configuration", "label", "ratio", "low", "high", "p_adjusted", "n", "n_baseline", "verdict"]]
+    x = alt.X("ratio:Q", title=f"ratio of geometric means over {comparisons['baseline'].iloc[0]} (log scale)",
               scale=alt.Scale(type="log"))
     y = alt.Y("configuration:N", title=None, sort=None, axis=alt.Axis(labelLimit=0))
     color = alt.Color("label:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0))  # whole labels, one a line
-    tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio_of:N", title="ratio of"),
-               alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g"),
-               alt.Tooltip("p_welch:Q", format=".2g"), "n:Q", "n_baseline:Q",
-               "verdict:N"]
+    tooltip = ["configuration:N", "label:N", alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"),
+               alt.Tooltip("high:Q", format=".3g"), alt.Tooltip("p_adjusted:Q", title="Holm p", format=".2g"),
+               "n:Q", "n_baseline:Q", "verdict:N"]
     base = alt.Chart(data)
     return alt.layer(
         base.mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1)),
@@ -830,238 +820,234 @@ def _log_size(ratio: float) -> float:
     return abs(math.log(ratio)) if ratio > 0 else 0.0
 
 
+def _largest(frame: pd.DataFrame):
+    """The row with the largest ratio (either way) of the first tool, in TOOLS' order, that has one: bandwidth
+    before metadata rates."""
+    order = frame["tool"].map(TOOLS.index)
+    first = frame[order == order.min()]
+    return first.loc[first["ratio"].map(_log_size).idxmax()]
+
+
+def _design_name(design: str) -> str:
+    return md_escape(design.removeprefix(COLLECTOR_RUN))
+
+
+def sweep_finding(effects: pd.DataFrame, e) -> str:
+    """A sweep line's change (MyST), in its design, and beside it the same line's change in every other design
+    of that label and workload (never pooled with it)."""
+    label = md_escape(e["sweep"].split(" · ", 1)[0])
+    line = f" ({md_escape(e['line'])})" if e["line"] != "all" else ""
+    same = effects[(effects["tool"] == e["tool"]) & (effects["workload"] == e["workload"]) & (effects["line"] == e["line"])
+                   & (effects["x_name"] == e["x_name"]) & (effects["sweep"].str.split(" · ").str[0] == e["sweep"].split(" · ")[0])
+                   & (effects["design"] != e["design"])]
+    others = "; ".join(f"{_design_name(o['design'])}: {_times(o['ratio'])}×" for _, o in same.iterrows())
+    where = f" in {_design_name(e['design'])}" if len(same) else ""
+    return (f"**{label}** {e['tool']} {md_escape(e['workload'])} {_what(e['measure'])[0]}, {md_escape(e['x_name'])} "
+            f"{md_escape(e['x_from'])} → {md_escape(e['x_to'])}{line}{where}: {evidence.phrase(e['record'])}"
+            + (f"; {others}" if others else ""))
+
+
 def _times(ratio: float) -> str:
     """A ratio to 3 significant digits, never in exponent notation: 0.0181, 1.3, 5,010."""
     return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
 
 
-def _largest(frame: pd.DataFrame):
-    """The row with the largest ratio (either way) of the first tool, in TOOLS' order, that has one: bandwidth
-    before metadata rates, and an mdtest tree phase (a handful of directories) never before a file phase."""
-    order = frame["tool"].map(TOOLS.index) * 10 + frame["workload"].str.startswith("Tree ").astype(int)
-    first = frame[order == order.min()]
-    return first.loc[first["ratio"].map(_log_size).idxmax()]
+def _headline_pool(frame: pd.DataFrame, ranked: set) -> tuple[int, pd.DataFrame]:
+    """The comparisons a finding may name (of rankable configurations), best first: (0, the decided), else (1,
+    those with an interval), else (2, all); (3, none) when there are none."""
+    rows = frame[frame["config_baseline"].isin(ranked)] if len(frame) else frame
+    pools = [rows[rows["decided"]], rows[rows["low"].notna()], rows] if len(rows) else []
+    return next(((tier, pool) for tier, pool in enumerate(pools) if len(pool)), (3, rows))
 
 
-def _effect(e, ci: str) -> str:
-    """A sweep effect's ratio with its interval and, unless decided, its verdict (a ratio reads as a result only
-    when its interval decides it): '1.42× (95% interval 0.901–2.13; n = 8, 8), undecided: n≈22 a side would
-    decide'; n at the smallest x first."""
-    interval = f"{ci} interval {_times(e['low'])}–{_times(e['high'])}; " if np.isfinite(e["low"]) else ""
-    text = f"{_times(e['ratio'])}× ({interval}n = {e['n_baseline']}, {e['n']})"
-    return text if e["decided"] else f"{text}, {verdict(e)}"
-
-
-def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
-             confidence: float = 0.95) -> list[str]:
-    """The chapter's findings (MyST), each ending with a {numref} link to the figure or table showing it. The
-    first, at most 30 words with its number and interval, is the largest decided difference between labels,
-    else the largest decided change along a sweep (sweep_effects), else the largest undecided one, said so,
-    else the best-repeated configuration's mean. Then, where the data holds them: the sweep, the labels
-    compared, the run-to-run spread."""
-    ci = f"{confidence:.0%}"
+def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame) -> list[report_.Finding]:
+    """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
+    along a sweep, decided ones before those with an interval before the rest (labels before sweeps at each
+    step), else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out.
+    Then, where the data holds them: the sweep, the labels compared, the run-to-run spread."""
     if configs.empty:
-        return ["This database holds no fio, IOR or mdtest run, so there is nothing to find yet. " + HOW_TO_ADD]
-    sweep_line = comparison_line = spread_line = None
-    sweep_has_intervals = False
-    if len(effects):
-        intervals = effects["n"].ge(2) & effects["n_baseline"].ge(2)
-        sweep_has_intervals = bool(intervals.any())
-        decided_effects = effects[effects["decided"]]
-        e = _largest(decided_effects if len(decided_effects) else effects[intervals] if sweep_has_intervals else effects)
-        label, run = (md_escape(part) for part in e["sweep"].split(" · ", 1))
-        name, unit = _what(e["measure"])
-        # the ends' intervals are left to the figure: the line stays within the first finding's 30 words
-        sweep_line = (f"**{label}** {run} {e['ratio_of']} {name}: {_num(e['mean_baseline'])} → {_num(e['mean'])} {unit} "
-                      f"from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
-                      + (f", {md_escape(e['line'])}" if e["line"] != "all" else "")
-                      + f": {_effect(e, ci)} {{numref}}`fig-runs-sweeps`")
-    decided = comparisons[comparisons["decided"]]
-    main_comparison = None
-    if len(comparisons):
-        shown = comparison_table(comparisons, confidence)[0]["parameters"]
+        return [report_.Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
+                                     "(what to add: below)", target=None)]
+    ranked = set(configs.loc[rankable(configs), "config"])
+    out: list[report_.Finding] = []
+    sweep = comparison = summary = None
+    sweep_tier, pool = _headline_pool(effects, ranked)
+    if len(pool):
+        e = _largest(pool)
+        sweep = report_.Finding(text=sweep_finding(effects, e), target="fig-runs-sweeps", evidence=(e["record"],))
+    comparison_tier, pool = _headline_pool(comparisons, ranked)
+    if len(pool):
         base = md_escape(comparisons["baseline"].iloc[0])
-        if len(decided):
-            d = _largest(decided)
-            i = d.name
-            params = f" {md_escape(shown[i])}" if shown[i] != "–" else ""
-            main_comparison = (
-                f"**{md_escape(d['label'])}** gives {_times(d['ratio'])}× the {d['ratio_of']} {_what(d['measure'])[0]} of **{base}** in "
-                f"{d['tool']} {md_escape(d['workload'])}{params} ({ci} interval {_times(d['low'])}–{_times(d['high'])}; "
-                f"n = {d['n']}, {d['n_baseline']}) {{numref}}`tab-runs-comparisons`")
+        d = _largest(pool)
+        comparison = report_.Finding(
+            text=f"**{md_escape(d['label'])}** over **{base}** in {d['tool']} {md_escape(d['workload'])} "
+                 f"{_what(d['measure'])[0]}: {evidence.phrase(d['record'])}",
+            target="tab-runs-comparisons", evidence=(d["record"],))
+        verdicts = comparisons["verdict"].astype(str).value_counts()
         needs = comparisons["n_to_decide"].dropna()
-        comparison_line = (
-            f"{len(decided):,} of {len(comparisons):,} configurations run under **{base}** and another label differ "
-            f"decidedly" + (f" ({', '.join(f'{r:.2f}×' for r in decided['ratio'].sort_values())})" if 0 < len(decided) <= 4 else "")
-            + (f"; of the undecided, {len(needs):,} would be decided ({stats.POWER:.0%} power) by {int(needs.min()):,} "
-               f"to {int(needs.max()):,} repetitions per side at the ratio and spread seen" if len(needs)
-               else "; the others stay undecided")
-            + " {numref}`tab-runs-comparisons`")
-    repeated = configs[configs["repetitions"] >= 2]
+        summary = report_.Finding(
+            text=f"{int(comparisons['decided'].sum()):,} of {len(comparisons):,} configurations run under **{base}** and "
+                 f"another label are decided ({', '.join(f'{n:,} {v}' for v, n in verdicts.items())})"
+                 + (f"; {len(needs):,} of the others would be decided by {int(needs.min()):,} to {int(needs.max()):,} "
+                    "runs a side at the ratio and spread seen" if len(needs) else ""),
+            target="tab-runs-comparisons", evidence=tuple(comparisons["record"]))
+    repeated = configs[(configs["runs"] >= 2) & configs["config"].isin(ranked)]
+    spread = None
     if len(repeated):
-        main = [MAIN_MEASURE[t] for t in repeated["tool"]]
-        cv = pd.Series([r[f"{m}_sd"] / r[m] for (_, r), m in zip(repeated.iterrows(), main)], index=repeated.index)
+        cv = pd.Series([r[f"{MAIN_MEASURE[r['tool']]}_spread"] for _, r in repeated.iterrows()], index=repeated.index)
         worst = repeated.loc[cv.idxmax()]
-        spread_line = (
-            f"Run to run, the main measure of the {len(repeated):,} configurations repeated at least twice varies "
-            f"by a median {cv.median():.0%} of its mean (sd / mean); most, {cv.max():.0%}, in "
-            f"**{md_escape(worst['label'])}** {worst['tool']} {md_escape(worst['workload'])} (n = {worst['repetitions']}) {{numref}}`tab-runs-{worst['tool']}`")
-    out = []
-    repeated_first = configs.sort_values("repetitions", ascending=False, kind="stable").iloc[0]
-    if main_comparison:
-        out.append(main_comparison)
-    elif sweep_line and (sweep_has_intervals or repeated_first["repetitions"] < 2):
-        out.append(sweep_line)
-    else:  # no decided comparison, no sweep with intervals: the best-repeated configuration
-        best = repeated_first
-        m = MAIN_MEASURE[best["tool"]]
-        name, unit = _what(MEASURES[best["tool"]][m])
-        interval = (f"{ci} interval {_num(best[f'{m}_low'])}–{_num(best[f'{m}_high'])}, " if np.isfinite(best[f"{m}_low"])
-                    else "")
-        params = distinguishing(configs["config"], within_label=True)[int(np.flatnonzero(configs["config"] == best["config"])[0])]
-        out.append(f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])}"
-                   + (f" {md_escape(params)}" if params != "–" else "") + f" {name}: {_num(best[m])} {unit} "
-                   f"({interval}n = {best['repetitions']}) {{numref}}`tab-runs-{best['tool']}`")
-    out += [line for line in (sweep_line, comparison_line, spread_line) if line and line not in out]
-    if not sweep_line:
-        out.append(f"No sweep: no label and workload has configurations differing in 1 to {MAX_SWEEP_PARAMETERS} "
-                   "parameters, one of them numeric, on lines of 2 points or more on average {numref}`tab-runs-sweeps`")
-    if not comparison_line:
-        out.append("No configuration was run under two labels, so no label is compared with another "
-                   "{numref}`tab-runs-comparisons`")
+        spread = report_.Finding(
+            text=f"Run to run, the main measure of the {len(repeated):,} configurations run at least twice varies by a "
+                 f"median {cv.median():.0%} of its mean (sd / mean); most, {cv.max():.0%}, in **{md_escape(worst['label'])}** "
+                 f"{worst['tool']} {md_escape(worst['workload'])} ({worst['runs']:,} runs)",
+            target=f"tab-runs-{worst['tool']}")
+    if comparison and comparison_tier <= sweep_tier:
+        out.append(comparison)
+    elif sweep:
+        out.append(sweep)
+    else:
+        best = configs[configs["config"].isin(ranked)].sort_values("runs", ascending=False, kind="stable").iloc[0]
+        e = best["estimate"]
+        out.append(report_.Finding(text=f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])} "
+                                       f"{_what(MEASURES[best['tool']][MAIN_MEASURE[best['tool']]])[0]}: {evidence.phrase(e)}",
+                                  target=f"tab-runs-{best['tool']}", evidence=(e,)))
+    out += [f for f in (sweep, summary, spread) if f and f not in out]
+    if sweep is None:
+        out.append(report_.Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
+                                       f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points "
+                                       "or more on average", target="tab-runs-sweeps"))
+    if not len(comparisons):
+        out.append(report_.Finding(text="No configuration was run under two labels, so no label is compared with "
+                                       "another", target="tab-runs-comparisons"))
     return out
 
 
-# --- what the page glues ------------------------------------------------------------------------------------------
+# --- tables ---------------------------------------------------------------------------------------------------------
 
-def choose_baseline(configs: pd.DataFrame, requested: str | None) -> tuple[str | None, str | None]:
-    """The label others are compared with: `requested` when it shares a configuration, else the first label
-    (alphabetically) that does; and a note when the requested one matches nothing (nb.select_or_note)."""
-    sharing = labels_sharing(configs)
-    if not sharing:
-        note = (f"The baseline label {md_escape(requested)} is not compared: no configuration was run under two "
-                "labels." if requested else None)
-        return None, note
-    chosen, note = nb.select_or_note([requested] if requested else [], sharing, "label sharing a configuration")
-    return chosen[0], (md_escape(note) if note else None)
+def _num(x) -> str:
+    """3 significant digits and thousands separators: 1234.5 -> '1,234', 0.01234 -> '0.0123'."""
+    if x is None or not np.isfinite(x):
+        return "–"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
-def md_escape(text) -> str:
-    return nb.md_escape(text)
+def estimate_text(value, spread, low=np.nan, high=np.nan) -> str:
+    """'value ±spread% (low–high)': the geometric mean over the runs, their spread as sd / mean (from two
+    runs on), and the interval where there is one."""
+    if not np.isfinite(value):
+        return "–"
+    text = _num(value) + (f" ±{spread:.0%}" if np.isfinite(spread) and spread > 0 else "")
+    return text + (f" ({_num(low)}–{_num(high)})" if np.isfinite(low) else "")
 
 
-def note_html(text: str) -> HTML:
-    return HTML(f'<p class="iobook-note">{html.escape(text)}</p>')
+def split_constant(table: pd.DataFrame, keep: Iterable[str] = ()) -> tuple[pd.DataFrame, str]:
+    """A table without the columns holding one value in every row (but `keep`), and those columns said once:
+    'name=value ...' ('–' values left out). A table of one row keeps its columns."""
+    if len(table) < 2:
+        return table, ""
+    constant = [c for c in table.columns if c not in keep and table[c].astype(str).nunique() == 1]
+    said = " ".join(f"{c}={table[c].iloc[0]}" if c != "other" else str(table[c].iloc[0])
+                    for c in constant if str(table[c].iloc[0]) != "–")
+    return table.drop(columns=constant), said
 
 
-TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
-MAX_LABEL_TABLES = 8  # more labels than this share one table, with a column naming each row's label
+def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame, str]:
+    """The configurations of one tool as shown, and what every one of them shares (split_constant): label,
+    design, workload, the parameters ('–' where the log does not state it), runs, the main measure as
+    'geometric mean ±sd/mean (interval)', the others as 'geometric mean ±sd/mean', and fio's clat p99."""
+    g = configs[configs["tool"] == tool] if len(configs) else configs
+    if g.empty:
+        return pd.DataFrame(), ""
+    out = pd.DataFrame({"label": g["label"], "design": g["design"], "workload": g["workload"]})
+    for p in PARAMETERS[tool]:
+        if p != "rw":  # the workload says it
+            out[SHOWN_NAMES.get(p, p)] = [shown_value(p, v) for v in g[p]]
+    out["runs"] = g["runs"].astype(int)
+    for m, name in MEASURES[tool].items():
+        if m == MAIN_MEASURE[tool]:
+            out[name] = [estimate_text(*v) for v in zip(g[m], g[f"{m}_spread"], g[f"{m}_low"], g[f"{m}_high"])]
+        else:
+            out[name] = [estimate_text(a, s) for a, s in zip(g[m], g[f"{m}_spread"])]
+    if tool == "fio":
+        out["clat p99 (ms)"] = g["p99_ms"].map(_num)
+    out["ranked"] = np.where(rankable(g), "yes", "no: " + RANK_RULE_SHORT)
+    return split_constant(out.reset_index(drop=True), keep=["label", "workload", "runs"])
 
 
-def configuration_html(configs: pd.DataFrame, tool: str, confidence: float = 0.95) -> HTML:
-    """One tool's configurations: what they all share said once, then a table per label (one table with a
-    label column past MAX_LABEL_TABLES labels), and their numbers (configuration_numbers) as a CSV download;
-    a note when the database has none."""
-    table, shared = configuration_table(configs, tool, confidence)
-    if table.empty:
-        return note_html(f"This database holds no {TOOL_NAMES[tool]} run.")
-    numbers = configuration_numbers(configs[configs["tool"] == tool])
-    parts = [f"<p>Every {TOOL_NAMES[tool]} configuration here: {html.escape(shared)}.</p>" if shared else ""]
-    labels = list(dict.fromkeys(table["label"]))
-    if len(labels) > MAX_LABEL_TABLES:
-        parts.append(nb.table(table, searchable=True).data)
-    else:
-        for label in labels:
-            rows = table[table["label"] == label].drop(columns=["label"])
-            parts.append(f'<p class="iobook-table-label"><strong>{html.escape(label)}</strong></p>'
-                         + nb.table(rows, searchable=True).data)
-    return HTML("".join(parts) + charts.download(numbers, f"Download every {TOOL_NAMES[tool]} configuration as numbers"))
-
-
-def sweeps_html(sweeps: pd.DataFrame) -> HTML:
-    if sweeps.empty:
-        return note_html("No sweep found: no label and workload has configurations that differ in 1 to "
-                         f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points or more on average.")
-    table, said = split_constant(sweeps.drop(columns=["sweep", "log_x"]).rename(columns={
+def sweeps_table(sweeps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    return split_constant(sweeps.drop(columns=["sweep", "log_x"]).rename(columns={
         "x": "swept (x axis)", "lines": "one line per", "fixed": "the same in every run"}),
         keep=["label", "workload", "swept (x axis)"])
-    head = f"<p>Every sweep: {html.escape(said)}.</p>" if said else ""
-    return HTML(head + nb.table(table, searchable=True).data)
 
 
-def comparisons_html(comparisons: pd.DataFrame, confidence: float) -> HTML:
-    """The comparisons: what they all share said once, then a table per label compared with the baseline (one
-    table with a label column past MAX_LABEL_TABLES labels); a note when no label shares a configuration."""
-    if comparisons.empty:
-        return note_html("No configuration was run under two labels: nothing to compare.")
-    table, shared = comparison_table(comparisons, confidence)
-    parts = [f"<p>Every comparison here: {html.escape(shared)}.</p>" if shared else ""]
-    labels = list(dict.fromkeys(table["label"]))
-    if len(labels) > MAX_LABEL_TABLES:
-        parts.append(nb.table(table, searchable=True).data)
-    else:
-        over = comparisons["baseline"].iloc[0]
-        for label in labels:
-            rows = table[table["label"] == label].drop(columns=["label"])
-            parts.append(f'<p class="iobook-table-label"><strong>{html.escape(label)}</strong> over '
-                         f'<strong>{html.escape(over)}</strong></p>' + nb.table(rows, searchable=True).data)
-    return HTML("".join(parts))
+def verdict_text(row) -> str:
+    """A comparison's verdict as evidence.decide set it, with the runs a side that would decide it."""
+    return str(row["verdict"]) + (f": {int(row['n_to_decide']):,} runs a side would decide"
+                             if not row["decided"] and not _missing(row["n_to_decide"]) else "")
 
 
-def labels_table(reps: pd.DataFrame) -> pd.DataFrame:
-    """Per label and what gave it: files, configurations, repetitions and tools."""
-    if reps.empty:
-        return pd.DataFrame()
-    return (reps.assign(by=reps["labelled_by"])
+def ratio_text(row) -> str:
+    interval = f" ({_times(row['low'])}–{_times(row['high'])})" if not _missing(row["low"]) else ""
+    return f"{_times(row['ratio'])}×{interval}"
+
+
+def comparison_table(comparisons: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The comparisons as shown, each configuration by what tells it from the others (distinguishing), each
+    side's design, and the columns all of them share said once (split_constant)."""
+    c = comparisons
+    if c.empty:
+        return pd.DataFrame(), ""
+    table = pd.DataFrame({
+        "run": c["tool"] + " " + c["workload"], "parameters": distinguishing(c["config_baseline"]),
+        "label": c["label"], "design": c["design"], "baseline design": c["design_baseline"],
+        "runs / runs baseline": [f"{a} / {b}" for a, b in zip(c["n"], c["n_baseline"])],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in c.iterrows()],
+        "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in c["p_adjusted"]],
+        "verdict": [verdict_text(r) for _, r in c.iterrows()]})
+    return split_constant(table, keep=["run", "parameters", "label", "verdict"])
+
+
+def effects_table(effects: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Each sweep line's change, largest x over smallest, in its design (never pooled across designs)."""
+    if effects.empty:
+        return pd.DataFrame(), ""
+    table = pd.DataFrame({
+        "sweep": effects["sweep"], "design": effects["design"], "line": effects["line"],
+        "from → to": effects["x_name"] + " " + effects["x_from"] + " → " + effects["x_to"],
+        "runs / runs baseline": [f"{a} / {b}" for a, b in zip(effects["n"], effects["n_baseline"])],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in effects.iterrows()],
+        "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in effects["p_adjusted"]],
+        "verdict": [verdict_text(r) for _, r in effects.iterrows()]})
+    return split_constant(table, keep=["sweep", "design", "line", "verdict"])
+
+
+def labels_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per label and what gave it: files, designs, configurations, runs and tools."""
+    if runs.empty:
+        return pd.DataFrame(columns=["label", "labelled by", "files", "designs", "configurations", "runs", "tools"])
+    return (runs.assign(by=runs["labelled_by"])
             .groupby(["label", "by"], sort=True)
-            .agg(files=("source_id", "nunique"), configurations=("config", "nunique"),
-                 repetitions=("n", "size"), tools=("tool", lambda t: ", ".join(sorted(set(t)))))
+            .agg(files=("source_id", "nunique"), designs=("design", "nunique"), configurations=("config", "nunique"),
+                 runs=("unit", "size"), tools=("tool", lambda t: ", ".join(sorted(set(t)))))
             .reset_index().rename(columns={"by": "labelled by"}))
 
 
-def read_sentence(con, reps: pd.DataFrame, configs: pd.DataFrame) -> str:
-    """What the chapter read, for the page (MyST): files per tool, repetitions, configurations, labels."""
-    if reps.empty:
+def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:
+    """What the chapter read, for the page (MyST): files per tool, runs, designs, configurations, labels."""
+    if runs.empty:
         return "This database holds no fio, IOR or mdtest result. " + HOW_TO_ADD
-    files = reps.groupby("tool")["source_id"].nunique()
-    per_tool = ", ".join(f"{files[t]:,} {t if t != 'ior' else 'IOR'}" for t in TOOLS if t in files)
-    labels = sorted(set(reps["label"]))
+    files = runs.groupby("tool")["source_id"].nunique()
+    per_tool = ", ".join(f"{files[t]:,} {TOOL_NAMES[t]}" for t in TOOLS if t in files)
+    labels = sorted(set(runs["label"]))
     shown = ", ".join(f"**{md_escape(x)}**" for x in labels[:8]) + (f" and {len(labels) - 8:,} more" if len(labels) > 8 else "")
-    return (f"{reps['source_id'].nunique():,} files hold fio, IOR or mdtest results ({per_tool}): {len(reps):,} "
-            f"repetitions of {len(configs):,} configurations under {len(labels):,} label(s): {shown}.")
-
-
-def findings_md(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
-                confidence: float = 0.95) -> str:
-    """The findings as the Markdown list the page shows ({glue:md} with :format: myst); with no run, the
-    sentence saying so (no list: nothing for the landing page to quote)."""
-    lines = findings(configs, effects, comparisons, confidence)
-    return lines[0] if configs.empty else "\n".join(f"- {line}" for line in lines)
-
-
-def sweeps_caption(sweeps: pd.DataFrame, effects: pd.DataFrame, confidence: float = 0.95) -> str:
-    """The sweeps figure's caption (MyST), stating the largest change it shows (bandwidth first, as findings)
-    with its interval and verdict (sweep_effects)."""
-    if sweeps.empty:
-        return "No sweep in this data."
-    e = _largest(effects)
-    drawn = (f"the first {MAX_SWEEP_PANELS} of {len(sweeps):,} sweeps (all are in the table above)"
-             if len(sweeps) > MAX_SWEEP_PANELS else f"{len(sweeps):,} sweep(s)")
-    return (f"The mean of each configuration's main measure with its interval, {drawn}; the largest change in "
-            f"{e['ratio_of']} is {md_escape(e['sweep'])} from {md_escape(e['x_name'])} {md_escape(e['x_from'])} to {md_escape(e['x_to'])}"
-            + (f" at {md_escape(e['line'])}" if e["line"] != "all" else "") + f": {_effect(e, f'{confidence:.0%}')}.")
-
-
-def comparisons_caption(comparisons: pd.DataFrame) -> str:
-    if comparisons.empty:
-        return "No configuration was run under two labels."
-    decided = comparisons[comparisons["decided"]]
-    return (f"Each label's {ratio_name(comparisons['ratio_of'])} over {md_escape(comparisons['baseline'].iloc[0])}, "
-            f"with its interval: {len(decided):,} of {len(comparisons):,} decided (filled points).")
+    return (f"{runs['source_id'].nunique():,} files hold fio, IOR or mdtest results ({per_tool}): {len(runs):,} runs "
+            f"of {len(configs):,} configurations in {runs['design'].nunique():,} designs under {len(labels):,} "
+            f"label(s): {shown}.")
 
 
 def label_notes_md(label_files: pd.DataFrame, notes: list[str], baseline_note: str | None) -> str:
-    """Which labels files were read and what could not be applied, for the page (MyST)."""
+    """Which labels files were read and what could not be applied, and the baseline label's note, for the page
+    (MyST)."""
     lines = []
     if len(label_files):
         lines.append("Labels files read: " + "; ".join(
@@ -1070,7 +1056,57 @@ def label_notes_md(label_files: pd.DataFrame, notes: list[str], baseline_note: s
     else:
         lines.append("No `labels.yml` or `labels.csv` was found among the files read: labels come from IO500 runs "
                      "and folders.")
-    lines += [f"- {md_escape(n)}" for n in notes]
-    if baseline_note:
-        lines.append(f"- {baseline_note}")
+    lines += [f"- {md_escape(n)}" for n in notes] + ([f"- {baseline_note}"] if baseline_note else [])
     return "\n".join(lines)
+
+
+def md_escape(text) -> str:
+    return nb.md_escape(text)
+
+
+TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
+
+
+# --- the report -----------------------------------------------------------------------------------------------------
+
+def searchable(frame: pd.DataFrame) -> report_.Table:
+    """A table with a filter box (nb.table), but for an empty one: the box's script reads a first row."""
+    return report_.Table(frame=frame, searchable=len(frame) > 0)
+
+
+def report(con, *, baseline_label: str = "") -> report_.Report:
+    """The chapter: every configuration with its runs, the sweeps they form and their changes per design, the
+    labels compared with `baseline_label` (empty: the first, A-Z, sharing a configuration: choose_baseline),
+    every verdict by evidence.decide."""
+    runs = get_runs(con)
+    configs = get_configurations(runs)
+    sweeps, points = get_sweeps(configs)
+    baseline, baseline_note = choose_baseline(configs, baseline_label)
+    effects = sweep_effects(runs, configs, points)
+    comparisons = label_comparisons(runs, configs, baseline)
+    _, label_files, label_notes = get_labels(con, runs["source_id"])
+    values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
+                    "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
+                    "read": Markdown(read_sentence(runs, configs)),
+                    "label-notes": Markdown(label_notes_md(label_files, label_notes, baseline_note)),
+                    "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
+                    "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons))}
+    tables = {}
+    for tool in TOOLS:
+        frame, shared = configuration_table(configs, tool)
+        tables[f"tab-runs-{tool}"] = searchable(frame)
+        values[f"shared-{tool}"] = Markdown(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}."
+                                            if shared else "" if len(frame) else f"This database holds no {TOOL_NAMES[tool]} run.")
+    for key, (frame, shared) in (("sweeps", sweeps_table(sweeps)), ("effects", effects_table(effects)),
+                                 ("comparisons", comparison_table(comparisons))):
+        tables[f"tab-runs-{key}"] = searchable(frame)
+        values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
+    tables["tab-runs-labels"] = searchable(labels_table(runs))
+    figures = {}
+    if len(sweeps):
+        figures["fig-runs-sweeps"] = chart_sweeps(sweeps, points)
+    if len(comparisons):
+        figures["fig-runs-comparisons"] = chart_comparisons(comparisons)
+    records = [*configs.get("estimate", pd.Series(dtype=object)).dropna(), *effects["record"], *comparisons["record"]]
+    return report_.Report(values=values, tables=tables, figures=figures,
+                          findings=findings(configs, effects, comparisons), evidence=records)

@@ -7,30 +7,25 @@
 -- numjobs: the option (JSON) or "jobs=N" of the result block (normal text). runtime_s: the longest
 -- measured run time over the job's directions. error: fio's errno for the job (0 = none).
 -- size and options (the job's options over the global ones, as sorted JSON) only from JSON output.
+-- parameters_stated: whether the output states the job's options (JSON; normal text's "rw=..." header line);
+-- terse output states none, so its rw, bs, ... are unknown, never defaults. operations: the directions the job
+-- did I/O in ('read', 'write', 'trim', joined by '+' in that order). unstated_key: for a job whose output
+-- states no options, what it carries to tell it from another job: its name and operations, e.g.
+-- 'randread-4k (read)' (null when parameters_stated): a configuration of such jobs is this, not 'read'.
 CREATE OR REPLACE VIEW fio_jobs AS
-SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
-       groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
-       usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log, size, options
-FROM raw_fio_jobs;
-
--- One row per job: what its configuration can be made of. parameters_stated: whether the output states the job's
--- options (JSON; normal text's "rw=..." header line); terse output states none, so its rw, bs, ... are unknown,
--- never defaults. operations: the directions the job did I/O in ('read', 'write', 'trim', joined by '+' in that
--- order). unstated_key: for a job whose output states no options, what it carries to tell it from another job:
--- its name and operations, e.g. 'randread-4k (read)' (null when parameters_stated); a configuration of such jobs
--- is this, never 'read' pooled over different jobs.
-CREATE OR REPLACE VIEW fio_job_parameters AS
 WITH ops AS (
     SELECT source_id, job_index,
            string_agg(direction, '+' ORDER BY list_position(['read', 'write', 'trim'], direction)) AS operations
     FROM raw_fio_io GROUP BY ALL
 )
-SELECT j.source_id * 1000000 + j.job_index AS job_id,
-       (j.options IS NOT NULL OR j.rw IS NOT NULL) AS parameters_stated,
+SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
+       groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
+       usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log, size, options,
+       (options IS NOT NULL OR rw IS NOT NULL) AS parameters_stated,
        ops.operations,
-       CASE WHEN j.options IS NULL AND j.rw IS NULL
-            THEN j.jobname || ' (' || coalesce(ops.operations, 'no I/O') || ')' END AS unstated_key
-FROM raw_fio_jobs j
+       CASE WHEN options IS NULL AND rw IS NULL THEN jobname || ' (' || coalesce(ops.operations, 'no I/O') || ')'
+       END AS unstated_key
+FROM raw_fio_jobs
 LEFT JOIN ops USING (source_id, job_index);
 
 -- One row per job and direction that did I/O ('read' | 'write' | 'trim').
