@@ -365,14 +365,14 @@ def test_chapter_parameters_are_checked_naming_the_key_and_the_nearest_valid_val
     try:
         chapters.check_parameters(con, your_runs, {"baseline_label": "checksum"})
         chapters.check_parameters(con, checksum, {"confidence": 0.9})
-        cases = {
-            (your_runs, "baseline_label: 'checksumm' is not a label of this data; nearest: ['checksum']"):
-                {"baseline_label": "checksumm"},
-            (checksum, "confidence: 95 is not a probability between 0 and 1 (e.g. 0.95)"): {"confidence": 95},
-            (checksum, "confidnce: not a parameter of checksum_cost; nearest: ['confidence']"): {"confidnce": 0.95},
-            (your_runs, "baseline_label: 7 is a int, the template's default '' a str"): {"baseline_label": 7},
-        }
-        for (chapter, message), parameters in cases.items():
+        cases = [
+            (your_runs, "baseline_label: 'checksumm' is not a label of this data; nearest: ['checksum']",
+             {"baseline_label": "checksumm"}),
+            (checksum, "confidence: 95 is not a probability between 0 and 1 (e.g. 0.95)", {"confidence": 95}),
+            (checksum, "confidnce: not a parameter of checksum_cost; nearest: ['confidence']", {"confidnce": 0.95}),
+            (your_runs, "baseline_label: 7 is a int, the template's default '' a str", {"baseline_label": 7}),
+        ]
+        for chapter, message, parameters in cases:
             with pytest.raises(chapters.ParameterError) as e:
                 chapters.check_parameters(con, chapter, parameters)
             assert str(e.value) == f"{chapter.name}: {message}"
