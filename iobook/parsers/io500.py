@@ -70,6 +70,7 @@ class Io500Phase:
     stonewall_s: float | None
     resolution: float  # half the last printed digit, in the value's unit: the rounding of the value
     line: int
+    procs: int | None = None  # the phase's own processes where the file says (the C app's `nproc`, e.g. of find)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,11 @@ def _float(text: str, line: int, what: str) -> float:
         return float(text)
     except ValueError:
         raise ParseError(f"{what}: {text!r} is not a number", line) from None
+
+
+def _count(text: str | None) -> int | None:
+    """A printed count (`nproc = 1`), else None."""
+    return int(text) if text and text.strip().isdigit() else None
 
 
 def _resolution(number: str, scale: float = 1.0) -> float:
@@ -255,7 +261,7 @@ def parse_result_ini(text: str) -> Parsed:
                                  number(sect, "t_delta"), scored and parser.has_option(sect, "score"),
                                  sect in invalid_phases, float(stonewall.group(1)) if stonewall else None,
                                  _resolution(parser.get(sect, "score", fallback="")),
-                                 key_lines.get((sect, "t_start"), 1)))
+                                 key_lines.get((sect, "t_start"), 1), _count(parser.get(sect, "nproc", fallback=None))))
     if not phases:
         raise ParseError("no phase sections: not an IO500 result.txt")
 
