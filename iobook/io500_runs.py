@@ -390,13 +390,19 @@ def _declared(con) -> dict[int, dict[str, str]]:
 
 
 def _commands(con) -> dict[int, list[str]]:
-    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links)."""
+    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links) and the data and
+    result folders its summary states."""
     out: dict[int, list[str]] = {}
     for run_id, command in con.execute(
             """SELECT k.run_id, coalesce(t.command, '') || CASE WHEN t.api = 'DFS' THEN ' -a DFS' ELSE '' END
                FROM io500_phase_log_links k JOIN raw_ior_tests t USING (source_id)
                UNION ALL
                SELECT k.run_id, m.command FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
+               UNION ALL  -- the folders the run's summary states: where its data and results went
+               SELECT m.run_id, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id)
+               WHERE i.key = 'io500_workdir'
+               UNION ALL
+               SELECT run_id, result_dir FROM io500_run_info WHERE result_dir IS NOT NULL
             """).fetchall():
         out.setdefault(run_id, []).append(command or "")
     return out

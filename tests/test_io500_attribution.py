@@ -97,3 +97,51 @@ def test_runs_out_of_the_layout_take_family_from_their_files_and_labels(tmp_path
     kaust = found["kaust 2018-06-21 18:59"]
     assert (kaust["institution"], kaust["system"], kaust["family"], kaust["year"]) == (
         "KAUST", "ShaheenII", "DataWarp", 2018)
+
+
+# Runs the two family chapters show, copied out of the archive layout: DAOS (Intel Wolf 2019, Aurora 2023),
+# Lustre (Tianhe-2E SC19, DKRZ), Storage Scale (IBM's ESS 3200, 3500, SS6000 runs)
+COPIED = {
+    "Intel/Wolf/DAOS/2019/submission-4": "wolf-isc19",
+    "Argonne National Laboratory/Aurora/DAOS/2023/submission-695": "aurora-sc23",
+    "National Supercomputing Center in Changsha/Tianhe-2E/Tianhe-FS/2019/submission-15": "tianhe",
+    "DKRZ/Mistral/lustre02/2019/submission-113": "mistral",
+    "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679": "arches",
+    "IBM Ehningen System/DACH Storage Scale System 3500/IBM Storage Scale/2023/submission-690": "dach",
+    "IBM Tucson/Saguaro Storage Scale System 6000/IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0"
+    "/2024/submission-722": "saguaro",
+}
+
+
+def listed(db: Path) -> tuple[set, set]:
+    """What the DAOS vs Lustre chapter compares (its valid runs of both families) and the Storage Scale chapter
+    selects, each run as (fingerprint, family, institution, system): the same run under any name."""
+    from iobook.studies import daos_vs_lustre, ess_bandwidth
+
+    with store.open_read(db) as c:
+        chosen = daos_vs_lustre.choose(daos_vs_lustre.get_runs(c), ["DAOS", "Lustre"], [])
+        fingerprints = dict(c.execute("SELECT run_id, fingerprint FROM io500_runs").fetchall())
+        scale = ess_bandwidth.select_runs(ess_bandwidth.get_runs(c))
+
+    def key(df):
+        return {(fingerprints[r.run_id], r.family, r.institution, r.system) for r in df.itertuples()}
+    return key(chosen), key(scale)
+
+
+def test_runs_copied_out_of_the_layout_are_listed_as_inside_it(tmp_path):
+    labels = []
+    for folder, name in COPIED.items():
+        shutil.copytree(RAW_IO500 / folder, tmp_path / "copy" / name)
+        institution, system = folder.split("/")[:2]
+        # a user states who ran it and on what system; the family is left to the run's own files
+        labels.append(f'{name}:\n  institution: "{institution}"\n  system: "{system}"\n')
+    (tmp_path / "copy" / "labels.yml").write_text("".join(labels))
+    inside, outside = tmp_path / "archive.duckdb", tmp_path / "copy.duckdb"
+    ingest([RAW_IO500 / folder for folder in COPIED], inside, progress=False)
+    ingest([tmp_path / "copy"], outside, progress=False)
+    families_in, scale_in = listed(inside)
+    families_out, scale_out = listed(outside)
+    assert families_out == families_in
+    assert scale_out == scale_in
+    assert {f for _, f, _, _ in families_in} == {"DAOS", "Lustre"}
+    assert len(families_in) == 4 and len(scale_in) == 3

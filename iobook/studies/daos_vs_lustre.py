@@ -36,20 +36,21 @@ def colour(names) -> alt.Scale:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run with its family (iobook.families.resolve), benchmark release, score, validity and whether
-    it is a later copy of a run submitted twice (io500_duplicate_runs: the copy with the highest run_id is kept).
-    The release is the io500 version the run printed (io500-sc23_v1): it names the benchmark's code, not the
-    list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
+    """Every IO500 run with its family and the evidence for it (io500_runs: from the archive's folders where the
+    run's own files agree, else from its files or labels.yml; "unknown" when they do not say), benchmark release,
+    score, validity, whether it is a copy of a run counted once elsewhere (io500_runs.counted) and an implausible
+    value (io500_runs.implausible). The release is the io500 version the run printed (io500-sc23_v1): it names the
+    benchmark's code, not the list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
     runs = con.execute(
         """
         SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.submission, r.io500_version,
-               s.score, s.bw_gib_s, s.md_kiops, s.valid,
-               r.run_id IN (SELECT run_id FROM io500_duplicate_runs) AS duplicate
+               r.family, r.family_reason, r.attributed_by, r.implausible, s.score, s.bw_gib_s, s.md_kiops, s.valid,
+               NOT r.counted AS duplicate
         FROM io500_runs r JOIN io500_scores s USING (run_id) ORDER BY r.run_key
         """
     ).df()
     runs["release"] = runs.io500_version.fillna("not printed")
-    return families.resolve(runs)
+    return runs
 
 
 def archive_years(runs: pd.DataFrame) -> dict:
