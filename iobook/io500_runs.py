@@ -55,7 +55,7 @@ TABLES = {
     "io500_run_attribution": {
         "run_id": pa.int32(), "name": pa.string(), "institution": pa.string(), "system": pa.string(),
         "filesystem": pa.string(), "family": pa.string(), "family_reason": pa.string(), "year": pa.int32(),
-        "attributed_by": pa.string()},
+        "attributed_by": pa.string(), "files_family": pa.string(), "files_evidence": pa.string()},
     "io500_run_scores_from_logs": {
         "run_id": pa.int32(), "bw_gib_s": pa.float64(), "md_kiops": pa.float64(), "score": pa.float64(),
         "phases_from_logs": pa.int32(), "reported_score": pa.float64(), "matches_reported": pa.bool_()},
@@ -390,14 +390,17 @@ def _declared(con) -> dict[int, dict[str, str]]:
 
 
 def _commands(con) -> dict[int, list[str]]:
-    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links) and the data and
-    result folders its summary states."""
+    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links) and of its result.txt
+    (exe), and the data and result folders its summary states."""
     out: dict[int, list[str]] = {}
     for run_id, command in con.execute(
             """SELECT k.run_id, coalesce(t.command, '') || CASE WHEN t.api = 'DFS' THEN ' -a DFS' ELSE '' END
                FROM io500_phase_log_links k JOIN raw_ior_tests t USING (source_id)
                UNION ALL
                SELECT k.run_id, m.command FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
+               UNION ALL  -- the C app's result.txt prints each phase's command line (exe)
+               SELECT m.run_id, p.command FROM raw_io500_phases p JOIN io500_run_members m USING (source_id)
+               WHERE p.command IS NOT NULL
                UNION ALL  -- the folders the run's summary states: where its data and results went
                SELECT m.run_id, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id)
                WHERE i.key = 'io500_workdir'
@@ -470,6 +473,8 @@ def attribute(con) -> list[dict]:
       declared io500_info values, and the family from the declared file-system name, then from its command
       lines and file names (iobook.families.from_marks).
     - A labels.yml/labels.csv entry matching the run's folder sets institution, system and family last.
+    `files_family`, `files_evidence`: what the run's command lines, io500.sh, config.ini and file names say of its
+    file system and API, whatever decided its family (e.g. "DFS API ..." for a DAOS run).
     """
     from . import labels
 
@@ -534,7 +539,8 @@ def attribute(con) -> list[dict]:
                 family, reason = stated["family"], f"labels.yml: {rules[match[0]][match[1]][0]}"
             if stated.keys() & {"institution", "system", "family"}:
                 row["attributed_by"] = f"{PurePath(match[0]).name}: {rules[match[0]][match[1]][0]}"
-        rows.append({**row, "family": family, "family_reason": reason})
+        rows.append({**row, "family": family, "family_reason": reason, "files_family": marks[0],
+                     "files_evidence": marks[1]})
     return rows
 
 

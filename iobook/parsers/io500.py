@@ -71,6 +71,7 @@ class Io500Phase:
     resolution: float  # half the last printed digit, in the value's unit: the rounding of the value
     line: int
     procs: int | None = None  # the phase's own processes where the file says (the C app's `nproc`, e.g. of find)
+    command: str | None = None  # the phase's command line where the file says (the C app's `exe`)
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,8 @@ def parse_result_ini(text: str) -> Parsed:
                                  number(sect, "t_delta"), scored and parser.has_option(sect, "score"),
                                  sect in invalid_phases, float(stonewall.group(1)) if stonewall else None,
                                  _resolution(parser.get(sect, "score", fallback="")),
-                                 key_lines.get((sect, "t_start"), 1), _count(parser.get(sect, "nproc", fallback=None))))
+                                 key_lines.get((sect, "t_start"), 1), _count(parser.get(sect, "nproc", fallback=None)),
+                                 exe or None))
     if not phases:
         raise ParseError("no phase sections: not an IO500 result.txt")
 

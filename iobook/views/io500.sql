@@ -22,7 +22,7 @@ CREATE OR REPLACE VIEW io500_runs AS
 WITH named AS (
     SELECT i.run_id, i.path, i.io500_version, i.mode, i.started, i.result_dir, i.procs, i.stonewall_s, i.complete,
            i.submission, i.fingerprint, a.institution, a.system, a.filesystem, a.year, a.family, a.family_reason,
-           a.attributed_by, regexp_extract(i.path, '[^/]+$') AS folder,
+           a.attributed_by, a.files_family, a.files_evidence, regexp_extract(i.path, '[^/]+$') AS folder,
            coalesce(a.name, 'submission-' || i.submission, regexp_extract(i.path, '[^/]+$')) AS base_key
     FROM io500_run_info i LEFT JOIN io500_run_attribution a USING (run_id)
 ), qualified AS (
@@ -38,6 +38,8 @@ SELECT run_id,
        family,           -- file-system family: iobook.io500_runs.attribute, never a chapter's own guess
        family_reason,    -- the evidence for it
        attributed_by,    -- 'archive folders', 'its own files (io500_info)', 'labels.yml: <glob>', 'attribution unknown'
+       files_family,     -- what the run's own files (command lines, io500.sh, config.ini, file names) say of its
+       files_evidence,   -- file system and API, whatever decided `family`: e.g. 'DFS API (-a DFS, --dfs.pool, ...)'
        (SELECT string_agg(x.reason, '; ' ORDER BY x.phase) FROM io500_implausible_phases x
         WHERE x.run_id = qualified.run_id) AS implausible,  -- io500_implausible_phases' reasons, else NULL
        -- one run once: of the copies of one run (same phase values, io500_duplicate_runs) the one attributed, then
