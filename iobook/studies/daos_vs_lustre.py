@@ -54,10 +54,12 @@ def get_runs(con) -> pd.DataFrame:
 
 
 def archive_years(runs: pd.DataFrame) -> dict:
-    """The archive years (<year> folders) that hold runs, their run counts, and the years missing between."""
+    """The years that hold runs (the archive's <year> folders, else the run's own date), their run counts, the
+    years missing between, and the runs outside the archive layout and of unknown attribution."""
     counts = runs.year.dropna().astype(int).value_counts().sort_index()
     missing = sorted(set(range(counts.index.min(), counts.index.max() + 1)) - set(counts.index)) if len(counts) else []
-    return {"counts": counts, "missing": missing, "outside_layout": int(runs.year.isna().sum())}
+    return {"counts": counts, "missing": missing, "outside_layout": int(runs.submission.isna().sum()),
+            "unattributed": int((runs.attributed_by == io500_runs.UNKNOWN).sum())}
 
 
 def coverage(runs: pd.DataFrame) -> dict:
@@ -74,7 +76,11 @@ def coverage(runs: pd.DataFrame) -> dict:
         text += (f", from {f['submissions']:,} submission folders of the archive years {years[0]}–{years[-1]}"
                  + (f" (none from {f['missing_years']})" if span["missing"] else ""))
     if span["outside_layout"]:
-        text += f"; {span['outside_layout']:,} sit outside the archive layout (no year, no family)"
+        text += (f"; {span['outside_layout']:,} sit outside the archive layout (their year, family and system are "
+                 "what their own files or a labels.yml say)")
+    if span["unattributed"]:
+        text += (f"; {span['unattributed']:,} sit in a submission folder that bundles other sites' runs and state no "
+                 "site of their own (attribution unknown: no year, no family)")
     f["coverage_text"] = (text + ": a copy of part of the IO500 submission archive {cite:p}`io500-submissions` "
                           "or your own runs, not the IO500's lists. A count, a median or a missing year describes "
                           "this copy, not the IO500.")
@@ -108,7 +114,8 @@ def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: st
     (evidence.compare: ratio of geometric means over systems, each system the geometric mean of its runs that
     year), not yet decided: `decide_tables` decides every year (and measure) read together at once."""
     rows = []
-    both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0)]
+    # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
+    both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
     for year, g in both.groupby("period_order", sort=True):
         a, b = g[g.family == FIRST], g[g.family == SECOND]
         if len(a) and len(b):
