@@ -396,8 +396,8 @@ def _declared(con) -> dict[int, dict[str, str]]:
 
 
 def _commands(con) -> dict[int, list[str]]:
-    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links) and of its result.txt
-    (exe), and the data and result folders its summary states."""
+    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links), of its result.txt
+    (exe) and of its bash log ([Exec]), and the data and result folders its summary states."""
     out: dict[int, list[str]] = {}
     for run_id, command in con.execute(
             """SELECT k.run_id, coalesce(t.command, '') || CASE WHEN t.api = 'DFS' THEN ' -a DFS' ELSE '' END
@@ -409,7 +409,7 @@ def _commands(con) -> dict[int, list[str]]:
                WHERE p.command IS NOT NULL
                UNION ALL  -- the folders the run's summary states: where its data and results went
                SELECT m.run_id, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id)
-               WHERE i.key = 'io500_workdir'
+               WHERE i.key IN ('io500_workdir', 'exec')
                UNION ALL
                SELECT run_id, result_dir FROM io500_run_info WHERE result_dir IS NOT NULL
             """).fetchall():

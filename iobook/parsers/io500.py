@@ -88,7 +88,8 @@ class Io500Info:
     """A bash script's description of the system (``io500_info_num_data_server_nodes=52``), as printed."""
     TABLE: ClassVar[str] = "raw_io500_info"
     line: int
-    key: str  # without the io500_info_ prefix, e.g. num_data_server_nodes; io500_workdir: the data's folder
+    key: str  # without the io500_info_ prefix, e.g. num_data_server_nodes; io500_workdir: the data's folder;
+    # exec: a phase's command line ("[Exec] mpirun ... ior -w -a DFS ...")
     value: str
 
 
@@ -304,6 +305,7 @@ _BASH_SUMMARY_START = "[Summary] Results files in "
 _BASH_INFO = re.compile(r"io500_info_(\w+)=['\"]?([^'\"]*)['\"]?\s*$")
 _BASH_DATE = re.compile(r"date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$")
 _BASH_RESULT_DIR = re.compile(r"io500_result_dir=['\"]?([^'\"]*)")
+_BASH_EXEC = "[Exec] "  # the bash script's echo of each phase's command line
 _BASH_WORKDIR = re.compile(r"io500_workdir=['\"]?([^'\"]*)")
 _BASH_STONEWALL = re.compile(r"io500_stonewall_timer=['\"]?(\d+)")
 
@@ -368,6 +370,8 @@ def parse_bash(text: str) -> Parsed:
             started = started or m.group(1)
         elif io500 and (m := _BASH_WORKDIR.match(line)):  # where the data went: names a mount (/mnt/lustre02)
             info.append(Io500Info(no, "io500_workdir", m.group(1).strip()))
+        elif line.startswith(_BASH_EXEC):  # a phase's command line (its API: -a DFS ...)
+            info.append(Io500Info(no, "exec", line[len(_BASH_EXEC):].strip()))
         elif io500 and (m := _BASH_RESULT_DIR.match(line)):
             result_dir = result_dir or m.group(1)
         elif io500 and (m := _BASH_STONEWALL.match(line)):

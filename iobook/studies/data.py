@@ -35,7 +35,8 @@ VIEW_ROWS = {
     "io500_scores": "IO500 run: bandwidth, metadata and total score recomputed from its phases beside the "
                     "reported ones, validity and why",
     "io500_system_info": "io500_info_* line of a bash IO500 run's log, how its submitters described the system "
-                         "(server and client nodes, file system), as printed",
+                         "(server and client nodes, file system), as printed; also its io500_workdir and its "
+                         "[Exec] command lines (key exec)",
     "io500_duplicate_runs": "pair of IO500 runs with the same phase values filed under two submissions",
     "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",
     "io500_phase_logs": "IO500 phase with its own IOR/mdtest log: the log's value, the summary's, the rule "
