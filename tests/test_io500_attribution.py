@@ -145,3 +145,22 @@ def test_runs_copied_out_of_the_layout_are_listed_as_inside_it(tmp_path):
     assert scale_out == scale_in
     assert {f for _, f, _, _ in families_in} == {"DAOS", "Lustre"}
     assert len(families_in) == 4 and len(scale_in) == 3
+
+
+def test_one_labels_reader_for_labels_and_fields(tmp_path):
+    from iobook import labels
+
+    (tmp_path / "labels.csv").write_text("pattern,label,system,family\nrack-a/*,A,Cluster A,Lustre\nrack-b,B,,\n,x,,\n")
+    (tmp_path / "labels.yml").write_text('old: before\n"new/*":\n  system: Aurora\n  family: DAOS\n  colour: red\n')
+    csv_rules, csv_notes = labels.read_rules(str(tmp_path / "labels.csv"))
+    assert csv_rules == [("rack-a/*", {"label": "A", "system": "Cluster A", "family": "Lustre"}),
+                         ("rack-b", {"label": "B"})]
+    assert csv_notes == ["1 row(s) without a pattern and a label, skipped"]
+    yml_rules, yml_notes = labels.read_rules(str(tmp_path / "labels.yml"))
+    # a label alone, or the fields a run's attribution takes (unknown keys such as colour dropped)
+    assert yml_rules == [("old", {"label": "before"}), ("new/*", {"system": "Aurora", "family": "DAOS"})]
+    rules = {str(tmp_path / "labels.yml"): yml_rules}
+    from pathlib import PurePosixPath
+    assert labels.first_match(rules, PurePosixPath(tmp_path / "new" / "run1" / "result.txt")) == (
+        str(tmp_path / "labels.yml"), 1)
+    assert labels.first_match(rules, PurePosixPath(tmp_path / "other" / "result.txt")) is None

@@ -785,7 +785,8 @@ def caveats_text(seed_servers: pd.DataFrame, dfs: evidence.Count) -> str:
             f"{_cell(seed_servers, 'lustre_sc19', 'metadata servers')} metadata servers and "
             f"{_cell(seed_servers, 'lustre_sc19', 'client nodes')} client nodes (line {spec_line}): DRAM-backed DAOS "
             f"against Lustre on NVMe. The slides' DAOS listings print no API; the archive's {FIRST} runs use DAOS's "
-            f"DFS API, not POSIX ({evidence.phrase(dfs)} state it in their IOR/mdtest command lines or config.ini; the others keep none that says).")
+            f"DFS API, not POSIX ({evidence.phrase(dfs)} state it in their IOR/mdtest command lines or config.ini"
+            + ("" if dfs.k == dfs.n else "; the others keep none that says") + ").")
 
 
 def _first_finding(balance_years: pd.DataFrame) -> str:
