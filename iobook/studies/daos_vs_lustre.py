@@ -59,7 +59,7 @@ def archive_years(runs: pd.DataFrame) -> dict:
     counts = runs.year.dropna().astype(int).value_counts().sort_index()
     missing = sorted(set(range(counts.index.min(), counts.index.max() + 1)) - set(counts.index)) if len(counts) else []
     return {"counts": counts, "missing": missing, "outside_layout": int(runs.submission.isna().sum()),
-            "unattributed": int((runs.attributed_by == io500_runs.UNKNOWN).sum())}
+            "unattributed": int(((runs.attributed_by == io500_runs.UNKNOWN) & runs.submission.notna()).sum())}
 
 
 def coverage(runs: pd.DataFrame) -> dict:
@@ -73,7 +73,8 @@ def coverage(runs: pd.DataFrame) -> dict:
          "outside_layout": span["outside_layout"]}
     text = f"These are the {len(runs):,} IO500 runs of this database"
     if years:
-        text += (f", from {f['submissions']:,} submission folders of the archive years {years[0]}–{years[-1]}"
+        text += ((f", from {f['submissions']:,} submission folders of the archive years" if f["submissions"] else
+                  ", of the years") + f" {years[0]}–{years[-1]}"
                  + (f" (none from {f['missing_years']})" if span["missing"] else ""))
     if span["outside_layout"]:
         text += (f"; {span['outside_layout']:,} sit outside the archive layout (their year, family and system are "
@@ -676,7 +677,8 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
         tooltip=["run_key", "institution", "system", "period", "client_nodes", "nodes_from",
                  alt.Tooltip("bw_per_client_node:Q", format=".3f"), alt.Tooltip("md_per_client_node:Q", format=".2f")],
     ).properties(width=170, height=150, title=alt.TitleParams(
-        f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)",
+        f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)" if len(med)
+        else "No run here has a known client count",
         subtitle=f"{len(known)} valid runs with a known client count, every year; filled: 10 client nodes"))
 
 
