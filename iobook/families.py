@@ -8,6 +8,7 @@ name-only row for those runs. The qualifiers nest (a year only with a system, a 
 institution), so the matching row with the most qualifiers is the one answer.
 """
 import csv
+import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -80,3 +81,52 @@ def colours(names: Iterable[str]) -> tuple[list[str], list[str]]:
     `alt.Scale(domain=domain, range=range_)`."""
     domain = list(dict.fromkeys(names))
     return domain, [COLOURS.get(name, OTHER_COLOUR) for name in domain]
+
+
+# What a run's own files say of its file system, read by iobook.io500_runs.attribute: the words of a declared
+# file-system name (io500_info_filesystem), and the marks in its IOR/mdtest command lines and file names. The
+# first pattern that matches names the family; an API or a tool is stronger than a path, so they come first.
+DECLARED_WORDS = (
+    (r"\bdaos\b", "DAOS"), (r"lustre", "Lustre"), (r"gpfs|spectrum ?scale|storage ?scale", "Storage Scale/GPFS"),
+    (r"\bime\b", "IME"), (r"beegfs|beeond", "BeeGFS"), (r"datawarp", "DataWarp"), (r"weka", "WekaFS"),
+    (r"ceph", "CephFS"), (r"\bvast\b", "VAST"), (r"gekko", "GekkoFS"))
+COMMAND_MARKS = (
+    (r"(?:^|\s|')-a'?\s+'?DFS\b|--dfs\.pool|(?im:^\s*api\s*=\s*DFS\b)", "DAOS", "DFS API (-a DFS, --dfs.pool, API = DFS)"),
+    (r"(?:^|\s|')-a'?\s+'?IME\b|\bime://", "IME", "IME API"),
+    (r"(?:^|\s|')-a'?\s+'?(?:GPFS|GPFSHINTS)\b|\bmmfind\b", "Storage Scale/GPFS", "GPFS API or mmfind"),
+    (r"\blfs\s+set(?:dir)?stripe\b", "Lustre", "lfs setstripe"),
+    (r"/gpfs/", "Storage Scale/GPFS", "a path under /gpfs/"),
+    (r"/(?:mnt/)?lustre", "Lustre", "a path under /lustre or /mnt/lustre"),
+    (r"/cray/dws/", "DataWarp", "a Cray DataWarp mount (/cray/dws/)"),
+    (r"/beegfs|/mnt/beeond", "BeeGFS", "a path under /beegfs or /mnt/beeond"))
+FILE_MARKS = (("mmfind.sh", "Storage Scale/GPFS", "mmfind.sh (GPFS's find) among its files"),
+              ("startup-ime.sh", "IME", "startup-ime.sh among its files"))
+
+
+def from_declared(name: str | None) -> str | None:
+    """The family a declared file-system name states ('Lustre', 'GPFS 5.1', 'DataWarp'), else None."""
+    if not name:
+        return None
+    if name in _rows_by_name() and lookup(name)["family"] not in ("unknown", "mixed"):
+        return lookup(name)["family"]
+    return next((fam for pattern, fam in DECLARED_WORDS if re.search(pattern, name, re.IGNORECASE)), None)
+
+
+def from_marks(commands: Iterable[str], file_names: Iterable[str]) -> tuple[str | None, str]:
+    """(family, evidence) that a run's command lines and file names state, when they state one family only;
+    (None, what they say) when they state none or disagree."""
+    found: dict[str, list[str]] = {}
+    for text in commands:
+        for pattern, fam, what in COMMAND_MARKS:
+            if re.search(pattern, text or ""):
+                found.setdefault(fam, []).append(what)
+                break
+    names = set(file_names)
+    for name, fam, what in FILE_MARKS:
+        if name in names:
+            found.setdefault(fam, []).append(what)
+    if len(found) == 1:
+        fam, whats = next(iter(found.items()))
+        return fam, ", ".join(dict.fromkeys(whats))
+    return None, ("its files disagree: " + "; ".join(f"{f} ({', '.join(dict.fromkeys(w))})" for f, w in found.items())
+                  if found else "its files state no file system")

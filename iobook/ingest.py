@@ -655,10 +655,13 @@ def _release_arrow_memory() -> None:
 
 def parsers_digest() -> str:
     """What decides the records a file gives: decoding (this module), the parsers, and the code that
-    derives and stores them."""
+    derives and stores them (IO500 runs' attribution with its families' table)."""
+    from .families import FILESYSTEMS_CSV
+
     package = Path(__file__).parent
     return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py",
-                         package / "store.py", Path(__file__)], package)
+                         package / "families.py", package / "labels.py", package / "store.py", Path(__file__)],
+                        package, extra=FILESYSTEMS_CSV.read_bytes())  # the families' table decides attribution
 
 
 def _file_sha256(path: str) -> str:

@@ -17,9 +17,12 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath, PurePosixPath
 
+import pandas as pd
 import pyarrow as pa
+
+from . import families
 
 from .parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
@@ -39,7 +42,7 @@ TABLES = {
     "io500_run_phases": {
         "run_id": pa.int32(), "position": pa.int32(), "phase": pa.string(), "value": pa.float64(),
         "unit": pa.string(), "time_s": pa.float64(), "scored": pa.bool_(), "valid": pa.bool_(),
-        "stonewall_s": pa.float64(), "source_id": pa.int32()},
+        "stonewall_s": pa.float64(), "source_id": pa.int32(), "procs": pa.int64()},
     "io500_run_scores": {
         "run_id": pa.int32(), "score_rule": pa.string(), "bw_gib_s": pa.float64(), "md_kiops": pa.float64(),
         "score": pa.float64(), "x_bw_gib_s": pa.float64(), "x_md_kiops": pa.float64(), "x_score": pa.float64(),
@@ -47,6 +50,12 @@ TABLES = {
         "reported_score_native": pa.float64(), "reported_x_score": pa.float64(), "score_matches": pa.bool_(),
         "score_check": pa.string(), "valid": pa.bool_(), "invalid_reasons": pa.string()},
     # the score again with each phase's value from its own IOR/mdtest log where one is linked (io500_phase_logs)
+    # who ran it, on what, when: from the archive's folders where the run's own files agree, else from its own
+    # files (io500_info lines, IOR/mdtest command lines, file names), else labels.yml; see attribute()
+    "io500_run_attribution": {
+        "run_id": pa.int32(), "name": pa.string(), "institution": pa.string(), "system": pa.string(),
+        "filesystem": pa.string(), "family": pa.string(), "family_reason": pa.string(), "year": pa.int32(),
+        "attributed_by": pa.string(), "files_family": pa.string(), "files_evidence": pa.string()},
     "io500_run_scores_from_logs": {
         "run_id": pa.int32(), "bw_gib_s": pa.float64(), "md_kiops": pa.float64(), "score": pa.float64(),
         "phases_from_logs": pa.int32(), "reported_score": pa.float64(), "matches_reported": pa.bool_()},
@@ -56,13 +65,19 @@ _SQL_TYPES = {pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE
 
 
 def create(con) -> None:
-    """Create the tables; a table added since the database was last rebuilt marks the derived tables stale,
-    so the next ingest fills it even when no file changed."""
+    """Create the tables; a table added (or whose columns changed) since the database was last rebuilt marks the
+    derived tables stale, so the next ingest fills it even when no file changed."""
     from . import store
 
     existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if existing & TABLES.keys() and not TABLES.keys() <= existing:
         store.set_derived_stale(con, True)
+    for name, columns in TABLES.items():  # a derived table whose columns changed is rebuilt from scratch
+        if name in existing and [c for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                [name]).fetchall()] != list(columns):
+            con.execute(f"DROP TABLE {name}")
+            store.set_derived_stale(con, True)
     for name, columns in TABLES.items():
         cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
@@ -277,7 +292,7 @@ def assemble(members: list[_File]) -> dict:
     phase_rows = [{"run_id": run_id, "position": i, "phase": name, "value": p["value"], "unit": p["unit"],
                    "time_s": p["time_s"], "scored": p["scored"],
                    "valid": name not in invalid_phases and p["value"] is not None and p["value"] > 0,
-                   "stonewall_s": p["stonewall_s"], "source_id": p["source_id"]}
+                   "stonewall_s": p["stonewall_s"], "source_id": p["source_id"], "procs": p.get("procs")}
                   for i, (name, p) in enumerate(phases.items())]
     roles = []
     seen_sha = set()
@@ -355,6 +370,197 @@ def scores_from_logs(con) -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------- attribution
+
+LINKED_TABLES = ("io500_run_scores_from_logs", "io500_run_attribution")  # need the runs' phase logs linked first
+UNKNOWN = "attribution unknown"
+# a declared value that states nothing: the bash template's 'xxx', 'unknown', 'n/a', '-', ''
+_PLACEHOLDER = re.compile(r"x+|unknown|none|n/?a|tbd|-*|\?*", re.IGNORECASE)
+DECLARED_KEYS = {"institute_name": "institution", "system_name": "system", "filesystem": "filesystem",
+                 "filesystem_type": "filesystem"}
+_DATE = re.compile(r"(\d{4})[.-](\d{2})[.-](\d{2})[-_ T]?(\d{2})?[.:]?(\d{2})?")
+# folder names that name no run: the results folder, a timestamp folder
+_GENERIC_FOLDER = re.compile(r"results?|output|io500|\d{4}[.-]\d{2}[.-]\d{2}[-_.T\d:]*", re.IGNORECASE)
+
+
+def _declared(con) -> dict[int, dict[str, str]]:
+    """run_id -> what its io500_info lines declare (institution, system, filesystem), placeholders left out."""
+    out: dict[int, dict[str, str]] = {}
+    for run_id, key, value in con.execute(
+            "SELECT m.run_id, i.key, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id) "
+            "WHERE list_contains(?, i.key) ORDER BY m.run_id, i.source_id, i.line", [list(DECLARED_KEYS)]).fetchall():
+        value = (value or "").strip()
+        if not _PLACEHOLDER.fullmatch(value):
+            out.setdefault(run_id, {}).setdefault(DECLARED_KEYS[key], value)
+    return out
+
+
+def _commands(con) -> dict[int, list[str]]:
+    """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links), of its result.txt
+    (exe) and of its bash log ([Exec]), and the data and result folders its summary states."""
+    out: dict[int, list[str]] = {}
+    for run_id, command in con.execute(
+            """SELECT k.run_id, coalesce(t.command, '') || CASE WHEN t.api = 'DFS' THEN ' -a DFS' ELSE '' END
+               FROM io500_phase_log_links k JOIN raw_ior_tests t USING (source_id)
+               UNION ALL
+               SELECT k.run_id, m.command FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
+               UNION ALL  -- the C app's result.txt prints each phase's command line (exe)
+               SELECT m.run_id, p.command FROM raw_io500_phases p JOIN io500_run_members m USING (source_id)
+               WHERE p.command IS NOT NULL
+               UNION ALL  -- the folders the run's summary states: where its data and results went
+               SELECT m.run_id, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id)
+               WHERE i.key IN ('io500_workdir', 'exec')
+               UNION ALL
+               SELECT run_id, result_dir FROM io500_run_info WHERE result_dir IS NOT NULL
+            """).fetchall():
+        out.setdefault(run_id, []).append(command or "")
+    return out
+
+
+RUN_SCRIPTS = ("io500.sh", "config.ini")  # what a run was told to do: its workdir, API, lfs setstripe
+
+
+def _run_scripts(con) -> dict[str, str]:
+    """folder -> the text of the io500.sh and config.ini files in it (comments dropped: the bash template's
+    comments mention `lfs setstripe` and every file system), as ingest saw them (same sha256)."""
+    import hashlib
+
+    out: dict[str, str] = {}
+    for path, sha in con.execute(
+            "SELECT path, sha256 FROM sources WHERE status <> 'gone' AND list_contains(?, regexp_extract(path, '[^/]*$'))",
+            [list(RUN_SCRIPTS)]).fetchall():
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha256(data).hexdigest() == sha:
+            lines = (re.sub(r"\s[#;].*$|^\s*[#;].*$", "", line) for line in data.decode("utf-8", "replace").splitlines())
+            out.setdefault(str(PurePath(path).parent), "")
+            out[str(PurePath(path).parent)] += "\n".join(lines) + "\n"
+    return out
+
+
+def own_folder(path: str) -> str:
+    """The folder holding a run's own files: below an archive submission folder, its first subfolder (a
+    submission may bundle several runs' folders), else the submission folder; outside the layout, the run's
+    folder's parent (results/<timestamp> -> the folder holding results/ and io500.sh)."""
+    scope = archive_location(path)["scope"]
+    if scope is not None:
+        below = PurePath(path).relative_to(scope).parts
+        return str(PurePath(scope, below[0])) if below else scope
+    return str(PurePath(path).parent)
+
+
+def run_name(path: str, started: str | None) -> str:
+    """A name a reader recognises for a run outside the archive layout: the nearest folder that is not a
+    results or timestamp folder, and the date of its timestamp folder (else the start its files print)."""
+    parts = PurePath(path).parts
+    folder = next((p for p in reversed(parts) if not _GENERIC_FOLDER.fullmatch(p)), parts[-1] if parts else "run")
+    when = next((m for p in reversed(parts) if (m := _DATE.search(p))), None) or _DATE.search(started or "")
+    if when is None:
+        return folder
+    y, mo, d, h, mi = when.groups()
+    return f"{folder} {y}-{mo}-{d}" + (f" {h}:{mi}" if h and mi else "")
+
+
+def _year(started: str | None, path: str) -> int | None:
+    when = _DATE.search(started or "") or _DATE.search(PurePath(path).name)
+    return int(when.group(1)) if when else None
+
+
+def attribute(con) -> list[dict]:
+    """Each run's institution, system, file system, family and year, and what says so (`attributed_by`).
+
+    - In the archive layout the folders say, unless the submission folder is a bundle: its runs' own files
+      declare (io500_info_institute_name) more than one institution. In a bundle a run keeps the folders'
+      attribution only if it declares the folders' institution; a run declaring another is attributed to
+      what it declares (year: its own start); any other run is "attribution unknown" (family "unknown").
+    - Outside the layout (and where the folders' file-system name gives no family) the run's own files say:
+      declared io500_info values, and the family from the declared file-system name, then from its command
+      lines and file names (iobook.families.from_marks).
+    - A labels.yml/labels.csv entry matching the run's folder sets institution, system and family last.
+    `files_family`, `files_evidence`: what the run's command lines, io500.sh, config.ini and file names say of its
+    file system and API, whatever decided its family (e.g. "DFS API ..." for a DAOS run).
+    """
+    from . import labels
+
+    info = con.execute("SELECT run_id, path, coalesce(started, result_dir) FROM io500_run_info ORDER BY run_id").fetchall()
+    declared, commands = _declared(con), _commands(con)
+    commands_below: dict[str, list[str]] = {}
+    names_below: dict[str, set[str]] = {}
+    for (path,) in con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall():
+        for folder in PurePath(path).parents:
+            names_below.setdefault(str(folder), set()).add(PurePath(path).name)
+    for folder, text in _run_scripts(con).items():
+        for parent in [PurePath(folder), *PurePath(folder).parents]:
+            commands_below.setdefault(str(parent), []).append(text)
+    institutions_in: dict[str, set[str]] = {}
+    for run_id, path, _ in info:
+        scope = archive_location(path)["scope"]
+        if scope and "institution" in declared.get(run_id, {}):
+            institutions_in.setdefault(scope, set()).add(declared[run_id]["institution"].casefold())
+    rules = {}
+    for labels_path, sha in labels.label_files(con):
+        rules[labels_path] = labels.read_rules(labels_path, sha)[0]
+    archive = pd.DataFrame([{**archive_location(path), "run_id": run_id} for run_id, path, _ in info],
+                           columns=["run_id", "institution", "system", "filesystem", "year", "submission", "scope"])
+    in_layout = archive[archive.filesystem.notna()]
+    by_folders = families.resolve(in_layout).set_index("run_id") if len(in_layout) else pd.DataFrame()
+
+    rows = []
+    for run_id, path, started in info:
+        loc = archive_location(path)
+        own = declared.get(run_id, {})
+        marks = families.from_marks(commands.get(run_id, []) + commands_below.get(own_folder(path), []),
+                                    names_below.get(own_folder(path), ()))
+        bundle = loc["scope"] is not None and len(institutions_in.get(loc["scope"], ())) > 1
+        row = {"run_id": run_id, "name": run_name(path, started) if loc["scope"] is None else
+               own_folder(path).removeprefix(str(PurePath(loc["scope"]).parent) + "/") if bundle
+               else f"submission-{loc['submission']}"}
+        confirms = own.get("institution", "").casefold() == (loc["institution"] or "").casefold()
+        if loc["scope"] is not None and (not bundle or confirms):
+            family, reason = by_folders.loc[run_id, ["family", "family_reason"]]
+            row.update(institution=loc["institution"], system=loc["system"], filesystem=loc["filesystem"],
+                       year=loc["year"], attributed_by="archive folders" + (
+                           f", confirmed by its io500_info in bundle {loc['scope'].rsplit('/', 1)[-1]}" if bundle else ""))
+            if family in ("unknown", "mixed"):
+                family, reason = _own_family(own, marks, family, reason)
+        elif loc["scope"] is not None and "institution" not in own:
+            family, reason = "unknown", (f"{UNKNOWN}: {loc['scope'].rsplit('/', 1)[-1]} bundles runs of several "
+                                         "institutions and this run's files declare none"
+                                         + (f" (they suggest {marks[0]}: {marks[1]})" if marks[0] else ""))
+            row.update(institution=None, system=None, filesystem=None, year=None, attributed_by=UNKNOWN)
+        else:
+            family, reason = _own_family(own, marks, "unknown", "its files state no file system")
+            row.update(institution=own.get("institution"), system=own.get("system"),
+                       filesystem=own.get("filesystem"), year=_year(started, path),
+                       attributed_by="its own files (io500_info)" if own else "its own files" if family != "unknown"
+                       else UNKNOWN)
+        match = labels.first_match(rules, PurePosixPath(PurePath(path).as_posix()))
+        if match is not None:
+            stated = rules[match[0]][match[1]][1]
+            for field in ("institution", "system"):
+                row[field] = stated.get(field, row[field])
+            if "family" in stated:
+                family, reason = stated["family"], f"labels.yml: {rules[match[0]][match[1]][0]}"
+            if stated.keys() & {"institution", "system", "family"}:
+                row["attributed_by"] = f"{PurePath(match[0]).name}: {rules[match[0]][match[1]][0]}"
+        rows.append({**row, "family": family, "family_reason": reason, "files_family": marks[0],
+                     "files_evidence": marks[1]})
+    return rows
+
+
+def _own_family(own: dict, marks: tuple[str | None, str], family: str, reason: str) -> tuple[str, str]:
+    """The family the run's own files state (declared file-system name, then command lines and file names),
+    else the given one."""
+    stated = families.from_declared(own.get("filesystem"))
+    if stated:
+        return stated, f"io500_info_filesystem={own['filesystem']}"
+    if marks[0]:
+        return marks[0], marks[1]
+    return family, reason
+
+
 def _replace(con, name: str, rows: list[dict]) -> None:
     con.execute(f"DELETE FROM {name}")
     if rows:
@@ -369,7 +575,8 @@ def rebuild(con) -> None:
         for table, table_rows in assemble(members).items():
             rows[table].extend(table_rows)
     for name in TABLES:
-        if name != "io500_run_scores_from_logs":
+        if name not in LINKED_TABLES:
             _replace(con, name, rows[name])
     # from the runs just written, through the io500_phase_logs view that links them to their logs
     _replace(con, "io500_run_scores_from_logs", scores_from_logs(con))
+    _replace(con, "io500_run_attribution", attribute(con))

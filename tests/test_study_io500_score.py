@@ -23,8 +23,8 @@ def test_runs_on_each_database(any_db):
     if name == "empty":
         assert runs.empty and study.default_runs(runs) == [] and counts["runs"] == 0
         return
-    # runs with a summary; data/raw holds 258, of which 12 are later archive copies of another (io500_duplicate_runs,
-    # e.g. the byte-identical result_summary.txt of submissions 714, 716 and 717): each run counted once
+    # default: data/raw's 258 runs less the 12 later copies of a run filed in two submissions (io500_duplicate_runs:
+    # 13 pairs, SoftBank's CHIE-2, CHIE-3 and submission-717 one run filed three times)
     expected = {"built_tools": 1, "other_io500": 16, "default": 246}[name]
     assert counts["runs"] == expected
     assert counts["from_summary"] + counts["from_logs"] + counts["neither"] == counts["comparable"]
@@ -37,7 +37,8 @@ def test_built_tools_run(databases):
         (key,) = runs.run_key
         # INVALID (10 s stonewall), yet the arithmetic is the IO500's: 9.040308 printed
         # (built-tools/io500/run1-standard-np2-stonewall10/2026.11.21-12.37.24/result_summary.txt:16)
-        assert key == "2026.11.21-12.37.24" and not runs.valid.item() and runs.score_matches.item()
+        # named by its folder and the date of its timestamp folder (io500_runs.run_name)
+        assert key == "run1-standard-np2-stonewall10 2026-11-21 12:37" and not runs.valid.item() and runs.score_matches.item()
         assert runs.reported_score.item() == 9.040308 and runs.release.item() == "ISC26"
         assert study.default_runs(runs) == [key]  # no valid run: the highest score of all
         phases = study.get_phases(con, [key])
@@ -116,9 +117,10 @@ def test_version_names_the_benchmark_release_not_the_list(databases):
     with store.open_read(databases["default"]) as con:
         runs = study.get_runs(con).set_index("run_key")
     assert runs.loc[list(printed), ["release", "year"]].values.tolist() == [["ISC22", 2023], ["SC23", 2024]]
-    # 109/jcahpc (2019, the 2017 script), 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23)
+    # 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23); DKRZ's 109/JCAHPC-17 (the 2017 script) has no year:
+    # submission-109 bundles other sites' runs and its files state no site (attribution unknown)
     assert study.release_text(runs.reset_index()) == (
-        "4 runs here print a release named for an earlier year's list than their archive year (submission-699, "
+        "3 runs here print a release named for an earlier year's list than their archive year (submission-699, "
         "of 2024, prints `io500-sc23_v1`).")
     template = "\n".join("".join(c["source"]) for c in json.loads(
         (REPO / "notebooks" / "io500_score.ipynb").read_text())["cells"] if c["cell_type"] == "markdown")

@@ -70,6 +70,8 @@ class Io500Phase:
     stonewall_s: float | None
     resolution: float  # half the last printed digit, in the value's unit: the rounding of the value
     line: int
+    procs: int | None = None  # the phase's own processes where the file says (the C app's `nproc`, e.g. of find)
+    command: str | None = None  # the phase's command line where the file says (the C app's `exe`)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ class Io500Info:
     """A bash script's description of the system (``io500_info_num_data_server_nodes=52``), as printed."""
     TABLE: ClassVar[str] = "raw_io500_info"
     line: int
-    key: str  # without the io500_info_ prefix, e.g. num_data_server_nodes
+    key: str  # without the io500_info_ prefix, e.g. num_data_server_nodes; io500_workdir: the data's folder;
+    # exec: a phase's command line ("[Exec] mpirun ... ior -w -a DFS ...")
     value: str
 
 
@@ -128,6 +131,11 @@ def _float(text: str, line: int, what: str) -> float:
         return float(text)
     except ValueError:
         raise ParseError(f"{what}: {text!r} is not a number", line) from None
+
+
+def _count(text: str | None) -> int | None:
+    """A printed count (`nproc = 1`), else None."""
+    return int(text) if text and text.strip().isdigit() else None
 
 
 def _resolution(number: str, scale: float = 1.0) -> float:
@@ -268,7 +276,8 @@ def parse_result_ini(text: str) -> Parsed:
                                  number(sect, "t_delta"), scored and parser.has_option(sect, "score"),
                                  sect in invalid_phases, float(stonewall.group(1)) if stonewall else None,
                                  _resolution(parser.get(sect, "score", fallback="")),
-                                 key_lines.get((sect, "t_start"), 1)))
+                                 key_lines.get((sect, "t_start"), 1), _count(parser.get(sect, "nproc", fallback=None)),
+                                 exe or None))
     if not phases:
         raise ParseError("no phase sections: not an IO500 result.txt")
 
@@ -309,6 +318,8 @@ _BASH_SUMMARY_START = "[Summary] Results files in "
 _BASH_INFO = re.compile(r"io500_info_(\w+)=['\"]?([^'\"]*)['\"]?\s*$")
 _BASH_DATE = re.compile(r"date=(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)\s*$")
 _BASH_RESULT_DIR = re.compile(r"io500_result_dir=['\"]?([^'\"]*)")
+_BASH_EXEC = "[Exec] "  # the bash script's echo of each phase's command line
+_BASH_WORKDIR = re.compile(r"io500_workdir=['\"]?([^'\"]*)")
 _BASH_STONEWALL = re.compile(r"io500_stonewall_timer=['\"]?(\d+)")
 
 
@@ -370,6 +381,10 @@ def parse_bash(text: str) -> Parsed:
             info.append(Io500Info(no, m.group(1), m.group(2).strip()))
         elif line.startswith("date=") and (m := _BASH_DATE.match(line)):
             started = started or m.group(1)
+        elif io500 and (m := _BASH_WORKDIR.match(line)):  # where the data went: names a mount (/mnt/lustre02)
+            info.append(Io500Info(no, "io500_workdir", m.group(1).strip()))
+        elif line.startswith(_BASH_EXEC):  # a phase's command line (its API: -a DFS ...)
+            info.append(Io500Info(no, "exec", line[len(_BASH_EXEC):].strip()))
         elif io500 and (m := _BASH_RESULT_DIR.match(line)):
             result_dir = result_dir or m.group(1)
         elif io500 and (m := _BASH_STONEWALL.match(line)):

@@ -7,10 +7,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
-from scipy import stats
 
-from .. import families, io500_runs, nb, published
-from .. import stats as stats_
+from .. import evidence, families, io500_runs, nb, published
+from ..evidence import Replicate
+from ..report import Finding, Report, Table
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from .io500_score import release_text
 
@@ -26,7 +26,7 @@ SLIDE_PHASE = {"ior_easy_w": "ior-easy-write", "ior_easy_r": "ior-easy-read", "i
 DAOS_TABLES = {"daos_isc20_full": "DAOS, ISC20 full run (seed 002 slide)",
                "daos_isc20_10node": "DAOS, ISC20 10 client nodes (seed 002 slide)"}
 LUSTRE_LABEL = "Lustre, SC19 (raw log)"
-FDR = 0.05  # Benjamini-Hochberg false discovery rate over comparisons read together
+FIRST, SECOND = "DAOS", "Lustre"  # the families the chapter sets against each other
 
 
 def colour(names) -> alt.Scale:
@@ -36,27 +36,30 @@ def colour(names) -> alt.Scale:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run with its family (iobook.families.resolve), benchmark release, score, validity and whether
-    it is a later copy of a run submitted twice (io500_duplicate_runs: the copy with the highest run_id is kept).
-    The release is the io500 version the run printed (io500-sc23_v1): it names the benchmark's code, not the
-    list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
+    """Every IO500 run with its family and the evidence for it (io500_runs: from the archive's folders where the
+    run's own files agree, else from its files or labels.yml; "unknown" when they do not say), benchmark release,
+    score, validity, whether it is a copy of a run counted once elsewhere (io500_runs.counted) and an implausible
+    value (io500_runs.implausible). The release is the io500 version the run printed (io500-sc23_v1): it names the
+    benchmark's code, not the list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
     runs = con.execute(
         """
         SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.submission, r.io500_version,
-               s.score, s.bw_gib_s, s.md_kiops, s.valid,
-               r.run_id IN (SELECT run_id FROM io500_duplicate_runs) AS duplicate
+               r.family, r.family_reason, r.attributed_by, r.files_evidence, r.implausible, s.score, s.bw_gib_s, s.md_kiops, s.valid,
+               NOT r.counted AS duplicate
         FROM io500_runs r JOIN io500_scores s USING (run_id) ORDER BY r.run_key
         """
     ).df()
     runs["release"] = runs.io500_version.fillna("not printed")
-    return families.resolve(runs)
+    return runs
 
 
 def archive_years(runs: pd.DataFrame) -> dict:
-    """The archive years (<year> folders) that hold runs, their run counts, and the years missing between."""
+    """The years that hold runs (the archive's <year> folders, else the run's own date), their run counts, the
+    years missing between, and the runs outside the archive layout and of unknown attribution."""
     counts = runs.year.dropna().astype(int).value_counts().sort_index()
     missing = sorted(set(range(counts.index.min(), counts.index.max() + 1)) - set(counts.index)) if len(counts) else []
-    return {"counts": counts, "missing": missing, "outside_layout": int(runs.year.isna().sum())}
+    return {"counts": counts, "missing": missing, "outside_layout": int(runs.submission.isna().sum()),
+            "unattributed": int(((runs.attributed_by == io500_runs.UNKNOWN) & runs.submission.notna()).sum())}
 
 
 def coverage(runs: pd.DataFrame) -> dict:
@@ -70,10 +73,15 @@ def coverage(runs: pd.DataFrame) -> dict:
          "outside_layout": span["outside_layout"]}
     text = f"These are the {len(runs):,} IO500 runs of this database"
     if years:
-        text += (f", from {f['submissions']:,} submission folders of the archive years {years[0]}–{years[-1]}"
+        text += ((f", from {f['submissions']:,} submission folders of the archive years" if f["submissions"] else
+                  ", of the years") + f" {years[0]}–{years[-1]}"
                  + (f" (none from {f['missing_years']})" if span["missing"] else ""))
     if span["outside_layout"]:
-        text += f"; {span['outside_layout']:,} sit outside the archive layout (no year, no family)"
+        text += (f"; {span['outside_layout']:,} sit outside the archive layout (their year, family and system are "
+                 "what their own files or a labels.yml say)")
+    if span["unattributed"]:
+        text += (f"; {span['unattributed']:,} sit in a submission folder that bundles other sites' runs and state no "
+                 "site of their own (attribution unknown: no year, no family)")
     f["coverage_text"] = (text + ": a copy of part of the IO500 submission archive {cite:p}`io500-submissions` "
                           "or your own runs, not the IO500's lists. A count, a median or a missing year describes "
                           "this copy, not the IO500.")
@@ -96,82 +104,102 @@ def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> 
         return wanted, f"chosen in the parameters; left out: {missing}"
 
 
-def per_system(runs: pd.DataFrame, value: str) -> pd.Series:
-    """One value per system (institution and system as the archive's folders name them): the geometric mean of
-    `value` over that system's runs. Runs of one system are repeated submissions, not independent repetitions."""
-    return np.exp(np.log(runs[value]).groupby([runs.institution, runs.system]).mean())
+def system_units(runs: pd.DataFrame) -> list[str]:
+    """Each run's system, the unit of replication (evidence.Replicate.SYSTEM): institution, system and file system
+    as attributed (io500_runs). Runs of one system are repeat submissions, not independent repetitions."""
+    return (runs.institution.astype(str) + " · " + runs.system.astype(str) + " · " + runs.filesystem.astype(str)).tolist()
 
 
-def compare_by_year(chosen: pd.DataFrame, value: str, first: str, second: str, confidence: float = 0.95) -> pd.DataFrame:
-    """Per archive year holding runs of both families: `first`'s geometric mean of `value` over `second`'s, with
-    its Welch interval on the log scale (iobook.stats.ratio_row), p and the Benjamini-Hochberg q over
-    the years read together. The unit is the system (institution and system as the archive names them): each
-    system gives one value, the geometric mean of its runs that year (per_system), so a system submitted several
-    times counts once; the runs behind the systems are given too. A year with fewer than 2 systems on a side, or
-    whose q is 0.05 or more, is undecided, with the systems a side that would decide it were the ratio and
-    spread what they are (stats.n_per_side)."""
+def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: str, family: str) -> pd.DataFrame:
+    """Per archive year holding runs of both FIRST and SECOND: the runs a side and the comparison of `value`
+    (evidence.compare: ratio of geometric means over systems, each system the geometric mean of its runs that
+    year), not yet decided: `decide_tables` decides every year (and measure) read together at once."""
     rows = []
-    both = chosen[chosen.family.isin([first, second]) & (chosen[value] > 0)]
+    # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
+    both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
     for year, g in both.groupby("period_order", sort=True):
-        a, b = g[g.family == first], g[g.family == second]
-        if len(a) == 0 or len(b) == 0:
-            continue
-        sa, sb = per_system(a, value), per_system(b, value)
-        r = stats_.ratio_row(sa, sb, confidence)
-        spreads = [np.log(x).std(ddof=1) for x in (sa, sb) if len(x) > 1]
-        sd = float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
-        rows.append({"year": int(year), f"{first} runs": len(a), f"{first} systems": len(sa),
-                     f"{second} runs": len(b), f"{second} systems": len(sb), "ratio": r["ratio"],
-                     "low": r["low"], "high": r["high"], "p": r["p"], "sd_log": sd})
-    out = pd.DataFrame(rows, columns=["year", f"{first} runs", f"{first} systems", f"{second} runs",
-                                      f"{second} systems", "ratio", "low", "high", "p", "sd_log"])
-    tested = out.p.notna()
-    out["q"] = np.nan
-    if tested.any():
-        out.loc[tested, "q"] = stats.false_discovery_control(out.loc[tested, "p"])
-    out["verdict"] = [verdict(r, first, second) for r in out.itertuples()]
-    return out
+        a, b = g[g.family == FIRST], g[g.family == SECOND]
+        if len(a) and len(b):
+            rows.append({"year": int(year), f"{FIRST} runs": len(a), f"{SECOND} runs": len(b), "record": evidence.compare(
+                evidence.Observations(values=a[value].to_numpy(), units=system_units(a)),
+                evidence.Observations(values=b[value].to_numpy(), units=system_units(b)),
+                quantity=quantity, unit=unit, replicate=Replicate.SYSTEM, family=family,
+                label=f"{FIRST} {int(year)}", baseline_label=f"{SECOND} {int(year)}")})
+    return pd.DataFrame(rows, columns=["year", f"{FIRST} runs", f"{SECOND} runs", "record"])
 
 
-def sides_text(row, first: str, second: str) -> str:
+def decide_tables(*tables: pd.DataFrame) -> None:
+    """evidence.decide over the records of these compare_by_year tables together (each record's family says which
+    are corrected together), written back in place."""
+    records = evidence.decide([r for t in tables for r in t.record])
+    start = 0
+    for t in tables:
+        t["record"] = records[start:start + len(t)]
+        start += len(t)
+
+
+def what_would_decide(c: evidence.Comparison) -> str:
+    """What an undecided comparison of systems lacks, honestly: with one system on a side the spread between
+    systems is unknown, so no number of systems can be sized from these data."""
+    if c.decided:
+        return ""
+    fewest = min(c.n, c.n_baseline)
+    side = FIRST if c.n <= c.n_baseline else SECOND
+    if fewest < 2:
+        return (f"{fewest} {side} system: the spread between {side} systems is unknown, so no number of systems "
+                f"can be sized from these data; a verdict needs at least {evidence.MIN_UNITS} systems a side")
+    if c.n_to_decide:
+        return f"about {c.n_to_decide:,} systems a side would decide it at this ratio and spread"
+    return f"a verdict needs at least {evidence.MIN_UNITS} systems a side"
+
+
+def sides_text(c: evidence.Comparison, runs: int, runs_baseline: int) -> str:
     """A comparison's two sides in words, systems (the unit) with their runs: '4 systems (11 runs) vs 8 (13)'."""
-    a, b = int(row[f"{first} runs"]), int(row[f"{second} runs"])
-    sa, sb = int(row[f"{first} systems"]), int(row[f"{second} systems"])
-    return f"{sa:,} system{'' if sa == 1 else 's'} ({a:,} run{'' if a == 1 else 's'}) vs {sb:,} ({b:,})"
+    return (f"{c.n:,} system{'' if c.n == 1 else 's'} ({runs:,} run{'' if runs == 1 else 's'}) vs "
+            f"{c.n_baseline:,} ({runs_baseline:,})")
 
 
-def verdict(row, first: str, second: str) -> str:
-    """A comparison in words: which family is higher when the corrected test decides it, else undecided with
-    the systems a side that would decide it."""
-    if row.q < FDR:
-        return f"{first} higher" if row.ratio > 1 else f"{second} higher"
-    need = stats_.n_per_side(np.log(row.ratio), row.sd_log)
-    return "undecided" + (f"; about {need} systems a side would decide it" if need else "")
+def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A decided compare_by_year table for the page and for a reader in JupyterLab: measure (when several),
+    year, systems and runs a side, ratio, interval, p, Holm-adjusted p, verdict and what would decide it."""
+    rows = []
+    for row in table.to_dict("records"):
+        c = row["record"]
+        rows.append({**({"measure": c.quantity} if "measure" in table else {}), "year": str(row["year"]),
+                     f"{FIRST} systems": c.n, f"{FIRST} runs": row[f"{FIRST} runs"],
+                     f"{SECOND} systems": c.n_baseline, f"{SECOND} runs": row[f"{SECOND} runs"],
+                     "ratio": c.ratio, "95% low": c.low, "95% high": c.high, "p": c.p, "p (Holm)": c.p_adjusted,
+                     "verdict": str(c.verdict), "what would decide it": what_would_decide(c)})
+    return pd.DataFrame(rows)
 
 
-def chart_compare_by_year(table: pd.DataFrame, first: str, second: str, what: str) -> alt.Chart:
-    """One point per archive year: `first`'s geometric mean over `second`'s with its interval, log axis."""
-    decided = table[table.verdict.str.endswith("higher")]
-    shown = table.assign(label=[sides_text(r, first, second) for _, r in table.iterrows()])
+def chart_compare_by_year(table: pd.DataFrame, what: str) -> alt.Chart:
+    """One point per archive year: FIRST's geometric mean over SECOND's with its interval, log axis; colour: the
+    verdict of evidence.decide."""
+    shown = comparison_table(table).assign(
+        label=[sides_text(r["record"], r[f"{FIRST} runs"], r[f"{SECOND} runs"]) for r in table.to_dict("records")])
+    decided = shown[shown.verdict == str(evidence.Verdict.DECIDED)]
     base = alt.Chart(shown).encode(y=alt.Y("year:O", title="archive year"))
-    bars = base.mark_rule(size=2).encode(x=alt.X("low:Q", scale=alt.Scale(type="log"), title=f"{first} / {second}, {what}"),
-                                         x2="high:Q")
+    bars = base.mark_rule(size=2).encode(x=alt.X("95% low:Q", scale=alt.Scale(type="log"), title=f"{FIRST} / {SECOND}, {what}"),
+                                         x2="95% high:Q")
     points = base.mark_point(filled=True, size=60).encode(
         x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
-        tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("low:Q", format=".2f"),
-                 alt.Tooltip("high:Q", format=".2f"), alt.Tooltip("q:Q", format=".2g"), "verdict"])
+        tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("95% low:Q", format=".2f"),
+                 alt.Tooltip("95% high:Q", format=".2f"), alt.Tooltip("p (Holm):Q", format=".2g"), "verdict"])
     one = base.transform_aggregate(rows="count()").mark_rule(strokeDash=[4, 4], color="#999").encode(
-        x=alt.datum(1.0), y=alt.value(0), y2=alt.value(28 * len(table)))  # one mark, no second dataset
+        x=alt.datum(1.0), y=alt.value(0), y2=alt.value(28 * len(shown)))  # one mark, no second dataset
     return (bars + points + one).properties(width=420, height=alt.Step(28), title=alt.TitleParams(
-        f"{first} above {second} in {sum(decided.ratio > 1)} of {len(table)} years, below in "
-        f"{sum(decided.ratio < 1)}", subtitle=f"{what}: ratio per archive year, 95% interval"))
+        f"{FIRST} above {SECOND} in {sum(decided.ratio > 1)} of {len(shown)} years, below in "
+        f"{sum(decided.ratio < 1)}", subtitle=[f"{what}: ratio per archive year, 95% interval;",
+                                                "systems as units, Holm over the years"]))
 
 
 def choose(runs: pd.DataFrame, wanted: list[str], years: list[int]) -> pd.DataFrame:
-    """Valid runs with a positive score of the wanted families (and years; empty = all), each run once.
+    """Valid runs with a positive score of the wanted families (and years; empty = all), each run once, none with
+    an implausible value (io500_runs.implausible).
     `period` is the run's archive year (its <year> folder): the archive records no list, and the io500 version
     names a release of the benchmark, not a list."""
-    chosen = runs[runs.valid & (runs.score > 0) & runs.family.isin(wanted) & ~runs.duplicate
+    chosen = runs[runs.valid & (runs.score > 0) & runs.family.isin(wanted) & ~runs.duplicate & runs.implausible.isna()
                   & runs.year.notna() & (runs.year.isin(years) if years else True)].copy()
     chosen["period"] = chosen.year.astype(int).astype(str)
     chosen["period_order"] = chosen.year.astype(int)
@@ -649,7 +677,8 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
         tooltip=["run_key", "institution", "system", "period", "client_nodes", "nodes_from",
                  alt.Tooltip("bw_per_client_node:Q", format=".3f"), alt.Tooltip("md_per_client_node:Q", format=".2f")],
     ).properties(width=170, height=150, title=alt.TitleParams(
-        f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)",
+        f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)" if len(med)
+        else "No run here has a known client count",
         subtitle=f"{len(known)} valid runs with a known client count, every year; filled: 10 client nodes"))
 
 
@@ -710,48 +739,92 @@ def chart_wolf_tianhe(per_node: pd.DataFrame, title: list[str]) -> alt.Chart:
 
 # ---------------------------------------------------------------- the chapter's numbers and findings
 
-FIRST, SECOND = "DAOS", "Lustre"  # the families the chapter sets against each other
 
 
 def _runs_text(n: int) -> str:
     return f"{n:,} run" + ("" if n == 1 else "s")
 
 
-def _headline_year(table: pd.DataFrame) -> pd.Series | None:
-    """The year whose comparison rests on most runs (the smaller side first, then both): the rule the chapter
-    has always used to pick its headline year, kept so that the unit's change does not move the year chosen."""
-    if table.empty:
-        return None
-    sides = table[[f"{FIRST} runs", f"{SECOND} runs"]]
-    return table.assign(least=sides.min(axis=1), total=sides.sum(axis=1)).sort_values(
-        ["least", "total", "year"], ascending=[False, False, False]).iloc[0]
+BALANCE_FAMILY = f"{FIRST} over {SECOND}: metadata per GiB/s, every archive year"
+TEN_FAMILY = f"{FIRST} over {SECOND} per client node on {TEN_NODES} client nodes, every year and measure"
+SAME_SERVERS_FAMILY = "Tianhe-2E: the ISC20 DAOS run over the SC19 Lustre run"
+LISTED_YEARS = 5  # the first finding names each year's ratio up to this many years (nb.FIRST_FINDING_WORDS)
 
 
-def _interval(row) -> str:
-    return "" if pd.isna(row.low) else f"95% CI {row.low:.1f}–{row.high:.1f}, "
+def dfs_runs(runs: pd.DataFrame) -> evidence.Count:
+    """How many of these DAOS runs state the DFS API (-a DFS, --dfs.pool, API = DFS) in their own files (IOR/mdtest
+    command lines, config.ini: io500_runs.files_evidence): DFS is DAOS's own file API, not POSIX."""
+    dfs = runs.files_evidence.fillna("").str.startswith("DFS API")
+    return evidence.count(int(dfs.sum()), len(runs), quantity=f"{FIRST} runs stating the DFS API", of=Replicate.RUN)
 
 
-def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
-    """Everything the chapter shows, computed once: tables and charts' data, the values its prose quotes
-    (`values`), which sections have data (`shown`, the only-if keys) and its findings (each with the figure or
-    table that shows it)."""
+def _seed_text(seed: pd.DataFrame, table: str, column: str) -> tuple[str, int]:
+    """A published text cell (as printed) and its line in the seed."""
+    row = seed[(seed.table == table) & (seed.column == column)].iloc[0]
+    return str(row.printed), int(row.line)
+
+
+def same_servers_records(lustre: pd.Series, rescored: pd.DataFrame) -> list[evidence.Comparison]:
+    """The ISC20 DAOS full run (seed 002's slide, rescored) against the SC19 Lustre run (raw log), metadata and
+    bandwidth: one figure against one run, so evidence.decide leaves them undecided with no interval."""
+    full = rescored.set_index("run").loc[DAOS_TABLES["daos_isc20_full"]]
+    return evidence.decide([evidence.compare_to_reference(
+        [float(full[dk])], float(lustre[lk]), quantity=quantity, unit=unit, replicate=Replicate.PUBLISHED,
+        family=SAME_SERVERS_FAMILY, label="DAOS, ISC20 full run (slide)", reference_label="the SC19 Lustre run")
+        for quantity, unit, lk, dk in [("metadata score", "kIOPS", "md_kiops", "md (kIOPS)"),
+                                       ("bandwidth score", "GiB/s", "bw_gib_s", "bw (GiB/s)")]])
+
+
+def caveats_text(seed_servers: pd.DataFrame, dfs: evidence.Count) -> str:
+    """Seed 002's setup, wherever the Tianhe-2E pair's numbers are compared (Markdown): DAOS on tmpfs-emulated
+    NVRAM (DRAM) against Lustre on NVMe with its server and client counts, and the API of the DAOS runs."""
+    tmpfs, tmpfs_line = _seed_text(seed_servers, "daos_isc20", "NVRAM")
+    spec_line = int(seed_servers[(seed_servers.table == "lustre_sc19")].line.iloc[0])
+    return (f"Same storage servers, not the same media: the DAOS runs emulated NVRAM on tmpfs, in DRAM "
+            f"(\"{tmpfs.rstrip('.')}\", seed 002 line {tmpfs_line}), while the Lustre run had "
+            f"{_cell(seed_servers, 'lustre_sc19', 'storage servers')} storage servers with "
+            f"{_cell(seed_servers, 'lustre_sc19', 'NVMe SSDs')} NVMe SSDs each, "
+            f"{_cell(seed_servers, 'lustre_sc19', 'metadata servers')} metadata servers and "
+            f"{_cell(seed_servers, 'lustre_sc19', 'client nodes')} client nodes (line {spec_line}): DRAM-backed DAOS "
+            f"against Lustre on NVMe. The slides' DAOS listings print no API; the archive's {FIRST} runs use DAOS's "
+            f"DFS API, not POSIX ({evidence.phrase(dfs)} state it in their IOR/mdtest command lines or config.ini"
+            + ("" if dfs.k == dfs.n else "; the others keep none that says") + ").")
+
+
+def _first_finding(balance_years: pd.DataFrame) -> str:
+    """The main result over every archive year holding both families (no year chosen): each year's ratio, or
+    their range beyond LISTED_YEARS, and how many years evidence.decide decides."""
+    records = list(balance_years.record)
+    decided = [c for c in records if c.decided]
+    years = (", ".join(f"{y} {c.ratio:.1f}×" for y, c in zip(balance_years.year, records))
+             if len(records) <= LISTED_YEARS else
+             f"{min(c.ratio for c in records):.1f}–{max(c.ratio for c in records):.1f}× in {len(records)} years")
+    return (f"{FIRST} over {SECOND}, metadata per GiB/s by archive year: {years}; decided in **{len(decided)} of "
+            f"{len(records)}** years (systems as units).")
+
+
+def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
+    """Everything the chapter shows: values its prose pastes (bools drive its `only-if` cells), tables, figures,
+    findings and the evidence records they rest on. `families`: the families of the overview (empty: the seven
+    with most valid runs); `years`: the archive years of the overview and the comparisons (empty: all)."""
     runs = get_runs(con)
+    if runs.empty:
+        return Report(values={"has_data": False})
     cov = coverage(runs)
-    wanted, families_note = select_families(runs, families_wanted)
-    year_choice = nb.select(years, runs.year.dropna().astype(int), "archive year") if years else []
+    wanted, families_note = select_families(runs, list(families))
+    year_choice = nb.select(list(years), runs.year.dropna().astype(int), "archive year") if years else []
     chosen = choose(runs, wanted, year_choice)
     chosen = chosen.assign(md_per_bw=chosen.md_kiops / chosen.bw_gib_s)
     nodes = client_nodes(con)
     normalised = per_client_node(chosen, nodes)
     ten = normalised[normalised.list_kind == TEN_CLIENTS]
-    balance_years = compare_by_year(chosen, "md_per_bw", FIRST, SECOND)
-    ten_years = pd.concat([compare_by_year(ten, col, FIRST, SECOND).assign(measure=name) for col, name in
-                           [("bw_per_client_node", "bandwidth per client node"),
-                            ("md_per_client_node", "metadata per client node")]], ignore_index=True)
-    if ten_years.p.notna().any():  # the two measures and the years are read together: one correction
-        tested = ten_years.p.notna()
-        ten_years.loc[tested, "q"] = stats.false_discovery_control(ten_years.loc[tested, "p"])
-        ten_years["verdict"] = [verdict(r, FIRST, SECOND) for r in ten_years.itertuples()]
+    balance_years = compare_by_year(chosen, "md_per_bw", quantity="metadata per GiB/s", unit="kIOPS per GiB/s",
+                                    family=BALANCE_FAMILY)
+    ten_years = pd.concat([compare_by_year(ten, col, quantity=name, unit=unit, family=TEN_FAMILY).assign(measure=name)
+                           for col, name, unit in [("bw_per_client_node", "bandwidth per client node", "GiB/s"),
+                                                   ("md_per_client_node", "metadata per client node", "kIOPS")]],
+                          ignore_index=True)
+    decide_tables(balance_years, ten_years)
 
     tianhe = tianhe_runs(con)
     matched = tianhe[tianhe.matches_sc19_score]
@@ -760,8 +833,7 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
     pair_runs = wolf_and_tianhe(con, nodes)
     pair_phases = phases_per_client_node(con, pair_runs)
     wolf10, wolf10_year = None, None
-    ten_pairs = pair_runs[pair_runs.client_nodes == TEN_NODES]
-    for year, g in ten_pairs.groupby("year", sort=True):  # pairs of one year only: eras apart
+    for year, g in pair_runs[pair_runs.client_nodes == TEN_NODES].groupby("year", sort=True):  # one year only
         w, t = g[g.system == WOLF["system"]].run_key.tolist(), g[g.system == TIANHE["system"]].run_key.tolist()
         if w and t:
             wolf10, wolf10_year = phase_ratios(pair_phases, w, t), int(year)
@@ -772,19 +844,26 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
     sc19_ratios = (phase_ratios(pair_phases, sc19_pair, [lustre.run_key])
                    if sc19_pair and lustre is not None and lustre.run_key in set(pair_phases.run_key) else None)
     gekko = gekko_runs(runs)
+    seed_servers = published.load("seed002_tianhe_servers")
+    dfs = dfs_runs(chosen[chosen.family == FIRST])
+    unknown = evidence.count(int((runs.attributed_by == io500_runs.UNKNOWN).sum()), len(runs),
+                             quantity="runs whose attribution is unknown", of=Replicate.RUN)
+    caveats = caveats_text(seed_servers, dfs)
 
     values = {**{k: Markdown(v) if k.endswith("_text") else v for k, v in cov.items() if v is not None},
-              "families": ", ".join(wanted) or "none", "families_note": families_note, "first": FIRST,
-              "second": SECOND, "ten_nodes": TEN_NODES, "valid_runs": len(chosen), "tianhe_runs": len(tianhe),
-              "gekko_runs": len(gekko), "gekko_equal": int(gekko.equals_seed_004.sum()),
-              "garbled": int(rescored["garbled printed numbers"].sum()), "score_numbers": 3 * len(rescored)}
+              "has_data": True, "families": ", ".join(wanted) or "none", "families_note": families_note,
+              "first": FIRST, "second": SECOND, "ten_nodes": TEN_NODES, "valid_runs": len(chosen),
+              "tianhe_runs": len(tianhe), "gekko_runs": len(gekko), "gekko_equal": int(gekko.equals_seed_004.sum()),
+              "garbled": int(rescored["garbled printed numbers"].sum()), "score_numbers": 3 * len(rescored),
+              "caveats_text": Markdown(caveats), "dfs_text": evidence.phrase(dfs),
+              "unknown_text": evidence.phrase(unknown), "implausible_runs": int(runs.implausible.notna().sum()),
+              "copies": int(runs.duplicate.sum()), "min_units": evidence.MIN_UNITS, **nextgenio_values()}
     values["coverage_short"] = (f"this copy: {_runs_text(cov['runs'])}"
                                 + (f", archive years {cov['first_year']}–{cov['last_year']}" if cov["first_year"] else "")
                                 + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
     values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
         ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
     values["release_text"] = Markdown(release_text(runs))
-    seed_servers = published.load("seed002_tianhe_servers")
     values.update(lustre_storage_servers=_cell(seed_servers, "lustre_sc19", "storage servers"),
                   lustre_metadata_servers=_cell(seed_servers, "lustre_sc19", "metadata servers"))
     counts = normalised.nodes_from.value_counts()
@@ -792,93 +871,138 @@ def chapter(con, families_wanted: list[str], years: list[int]) -> dict:
                   nodes_declared=int(counts.get("declared (io500_info)", 0)),
                   nodes_unknown=int(counts.get("unknown", 0)),
                   servers_declared=int(normalised.data_servers.notna().sum()))
-    if lustre is not None:
-        values.update(lustre_run=lustre.run_key)
-        slide = tianhe_slide_vs_raw(con, int(lustre.run_id))
-        values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
-        clients = clients_text(phase_log_clients(con, int(lustre.run_id)),
-                               _cell(seed_servers, "daos_isc20", "clients"))
-        values["clients_text"] = Markdown(clients)
-    else:
-        slide = None
-
+    tables = {
+        "tab-daos-servers": Table(frame=server_counts(con, None if lustre is None else int(lustre.run_id))),
+        "tab-daos-rescored": Table(frame=rescored, formats={col: ",.6f" for col in rescored.columns
+                                                            if col not in ("run", "garbled printed numbers")}),
+        "tab-daos-same-servers": Table(frame=same_servers(lustre, rescored), formats={
+            "Lustre, SC19 (raw log)": ",.2f", "DAOS, ISC20 full run (slide)": ",.2f", "DAOS / Lustre": ".2f"}),
+        "tab-daos-lists-historic": Table(frame=list_table(historic), formats=LIST_FORMATS),
+        "tab-daos-lists-sc19": Table(frame=list_table(sc19_list), formats=LIST_FORMATS),
+        "tab-daos-hardware": Table(frame=published.load("seed004_nextgenio_hardware")[
+            ["row", "column", "printed", "value", "unit", "note"]], formats={"value": ",.1f"}),
+        "tab-daos-workflow": Table(frame=published.load("seed004_ecmwf_workflow")[["row", "printed", "value", "unit"]],
+                                   formats={"value": ",.0f"})}
+    figures = {"fig-daos-tianhe-phases": chart_phases(
+        tianhe_phases(con, None if lustre is None else int(lustre.run_id)),
+        ["Tianhe-2E: Lustre (io500_phases) and DAOS runs", "(seed 002, slides 'ISC 2020'); whole systems"])}
+    evidence_records = [dfs, unknown]
     findings = []
-    head = _headline_year(balance_years)
-    if head is not None:
-        decided = balance_years.verdict.str.endswith("higher")
-        above = int((decided & (balance_years.ratio > 1)).sum())
-        values.update(balance_year=int(head.year), balance_ratio=float(head.ratio))
-        # the main result within nb.FIRST_FINDING_WORDS: the systems (the unit) with their runs, the decided years of this copy's
-        sides = _interval(head) + sides_text(head, FIRST, SECOND)
-        if head.verdict.endswith("higher"):
-            below = int((decided & (balance_years.ratio < 1)).sum())
-            text = (f"{FIRST} reaches **{head.ratio:.1f}×** {SECOND}'s metadata per GiB/s ({int(head.year)}; "
-                    f"{sides}); decided higher in {above}" + (f", lower in {below}," if below else "")
-                    + f" of this copy's {len(balance_years)} years with both.")
-        else:
-            text = (f"{FIRST} over {SECOND} in metadata per GiB/s, {int(head.year)}: **{head.ratio:.1f}×**, undecided "
-                    f"({sides}; {head.verdict.removeprefix('undecided; ')}).")
-        findings.append((text, "fig-daos-balance-years"))
+    if len(balance_years):
+        evidence_records += list(balance_years.record)
+        findings.append(Finding(text=_first_finding(balance_years), target="fig-daos-balance-years",
+                                evidence=tuple(balance_years.record)))
+        figures["fig-daos-balance-years"] = chart_compare_by_year(balance_years, "metadata (kIOPS) per GiB/s")
+        tables["tab-daos-balance-years"] = Table(frame=comparison_table(balance_years), formats=COMPARISON_FORMATS)
     elif len(chosen):
         best = chosen.groupby("family").md_per_bw.median().idxmax()
-        findings.append((f"No archive year here holds runs of both {FIRST} and {SECOND}; of the families compared, "
-                         f"**{best}** has the highest median metadata per GiB/s ({_runs_text(len(chosen))}).",
-                         "tab-daos-balance"))
+        findings.append(Finding(text=f"No archive year here holds runs of both {FIRST} and {SECOND}; of the families "
+                                f"compared, **{best}** has the highest median metadata per GiB/s "
+                                f"({_runs_text(len(chosen))}).", target="tab-daos-balance"))
     else:
-        findings.append((f"No IO500 run here has a known file-system family ({_runs_text(len(runs))}; "
-                         f"{cov['outside_layout']:,} outside the archive layout), so no family is compared.",
-                         "tab-daos-same-servers"))
+        findings.append(Finding(text=f"No IO500 run here has a known file-system family ({_runs_text(len(runs))}; "
+                                f"{cov['outside_layout']:,} outside the archive layout), so no family is compared.",
+                                target="tab-daos-same-servers"))
     if len(ten_years):
-        decided = ten_years[ten_years.verdict.str.endswith("higher")]
-        parts = [f"{year}, {sides_text(g.iloc[0], FIRST, SECOND)}: "
-                 + ", ".join(f"{r.measure.split()[0]} {r.ratio:.1f}×" + (f" ({_interval(r).removesuffix(', ')})"
-                                                                         if pd.notna(r.low) else "")
-                             for r in g.itertuples()) for year, g in ten_years.groupby("year")]
-        need = [n for n in (stats_.n_per_side(np.log(r.ratio), r.sd_log) for r in ten_years.itertuples()
-                            if not r.verdict.endswith("higher")) if n]
-        lead = ("undecided in every year holding both" if decided.empty else
-                f"decided in {len(decided)} of {len(ten_years)} comparisons")
-        findings.append((f"On {TEN_NODES} client nodes, {FIRST} against {SECOND} per client node is {lead} ("
-                         + "; ".join(parts) + (f"; {min(need)}–{max(need)} systems a side would decide" if need else "")
-                         + ").", "tab-daos-ten-node"))
-    whole = same_servers(lustre, rescored).set_index("measure")
+        evidence_records += list(ten_years.record)
+        parts = [f"{row.year} {row.measure.split()[0]} {evidence.phrase(row.record)}" for row in ten_years.itertuples()]
+        lacking = sorted({what_would_decide(c) for c in ten_years.record} - {""})
+        findings.append(Finding(text=f"On {TEN_NODES} client nodes, {FIRST} over {SECOND} per client node: "
+                                + "; ".join(parts) + (f". Why no verdict: {'; '.join(lacking)}." if lacking else "."),
+                                target="tab-daos-ten-node", evidence=tuple(ten_years.record)))
+        tables["tab-daos-ten-node"] = Table(frame=comparison_table(ten_years), formats=COMPARISON_FORMATS)
     if lustre is not None:
-        values.update(same_md=float(whole.loc["metadata (kIOPS)", "DAOS / Lustre"]),
-                      same_bw=float(whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]))
-        findings.append((f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance issues\"), on the "
-                         f"storage servers of its SC19 Lustre run, reached {values['same_md']:.2f}× the Lustre run's "
-                         f"metadata score and {values['same_bw']:.2f}× its bandwidth: one run each gives no interval, "
-                         f"so it is undecided. {clients}", "tab-daos-same-servers"))
+        md, bw = same_servers_records(lustre, rescored)
+        evidence_records += [md, bw]
+        values.update(lustre_run=lustre.run_key, same_md=md.ratio, same_bw=bw.ratio,
+                      same_md_text=evidence.phrase(md), same_bw_text=evidence.phrase(bw))
+        slide = tianhe_slide_vs_raw(con, int(lustre.run_id))
+        values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
+        clients = clients_text(phase_log_clients(con, int(lustre.run_id)), _cell(seed_servers, "daos_isc20", "clients"))
+        values["clients_text"] = Markdown(clients)
+        findings.append(Finding(text=f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance "
+                                f"issues\") against its SC19 Lustre run: metadata {values['same_md_text']}, bandwidth "
+                                f"{values['same_bw_text']}. {caveats}", target="tab-daos-same-servers",
+                                evidence=(md, bw, dfs)))
+        tables["tab-daos-slide"] = Table(frame=slide, formats={"published": ",.2f", "raw": ",.3f",
+                                                                "raw at printed precision": ",.2f"})
+        tables["tab-daos-phases-above"] = Table(frame=phases_above(tianhe_phases(con, int(lustre.run_id)), LUSTRE_LABEL))
     if wolf10 is not None:
         above = wolf10[wolf10["lowest ratio"] > 1]
-        findings.append((f"On {TEN_NODES} client nodes in {wolf10_year}, Intel's Wolf (DAOS) is above Tianhe-2E "
-                         f"(Lustre) per client node in **{len(above)} of {len(wolf10)} phases** over all "
-                         f"{int(wolf10.pairs.iloc[0])} pairs of runs (one Wolf run: a range, not an interval).",
-                         "tab-daos-wolf-10"))
+        findings.append(Finding(text=f"On {TEN_NODES} client nodes in {wolf10_year}, Intel's Wolf (DAOS) is above "
+                                f"Tianhe-2E (Lustre) per client node in **{len(above)} of {len(wolf10)} phases** over "
+                                f"all {int(wolf10.pairs.iloc[0])} pairs of runs (one Wolf run: a range, not an interval).",
+                                target="tab-daos-wolf-10"))
+        values["wolf10_year"] = wolf10_year
+        tables["tab-daos-wolf-10"] = Table(frame=wolf10, formats={"lowest ratio": ",.2f", "highest ratio": ",.2f"})
     lists = [historic, sc19_list]
-    found = sum(int(t["in raw logs"].sum()) for t in lists)
-    findings.append((f"**{found} of the {sum(len(t) for t in lists)} rows** of seed 002's two printed lists have a "
-                     "raw run with the same score here, "
-                     f"{sum(int((t['in raw logs'] & t['numbers agree']).sum()) for t in lists)} with score, bandwidth "
-                     "and metadata equal at two decimals.", "tab-daos-lists-historic"))
-    if len(gekko) and len(findings) < 6:
-        findings.append((f"None of the {_runs_text(len(gekko))} of EPCC's NextGENIO GekkoFS here has the score "
-                         "printed on seed 004's slide." if not gekko.equals_seed_004.any() else
-                         f"{int(gekko.equals_seed_004.sum())} of the {_runs_text(len(gekko))} of EPCC's NextGENIO "
-                         "GekkoFS has the score printed on seed 004's slide.", "tab-daos-gekko"))
-    shown = {"has_overview": len(chosen) > 0, "no_overview": len(chosen) == 0,
-             "has_compare": len(balance_years) > 0, "has_ten": len(ten_years) > 0,
-             "has_pairs": len(pair_phases) > 0, "has_wolf10": wolf10 is not None,
-             "has_wolf_sc19": sc19_ratios is not None, "has_lustre": lustre is not None, "no_lustre": lustre is None,
-             "has_gekko": len(gekko) > 0, "no_gekko": len(gekko) == 0,
-             "pinned_missing": families_note.startswith("chosen in the parameters; left out")}
-    return {"runs": runs, "chosen": chosen, "normalised": normalised, "balance_years": balance_years,
-            "ten_years": ten_years, "tianhe": tianhe, "lustre": lustre, "slide": slide, "rescored": rescored,
-            "servers": server_counts(con, None if lustre is None else int(lustre.run_id)),
-            "same_servers": whole.reset_index(), "pair_runs": pair_runs, "pair_phases": pair_phases,
-            "wolf10": wolf10, "wolf10_year": wolf10_year, "sc19_ratios": sc19_ratios, "sc19_pair": sc19_pair,
-            "historic": historic, "sc19_list": sc19_list, "gekko": gekko, "values": values, "shown": shown,
-            "findings": findings}
+    found = evidence.count(sum(int(t["in raw logs"].sum()) for t in lists), sum(len(t) for t in lists),
+                           quantity="rows of seed 002's lists with a raw run of the same score", of=Replicate.CENSUS)
+    evidence_records.append(found)
+    findings.append(Finding(text=f"**{found.k} of the {found.n} rows** of seed 002's two printed lists have a raw run "
+                            "with the same score here, "
+                            f"{sum(int((t['in raw logs'] & t['numbers agree']).sum()) for t in lists)} with score, "
+                            "bandwidth and metadata equal at two decimals.", target="tab-daos-lists-historic",
+                            evidence=(found,)))
+    if len(gekko):
+        findings.append(Finding(text=f"None of the {_runs_text(len(gekko))} of EPCC's NextGENIO GekkoFS here has the "
+                                "score printed on seed 004's slide." if not gekko.equals_seed_004.any() else
+                                f"{int(gekko.equals_seed_004.sum())} of the {_runs_text(len(gekko))} of EPCC's "
+                                "NextGENIO GekkoFS has the score printed on seed 004's slide.", target="tab-daos-gekko"))
+        tables["tab-daos-gekko"] = Table(frame=gekko.drop(columns="run_id"), formats={
+            "year": ".0f", "score": ",.3f", "bw_gib_s": ",.3f", "md_kiops": ",.3f"})
+        figures["fig-daos-gekko"] = chart_phases(gekko_phases(con, gekko.run_id.tolist()), [
+            "NextGenIO GekkoFS: seed 004 slide 'Hardware performance' (published)",
+            "against the archive's runs (io500_phases)"])
+    if len(chosen):
+        tables.update({
+            "tab-daos-periods": Table(frame=runs_per_period(chosen)),
+            "tab-daos-balance": Table(frame=balance(chosen).rename(columns={
+                "median_md_per_bw": "median kIOPS per GiB/s", "q25": "25th pct", "q75": "75th pct"}),
+                formats={"median kIOPS per GiB/s": ",.2f", "25th pct": ",.2f", "75th pct": ",.2f"}),
+            "tab-daos-lists-apart": Table(frame=lists_apart(normalised).rename(columns={
+                "period": "year", "runs": "valid runs", "client_nodes_known": "client nodes known",
+                "ten_node": "on 10 client nodes", "median_score_full": "median score",
+                "median_score_10_node": "median score, 10 client nodes"}),
+                formats={"median score": ",.2f", "median score, 10 client nodes": ",.2f"}),
+            "tab-daos-node-medians": Table(frame=per_node_medians(normalised).rename(columns={
+                "period": "year", "list_kind": "client nodes", "median_client_nodes": "median nodes",
+                "bw_per_client_node": "bw / node (GiB/s)", "md_per_client_node": "md / node (kIOPS)"}),
+                formats={"median nodes": ",.0f", "bw / node (GiB/s)": ",.3f", "md / node (kIOPS)": ",.2f"}),
+            "tab-daos-declared": Table(frame=declared_classification(con)),
+            "tab-daos-differ": Table(frame=declared_against_logs(normalised).rename(columns={
+                "client_nodes": "client nodes (logs)", "declared_client_nodes": "client nodes (declared)"}),
+                formats={"year": ".0f"})})
+        figures.update({"fig-daos-medians": chart_medians(medians(chosen), period_order(chosen)),
+                        "fig-daos-bw-md": chart_bw_md(chosen),
+                        "fig-daos-phase-relative": chart_phase_relative(phase_relative(con, chosen)),
+                        "fig-daos-per-client-node": chart_per_client_node(normalised)})
+        values["files_overview"] = nb.files_link(nb.sources(con, get_sources(con, chosen.run_id).source_id).path,
+                                                 "The files of the runs compared")
+    if len(pair_phases):
+        tables["tab-daos-pair-runs"] = Table(frame=pair_runs[[
+            "run_key", "system", "year", "release", "score", "bw_gib_s", "md_kiops", "client_nodes", "nodes_from"]].rename(
+            columns={"bw_gib_s": "bw (GiB/s)", "md_kiops": "md (kIOPS)", "client_nodes": "client nodes",
+                     "nodes_from": "counted by"}),
+            formats={"year": "d", "score": ",.2f", "bw (GiB/s)": ",.2f", "md (kIOPS)": ",.1f"})
+        figures["fig-daos-wolf-tianhe"] = chart_wolf_tianhe(pair_phases, [
+            "Wolf (DAOS) and Tianhe-2E (Lustre) per client node",
+            "every run of both systems with known client nodes; source: io500_phases, phase logs"])
+    if sc19_ratios is not None:
+        tables["tab-daos-wolf-sc19"] = Table(frame=sc19_ratios, formats={"lowest ratio": ",.2f", "highest ratio": ",.2f"})
+    featured = featured_run_ids(lustre, gekko, historic, sc19_list)
+    if featured:
+        tables["tab-daos-featured"] = Table(frame=featured_families(runs, featured).drop(columns="institution"),
+                                            formats={"year": ".0f"})
+        tables["tab-daos-featured-files"] = Table(frame=nb.sources(con, get_sources(con, featured).source_id))
+    values.update({"has_overview": len(chosen) > 0, "no_overview": len(chosen) == 0,
+                   "has_compare": len(balance_years) > 0, "has_ten": len(ten_years) > 0,
+                   "has_pairs": len(pair_phases) > 0, "has_wolf10": wolf10 is not None,
+                   "has_wolf_sc19": sc19_ratios is not None, "has_lustre": lustre is not None,
+                   "no_lustre": lustre is None, "has_gekko": len(gekko) > 0, "no_gekko": len(gekko) == 0,
+                   "has_featured": len(featured) > 0,
+                   "pinned_missing": families_note.startswith("chosen in the parameters; left out")})
+    return Report(values=values, tables=tables, figures=figures, findings=findings, evidence=evidence_records)
 
 
 HOW_TO_ADD = ("Ingest IO500 submissions (ideally in the archive's "
@@ -886,16 +1010,8 @@ HOW_TO_ADD = ("Ingest IO500 submissions (ideally in the archive's "
               "file-system family) with `python -m iobook ingest --db my.duckdb DIR` or build the book from them "
               "with `python -m iobook book --data DIR`.")
 
-COMPARISON_FORMATS = {"ratio": ".2f", "95% low": ".2f", "95% high": ".2f", "p": ".2g", "q": ".2g"}
+COMPARISON_FORMATS = {"ratio": ".2f", "95% low": ".2f", "95% high": ".2f", "p": ".2g", "p (Holm)": ".2g"}
 LIST_FORMATS = {"published": ",.2f", "raw score": ",.3f"}
-
-
-def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
-    """A compare_by_year table for the page: the measure (when several), year, runs, ratio, interval, p, q and
-    verdict (the spread used to size an undecided comparison left out)."""
-    out = table.drop(columns=["sd_log"]).rename(columns={"low": "95% low", "high": "95% high"})
-    out["year"] = out.year.astype(str)
-    return out[(["measure"] if "measure" in out else []) + [c for c in out.columns if c != "measure"]]
 
 
 def list_table(found: pd.DataFrame) -> pd.DataFrame:
@@ -915,7 +1031,8 @@ def nextgenio_values() -> dict:
     return {"cpus_per_node": cpus, "dcpmm_per_cpu": dcpmm, "dcpmm_per_node": cpus * dcpmm}
 
 
-def featured_run_ids(c: dict) -> list[int]:
+def featured_run_ids(lustre: pd.Series | None, gekko: pd.DataFrame, historic: pd.DataFrame,
+                     sc19_list: pd.DataFrame) -> list[int]:
     """The runs the chapter compares one by one: the SC19 Tianhe-2E run, the GekkoFS runs, the lists' matches."""
-    return sorted({*([] if c["lustre"] is None else [int(c["lustre"].run_id)]), *map(int, c["gekko"].run_id),
-                   *c["historic"].run_id.dropna().astype(int), *c["sc19_list"].run_id.dropna().astype(int)})
+    return sorted({*([] if lustre is None else [int(lustre.run_id)]), *map(int, gekko.run_id),
+                   *historic.run_id.dropna().astype(int), *sc19_list.run_id.dropna().astype(int)})

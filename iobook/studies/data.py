@@ -20,8 +20,13 @@ VIEW_ROWS = {
     "sources": "file seen by ingest (a table): path as resolved at ingest (a byte of a name that is not UTF-8 "
                "shown as \\xNN, the name's bytes in path_bytes), status ok, error, skipped or gone, why it failed "
                "or was skipped",
-    "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, year, "
-                  "submission from the archive's folder layout; run_key names it in chapter parameters",
+    "io500_runs": "IO500 run (the files describing one run grouped); institution, system, file system, family, "
+                  "year from the archive's folders where its own files agree, else its own files or labels.yml "
+                  "(attributed_by, family_reason; 'attribution unknown' in a folder bundling other sites' runs); "
+                  "counted: false for a later copy of a run filed twice; implausible: why a value cannot be; "
+                  "run_key names it in chapter parameters",
+    "io500_implausible_phases": "IO500 phase claiming more than 5e9 items/s per process (one item per cycle of a "
+                                "5 GHz core): value, processes, reason",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
     "io500_run_system_files": "Storage Scale listing (mmlsconfig, mmlscluster, mmlsfs) describing an IO500 run's system: "
                               "in the folder of one of the run's files or above it",
@@ -30,7 +35,8 @@ VIEW_ROWS = {
     "io500_scores": "IO500 run: bandwidth, metadata and total score recomputed from its phases beside the "
                     "reported ones, validity and why",
     "io500_system_info": "io500_info_* line of a bash IO500 run's log, how its submitters described the system "
-                         "(server and client nodes, file system), as printed",
+                         "(server and client nodes, file system), as printed; also its io500_workdir and its "
+                         "[Exec] command lines (key exec)",
     "io500_duplicate_runs": "pair of IO500 runs with the same phase values filed under two submissions",
     "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",
     "io500_phase_logs": "IO500 phase with its own IOR/mdtest log: the log's value, the summary's, the rule "

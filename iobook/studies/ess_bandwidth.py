@@ -16,7 +16,7 @@ import pandas as pd
 
 from IPython.display import Markdown
 
-from .. import evidence, families, nb, published
+from .. import evidence, nb, published
 from ..evidence import Replicate
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from ..report import Finding, Report, Table
@@ -58,15 +58,15 @@ def short_runs(df: pd.DataFrame, column: str = "run_key") -> pd.DataFrame:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run (`io500_runs`) with its file-system family (`iobook.families`), whether IBM submitted
+    """Every IO500 run (`io500_runs`, each copy once) with its file-system family (as its files or folders
+    state: iobook.io500_runs.attribute), whether IBM submitted
     it (`ibm`: the institution starts with "IBM", as IBM Tucson, IBM Ehningen System, IBMDL do) and the IBM
     model its system and file-system names state (`model`: ESS 3200, ESS 3500, Storage Scale System 6000;
     "unknown" when they state none or the run is not a Storage Scale run), and a `label` for prose.
     `io500_version` is the benchmark release the run printed (io500-isc24_v3), not the list it was made for."""
     runs = con.execute(
         "SELECT run_id, run_key, path, institution, system, filesystem, year, submission, started, procs, "
-        "io500_version FROM io500_runs ORDER BY started, run_key").df()
-    runs = families.resolve(runs)
+        "io500_version, family, family_reason FROM io500_runs WHERE counted ORDER BY started, run_key").df()
     runs["ibm"] = runs.institution.fillna("").str.startswith("IBM")
     names = runs.system.fillna("") + " " + runs.filesystem.fillna("")
     model = names.str.extract(r"\b(3200|3500|6000)\b", expand=False).map(MODELS)

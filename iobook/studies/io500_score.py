@@ -44,15 +44,15 @@ def release_text(runs: pd.DataFrame) -> str:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every IO500 run: recomputed and reported score, validity, the score recomputed from its phase logs, and
-    whether it is a later archive copy of another run (`duplicate`, io500_duplicate_runs: counted once)."""
+    """Every IO500 run: recomputed and reported score, validity, whether a value is implausible
+    (io500_runs.implausible), the score recomputed from its phase logs, and whether it is a copy of a run filed in
+    two submissions (`duplicate`: not io500_runs.counted; agreement and the charts count each run once)."""
     runs = con.execute(
         """
-        SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.io500_version,
+        SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.io500_version, r.implausible,
                s.score, s.reported_score, s.reported_score_native, s.bw_gib_s, s.md_kiops, s.valid,
                s.score_rule, s.score_matches, s.score_check, s.invalid_reasons,
-               l.score AS score_from_logs, l.matches_reported AS logs_match,
-               r.run_id IN (SELECT run_id FROM io500_duplicate_runs) AS duplicate
+               l.score AS score_from_logs, l.matches_reported AS logs_match, NOT r.counted AS duplicate
         FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN io500_scores_from_logs l USING (run_id)
         ORDER BY r.run_key
         """
@@ -110,8 +110,8 @@ def get_mismatches(con) -> pd.DataFrame:
 
 def default_runs(runs: pd.DataFrame, n: int = 3) -> list[str]:
     """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
-    or among all runs with a score when none is valid."""
-    scored = runs[runs.score.notna()]
+    or among all runs with a score when none is valid; never a run with an implausible value."""
+    scored = runs[runs.score.notna() & runs.implausible.isna()]
     pool = scored[scored.valid] if scored.valid.any() else scored
     return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
 

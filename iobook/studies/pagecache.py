@@ -442,7 +442,7 @@ def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
         full, filling = part.full_mib_s.dropna(), part.filling_mib_s.dropna()
         if len(full) and len(filling):
             rows.append({"run_id": run_id, "experiment": part.experiment.iloc[0], "record": evidence.compare(
-                full.to_numpy(), filling.to_numpy(), quantity=f"buffered read bandwidth, full ÷ filling cache",
+                full.to_numpy(), filling.to_numpy(), quantity="buffered read bandwidth, full ÷ filling cache",
                 unit="MiB/s", replicate=evidence.Replicate.ROUND, family=f"{run_id}: cache",
                 label="seconds with the cache full", baseline_label="seconds while it filled")})
     return pd.DataFrame(rows, columns=["run_id", "experiment", "record"])

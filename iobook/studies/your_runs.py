@@ -21,29 +21,24 @@ method section says them to readers; book/methods.md says how the book decides):
 """
 from __future__ import annotations
 
-import csv
-import fnmatch
-import hashlib
-import io
 import json
 import math
 import os
 import re
 import shlex
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import altair as alt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from .. import evidence, nb
+from .. import evidence, labels, nb
 from .. import report as report_
 from ..units import MIB
 
 TOOLS = ("fio", "ior", "mdtest")
-LABEL_FILES = ("labels.yml", "labels.yaml", "labels.csv")
 HOW_TO_ADD = ("Build the book on folders of fio (JSON or text), IOR or mdtest output: "
               "`make book DATA=\"results/system-a results/system-b\"`. Each file's top folder names its label; "
               "a `labels.yml` beside the data (path glob: label) names them otherwise.")
@@ -117,45 +112,6 @@ def data_root(con) -> PurePosixPath | None:
     return PurePosixPath(os.path.commonpath(folders)) if folders else None
 
 
-def read_label_rules(path: str, sha256: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """(pattern, label) pairs of a labels file, in file order, and notes on what could not be used. The file
-    is read as ingest saw it: one changed or gone since gives a note and no rules."""
-    name = PurePosixPath(path).name
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        return [], [f"cannot be read ({e.strerror}): its labels are not applied"]
-    if hashlib.sha256(data).hexdigest() != sha256:
-        return [], ["changed since it was ingested: rebuild the book to apply it"]
-    text = data.decode("utf-8", errors="replace")
-    if name.lower().endswith(".csv"):
-        rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].lstrip().startswith("#")]
-        if rows and [c.strip().lower() for c in rows[0][:2]] in (["pattern", "label"], ["path", "label"]):
-            rows = rows[1:]
-        good = [(r[0].strip(), r[1].strip()) for r in rows if len(r) >= 2 and r[0].strip() and r[1].strip()]
-        skipped = len(rows) - len(good)
-        return good, [f"{skipped} row(s) without a pattern and a label, skipped"] if skipped else []
-    import yaml  # pinned (the registry is read with it); imported here as only this reader needs it
-
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        return [], [f"not YAML{f' (line {mark.line + 1})' if mark else ''}: its labels are not applied"]
-    if not isinstance(doc, dict):
-        return [], ["not a mapping of path globs to labels: its labels are not applied"]
-    good = [(str(k), str(v).strip()) for k, v in doc.items() if k is not None and v is not None and str(v).strip()]
-    skipped = len(doc) - len(good)
-    return good, [f"{skipped} entr{'y' if skipped == 1 else 'ies'} without a label, skipped"] if skipped else []
-
-
-def matches(pattern: str, relative: PurePosixPath) -> bool:
-    """A glob (fnmatch: `*` also crosses folders) matches a file's path below the labels file's folder, or
-    one of the folders on that path: `system-a` labels everything under system-a/."""
-    pattern = pattern.strip().strip("/")
-    return any(fnmatch.fnmatchcase(str(p), pattern) for p in [relative, *relative.parents] if str(p) != ".")
-
-
 def io500_systems(con) -> dict[int, str]:
     """source_id -> the system of the IO500 run whose phase log the file is (io500_phase_log_links); the
     institution, then the file system, are added where the name alone is not unique among those runs."""
@@ -180,14 +136,11 @@ def get_labels(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFra
     ids = sorted({int(s) for s in source_ids})
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
     root = data_root(con)
-    label_files = con.execute(
-        "SELECT path, sha256 FROM sources WHERE status <> 'gone' "
-        "AND list_contains(?, lower(regexp_extract(path, '[^/]*$'))) ORDER BY length(path) DESC, path",
-        [list(LABEL_FILES)]).fetchall()
+    label_files = labels.label_files(con)
     shown = dict(zip([p for p, _ in label_files], nb.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
     notes, rules = [], {}
     for path, sha in label_files:
-        rules[path], problems = read_label_rules(path, sha)
+        rules[path], problems = labels.read_rules(path, sha)
         notes += [f"{shown[path]}: {problem}" for problem in problems]
     systems = io500_systems(con)
     used: dict[tuple[str, int], int] = {}
@@ -195,15 +148,11 @@ def get_labels(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFra
     for source_id in ids:
         path = PurePosixPath(paths[source_id])
         label = by = None
-        for labels_path, file_rules in rules.items():  # the deepest first
-            folder = PurePosixPath(labels_path).parent
-            if not path.is_relative_to(folder):
-                continue
-            hit = next((i for i, (pattern, _) in enumerate(file_rules) if matches(pattern, path.relative_to(folder))), None)
-            if hit is not None:
-                label, by = file_rules[hit][1], f"{shown[labels_path]}: {file_rules[hit][0]}"
-                used[(labels_path, hit)] = used.get((labels_path, hit), 0) + 1
-                break
+        match = labels.first_match(rules, path)
+        if match is not None and (fields := rules[match[0]][match[1]][1]).get("label", fields.get("system")):
+            labels_path, hit = match
+            label, by = fields.get("label", fields.get("system")), f"{shown[labels_path]}: {rules[labels_path][hit][0]}"
+            used[match] = used.get(match, 0) + 1
         if label is None and source_id in systems:
             label, by = systems[source_id], "IO500 run"
         if label is None:

@@ -1,14 +1,30 @@
 -- IO500 runs assembled by iobook/io500_runs.py from the raw_io500_* tables.
 -- Units: bandwidth in GiB/s, metadata rates in kIOPS, times in seconds.
 
+-- Values no storage system can give, by one stated rule: a metadata phase (or find) claiming more than
+-- 5e9 items per second per process, i.e. more than one item per clock cycle of a 5 GHz core. The processes
+-- are the phase's own (find's nproc) where its file says, else the run's. Such a run is flagged, never a
+-- "best run" example; its values stay in the tables.
+CREATE OR REPLACE VIEW io500_implausible_phases AS
+SELECT p.run_id, p.phase, p.value, p.time_s, coalesce(p.procs, i.procs) AS procs,
+       p.value * 1000 / coalesce(p.procs, i.procs) AS items_per_process_s,
+       p.phase || ': ' || printf('%.3g', p.value * 1000) || ' items/s on ' || coalesce(p.procs, i.procs)
+           || ' process' || CASE WHEN coalesce(p.procs, i.procs) = 1 THEN '' ELSE 'es' END
+           || ', above 5e9 per process (one item per cycle of a 5 GHz core)' AS reason
+FROM io500_run_phases p JOIN io500_run_info i USING (run_id)
+WHERE p.unit = 'kIOPS' AND coalesce(p.procs, i.procs) > 0 AND p.value * 1000 / coalesce(p.procs, i.procs) > 5e9;
+
 -- run_key names a run the way a reader selects it in a chapter's parameters, stable across databases
--- (run_id depends on ingest order): `submission-679` in the archive's layout, else the results folder's
--- name; qualified by the results folder, then by position, where that alone is not unique.
+-- (run_id depends on ingest order): `submission-679` in the archive's layout (`submission-109/KAUST` in a
+-- submission bundling several sites' folders), else its folder and start (`aurora-run 2023-11-06 19:51`,
+-- iobook.io500_runs.run_name); qualified by the results folder, then by position, where that alone is not unique.
 CREATE OR REPLACE VIEW io500_runs AS
 WITH named AS (
-    SELECT *, regexp_extract(path, '[^/]+$') AS folder,
-           coalesce('submission-' || submission, regexp_extract(path, '[^/]+$')) AS base_key
-    FROM io500_run_info
+    SELECT i.run_id, i.path, i.io500_version, i.mode, i.started, i.result_dir, i.procs, i.stonewall_s, i.complete,
+           i.submission, i.fingerprint, a.institution, a.system, a.filesystem, a.year, a.family, a.family_reason,
+           a.attributed_by, a.files_family, a.files_evidence, regexp_extract(i.path, '[^/]+$') AS folder,
+           coalesce(a.name, 'submission-' || i.submission, regexp_extract(i.path, '[^/]+$')) AS base_key
+    FROM io500_run_info i LEFT JOIN io500_run_attribution a USING (run_id)
 ), qualified AS (
     SELECT *, CASE WHEN count(*) OVER (PARTITION BY base_key) = 1 OR base_key = folder THEN base_key
                    ELSE base_key || '/' || folder END AS folder_key
@@ -18,12 +34,25 @@ SELECT run_id,
        CASE WHEN count(*) OVER (PARTITION BY folder_key) = 1 THEN folder_key
             ELSE folder_key || '#' || row_number() OVER (PARTITION BY folder_key ORDER BY path) END AS run_key,
        path, io500_version, mode, institution, system, filesystem, year, submission,
-       started, result_dir, procs, stonewall_s, complete, fingerprint
+       started, result_dir, procs, stonewall_s, complete, fingerprint,
+       family,           -- file-system family: iobook.io500_runs.attribute, never a chapter's own guess
+       family_reason,    -- the evidence for it
+       attributed_by,    -- 'archive folders', 'its own files (io500_info)', 'labels.yml: <glob>', 'attribution unknown'
+       files_family,     -- what the run's own files (command lines, io500.sh, config.ini, file names) say of its
+       files_evidence,   -- file system and API, whatever decided `family`: e.g. 'DFS API (-a DFS, --dfs.pool, ...)'
+       (SELECT string_agg(x.reason, '; ' ORDER BY x.phase) FROM io500_implausible_phases x
+        WHERE x.run_id = qualified.run_id) AS implausible,  -- io500_implausible_phases' reasons, else NULL
+       -- one run once: of the copies of one run (same phase values, io500_duplicate_runs) the one attributed, then
+       -- of the latest submission, then the last ingested is counted; every chapter counts only these
+       row_number() OVER (PARTITION BY fingerprint ORDER BY attributed_by = 'attribution unknown', submission DESC NULLS LAST,
+                          run_id DESC) = 1 AS counted
 FROM qualified;
 
 CREATE OR REPLACE VIEW io500_phases AS
-SELECT run_id, phase, value, unit, time_s, scored, valid, stonewall_s, source_id, position
+SELECT run_id, phase, value, unit, time_s, scored, valid, stonewall_s, source_id, position,
+       procs  -- the phase's own processes where its file says (the C app's nproc, e.g. find's); else NULL
 FROM io500_run_phases;
+
 
 CREATE OR REPLACE VIEW io500_scores AS
 SELECT run_id, bw_gib_s, md_kiops, score, reported_bw_gib_s, reported_md_kiops, reported_score, valid,
