@@ -44,34 +44,40 @@ def test_counts_on_each_database(any_db):
         assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {
             study: len(list((REPO / "data" / "raw" / study).glob("*/manifest.json")))
             for study in ("checksum", "pagecache", "snapshots")}
-    other = data.get_other_logs(con)
+    other = data.get_result_logs(con)
     table = data.run_table(runs, other)
     assert table.columns.tolist() == ["what", "count"] and table["count"].tolist() == [*runs.values(), *other.values()]
 
 
-def test_logs_outside_io500_and_collector_runs_are_counted(databases):
-    """The built-tools IOR and mdtest runs of ior/ and mdtest/ (MANIFEST.tsv: tool `ior` or `mdtest`, not an
-    io500 phase) are logs of their own runs; the io500 run's phase logs are not."""
+def test_result_logs_are_counted_as_your_runs_reads_them(databases):
+    """Every built-tools IOR and mdtest log with a result, its own run's or an io500 phase's (MANIFEST.tsv: tool
+    `ior...` or `mdtest...`, a .log or .txt), but the two failed ones and mdtest -Z (it prints times, no rate):
+    the Data chapter counts the files the Your runs chapter reads, whatever run they belong to."""
     import csv
 
     from iobook import store
+    from iobook.studies import your_runs
 
     with open(BUILT_TOOLS / "MANIFEST.tsv", newline="") as f:
         manifest = list(csv.DictReader(f, delimiter="\t"))
-    failed = {"ior/ior_error_nonexistent_dir_np2.log", "mdtest/mdtest_error_multi_dir_shared_np2.log"}
+    no_result = {"ior/ior_error_nonexistent_dir_np2.log", "mdtest/mdtest_error_multi_dir_shared_np2.log",
+                 "mdtest/mdtest_time_Z_np2.log"}
     expected = {}
     for row in manifest:
-        if row["tool"] in ("ior", "mdtest") and row["file"] not in failed:
-            expected[row["tool"]] = expected.get(row["tool"], 0) + 1
+        tool = row["tool"].split()[0]
+        if tool in ("ior", "mdtest") and row["file"].endswith((".log", ".txt")) and row["file"] not in no_result:
+            expected[tool] = expected.get(tool, 0) + 1
     with store.open_read(databases["built_tools"]) as con:
-        other = data.get_other_logs(con)
+        logs = data.get_result_logs(con)
         found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                              data.get_views(con), other)
-    assert other == {"IOR": expected["ior"], "mdtest": expected["mdtest"]}
-    described = next(text for text, target in found if target == "tab-data-runs")
+                              data.get_views(con), logs)
+        read = your_runs.get_runs(con)
+    assert logs == {"IOR": expected["ior"], "mdtest": expected["mdtest"]} == {"IOR": 12, "mdtest": 13}
+    assert sum(logs.values()) == read.source_id.nunique()  # the same files Your runs reads
+    described = next(f.text for f in found if f.target == "tab-data-runs")
     assert f"IOR {expected['ior']}, mdtest {expected['mdtest']}" in described and "Your runs" in described
     with store.open_read(databases["empty"]) as con:
-        assert data.get_other_logs(con) == {}
+        assert data.get_result_logs(con) == {}
 
 
 def test_empty_database_has_nothing_to_list(databases):
@@ -131,9 +137,9 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 
     con = store.open_read(databases[name])
     found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con), data.get_other_logs(con))
-    assert 3 <= len(found) <= 6 and all(target.startswith("tab-data-") for _, target in found)
-    assert len(found[0][0].split()) <= nb.FIRST_FINDING_WORDS
+                          data.get_views(con), data.get_result_logs(con))
+    assert 3 <= len(found) <= 6 and all(f.target.startswith("tab-data-") for f in found)
+    assert len(found[0].text.split()) <= nb.FIRST_FINDING_WORDS
     status = data.get_status_counts(con)
-    assert found[0][0].startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
+    assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
     con.close()

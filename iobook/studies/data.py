@@ -7,8 +7,10 @@ import html
 import shutil
 
 import pandas as pd
+from IPython.display import HTML
 
 from .. import charts, nb
+from ..report import Finding, Report, Table
 from ..units import MIB
 
 HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it with "
@@ -148,36 +150,26 @@ def get_run_counts(con) -> dict[str, int]:
 TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
 
 
-def get_other_logs(con) -> dict[str, int]:
-    """fio, IOR and mdtest files parsed that belong to neither an IO500 run (in the folder of one of its files,
-    or below it) nor a collector run: the logs of users' own runs, which the Your runs chapter reads. Tool
-    (as shown) -> files, for the tools that have any."""
-    rows = con.execute(
-        """
-        WITH io500_folders AS (
-            SELECT DISTINCT regexp_replace(s.path, '/[^/]*$', '') || '/' AS folder
-            FROM io500_run_files JOIN sources s USING (source_id))
-        SELECT tool, count(*) FROM sources s
-        WHERE status = 'ok' AND list_contains(?, tool)
-          AND source_id NOT IN (SELECT source_id FROM run_sources)
-          AND NOT EXISTS (SELECT 1 FROM io500_folders WHERE starts_with(s.path, folder))
-        GROUP BY tool
-        """,
-        [list(TOOL_NAMES)],
-    ).fetchall()
-    counts = dict(rows)
-    return {shown: counts[tool] for tool, shown in TOOL_NAMES.items() if tool in counts}
+def get_result_logs(con) -> dict[str, int]:
+    """fio, IOR and mdtest files holding at least one result, counted as the Your runs chapter reads them (its
+    get_fio, get_ior, get_mdtest: every such file, whatever run it belongs to), so that both chapters give the
+    same counts. Tool (as shown) -> files, for the tools that have any."""
+    from . import your_runs
+
+    counts = {tool: get(con).source_id.nunique() for tool, get in
+              (("fio", your_runs.get_fio), ("ior", your_runs.get_ior), ("mdtest", your_runs.get_mdtest))}
+    return {shown: counts[tool] for tool, shown in TOOL_NAMES.items() if counts[tool]}
 
 
 def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
-    """get_run_counts and get_other_logs as one table: a row per study, then per tool of the other logs."""
+    """get_run_counts and get_result_logs as one table: a row per study, then per tool of the result logs."""
     what = ["IO500 runs" if study == "IO500" else f"{study} collector runs" for study in runs]
-    what += [f"{tool} logs of other runs (files)" for tool in other]
+    what += [f"{tool} logs with a result (files, read in Your runs)" for tool in other]
     return pd.DataFrame({"what": what, "count": [*runs.values(), *other.values()]})
 
 
 def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
-             other: dict[str, int]) -> list[tuple[str, str]]:
+             other: dict[str, int]) -> list[Finding]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
@@ -195,11 +187,13 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
     per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != "IO500")
     described = (f"They describe {plural(runs['IO500'], 'IO500 run')}, {plural(collector, 'collector run')}"
                  + (f" ({per_study})" if per_study else "")
-                 + f" and {plural(sum(other.values()), 'log')} of other fio, IOR and mdtest runs"
-                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), read in Your runs." if other
-                    else "."))
-    return [(outcome, "tab-data-files"), failure, (described, "tab-data-runs"),
-            (f"Chapters read them through {len(views) - 1} public views and the `sources` table.", "tab-data-views")]
+                 + f"; {plural(sum(other.values()), 'fio, IOR or mdtest log')} hold results"
+                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs."
+                    if other else "."))
+    return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]),
+            Finding(text=described, target="tab-data-runs"),
+            Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
+                    target="tab-data-views")]
 
 
 def get_views(con) -> pd.DataFrame:
@@ -263,3 +257,27 @@ def parquet_links(files: pd.DataFrame) -> str:
                     f"({f.rows:,} rows)</li>" for f in files.itertuples())
     return (f'<details><summary>{len(files)} Parquet files</summary><ul class="iobook-downloads">{items}</ul>'
             "</details>")
+
+
+def report(con) -> Report:
+    """The chapter: what was ingested and how it went (a census of the files: counts), the runs the files
+    describe, every file that could not be read with its reason and line, the public views, and the Parquet
+    export of each."""
+    if source_count(con) == 0:
+        return Report(values={"has_data": False}, note=nb.no_data("ingested files", HOW_TO_INGEST))
+    by_kind, status, failed = get_files_by_kind(con), get_status_counts(con), get_failed(con)
+    runs, logs, views = get_run_counts(con), get_result_logs(con), get_views(con)
+    skipped, sources, exported = get_skip_reasons(con), get_sources(con), export_parquet(con)
+    return Report(
+        values={"has_data": True, "files": int(by_kind.files.sum()), "files_ok": status["ok"],
+                "files_gone": status["gone"], "has_failed": not failed.empty, "has_skipped": not skipped.empty,
+                "has_gone": status["gone"] > 0, "files_failed": len(failed), "files_skipped": int(skipped.files.sum()),
+                "files_listed": len(sources), "max_searchable": nb.MAX_ROWS_SEARCHABLE, "views": len(views) - 1,
+                "parquet_views": len(exported) - 1, "parquet_links": HTML(parquet_links(exported))},
+        tables={"tab-data-files": Table(frame=by_kind, formats={"files": ",d", "size (MiB)": ",.3f"}),
+                "tab-data-runs": Table(frame=run_table(runs, logs), formats={"count": ",d"}),
+                "tab-data-skipped": Table(frame=skipped, formats={"files": ",d"}),
+                "tab-data-failed": Table(frame=failed, formats={"line": ",.0f"}),
+                "tab-data-sources": Table(frame=sources, formats={"size (bytes)": ",d"}, searchable=True),
+                "tab-data-views": Table(frame=views)},
+        findings=findings(status, failed, runs, views, logs))
