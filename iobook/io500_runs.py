@@ -64,23 +64,22 @@ _SQL_TYPES = {pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE
               pa.bool_(): "BOOLEAN"}
 
 
-def create(con) -> None:
-    """Create the tables; a table added (or whose columns changed) since the database was last rebuilt marks the
-    derived tables stale, so the next ingest fills it even when no file changed."""
-    from . import store
-
+def create(con) -> bool:
+    """Create the tables. True when a table was added (or its columns changed) since the database was last
+    rebuilt: the caller (store) then marks the derived tables stale, so the next ingest fills them even when no
+    file changed."""
     existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    if existing & TABLES.keys() and not TABLES.keys() <= existing:
-        store.set_derived_stale(con, True)
+    stale = bool(existing & TABLES.keys()) and not TABLES.keys() <= existing
     for name, columns in TABLES.items():  # a derived table whose columns changed is rebuilt from scratch
         if name in existing and [c for (c,) in con.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
                 [name]).fetchall()] != list(columns):
             con.execute(f"DROP TABLE {name}")
-            store.set_derived_stale(con, True)
+            stale = True
     for name, columns in TABLES.items():
         cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+    return stale
 
 
 # ---------------------------------------------------------------- score recomputation (pure)

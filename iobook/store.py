@@ -98,7 +98,8 @@ def _add_path_bytes(con) -> None:
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     create_raw_tables(con)
     for derived in _derived_steps():
-        derived.create(con)
+        if derived.create(con):
+            set_derived_stale(con, True)
     create_views(con)
 
 

@@ -121,7 +121,7 @@ def listed(db: Path) -> tuple[set, set]:
     with store.open_read(db) as c:
         chosen = daos_vs_lustre.choose(daos_vs_lustre.get_runs(c), ["DAOS", "Lustre"], [])
         fingerprints = dict(c.execute("SELECT run_id, fingerprint FROM io500_runs").fetchall())
-        scale = ess_bandwidth.select_runs(ess_bandwidth.get_runs(c))
+        scale = ess_bandwidth.selected_runs(ess_bandwidth.get_runs(c))
 
     def key(df):
         return {(fingerprints[r.run_id], r.family, r.institution, r.system) for r in df.itertuples()}
