@@ -267,8 +267,11 @@ def _interval(low: float | None, high: float | None) -> str:
 
 
 def _units(n: int, replicate: Replicate) -> str:
+    """n with the noun of its unit; a census counts whatever its quantity names, so it has none."""
+    if replicate is Replicate.CENSUS:
+        return f"{n:,}"
     noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.ROUND: "round",
-            Replicate.CENSUS: "run", Replicate.PUBLISHED: "figure"}[replicate]
+            Replicate.PUBLISHED: "figure"}[replicate]
     return _plural(n, noun)
 
 

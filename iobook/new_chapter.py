@@ -1,10 +1,11 @@
 """`python -m iobook new-chapter NAME`: a new chapter that runs, to edit into your own study.
 
 Writes the four files a chapter is made of, in the house's conventions, and registers it:
-- iobook/studies/NAME.py: a get_* query (a DataFrame), a chart_* figure and the findings, working on any
-  database, the empty one included;
-- notebooks/NAME.ipynb: the parameters cell, one hidden cell of calls that glue values, and Markdown cells
-  (findings first) that paste them;
+- iobook/studies/NAME.py: a get_* query (a DataFrame), a chart_* figure, and `report(con)` that returns the
+  chapter's values, tables, figures and findings (iobook/report.py), built from evidence records
+  (iobook/evidence.py), working on any database, the empty one included;
+- notebooks/NAME.ipynb: the parameters cell, one hidden cell (`r = study.report(...)`, `nb.glue_report(r)`),
+  and Markdown cells (findings first) that paste the report's values;
 - tests/test_study_NAME.py: the study on the empty and default test databases, and the notebook executed
   on both;
 - an entry in notebooks/chapters.yml (before the Data chapter), then _toc.yml and the chapter tables.
@@ -24,7 +25,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .. import nb
+from .. import evidence, nb
+from ..report import Finding, Report, Table
 
 
 def get_files(con) -> pd.DataFrame:
@@ -44,19 +46,27 @@ def chart_files(files: pd.DataFrame) -> alt.Chart:
     ).properties(width=360)
 
 
-def findings(files: pd.DataFrame) -> str:
-    """The findings as the Markdown list the page shows, main result first (TODO: your results, each with its
-    number and interval, linked to the figure or table showing it)."""
+def report(con) -> Report:
+    """The chapter (TODO: your results). A finding's numbers come from its evidence record (evidence.count for a
+    census, evidence.estimate for a value over runs, evidence.compare + evidence.decide for two groups), read
+    in a sentence with evidence.phrase."""
+    files = get_files(con)
     if files.empty:
-        return "This database holds no file yet: build the book on your logs, `make book DATA=path/to/logs`."
+        return Report(values={{"has_data": False}}, note=nb.no_data(
+            "files", "Build the book on your logs: `make book DATA=path/to/logs`."))
     read = files[files["tool"] != "not read"]
+    census = evidence.count(int(read["files"].sum()), int(files["files"].sum()), quantity="files read as logs",
+                            of=evidence.Replicate.CENSUS)
     top = files.iloc[0]
-    return "\\n".join([
-        f"- **{{nb.md_escape(top['tool'])}}** has the most files: {{top['files']:,}} of {{files['files'].sum():,}} "
-        "{{numref}}`fig-{slug}-files`",
-        f"- {{read['files'].sum():,}} files were read as logs of {{len(read):,}} tool(s) {{{{numref}}}}`tab-{slug}-files`",
-        f"- {{files['mib'].sum():,.1f}} MiB in all {{{{numref}}}}`tab-{slug}-files`",
-    ])
+    return Report(
+        values={{"has_data": True, "files": census.n}},
+        tables={{"tab-{slug}-files": Table(frame=files, formats={{"mib": ",.1f"}})}},
+        figures={{"fig-{slug}-files": chart_files(files)}},
+        findings=[Finding(text=f"**{{nb.md_escape(top['tool'])}}** has the most files: {{top['files']:,}} of {{census.n:,}}.",
+                          target="fig-{slug}-files"),
+                  Finding(text=f"{{evidence.phrase(census)}} were read as logs.", target="tab-{slug}-files",
+                          evidence=(census,))],
+        evidence=[census])
 '''
 
 TEST = '''"""The {name} chapter: its study on the empty and default test databases, and its notebook executed on both."""
@@ -70,11 +80,9 @@ from iobook.studies import {name} as study
 @pytest.mark.parametrize("db", ["empty", "default"])
 def test_study_runs(databases, db):
     con = store.open_read(databases[db])
-    files = study.get_files(con)
-    assert files.empty == (db == "empty")
-    assert study.findings(files)
-    if len(files):
-        assert study.chart_files(files).to_dict()
+    r = study.report(con)
+    assert r.values["has_data"] == (db != "empty")
+    assert bool(r.findings) == (db != "empty")  # TODO: assert real values from real files, naming where they come from
     con.close()
 
 
@@ -95,22 +103,18 @@ def _notebook(name: str, title: str):
                       'db_path = "../data/iobook.duckdb"  # DuckDB file written by `python -m iobook ingest`',
                       metadata={"tags": ["parameters", "remove-input"]}),
         new_code_cell(
-            "from IPython.display import Markdown\nfrom myst_nb import glue\n\nfrom iobook import nb\n"
-            f"from iobook.studies import {name} as study\n\n"
-            "con = nb.setup(db_path)\nfiles = study.get_files(con)\n\n"
-            'glue("findings", Markdown(study.findings(files)), display=False)\n'
-            f'glue("fig-{slug}-files", study.chart_files(files), display=False)\n'
-            f'glue("tab-{slug}-files", nb.table(files, formats={{"mib": ",.1f"}}), display=False)\n'
-            'glue("files", int(files["files"].sum()) if len(files) else 0, display=False)',
+            f"from iobook import nb\nfrom iobook.studies import {name} as study\n\n"
+            "r = study.report(nb.setup(db_path))\nnb.glue_report(r)",
             metadata=hidden),
-        new_markdown_cell("## Findings\n\n```{glue:md} findings\n:format: myst\n```"),
+        new_markdown_cell("## Findings\n\n```{glue:md} findings\n:format: myst\n```",
+                          metadata={"tags": ["only-if:has_data"]}),
         new_markdown_cell(
             "## What the database holds\n\nTODO: prose you edit. Computed values are pasted, never typed: "
             "{glue:text}`files:,` files.\n\n"
             f"```{{glue:figure}} fig-{slug}-files\n:name: \"fig-{slug}-files\"\n\n"
             "Files per tool (TODO: a caption stating what the figure shows).\n```\n\n"
             f"```{{glue:figure}} tab-{slug}-files\n:name: \"tab-{slug}-files\"\n\n"
-            "Files and MiB per tool.\n```"),
+            "Files and MiB per tool.\n```", metadata={"tags": ["only-if:has_data"]}),
         new_markdown_cell("## What this cannot say\n\nTODO: the limits of the data and of the method."),
     ]
     return new_notebook(cells=cells, metadata={"kernelspec": {"display_name": "Python 3", "language": "python",
