@@ -251,9 +251,10 @@ def findings(agree: dict[str, int], census: evidence.Count, weights: pd.DataFram
                               of=evidence.Replicate.CENSUS)
         seen = elsewhere[elsewhere["elsewhere equals rounded once"]]
         found.append(Finding(
-            text=f"IBM's SC23 table {{cite:p}}`lewars2023`: {once.k} of its {once.n} cells equal the raw value "
-                 f"rounded once; the talk prints {len(seen)} of the other {once.n - once.k} that way in another of "
-                 "its tables.", target="tab-io500-sc23", evidence=(once,)))
+            text=f"IBM's SC23 table {{cite:p}}`lewars2023` from the raw logs: {once.k} of its {once.n} cells equal the "
+                 "raw value rounded once; the talk prints "
+                 + ("each of the other" if len(seen) == once.n - once.k else f"{len(seen)} of the other")
+                 + f" {once.n - once.k} that way in another of its tables.", target="tab-io500-sc23", evidence=(once,)))
     if len(mismatches):
         found.append(Finding(
             text=f"{agree['not_comparable']:,} of the {agree['runs']:,} runs have no printed score to compare with "
