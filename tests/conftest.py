@@ -248,3 +248,18 @@ def holm(p: list[float]) -> list[float]:
         running = max(running, min(1.0, (len(p) - rank) * p[i]))
         adjusted[i] = running
     return adjusted
+
+
+def copy_checkout(dest: Path) -> Path:
+    """This working tree's files (tracked and new, as they are now), without data/raw, in the folder `dest`: a
+    checkout of its own for a test that builds or writes into it."""
+    import shutil
+
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    for rel in listed:
+        if rel.startswith("data/raw/") or not (REPO / rel).is_file():
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, dest / rel)
+    return dest

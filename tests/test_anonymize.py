@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import copy_checkout
 from iobook import anonymize, chapters
 from iobook.anonymize import Anonymizer, pseudonym
 
@@ -292,21 +293,6 @@ def test_originals_are_where_the_test_says():
         assert original in text, (original, rel, line)
 
 
-def _copy_checkout(dest: Path) -> Path:
-    """This working tree's files (tracked and new, as they are now), without data/raw, in a folder of its own."""
-    import shutil
-    import subprocess
-
-    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
-                            capture_output=True, text=True, check=True).stdout.splitlines()
-    for rel in listed:
-        if rel.startswith("data/raw/") or not (REPO / rel).is_file():
-            continue
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, dest / rel)
-    return dest
-
-
 def _site_texts(site: Path) -> dict[str, str]:
     """Every file of the built site as text: Parquet through DuckDB (every value of every column), the rest
     decoded, with HTML and JSON escapes undone."""
@@ -337,7 +323,7 @@ def anonymised_site(tmp_path_factory) -> Path:
 
     from conftest import SHARED
 
-    checkout = _copy_checkout(tmp_path_factory.mktemp("checkout") / "iobook")
+    checkout = copy_checkout(tmp_path_factory.mktemp("checkout") / "iobook")
     registry = yaml.safe_load((checkout / "notebooks" / "chapters.yml").read_text(encoding="utf-8"))
     registry["chapters"] = [c for c in registry["chapters"] if c["name"] in ("your_runs", "data")]
     config = checkout / "notebooks" / "anonymised.yml"

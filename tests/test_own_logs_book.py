@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import ARCHIVE, BUILT_TOOLS, REPO, SHARED
+from conftest import ARCHIVE, BUILT_TOOLS, REPO, SHARED, copy_checkout
 
 SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
     "ibm": "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
@@ -24,14 +24,7 @@ NEW = "my_study"
 def checkout(tmp_path_factory):
     """The working tree's files (tracked and new, as they are now) in a folder of its own; data/raw links to
     this checkout's (the default test database is ingested from it)."""
-    dest = tmp_path_factory.mktemp("checkout") / "iobook"
-    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
-                            capture_output=True, text=True, check=True).stdout.splitlines()
-    for rel in listed:
-        if rel.startswith("data/raw/") or not (REPO / rel).is_file():
-            continue
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, dest / rel)
+    dest = copy_checkout(tmp_path_factory.mktemp("checkout") / "iobook")
     (dest / "data" / "raw").symlink_to(REPO / "data" / "raw")
     return dest
 
