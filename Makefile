@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test fuzz venv lock bench lab clean system-deps
+.PHONY: book test test-fast fuzz venv lock bench lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -57,6 +57,11 @@ test: venv system-deps
 	$(PY) -m compileall -q iobook  # each of the ~50 kernels imports it (PYTHONDONTWRITEBYTECODE=1 here)
 	$(PY) -m pytest -n $(TEST_WORKERS) --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
 
+# The tests that run no kernel, build no book and drive no browser or real tool (conftest marks the others
+# slow): parsers, statistics, the evidence model, studies' reports on small databases. Under a minute.
+test-fast: venv
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "not slow" -q tests
+
 # Every parser and ingest's decoding under hypothesis for longer than `make test` does (2,000 examples a
 # property instead of 50; the property tests only).
 fuzz: venv
@@ -76,4 +81,4 @@ bench: venv
 # Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:
 	rm -rf _build $(DB) $(DB).wal book/_static/fonts book/_static/downloads \
-		book/_provenance.md book/_headlines.md book/.iobook-executed.json
+		book/_provenance.md book/_headlines.md book/_methods_rule.md book/.iobook-executed.json

@@ -90,6 +90,24 @@ def write_headlines(registry: list[chapters.Chapter]) -> Path:
     return target
 
 
+def write_methods_rule() -> Path:
+    """book/_methods_rule.md, included by the methods page: the verdict rule's constants as iobook.evidence
+    holds them, so the page cannot drift from the code that decides."""
+    from . import evidence
+
+    text = (f"A comparison is **decided** when each side has at least **{evidence.MIN_UNITS} independent units** "
+            f"(against a published figure: the group alone) and its p, adjusted by **{evidence.CORRECTION}'s "
+            f"method** within its family (the comparisons a chapter reads together), is below "
+            f"**{1 - evidence.CONFIDENCE:.2g}**. Every interval in the book is a {evidence.CONFIDENCE:.0%} "
+            f"interval. With two units a side, Welch's t has one or two degrees of freedom and each side's "
+            f"spread rests on a single difference, which one disturbed run sets alone: "
+            f"{evidence.MIN_UNITS} is the least that can decide.\n")
+    target = chapters.REPO_ROOT / "book" / "_methods_rule.md"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return target
+
+
 def build_html(anonymize: bool = False) -> int:
     """Jupyter Book over the executed chapters. Sphinx rebuilds only pages whose files changed; a changed
     static file (the book's CSS) needs a clean build, as Sphinx does not recopy them. So
@@ -133,4 +151,5 @@ def build_site(db: Path, config: Path = chapters.REGISTRY, anonymize: bool = Fal
     builds after nbval has executed and compared each chapter."""
     write_provenance(db, anonymize)
     write_headlines(chapters.load_registry(config))
+    write_methods_rule()
     return build_html(anonymize)

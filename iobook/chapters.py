@@ -74,8 +74,8 @@ def load_registry(config: Path = REGISTRY) -> list[Chapter]:
 
 def toc_yaml(chapters: list[Chapter]) -> str:
     lines = ["# Generated from notebooks/chapters.yml by `python -m iobook registry`; edit that file instead.",
-             "format: jb-book", "root: book/intro", "chapters:"]
-    # the References page (book/references.md: every talk and source the chapters cite) after the chapters
+             "format: jb-book", "root: book/intro", "chapters:", "  - file: book/methods"]
+    # the methods page (how every chapter decides) first; the References page (book/references.md: every talk and source the chapters cite) after the chapters
     return "\n".join(lines + [f"  - file: book/{c.name}" for c in chapters] + ["  - file: book/references"]) + "\n"
 
 

@@ -160,6 +160,14 @@ def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings")
     glue({key: Markdown(finding_lines(items))})
 
 
+def glue_report(report) -> None:
+    """Glue everything a study's report holds (iobook/report.py): values as they are, tables as `table(...)`,
+    figures as charts, and the findings under "findings"."""
+    glue({**report.values, **report.figures,
+          **{key: table(t.frame, t.formats, searchable=t.searchable) for key, t in report.tables.items()}})
+    glue_findings([f.text if f.target is None else (f.text, f.target) for f in report.findings])
+
+
 def _is_list(value) -> bool:
     return isinstance(value, (list, tuple)) or (hasattr(value, "ndim") and getattr(value, "ndim") == 1)
 

@@ -113,6 +113,35 @@ def pytest_xdist_make_scheduler(config, log):
     return ByFile(config, log)
 
 
+# A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium or runs a real
+# tool: `make test-fast` (-m "not slow") leaves those to `make test`.
+SLOW_CALLS = ("execute_chapter", "executed_notebook", "book_site", "papermill", "build_book", "jupyter_book",
+              "chromium", "playwright", "subprocess", "collect_", "run_book")
+
+
+def _is_slow(item) -> bool:
+    import inspect
+
+    functions = [getattr(item, "function", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        functions += [d.func for defs in info.name2fixturedefs.values() for d in defs]
+    for function in filter(None, functions):
+        try:
+            source = inspect.getsource(function)
+        except (OSError, TypeError):
+            continue
+        if any(call in source for call in SLOW_CALLS):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.suffix == ".ipynb" or _is_slow(item):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory) -> dict[str, Path]:
     """name -> path of a database ingested from DATABASES[name], built once per test session (per xdist

@@ -1,0 +1,298 @@
+"""The one place the book decides. Every chapter states what it measured as records of this module (a
+census as a `Count`, a value as an `Estimate`, two groups or a group and a published figure as a
+`Comparison`), and `decide` alone says which comparisons are decided. The rules, written once (book/methods.md
+explains them to readers):
+
+- a census (every run checked) is counted, never given an interval;
+- a repetition is an independent unit: a run (its iterations, phases and ranks aggregated to it), a system
+  (its repeat submissions counted once), or a round of one collector run; values nested in a unit are
+  aggregated to it (`Observations.per_unit`) or resampled by it (`cluster_bootstrap`);
+- values from different designs (collector runs, eras, models, releases) are never pooled: `Observations`
+  refuses them, and the chapter compares within each design and shows the designs side by side;
+- a comparison is decided when it has at least MIN_UNITS units a side (a published figure counts as exact) and
+  its Holm-adjusted p, within the family of comparisons read together, is below 1 - CONFIDENCE; an undecided
+  one says how many units a side would decide it at the ratio and spread observed.
+Rates and ratios are compared on the log scale (geometric means, Welch's t), so every interval stays positive.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from .stats import holm, n_per_side, ratio_row
+
+CONFIDENCE = 0.95  # every interval and test in the book
+# Two units a side leave Welch's t 1-2 degrees of freedom and each side's spread resting on one difference,
+# which one disturbed unit sets alone: three is the least that can decide.
+MIN_UNITS = 3
+CORRECTION = "Holm"  # within a family: the family-wise error stays below 1 - CONFIDENCE, whatever the tests' dependence
+BOOTSTRAP_RESAMPLES = 9999
+
+
+class Replicate(StrEnum):
+    """What one independent unit of a record is."""
+    CENSUS = "census"  # every run checked: counted, never an interval
+    RUN = "run"  # one invocation; its iterations, phases and ranks are aggregated to it
+    SYSTEM = "system"  # institution + system + file system; its repeat submissions count once
+    ROUND = "round"  # one repetition inside one collector run
+    PUBLISHED = "published figure"  # a number printed on a slide: no spread, no n
+
+
+class Verdict(StrEnum):
+    DECIDED = "decided"
+    UNDECIDED = "undecided"  # enough units, but the adjusted p is not below the level
+    TOO_FEW = "too few units"  # fewer than MIN_UNITS on a side
+    NO_SPREAD = "no spread"  # no unit-to-unit variation to test against (one value a side, or identical values)
+
+
+class MixedDesigns(ValueError):
+    """Values of more than one design were given as one group: they are compared within each design."""
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else ("es" if noun.endswith("s") else "s"))
+
+
+def geometric_mean(values) -> float:
+    """exp(mean(log x)) of positive values; NaN when there are none or one is not positive."""
+    x = np.asarray(values, dtype=float)
+    return float(sps.gmean(x)) if len(x) and (x > 0).all() else float("nan")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Observations:
+    """Positive values with the independent unit each belongs to (a run id: its iterations share it) and the
+    design each came from (a collector run, an era, a model, a release). None: each value is its own unit /
+    one design."""
+    values: Sequence[float]
+    units: Sequence[Hashable] | None = None
+    designs: Sequence[Hashable] | None = None
+
+    def per_unit(self) -> np.ndarray:
+        """One value per unit, the geometric mean of its values, in order of first appearance. Raises
+        MixedDesigns when the values span more than one design."""
+        values = np.asarray(self.values, dtype=float)
+        if self.designs is not None and len(set(self.designs)) > 1:
+            raise MixedDesigns(f"values of {len(set(self.designs))} designs ({sorted(map(str, set(self.designs)))}) "
+                               "are not pooled: compare within each design")
+        if self.units is None:
+            return values
+        frame = pd.DataFrame({"unit": list(self.units), "log": np.log(values)})
+        return np.exp(frame.groupby("unit", sort=False)["log"].mean().to_numpy())
+
+
+def _per_unit(values) -> np.ndarray:
+    return values.per_unit() if isinstance(values, Observations) else np.asarray(values, dtype=float)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Count:
+    """A census: k of the n units checked have the property. Deterministic: no interval."""
+    quantity: str
+    k: int
+    n: int
+    of: Replicate = Replicate.RUN
+
+    @property
+    def share(self) -> float:
+        return self.k / self.n if self.n else float("nan")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimate:
+    """A value over n units with its interval at CONFIDENCE (None, with the reason, when there is none)."""
+    quantity: str
+    unit: str
+    value: float
+    low: float | None
+    high: float | None
+    n: int
+    replicate: Replicate
+    method: str
+    no_interval: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison:
+    """`label` against `baseline_label` (or against a published `reference`): the ratio of geometric means with
+    its interval; `p` before, `p_adjusted` after the family's correction; verdict and n_to_decide set by
+    `decide` only."""
+    quantity: str
+    unit: str
+    label: str
+    baseline_label: str
+    ratio: float
+    low: float | None
+    high: float | None
+    p: float | None
+    n: int
+    n_baseline: int  # 0 against a published figure
+    replicate: Replicate
+    family: str
+    sd_log: float | None
+    reference: float | None = None
+    p_adjusted: float | None = None
+    family_size: int = 0
+    decided: bool = False
+    verdict: Verdict | None = None
+    n_to_decide: int | None = None
+
+
+def _finite(x) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+
+
+def estimate(values, *, quantity: str, unit: str, replicate: Replicate, log: bool = True) -> Estimate:
+    """The mean of independent units with Student's t interval; `log` (rates, times, sizes): the geometric mean
+    and the interval of the log values taken back, which stays positive."""
+    x = _per_unit(values)
+    method = "geometric mean, t interval of the logs" if log else "mean, t interval"
+    if log:
+        if len(x) and (x <= 0).any():
+            raise ValueError(f"{quantity}: a log-scale estimate needs positive values")
+        x = np.log(x)
+    back = np.exp if log else float
+    value = float(back(x.mean())) if len(x) else float("nan")
+    reason = ("one unit" if len(x) == 1 else "no units") if len(x) < 2 else (
+        "no spread between units" if x.std() == 0 else None)
+    if reason:
+        return Estimate(quantity=quantity, unit=unit, value=value, low=None, high=None, n=len(x),
+                        replicate=replicate, method=method, no_interval=reason)
+    low, high = sps.t.interval(CONFIDENCE, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    return Estimate(quantity=quantity, unit=unit, value=value, low=float(back(low)), high=float(back(high)),
+                    n=len(x), replicate=replicate, method=method)
+
+
+def count(k: int, n: int, *, quantity: str, of: Replicate = Replicate.RUN) -> Count:
+    return Count(quantity=quantity, k=int(k), n=int(n), of=of)
+
+
+def compare(sample, baseline, *, quantity: str, unit: str, replicate: Replicate, family: str, label: str = "",
+            baseline_label: str = "") -> Comparison:
+    """Two independent groups of a positive quantity: the ratio of their geometric means with Welch's t
+    interval and p on the log values. `sample`, `baseline`: one value per unit, or Observations."""
+    r = ratio_row(_per_unit(sample), _per_unit(baseline), CONFIDENCE)
+    return Comparison(quantity=quantity, unit=unit, label=label, baseline_label=baseline_label, ratio=r["ratio"],
+                      low=_finite(r["low"]), high=_finite(r["high"]), p=_finite(r["p"]), n=r["n"],
+                      n_baseline=r["n_baseline"], replicate=replicate, family=family, sd_log=_finite(r["sd_log"]))
+
+
+def compare_to_reference(sample, reference: float, *, quantity: str, unit: str, replicate: Replicate, family: str,
+                         label: str = "", reference_label: str = "") -> Comparison:
+    """A group against a published figure taken as exact: the ratio of its geometric mean to `reference`, with
+    the one-sample t interval and p of the log values against log(reference)."""
+    logs = np.log(_per_unit(sample)) - np.log(reference)
+    ratio = float(np.exp(logs.mean())) if len(logs) else float("nan")
+    low = high = p = sd = None
+    if len(logs) >= 2 and logs.std() > 0:
+        test = sps.ttest_1samp(logs, 0.0)
+        ci = test.confidence_interval(CONFIDENCE)
+        low, high, p, sd = float(np.exp(ci.low)), float(np.exp(ci.high)), float(test.pvalue), float(logs.std(ddof=1))
+    return Comparison(quantity=quantity, unit=unit, label=label, baseline_label=reference_label, ratio=ratio, low=low,
+                      high=high, p=p, n=len(logs), n_baseline=0, replicate=replicate, family=family, sd_log=sd,
+                      reference=float(reference))
+
+
+def _units_to_decide(c: Comparison, alpha: float) -> int | None:
+    """Units a side (or in the sample, against a published figure) at which the test at `alpha` would find the
+    observed ratio with power stats.POWER, given the observed spread of one unit's log value."""
+    if c.sd_log is None or not np.isfinite(c.ratio) or c.ratio <= 0:
+        return None
+    if c.reference is None:
+        return n_per_side(np.log(c.ratio), c.sd_log, alpha)
+    # one sample: the two-sample size with the spread shared by sqrt(2) (one side exact) is the same design
+    return n_per_side(np.log(c.ratio), c.sd_log / np.sqrt(2), alpha)
+
+
+def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
+    """THE verdict rule of the book: Holm's correction within each family; decided when both sides have at
+    least MIN_UNITS units (the sample alone against a published figure) and the adjusted p is below
+    1 - CONFIDENCE. Every other comparison gets the units a side that would decide it at the level its share
+    of the family gets (Bonferroni), or None when no spread is known."""
+    items = list(comparisons)
+    alpha = 1 - CONFIDENCE
+    out: list[Comparison] = list(items)
+    for family in dict.fromkeys(c.family for c in items):
+        index = [i for i, c in enumerate(items) if c.family == family]
+        p = [np.nan if items[i].p is None else items[i].p for i in index]
+        adjusted = holm(p)
+        size = int(np.isfinite(p).sum())
+        for i, q in zip(index, adjusted):
+            c = items[i]
+            enough = c.n >= MIN_UNITS and (c.reference is not None or c.n_baseline >= MIN_UNITS)
+            if c.p is None:
+                verdict = Verdict.NO_SPREAD if min(c.n, c.n_baseline or c.n) >= 2 else Verdict.TOO_FEW
+            elif not enough:
+                verdict = Verdict.TOO_FEW
+            else:
+                verdict = Verdict.DECIDED if q < alpha else Verdict.UNDECIDED
+            decided = verdict is Verdict.DECIDED
+            out[i] = replace(c, p_adjusted=_finite(q), family_size=size, decided=decided, verdict=verdict,
+                             n_to_decide=None if decided else _units_to_decide(c, alpha / max(size, 1)))
+    return out
+
+
+def cluster_bootstrap(values, clusters, statistic: Callable[[np.ndarray], float], *,
+                      seed: int = 0) -> tuple[float, float]:
+    """Percentile interval at CONFIDENCE of `statistic` over `values` when values nested in one cluster (the
+    phases of a run) are not independent: whole clusters are resampled with replacement (scipy.stats.bootstrap
+    over the cluster labels). NaN bounds with fewer than two clusters."""
+    frame = pd.DataFrame({"cluster": list(clusters), "value": np.asarray(values, dtype=float)})
+    groups = [g.to_numpy() for _, g in frame.groupby("cluster", sort=True)["value"]]
+    if len(groups) < 2:
+        return float("nan"), float("nan")
+
+    def resampled(picks: np.ndarray) -> float:
+        return statistic(np.concatenate([groups[int(i)] for i in picks]))
+
+    boot = sps.bootstrap((np.arange(len(groups)),), resampled, vectorized=False, n_resamples=BOOTSTRAP_RESAMPLES,
+                         confidence_level=CONFIDENCE, method="percentile", rng=np.random.default_rng(seed))
+    return float(boot.confidence_interval.low), float(boot.confidence_interval.high)
+
+
+def _number(x: float) -> str:
+    """Three significant digits, thousands separated (as the book prints measured values)."""
+    if not np.isfinite(x):
+        return "–"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return f"{CONFIDENCE:.0%} interval {_number(low)}–{_number(high)}"
+
+
+def _units(n: int, replicate: Replicate) -> str:
+    noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.ROUND: "round",
+            Replicate.CENSUS: "run", Replicate.PUBLISHED: "figure"}[replicate]
+    return _plural(n, noun)
+
+
+def phrase(record: Count | Estimate | Comparison) -> str:
+    """The one way a record reads in a sentence."""
+    if isinstance(record, Count):
+        return f"{record.k:,} of {_units(record.n, record.of)} ({record.share:.1%})"
+    if isinstance(record, Estimate):
+        unit = f" {record.unit}" if record.unit else ""
+        spread = (_interval(record.low, record.high) if record.low is not None
+                  else f"no interval: {record.no_interval}")
+        return f"{_number(record.value)}{unit} ({spread}; {_units(record.n, record.replicate)})"
+    c = record
+    interval = _interval(c.low, c.high) if c.low is not None else "no interval"
+    sides = (f"{_units(c.n, c.replicate)} against {c.baseline_label or 'the published figure'}"
+             if c.reference is not None else f"{_units(c.n, c.replicate)} vs {c.n_baseline:,}")
+    verdict = str(c.verdict) if c.verdict else "not yet decided"
+    if c.verdict is not None and not c.decided:
+        verdict += (f"; {c.n_to_decide:,} a side would decide it" if c.n_to_decide
+                    else "; no n can be sized from these data")
+    return f"{c.ratio:.2f}× ({interval}; {sides}; {verdict})"
+
+
+def frame(records: Iterable[Count | Estimate | Comparison]) -> pd.DataFrame:
+    """Records as a table, one row each, their fields as columns (enums as their text)."""
+    rows = [{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(r).items()} for r in records]
+    return pd.DataFrame(rows)

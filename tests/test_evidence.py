@@ -1,0 +1,102 @@
+"""The book's one verdict rule (iobook/evidence.py) on real values: a census, iterations nested in runs, and
+two collector runs of different designs."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iobook import evidence
+from iobook.evidence import Observations, Replicate, Verdict
+from iobook.parsers import ior
+
+from conftest import BUILT_TOOLS, REPO
+
+CHECKSUM = REPO / "data" / "raw" / "checksum"
+# The checksum collector's first design (vm-20261121T131428Z) and the one that superseded it
+# (vm-20261125T030550Z): different step orders and modes, so their rounds are two experiments.
+FIRST, SECOND = CHECKSUM / "vm-20261121T131428Z", CHECKSUM / "vm-20261125T030550Z"
+# IOR runs built here, each `-i 3` (three iterations of one invocation): README of fixtures/built-tools.
+IOR_I3 = ["ior_posix_fpp_1m_np2_i3.log", "ior_csv_posix_fpp_1m_np2_i3.log", "ior_json_posix_fpp_1m_np2_i3.log"]
+
+
+def _write_bw(folder: Path) -> list[float]:
+    """fio's write bw_bytes of every round of the direct, no-checksum write step of one collector run."""
+    return [json.loads(p.read_text())["jobs"][0]["write"]["bw_bytes"]
+            for p in sorted(folder.glob("*-write-none-direct-r*.fio.json"))]
+
+
+def _ior_iterations(name: str) -> list[float]:
+    text = (BUILT_TOOLS / "ior" / name).read_text()
+    parse = {"ior_json": ior.parse_json, "ior_csv_": ior.parse_summary_csv}.get(name[:8], ior.parse_text)
+    parsed = parse(text)
+    return [r.bw_mib_s for r in parsed.records if isinstance(r, ior.IorIteration) and r.access == "write"]
+
+
+def test_a_census_is_counted_never_given_an_interval():
+    # every IOR -i 3 log built here printed three write iterations (the logs' "Results" tables)
+    logs = [_ior_iterations(name) for name in IOR_I3]
+    census = evidence.count(sum(len(x) == 3 for x in logs), len(logs), quantity="logs with 3 write iterations")
+    assert (census.k, census.n) == (3, 3)
+    assert not hasattr(census, "low") and not hasattr(census, "high")
+    assert evidence.phrase(census) == "3 of 3 runs (100.0%)"
+
+
+def test_iterations_of_one_run_are_one_unit():
+    values = [bw for name in IOR_I3 for bw in _ior_iterations(name)]
+    runs = [name for name in IOR_I3 for _ in range(3)]
+    assert len(values) == 9
+    by_run = evidence.estimate(Observations(values=values, units=runs), quantity="write bandwidth", unit="MiB/s",
+                               replicate=Replicate.RUN)
+    assert by_run.n == 3  # three invocations, not nine iterations
+    # the unit's value is the geometric mean of its iterations
+    first = np.exp(np.mean(np.log(_ior_iterations(IOR_I3[0]))))
+    assert Observations(values=values, units=runs).per_unit()[0] == pytest.approx(first)
+    assert 0 < by_run.low < by_run.value < by_run.high
+
+
+def test_two_designs_are_not_pooled_and_each_is_decided_by_the_one_rule():
+    first, second = _write_bw(FIRST), _write_bw(SECOND)
+    assert (len(first), len(second)) == (2, 7)  # the rounds each collector run holds (file names -rN)
+    pooled = Observations(values=first + second, designs=["first"] * len(first) + ["second"] * len(second))
+    with pytest.raises(evidence.MixedDesigns):
+        evidence.estimate(pooled, quantity="write bandwidth", unit="B/s", replicate=Replicate.ROUND)
+    # within the second design: its first three rounds against its last four, read as one family
+    c = evidence.compare(second[3:], second[:3], quantity="write bandwidth", unit="B/s", replicate=Replicate.ROUND,
+                         family="test", label="late", baseline_label="early")
+    [decided] = evidence.decide([c])
+    assert decided.verdict in (Verdict.DECIDED, Verdict.UNDECIDED)
+    assert decided.n == 4 and decided.n_baseline == 3
+    # two rounds on one side can never be decided, whatever p
+    [few] = evidence.decide([evidence.compare(first, second, quantity="write bandwidth", unit="B/s",
+                                              replicate=Replicate.ROUND, family="test")])
+    assert few.verdict is Verdict.TOO_FEW and not few.decided
+
+
+def test_holm_within_a_family_and_positive_intervals():
+    # four comparisons of one family: Holm multiplies the smallest p by 4
+    rng_values = [_ior_iterations(name) for name in IOR_I3]
+    cs = [evidence.compare([a * k for a in rng_values[0]], rng_values[1], quantity="bw", unit="MiB/s",
+                           replicate=Replicate.RUN, family="f", label=str(k)) for k in (1, 2, 3, 4)]
+    out = evidence.decide(cs)
+    smallest = min(range(4), key=lambda i: cs[i].p)
+    assert out[smallest].p_adjusted == pytest.approx(min(1, 4 * cs[smallest].p))
+    assert all(c.family_size == 4 for c in out)
+    assert all(c.low > 0 for c in out)
+
+
+def test_against_a_published_figure_the_sample_alone_needs_three_units():
+    values = _write_bw(SECOND)
+    c = evidence.compare_to_reference(values, float(np.median(values)), quantity="write bandwidth", unit="B/s",
+                                      replicate=Replicate.ROUND, family="ref", reference_label="its median")
+    [d] = evidence.decide([c])
+    assert d.n == 7 and d.n_baseline == 0 and d.verdict is not Verdict.TOO_FEW
+
+
+def test_cluster_bootstrap_resamples_runs_not_values():
+    values = [bw for name in IOR_I3 for bw in _ior_iterations(name)]
+    runs = [name for name in IOR_I3 for _ in range(3)]
+    low, high = evidence.cluster_bootstrap(values, runs, np.median)
+    # resampling three runs: every resample's median lies within the range of the run medians' extremes
+    assert min(values) <= low <= high <= max(values)
+    assert np.isnan(evidence.cluster_bootstrap(values, ["one"] * 9, np.median)[0])

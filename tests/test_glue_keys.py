@@ -1,0 +1,65 @@
+"""Every chapter template is thin (its parameters, at most MAX_CODE_LINES lines of code, markdown), and every
+glue key its markdown pastes is in the report its study returns, on each of the four test databases."""
+import importlib
+import json
+import re
+
+import pytest
+
+from iobook import chapters, nb
+from iobook.report import Report
+
+from conftest import REPO
+
+MAX_CODE_LINES = 15  # after the parameters cell (issue 26)
+# {glue:text}`key:format`, {glue:md}`key`, {glue}`key`, ```{glue:figure} key, ```{glue:md} key
+PASTED = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)|```\{glue(?::\w+)?\}\s+([^\s`]+)")
+REPORT_CALL = re.compile(r"\.report\(")
+
+
+def _template(name: str) -> dict:
+    return json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+
+
+def _thin_chapters() -> list[chapters.Chapter]:
+    """The chapters whose template glues a study report (the others still build their glue in the notebook)."""
+    return [c for c in chapters.load_registry()
+            if any(REPORT_CALL.search("".join(cell["source"])) for cell in _template(c.name)["cells"]
+                   if cell["cell_type"] == "code")]
+
+
+def pasted_keys(cells: list[dict], values: dict) -> set[str]:
+    """Keys pasted by markdown cells that show: a cell tagged only-if:<key> shows only when values[key] is True."""
+    keys = set()
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        conditions = [t[len(chapters.ONLY_IF):] for t in cell.get("metadata", {}).get("tags", [])
+                      if t.startswith(chapters.ONLY_IF)]
+        if all(values.get(c) is True for c in conditions):
+            keys |= {a or b for a, b in PASTED.findall("".join(cell["source"]))}
+    return keys
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
+def test_template_is_parameters_one_call_and_markdown(chapter):
+    code = [cell for cell in _template(chapter)["cells"] if cell["cell_type"] == "code"
+            and "parameters" not in cell.get("metadata", {}).get("tags", [])]
+    lines = [line for cell in code for line in "".join(cell["source"]).splitlines() if line.strip()]
+    if chapter not in {c.name for c in _thin_chapters()}:
+        pytest.xfail(f"{chapter} still builds its glue in the notebook ({len(lines)} code lines)")
+    assert len(lines) <= MAX_CODE_LINES, "\n".join(lines)
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in _thin_chapters()])
+def test_every_pasted_key_is_in_the_report(chapter, any_db):
+    name, con = any_db
+    registry = {c.name: c for c in chapters.load_registry()}[chapter]
+    study = importlib.import_module(f"iobook.studies.{chapter}")
+    report = study.report(con, **registry.parameters)
+    assert isinstance(report, Report)
+    missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
+    assert not missing, f"{chapter} on the {name} database pastes keys its report lacks: {sorted(missing)}"
+    if report.findings:
+        first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
+        assert len(first.split()) <= nb.FIRST_FINDING_WORDS, report.findings[0].text
