@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test test-fast fuzz venv lock bench lab clean system-deps
+.PHONY: book test test-fast fuzz venv lock bench bench-book lab clean system-deps
 
 venv: $(VENV)/.installed
 
