@@ -610,6 +610,8 @@ def report(con) -> Report:
                   "half of the run's crowded phases"
                   + "".join(f" ({nb.md_escape(e.run)}: {e['crowded phases']} phases on {e['on nodes']} nodes)"
                             for _, e in example.iterrows())
+                  + "".join(f"; in {nb.md_escape(e.run)} one node holds {e['most on one node']} of its "
+                            f"{e['crowded phases']}" for _, e in several[~several.run.isin(moving.run)].iterrows())
                   + ". The data show rank times going together within a node, not one bad node."),
             target="tab-stragglers-crowded-nodes", evidence=(changes,)))
         tables["tab-stragglers-crowded-nodes"] = Table(frame=crowded)
