@@ -173,11 +173,10 @@ def test_placement_is_read_from_the_nodemap(default):
     placed = _phase_ranks(con, runs, "submission-679 mdtest-easy-write").set_index("rank")
     assert set(placed.node[placed.node == 0].index) == set(on_rank0)
     by_run = runs.set_index("run")
-    assert (by_run.placement["submission-679 mdtest-easy-write"], by_run.placement_from["submission-679 mdtest-easy-write"]) \
-        == ("round-robin", "Nodemap")
+    mdtest, ior = by_run.loc["submission-679 mdtest-easy-write"], by_run.loc["submission-679 ior-easy-write"]
+    assert (mdtest.placement, mdtest.placement_from) == ("round-robin", "Nodemap")
     # its IOR phases run in the same MPI job: they take the run's mdtest Nodemap
-    assert (by_run.placement["submission-679 ior-easy-write"], by_run.nodemap_from["submission-679 ior-easy-write"]) \
-        == ("round-robin", "the IO500 run's mdtest logs")
+    assert (ior.placement, ior.nodemap_from) == ("round-robin", "the IO500 run's mdtest logs")
     # submission-694's mdtest-hard-read.txt marks ranks 0-207: block placement, 208 to a node
     assert _nodemap(AURORA_694 / "mdtest-hard-read.txt") == list(range(208))
     aurora = _phase_ranks(con, runs, "submission-694 mdtest-hard-read").set_index("rank")

@@ -17,8 +17,8 @@ import pandas as pd
 from scipy import stats
 
 from .. import charts, families, nb
-from ..evidence import (CONFIDENCE, Comparison, Count, Estimate, Observations, Replicate, cluster_bootstrap,
-                        compare_to_reference, count, decide, phrase)
+from ..evidence import (Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference, count, decide,
+                        phrase)
 from ..report import Finding, Report, Table
 
 SLOW_SHARE = 0.05  # "the slowest ranks": the slowest 5 % of a phase's ranks (at least one)
