@@ -39,12 +39,13 @@ HOW_TO_ADD = (
     "names it, then build the book on that folder: `make book DATA=<folder>` "
     "(or `python -m iobook book --data <folder>`).")
 
-# One row per rank and measured phase of every per-rank CSV, with what names and places it: the IOR test or
-# mdtest log whose command line wrote the CSV (same folder, file named on the command line), that test's
-# tasks per node, the Nodemap its mdtest log printed (which ranks share rank 0's node), and the IO500 run
-# and phase the log belongs to (io500_phase_log_links). An IOR phase of an IO500 run takes the Nodemap of
-# the run's mdtest logs when they all print the same one: the C application runs every phase in one MPI job.
-_RANKS_SQL = """
+# Every rank's time of every per-rank CSV read (one copy of each run: `kept`), with what places it: the IOR
+# test or mdtest log whose command line wrote the CSV (same folder, file named on the command line), that
+# test's tasks per node, the Nodemap its mdtest log printed (which ranks share rank 0's node), and the items
+# per rank at the stonewall. Numbers and ids only: names join once per phase (_PHASES_SQL), so the table stays
+# narrow however many ranks it holds, and copies of a run are dropped before their ranks are read.
+_RANK_ROWS_SQL = """
+CREATE OR REPLACE TEMP TABLE straggler_rows AS
 WITH mdtest_logs AS (
     SELECT c.source_id AS csv_source_id, m.source_id AS log_source_id,
            CASE WHEN m.nodes > 0 AND coalesce(m.launched_tasks, m.tasks) % m.nodes = 0
@@ -56,6 +57,19 @@ WITH mdtest_logs AS (
      AND regexp_extract(regexp_extract(m.command, '--saveRankPerformanceDetails=([^'' ]+)', 1), '[^/]*$')
          = regexp_extract(c.path, '[^/]*$')
     QUALIFY row_number() OVER (PARTITION BY c.source_id ORDER BY m.source_id, m.summary_index) = 1
+), csv_logs AS (  -- the log that wrote each per-rank CSV
+    SELECT DISTINCT r.csv_source_id, t.source_id AS log_source_id FROM ior_ranks r JOIN ior_tests t USING (test_id)
+    UNION
+    SELECT DISTINCT k.source_id, l.log_source_id
+    FROM mdtest_ranks k LEFT JOIN mdtest_logs l ON l.csv_source_id = k.source_id
+), kept AS (
+    -- each run once: a run stored twice (io500_duplicate_runs: the copy with the highest run_id is kept) ...
+    SELECT c.csv_source_id
+    FROM csv_logs c JOIN sources s ON s.source_id = c.csv_source_id
+    LEFT JOIN io500_phase_log_links k ON k.source_id = c.log_source_id
+    WHERE k.run_id IS NULL OR k.run_id NOT IN (SELECT run_id FROM io500_duplicate_runs)
+    -- ... and a per-rank CSV stored twice outside a run (the same bytes: the copy read last is kept)
+    QUALIFY dense_rank() OVER (PARTITION BY s.sha256 ORDER BY c.csv_source_id DESC) = 1
 ), ranks AS (
     SELECT 'IOR' AS tool, r.csv_source_id, r.access AS operation, r.iteration, r.rank, r.time_s,
            t.tasks_per_node, t.source_id AS log_source_id,
@@ -65,13 +79,24 @@ WITH mdtest_logs AS (
            NULL::BIGINT AS nodemap_ranks, NULL::BIGINT AS nodemap_stride,
            t.tasks AS log_tasks, t.nodes AS log_nodes, t.tasks_per_node AS log_tasks_per_node
     FROM ior_ranks r LEFT JOIN ior_tests t USING (test_id)
+    WHERE r.csv_source_id IN (SELECT csv_source_id FROM kept)
     UNION ALL
     SELECT 'mdtest', k.source_id, k.operation, 0, k.rank, k.time_s,
            l.tasks_per_node, l.log_source_id, l.stonewall_items_min, l.stonewall_items_max,
            l.nodemap_ranks, l.nodemap_stride, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT
     FROM mdtest_ranks k LEFT JOIN mdtest_logs l ON l.csv_source_id = k.source_id
-    WHERE NOT k.all_ranks
-), run_nodemaps AS (
+    WHERE NOT k.all_ranks AND k.source_id IN (SELECT csv_source_id FROM kept)
+)
+SELECT * FROM ranks WHERE time_s IS NOT NULL
+"""
+
+# One row per phase (one CSV's access/operation and iteration) with what names and places it, its ranks'
+# times summarised, and the IO500 run and phase its log belongs to (io500_phase_log_links); then each rank's
+# time numbered by its phase (straggler_ranks). An IOR phase of an IO500 run takes the Nodemap of the run's
+# mdtest logs when they all print the same one: the C application runs every phase in one MPI job.
+_PHASES_SQL = """
+CREATE OR REPLACE TEMP TABLE straggler_phases AS
+WITH run_nodemaps AS (
     SELECT k.run_id, min(m.nodemap_ranks) AS nodemap_ranks, min(m.nodemap_stride) AS nodemap_stride,
            -- the mdtest logs' own tasks and nodes, where they all print the same
            CASE WHEN count(DISTINCT coalesce(m.launched_tasks, m.tasks)) = 1
@@ -81,8 +106,19 @@ WITH mdtest_logs AS (
     WHERE m.nodemap_ranks IS NOT NULL
     GROUP BY k.run_id
     HAVING count(DISTINCT m.nodemap_ranks) = 1 AND count(DISTINCT coalesce(m.nodemap_stride, -1)) = 1
+), phases AS (
+    SELECT csv_source_id, operation, iteration, any_value(tool) AS tool,
+           any_value(tasks_per_node) AS tasks_per_node, any_value(log_source_id) AS log_source_id,
+           any_value(stonewall_items_min) AS stonewall_items_min,
+           any_value(stonewall_items_max) AS stonewall_items_max, any_value(nodemap_ranks) AS nodemap_ranks,
+           any_value(nodemap_stride) AS nodemap_stride, any_value(log_tasks) AS log_tasks,
+           any_value(log_nodes) AS log_nodes, any_value(log_tasks_per_node) AS log_tasks_per_node,
+           count(*) AS ranks, median(time_s) AS median_s, avg(time_s) AS mean_s, max(time_s) AS max_s,
+           min(time_s) AS min_s
+    FROM straggler_rows GROUP BY csv_source_id, operation, iteration
 )
-SELECT r.* EXCLUDE (nodemap_ranks, nodemap_stride),
+SELECT dense_rank() OVER (ORDER BY s.path, r.operation, r.iteration) AS phase_id,
+       r.* EXCLUDE (nodemap_ranks, nodemap_stride, log_tasks, log_nodes, log_tasks_per_node),
        coalesce(r.nodemap_ranks, n.nodemap_ranks) AS nodemap_ranks,
        CASE WHEN r.nodemap_ranks IS NOT NULL THEN r.nodemap_stride ELSE n.nodemap_stride END AS nodemap_stride,
        CASE WHEN r.nodemap_ranks IS NOT NULL THEN 'its mdtest log'
@@ -95,42 +131,16 @@ SELECT r.* EXCLUDE (nodemap_ranks, nodemap_stride),
                  AND r.log_tasks IS NOT DISTINCT FROM n.map_tasks END AS map_agrees,
        s.path, k.run_id, x.run_key, x.filesystem, x.institution, x.system, x.year,
        p.phase AS io500_phase, p.time_s AS io500_time_s, p.stonewall_s
-FROM ranks r
+FROM phases r
 JOIN sources s ON s.source_id = r.csv_source_id
 LEFT JOIN io500_phase_log_links k ON k.source_id = r.log_source_id
 LEFT JOIN io500_runs x ON x.run_id = k.run_id
 LEFT JOIN io500_phases p ON p.run_id = k.run_id AND p.phase = k.phase
-LEFT JOIN run_nodemaps n ON n.run_id = k.run_id
-WHERE r.time_s IS NOT NULL
-  -- each run once: a run stored twice (io500_duplicate_runs: the copy with the highest run_id is kept) ...
-  AND (k.run_id IS NULL OR k.run_id NOT IN (SELECT run_id FROM io500_duplicate_runs))
--- ... and a per-rank CSV stored twice outside a run (the same bytes: the copy read last is kept)
-QUALIFY dense_rank() OVER (PARTITION BY s.sha256 ORDER BY r.csv_source_id DESC) = 1
-"""
-
-# The ranks above, numbered by phase (one CSV's access/operation and iteration), kept in DuckDB
-_PHASE_RANKS_SQL = f"""
-CREATE OR REPLACE TEMP TABLE straggler_rows AS {_RANKS_SQL};
+LEFT JOIN run_nodemaps n ON n.run_id = k.run_id;
 CREATE OR REPLACE TEMP TABLE straggler_ranks AS
-SELECT dense_rank() OVER (ORDER BY path, operation, iteration) AS phase_id, rank, time_s FROM straggler_rows;
-"""
-
-# One row per phase: what names and places it (the same on each of its ranks), and its ranks' times
-_PHASES_SQL = """
-SELECT dense_rank() OVER (ORDER BY path, operation, iteration) AS phase_id, * FROM (
-    SELECT path, operation, iteration, any_value(tool) AS tool, any_value(csv_source_id) AS csv_source_id,
-           any_value(tasks_per_node) AS tasks_per_node, any_value(nodemap_ranks) AS nodemap_ranks,
-           any_value(nodemap_stride) AS nodemap_stride, any_value(nodemap_from) AS nodemap_from,
-           any_value(map_agrees) AS map_agrees, any_value(run_id) AS run_id, any_value(run_key) AS run_key,
-           any_value(filesystem) AS filesystem, any_value(institution) AS institution,
-           any_value(system) AS system, any_value(year) AS year, any_value(io500_phase) AS io500_phase,
-           any_value(io500_time_s) AS io500_time_s, any_value(stonewall_s) AS stonewall_s,
-           any_value(stonewall_items_min) AS stonewall_items_min,
-           any_value(stonewall_items_max) AS stonewall_items_max,
-           count(*) AS ranks, median(time_s) AS median_s, avg(time_s) AS mean_s, max(time_s) AS max_s,
-           min(time_s) AS min_s
-    FROM straggler_rows GROUP BY path, operation, iteration)
-ORDER BY phase_id
+SELECT p.phase_id, r.rank, r.time_s
+FROM straggler_rows r JOIN straggler_phases p USING (csv_source_id, operation, iteration);
+DROP TABLE straggler_rows;
 """
 
 # Each rank's node and position within its node (from its phase's placement, straggler_placement: NULL where
@@ -197,8 +207,9 @@ def load_phases(con) -> pd.DataFrame:
     ranks, one row each: what names it (`run`: '<IO500 run_key> <phase>' for a CSV of an IO500 run, else
     '<file> <operation>'), its unit of replication (`unit`: the IO500 run, else the CSV), its ranks' times and
     its placement. Its ranks stay in DuckDB (straggler_ranks, straggler_placed) for the queries below."""
-    con.execute(_PHASE_RANKS_SQL)
-    phases = con.execute(_PHASES_SQL).df()
+    con.execute(_RANK_ROWS_SQL)
+    con.execute(_PHASES_SQL)
+    phases = con.execute("SELECT * FROM straggler_phases ORDER BY phase_id").df()
     if phases.empty:
         return phases
     paths = pd.Series(phases.path.unique())
@@ -434,13 +445,16 @@ def node_spread(nodes: pd.DataFrame) -> pd.DataFrame:
 
 
 EVERY_RUN_MARKS = 3  # a rule, a point and a label per phase
+# a row per phase, 13 px each: 120 rows is a 1,560 px chart. 738 rows (the shared archive) took vl-convert 169 s.
+EVERY_RUN_ROWS = 120
 
 
 def chart_every_run(spread: pd.DataFrame) -> tuple[alt.Chart, str]:
-    """Every phase over several nodes on one row (up to charts.MAX_MARKS: the phases whose slowest node stands
+    """Every phase over several nodes on one row (up to EVERY_RUN_ROWS: the phases whose slowest node stands
     out most): the range of its nodes' relative times as a line, its slowest node as a labelled point. Returns
     the chart and the sentence its caption adds when phases were left out."""
-    shown, note = charts.within_mark_cap(spread, marks_per_row=EVERY_RUN_MARKS, what="phases")
+    shown, note = charts.within_mark_cap(spread, marks_per_row=EVERY_RUN_MARKS, what="phases",
+                                         max_rows=EVERY_RUN_ROWS)
     base = alt.Chart(shown).encode(y=alt.Y("run:N", sort=list(shown.run), title=None,
                                            axis=alt.Axis(labelLimit=220)))
     scale = alt.Scale(zero=False)
