@@ -113,7 +113,7 @@ WITH run_nodemaps AS (
            any_value(stonewall_items_max) AS stonewall_items_max, any_value(nodemap_ranks) AS nodemap_ranks,
            any_value(nodemap_stride) AS nodemap_stride, any_value(log_tasks) AS log_tasks,
            any_value(log_nodes) AS log_nodes, any_value(log_tasks_per_node) AS log_tasks_per_node,
-           count(*) AS ranks, median(time_s) AS median_s, avg(time_s) AS mean_s, max(time_s) AS max_s,
+           count(*) AS ranks, median(time_s) AS median_s, avg(time_s ORDER BY rank) AS mean_s, max(time_s) AS max_s,
            min(time_s) AS min_s
     FROM straggler_rows GROUP BY csv_source_id, operation, iteration
 )
@@ -158,6 +158,8 @@ SELECT r.phase_id, r.rank, r.time_s, p.slow_ranks,
 FROM straggler_ranks r JOIN straggler_placement p USING (phase_id)
 """
 
+# Sums over ranks are ordered (ORDER BY inside the aggregate): DuckDB's threads otherwise add in any order and
+# the last digits, which the chapter's downloads keep, changed from run to run.
 # Per phase: its slowest rank, where it sits, and how many of the slowest ranks share its node and position;
 # with known placement, the share of the log rank times' variance that lies between nodes (eta squared) and
 # what random placement gives on average, (nodes - 1) / (ranks - 1)
@@ -168,14 +170,14 @@ WITH slowest AS (
            any_value(node) FILTER (WHERE slowness = 1) AS slowest_node,
            any_value(position) FILTER (WHERE slowness = 1) AS slowest_position,
            count(DISTINCT node) AS nodes, count(*) AS ranks,
-           avg(ln(time_s)) FILTER (WHERE time_s > 0) AS grand,
-           var_pop(ln(time_s)) FILTER (WHERE time_s > 0) * count(*) FILTER (WHERE time_s > 0) AS total_ss
+           avg(ln(time_s) ORDER BY rank) FILTER (WHERE time_s > 0) AS grand,
+           var_pop(ln(time_s) ORDER BY rank) FILTER (WHERE time_s > 0) * count(*) FILTER (WHERE time_s > 0) AS total_ss
     FROM straggler_placed GROUP BY phase_id
 ), by_node AS (
-    SELECT phase_id, node, count(*) AS n, avg(ln(time_s)) AS mean_log
+    SELECT phase_id, node, count(*) AS n, avg(ln(time_s) ORDER BY rank) AS mean_log
     FROM straggler_placed WHERE node IS NOT NULL AND time_s > 0 GROUP BY phase_id, node
 ), between AS (
-    SELECT b.phase_id, sum(b.n * (b.mean_log - s.grand) ^ 2) AS between_ss
+    SELECT b.phase_id, sum(b.n * (b.mean_log - s.grand) ^ 2 ORDER BY b.node) AS between_ss
     FROM by_node b JOIN slowest s USING (phase_id) GROUP BY b.phase_id
 )
 SELECT s.phase_id, s.slow_ranks, s.slowest_rank, s.slowest_node, s.slowest_position, s.nodes,
