@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PUBLISHED_DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test test-fast fuzz venv lock bench lab clean system-deps
+.PHONY: book test test-fast fuzz venv lock bench bench-book lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -80,6 +80,13 @@ lab: venv
 
 bench: venv
 	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions) $(BENCH_ARGS)
+
+# The book at a centre's scale (issue 30): ingest, each chapter and the site, one process each, on 1, 4 and 16
+# copies of the archive; wall time and peak RSS per step into _build/bench-book.json (benchmarks/bench_book.py).
+# 16 copies take long on 2 cores: `make bench-book BOOK_SCALES=1,4`.
+BOOK_SCALES ?= 1,4,16
+bench-book: venv
+	$(PY) benchmarks/bench_book.py $(or $(ARCHIVE),../shared/io500-submissions) --scales $(BOOK_SCALES)
 
 # Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:

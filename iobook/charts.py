@@ -65,6 +65,24 @@ def download(frame: pd.DataFrame, label: str) -> str:
             f"({len(frame):,} rows, CSV)</p>")
 
 
+# A chart draws at most this many marks. vl-convert failed on one of ~10,000 (issue 30: "Maximum call stack size
+# exceeded" for the Stragglers chapter on four copies of the archive), and a page of thousands of marks is read
+# by no one: past the cap a chart draws the rows that stand out most and its caption says so.
+MAX_MARKS = 3000
+
+
+def within_mark_cap(frame: pd.DataFrame, *, marks_per_row: int = 1, what: str = "rows",
+                    max_rows: int | None = None) -> tuple[pd.DataFrame, str]:
+    """The rows of `frame` (ordered most telling first) a chart draws, and the sentence its caption adds: every
+    row while rows x marks_per_row stays within MAX_MARKS and within `max_rows` (a chart with a row per item,
+    whose height grows with them: what stays readable), and no sentence; else the first rows that fit and a
+    sentence saying how many of how many are drawn. The chart's CSV download holds the rows drawn."""
+    limit = max(1, min(MAX_MARKS // marks_per_row, max_rows or MAX_MARKS))
+    if len(frame) <= limit:
+        return frame, ""
+    return frame.head(limit), f"The chart draws the {limit:,} {what} that stand out most, of {len(frame):,}."
+
+
 _counts: dict[str, int] = {}
 
 

@@ -126,3 +126,26 @@ def test_long_titles_wrap_to_the_chart_width_and_axis_titles_stay():
     assert " ".join(lines) == subtitle and len(lines) > 1
     assert all(len(line) <= 300 / charts.SUBTITLE_CHAR_PX for line in lines)
     assert spec["title"]["text"] == "Ratio to the baseline" and spec["encoding"]["x"]["title"] == subtitle
+
+
+def test_a_chart_draws_at_most_max_marks_and_says_so(tmp_path, monkeypatch):
+    """Every rank of submission-694's mdtest-hard-read.csv (2,080 ranks, slowest first) as a rule, a point and a
+    label each would be 6,240 marks: the chart draws the 1,000 slowest, says so, and downloads what it drew."""
+    from conftest import ARCHIVE
+
+    monkeypatch.chdir(tmp_path)
+    path = (ARCHIVE / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-694" / "results"
+            / "2023.10.08-18.11.45" / "mdtest-hard-read.csv")
+    ranks = pd.read_csv(path)
+    ranks = ranks[ranks["rank"] != "all"].astype({"time-File read": float})
+    ranks = ranks.sort_values("time-File read", ascending=False)
+    assert len(ranks) == 2080
+    shown, note = charts.within_mark_cap(ranks, marks_per_row=3, what="ranks")
+    assert len(shown) == charts.MAX_MARKS // 3 == 1000
+    assert note == "The chart draws the 1,000 ranks that stand out most, of 2,080."
+    assert shown["time-File read"].iloc[0] == ranks["time-File read"].max()  # 156.76 s, rank 832
+    html = charts._render(alt.Chart(shown).mark_point().encode(x="time-File read:Q", y="rank:N").to_dict())["text/html"]
+    assert "(1,000 rows, CSV)" in html
+    # within the cap: every row, no sentence
+    few, none = charts.within_mark_cap(ranks.head(100), marks_per_row=3)
+    assert len(few) == 100 and none == ""

@@ -1,4 +1,5 @@
-"""The stragglers chapter: per-rank times read from real per-rank CSVs, on the four test databases."""
+"""The stragglers chapter: per-rank times read from real per-rank CSVs, on the four test databases. Every rank's
+time stays in DuckDB (straggler_placed); the tests read single phases from there or from the CSVs."""
 import csv
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 from conftest import execute_chapter
 
-from iobook import store
+from iobook import evidence, store
 from iobook.studies import stragglers as study
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
@@ -15,22 +16,32 @@ AURORA_694 = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / 
     "2023.10.08-18.11.45"
 TUCSON_679 = RAW / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023" / \
     "submission-679" / "results" / "2023.10.22-06.40.20"
+BLUESTORM_687 = RAW / "IBM Cloud HPC" / "BlueStorm" / "IBM Storage Scale" / "2023" / "submission-687" / "results" / \
+    "2023.11.07-00.00.25"
+SANDBOX_586 = RAW / "IBMDL" / "Sandbox" / "GPFS" / "2021" / "submission-586"
 
-# runs (phase x CSV), IO500 runs they belong to, CSVs, per database
+# phases (phase x CSV), IO500 runs they belong to, CSVs, per database
 EXPECTED = {"empty": (0, 0, 0), "built_tools": (25, 1, 14), "other_io500": (55, 5, 55), "default": (134, 12, 134)}
 
 
-def _runs(con):
-    return study.get_runs(study.get_rank_times(con))
+def _load(con):
+    return study.get_runs(con, study.load_phases(con))
+
+
+def _phase_ranks(con, runs: pd.DataFrame, run: str) -> pd.DataFrame:
+    """One phase's ranks as placed (rank, time_s, node, position, slowness), from DuckDB."""
+    phase_id = int(runs.set_index("run").phase_id[run])
+    return con.execute("SELECT rank, time_s, node, position, slowness FROM straggler_placed WHERE phase_id = ? "
+                       "ORDER BY rank", [phase_id]).df()
 
 
 def test_run_counts(any_db):
     name, con = any_db
-    ranks = study.get_rank_times(con)
+    phases = study.load_phases(con)
     if name == "empty":
-        assert ranks.empty
+        assert phases.empty and study.report(con).values["no_data"]
         return
-    runs = study.get_runs(ranks)
+    runs = study.get_runs(con, phases)
     assert (len(runs), runs.run_key.nunique(), runs.file.nunique()) == EXPECTED[name]
     assert (runs.max_s >= runs.median_s).all() and (runs.ratio >= 1).all()
 
@@ -44,13 +55,22 @@ def test_run_counts(any_db):
     ("other_io500", "submission-708 ior-easy-write", 5, 386.59780407),
 ])
 def test_slowest_rank_read_by_hand(databases, db, run, rank, seconds):
-    runs = _runs(store.open_read(databases[db])).set_index("run")
+    runs = _load(store.open_read(databases[db])).set_index("run")
     assert runs.loc[run, "slowest_rank"] == rank
     assert runs.loc[run, "max_s"] == pytest.approx(seconds, rel=1e-9)
 
 
-def test_waits_and_nodes_default(databases):
-    runs = _runs(store.open_read(databases["default"])).set_index("run")
+@pytest.fixture(scope="module")
+def default(databases):
+    con = store.open_read(databases["default"])
+    runs = _load(con)
+    yield con, runs
+    con.close()
+
+
+def test_waits_and_nodes_default(default):
+    _, runs = default
+    runs = runs.set_index("run")
     daos = runs.loc["submission-694 mdtest-hard-read"]
     assert daos.wait_median_s == pytest.approx(daos.max_s - daos.median_s)
     # 2080 ranks at 208 per node (ior_tests / mdtest_runs): rank 832 on node 4, 104 slowest ranks
@@ -63,9 +83,10 @@ def test_waits_and_nodes_default(databases):
 
 
 def test_single_node_has_no_worst_node(databases):
-    ranks = study.get_rank_times(store.open_read(databases["built_tools"]))
-    assert (study.get_runs(ranks).nodes == 1).all()  # 2 ranks on a 2-core VM
-    assert study.worst_nodes(study.get_nodes(ranks)).empty
+    con = store.open_read(databases["built_tools"])
+    runs = _load(con)
+    assert (runs.nodes == 1).all()  # 2 ranks on a 2-core VM
+    assert study.get_groups(con, runs, "node").empty and not study.report(con).values["has_nodes"]
 
 
 def test_placement_from_tasks_per_node_and_nodemap():
@@ -89,26 +110,28 @@ def test_chapter_executes(databases, tmp_path, name):
     else:
         assert "{numref}`fig-stragglers-null`" in outputs and "{numref}`fig-stragglers-every-run`" in outputs
     if name == "default":
-        assert "submission-694 mdtest-hard-read" in outputs and "{numref}`fig-stragglers-positions`" in outputs
+        assert "submission-694 mdtest-hard-read" in outputs.replace("\\-", "-")
+        assert "{numref}`fig-stragglers-positions`" in outputs
 
 
-def test_every_run_has_its_slowest_node_named(databases):
-    nodes = study.get_nodes(study.get_rank_times(store.open_read(databases["default"])))
+def test_every_run_has_its_slowest_node_named(default):
+    con, runs = default
+    nodes = study.get_groups(con, runs, "node")
     spread = study.node_spread(nodes)
-    assert len(spread) == nodes.run.nunique() and spread.run.is_unique  # every run here spans >= 10 nodes
+    assert len(spread) == nodes.run.nunique() and spread.run.is_unique  # every phase here spans >= 10 nodes
     daos = spread.set_index("run").loc["submission-694 mdtest-hard-read"]
     # 2080 ranks, 208 per node: node 4 (ranks 832-1039) holds the slowest rank (832, 156.8 s) and has the
     # highest median of the 10 nodes; node 3 the lowest
     assert (daos.label, daos.first_rank, daos.last_rank, daos.nodes) == ("node 4", 832, 1039, 10)
     assert daos.lowest < 1 < daos.relative
-    chart = study.chart_every_run(spread).to_dict()
-    (rows,) = chart["datasets"].values()
-    assert len(rows) == len(spread) and chart["title"]["text"][0].startswith(f"The slowest node of each of {len(spread)} phases")
-    assert study.node_spread(study.get_nodes(study.get_rank_times(store.open_read(databases["built_tools"])))).empty
+    chart, note = study.chart_every_run(spread)
+    (rows,) = chart.to_dict()["datasets"].values()
+    assert len(rows) == len(spread) and note == ""  # 102 phases x 3 marks: within charts.MAX_MARKS
 
 
-def test_ior_counts_at_the_stonewall(databases):
-    runs = _runs(store.open_read(databases["default"])).set_index("run")
+def test_ior_counts_at_the_stonewall(default):
+    _, runs = default
+    runs = runs.set_index("run")
     # submission-679's ior-easy-write.txt line 34: "stonewalling pairs accessed min: 19673 max: 22355"
     write = runs.loc["submission-679 ior-easy-write"]
     assert (write.stonewall_items_min, write.stonewall_items_max) == (19673, 22355)
@@ -127,14 +150,8 @@ def _nodemap(log: Path) -> list[int]:
     return [i for i, c in enumerate(line.split()[1]) if c == "1"]
 
 
-@pytest.fixture(scope="module")
-def default_runs(databases):
-    ranks = study.get_rank_times(store.open_read(databases["default"]))
-    return ranks, study.get_runs(ranks)
-
-
-def test_barrier_tied_phases_are_left_out(default_runs):
-    ranks, runs = default_runs
+def test_barrier_tied_phases_are_left_out(default):
+    _, runs = default
     # ior-easy-read.csv of submission-694: 2080 ranks' runtimes (column 4) all within 0.0001 % of each other
     times = _csv_times(AURORA_694 / "ior-easy-read.csv", "runtime")
     spread = max(times.values()) / min(times.values()) - 1
@@ -147,42 +164,49 @@ def test_barrier_tied_phases_are_left_out(default_runs):
     assert (int(runs.barrier_tied.sum()), len(runs)) == (32, 134)
 
 
-def test_placement_is_read_from_the_nodemap(default_runs):
-    ranks, runs = default_runs
+def test_placement_is_read_from_the_nodemap(default):
+    con, runs = default
     # mdtest-easy-write.txt of submission-679 prints "Nodemap: 1000000000100..." (200 ranks, 10 nodes): ranks
     # 0, 10, ..., 190 share rank 0's node, so the ranks are dealt round-robin, not 20 to a node in order
     on_rank0 = _nodemap(TUCSON_679 / "mdtest-easy-write.txt")
     assert on_rank0 == list(range(0, 200, 10))
-    placed = ranks[ranks.run == "submission-679 mdtest-easy-write"].set_index("rank")
+    placed = _phase_ranks(con, runs, "submission-679 mdtest-easy-write").set_index("rank")
     assert set(placed.node[placed.node == 0].index) == set(on_rank0)
-    assert placed.placement.iloc[0] == "round-robin" and placed.placement_from.iloc[0] == "Nodemap"
+    by_run = runs.set_index("run")
+    mdtest, ior = by_run.loc["submission-679 mdtest-easy-write"], by_run.loc["submission-679 ior-easy-write"]
+    assert (mdtest.placement, mdtest.placement_from) == ("round-robin", "Nodemap")
     # its IOR phases run in the same MPI job: they take the run's mdtest Nodemap
-    ior = ranks[ranks.run == "submission-679 ior-easy-write"]
-    assert set(ior.placement) == {"round-robin"} and set(ior.nodemap_from) == {"the IO500 run's mdtest logs"}
+    assert (ior.placement, ior.nodemap_from) == ("round-robin", "the IO500 run's mdtest logs")
     # submission-694's mdtest-hard-read.txt marks ranks 0-207: block placement, 208 to a node
     assert _nodemap(AURORA_694 / "mdtest-hard-read.txt") == list(range(208))
-    aurora = ranks[ranks.run == "submission-694 mdtest-hard-read"].set_index("rank")
-    assert set(aurora.placement) == {"block"} and aurora.node[207] == 0 and aurora.node[208] == 1
+    aurora = _phase_ranks(con, runs, "submission-694 mdtest-hard-read").set_index("rank")
+    assert by_run.placement["submission-694 mdtest-hard-read"] == "block"
+    assert aurora.node[207] == 0 and aurora.node[208] == 1
 
 
-def test_worst_straggler_is_a_position_within_every_node(default_runs):
-    ranks, runs = default_runs
+def test_worst_straggler_is_a_position_within_every_node(default):
+    con, runs = default
     # mdtest-hard-read.csv of submission-694: its 21 slowest ranks are 0, 104, 208, ..., 1976 (the first rank of
     # each half of every node's 208, block placement from its Nodemap) and rank 52
     times = _csv_times(AURORA_694 / "mdtest-hard-read.csv", "time-File read")
     slowest = sorted(times, key=times.get, reverse=True)[:21]
     assert sorted(slowest) == sorted([*range(0, 2080, 104), 52])
-    assert study.slow_positions(ranks, "submission-694 mdtest-hard-read") == [0, 104]
-    facts = study.findings(ranks, runs)
-    assert facts["worst_run"] == "submission-694 mdtest-hard-read" and facts["worst_positions"] == "0 and 104"
-    assert facts["worst_positions_relative"] > 1.5 > 1.1 > facts["worst_node_relative"]
+    positions = study.get_groups(con, runs, "position")
+    assert study.slow_positions(positions, "submission-694 mdtest-hard-read") == [0, 104]
+    values = study.report(con).values
+    assert values["worst_run"] == "submission-694 mdtest-hard-read" and values["worst_positions"] == "0 and 104"
+    assert values["worst_positions_relative"] > 1.5 > 1.1 > values["worst_node_relative"]
     row = runs.set_index("run").loc["submission-694 mdtest-hard-read"]
-    assert (row.slowest_position, row.slow_at_position) == (0, 10) and row.q_position < study.FDR
+    assert (row.slowest_position, row.slow_at_position) == (0, 10)
 
 
-def test_null_model_is_random_placement(default_runs):
-    """The exact null (hypergeometric per run) against random placement simulated with numpy (seed 0)."""
-    ranks, runs = default_runs
+def _placed_nodes(con, runs, run) -> np.ndarray:
+    return _phase_ranks(con, runs, run).node.to_numpy(dtype=int)
+
+
+def test_null_model_is_random_placement(default):
+    """The exact null (hypergeometric per phase) against random placement simulated with numpy (seed 0)."""
+    con, runs = default
     model = study.null_model(runs)
     tested = runs[study.clustering_tested(runs)]
     assert model["tested"] == len(tested) == 102 and model["observed"] > model["high"]
@@ -190,10 +214,9 @@ def test_null_model_is_random_placement(default_runs):
     draws = 400
     counts = np.zeros(draws, dtype=int)
     for run in tested.itertuples():
-        g = ranks[ranks.run == run.run]
-        nodes = g.node.to_numpy(dtype=int)
+        nodes = _placed_nodes(con, runs, run.run)
         share = 2 * run.slow_ranks * np.bincount(nodes) / len(nodes)  # more than twice an even share
-        for d in range(draws):  # the run's times dealt to its ranks at random: its slowest k land here
+        for d in range(draws):  # the phase's times dealt to its ranks at random: its slowest k land here
             slow = nodes[rng.permutation(len(nodes))[: run.slow_ranks]]
             counts[d] += (slow == slow[0]).sum() > share[slow[0]]
     assert abs(counts.mean() - model["expected"]) < 4 * counts.std() / np.sqrt(draws)
@@ -201,10 +224,72 @@ def test_null_model_is_random_placement(default_runs):
 
 
 @pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])
-def test_first_finding_is_short_with_number_and_interval(databases, name):
-    ranks = study.get_rank_times(store.open_read(databases[name]))
-    main = study.findings(ranks, study.get_runs(ranks))["finding_main"]
-    assert len(main.split()) <= 30 and "95%" in main
+def test_first_finding_is_short_and_decided_by_run(databases, name):
+    con = store.open_read(databases[name])
+    r = study.report(con)
+    main = r.findings[0]
+    assert len(main.text.split()) <= 30 and "95%" in main.text
+    if name != "built_tools":  # several nodes: the comparison by run, n = runs (never phases)
+        (record,) = main.evidence
+        runs = _load(con)
+        assert record.n == runs[study.clustering_tested(runs)].unit.nunique() and record.replicate == "run"
+        assert record.verdict is not None and record.low > 0
+
+
+def test_between_node_variance_recomputed_from_the_csv(default):
+    """submission-694 mdtest-hard-read: the share of its log rank times' variance between its 10 nodes (208
+    ranks each, block: its Nodemap), recomputed from the CSV with numpy, over (nodes - 1) / (ranks - 1)."""
+    _, runs = default
+    times = _csv_times(AURORA_694 / "mdtest-hard-read.csv", "time-File read")
+    logs = np.log(np.array([times[r] for r in range(2080)]))
+    by_node = logs.reshape(10, 208)
+    between = (208 * (by_node.mean(axis=1) - logs.mean()) ** 2).sum() / ((logs - logs.mean()) ** 2).sum()
+    row = runs.set_index("run").loc["submission-694 mdtest-hard-read"]
+    assert row.between_node_share == pytest.approx(between, rel=1e-9)
+    assert row.node_variance_ratio == pytest.approx(between / (9 / 2079), rel=1e-9)
+
+
+def test_crowded_node_changes_from_phase_to_phase(default):
+    """The referee's reading (issue 27): 679's crowded phases sit on 5 nodes, 785's 7 on 7."""
+    _, runs = default
+    crowded = study.crowded_nodes_by_run(runs).set_index("run")
+    assert tuple(crowded.loc["submission-679"]) == (5, 5, 1)
+    assert tuple(crowded.loc["submission-785"]) == (7, 7, 1)
+    assert (crowded["most on one node"] * 2 <= crowded["crowded phases"]).sum() == 11
+
+
+def test_shifted_phases_and_the_slowest_node(default):
+    """mdtest-hard-stat.txt of submission-687 line 8: "Shifting ranks by 1 for each phase.": its ranks stat other
+    ranks' files, so the chapter does not call its slowest node the cause."""
+    con, runs = default
+    assert "Shifting ranks by 1 for each phase." in (BLUESTORM_687 / "mdtest-hard-stat.txt").read_text()
+    assert runs.set_index("run").shifted["submission-687 mdtest-hard-stat"]
+    assert not runs.set_index("run").shifted["submission-687 mdtest-hard-write"]
+    r = study.report(con)
+    assert r.values["node_run"] == "submission-687 mdtest-hard-stat" and r.values["node_shifted"]
+    (text,) = [f.text for f in r.findings if f.target == "fig-stragglers-every-run"]
+    assert "Shifting ranks by" in text and "worth checking" not in text
+
+
+def test_storage_scale_share_and_stonewall_wear_out(default):
+    """10 of the 12 runs' folders name a Storage Scale file system (data/reference/filesystems.csv; 694 and 696
+    are DAOS); 586's ior-hard-write.txt line 34: "stonewalling pairs accessed min: 5130 max: 32971"."""
+    con, runs = default
+    r = study.report(con)
+    assert (r.values["storage_scale_runs"], r.values["tested_runs"]) == (10, 12)
+    line = (SANDBOX_586 / "ior-hard-write.txt").read_text().splitlines()[33]
+    assert line.startswith("stonewalling pairs accessed min: 5130 max: 32971")
+    assert r.values["wait_run"] == "submission-586 ior-hard-write"
+    (text,) = [f.text for f in r.findings if "The longest wait" in f.text]
+    assert "5,130 to 32,971 items" in text and "wear-out" in text
+
+
+def test_intervals_resample_runs_not_phases(default):
+    """The median ratios' intervals come from resampling the 12 runs, not the 102 or 48 phases."""
+    con, _ = default
+    r = study.report(con)
+    estimates = [e for e in r.evidence if isinstance(e, evidence.Estimate)]
+    assert estimates and all(e.n == 12 and e.replicate == "run" for e in estimates)
 
 
 def test_logs_outside_the_archive_layout(tmp_path):
@@ -222,9 +307,9 @@ def test_logs_outside_the_archive_layout(tmp_path):
         shutil.copy(helios / name, tree / name)
     db = tmp_path / "mine.duckdb"
     ingest([tree], db, progress=False)
-    ranks = study.get_rank_times(store.open_read(db))
-    helios_ranks = ranks[~ranks.file.str.contains("built-tools")]
-    assert set(helios_ranks.placement_from) == {"assumed (no Nodemap)"} and set(helios_ranks.tasks_per_node) == {8}
+    runs = _load(store.open_read(db))
+    helios_runs = runs[~runs.file.str.contains("built-tools")]
+    assert set(helios_runs.placement_from) == {"assumed (no Nodemap)"} and set(helios_runs.tasks_per_node) == {8}
     outputs = "\n".join(execute_chapter("stragglers", db, tmp_path))
     assert "assumed block for" in outputs and "{numref}`fig-stragglers-null`" in outputs
 
@@ -239,14 +324,13 @@ def _ior_shape(log: Path) -> tuple[int, int, int]:
     return shape["nodes"], shape["tasks"], shape["clients per node"]
 
 
-def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default_runs):
+def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default):
     """An IOR log prints no Nodemap: its phase is given the run's mdtest Nodemap (an assumption). Read from the
     raw logs: the mdtest phases' own Nodemap lines, and each IOR log's nodes / tasks / clients per node against
     the map the run's mdtest logs print (ranks on rank 0's node = clients per node, map length = tasks)."""
-    ranks, runs = default_runs
-    first = ranks.groupby("run").first()
+    con, runs = default
     own, inherited, agree, disagree = 0, 0, 0, 0
-    for run, row in first.iterrows():
+    for row in runs.itertuples():
         folder = Path(row.path).parent
         log = folder / (Path(row.path).stem + ".txt")
         if row.tool == "mdtest":
@@ -266,40 +350,37 @@ def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default_runs):
         else:
             disagree += 1
     assert (own, inherited, agree, disagree) == (84, 50, 50, 0)
-    by_run = runs.set_index("run")
-    assert (by_run.nodemap_from == "its mdtest log").sum() == own
-    assert (by_run.nodemap_from == "the IO500 run's mdtest logs").sum() == inherited
-    assert (by_run.map_agrees == True).sum() == agree and (by_run.map_agrees == False).sum() == disagree  # noqa: E712
-    facts = study.findings(ranks, runs)
-    assert (facts["placement_own"], facts["placement_inherited"], facts["inherited_checked"],
-            facts["inherited_disagree"]) == (own, inherited, agree + disagree, disagree)
-    assert "assum" in facts["placement_text"] and f"{inherited}" in facts["placement_text"]
+    assert (runs.nodemap_from == "its mdtest log").sum() == own
+    assert (runs.nodemap_from == "the IO500 run's mdtest logs").sum() == inherited
+    assert (runs.map_agrees == True).sum() == agree and (runs.map_agrees == False).sum() == disagree  # noqa: E712
+    values = study.report(con).values
+    assert (values["placement_own"], values["placement_inherited"], values["inherited_checked"],
+            values["inherited_disagree"]) == (own, inherited, agree + disagree, disagree)
+    assert "assum" in values["placement_text"].data and f"{inherited}" in values["placement_text"].data
 
 
-def test_null_by_run_is_random_placement(default_runs):
+def test_null_by_run_is_random_placement(default):
     """Phases of one run share its nodes: the count by run (runs where most tested phases crowd) against random
     placement simulated with numpy (seed 1), each phase's times dealt anew."""
-    ranks, runs = default_runs
+    con, runs = default
     model = study.null_by_run(runs)
     tested = runs[study.clustering_tested(runs)]
-    assert model["runs"] == tested.run_key.nunique() == 12
+    assert model["runs"] == tested.unit.nunique() == 12
     rng = np.random.default_rng(1)
     draws = 200
-    crowded = {}  # run_key -> crowded phases per draw
+    crowded = {}  # run -> crowded phases per draw
     for run in tested.itertuples():
-        nodes = ranks[ranks.run == run.run].node.to_numpy(dtype=int)
+        nodes = _placed_nodes(con, runs, run.run)
         share = 2 * run.slow_ranks * np.bincount(nodes) / len(nodes)
         hits = np.zeros(draws, dtype=int)
         for d in range(draws):
             slow = nodes[rng.permutation(len(nodes))[: run.slow_ranks]]
             hits[d] = (slow == slow[0]).sum() > share[slow[0]]
-        crowded[run.run_key] = crowded.get(run.run_key, 0) + hits
-    phases = tested.groupby("run_key").size()
+        crowded[run.unit] = crowded.get(run.unit, 0) + hits
+    phases = tested.groupby("unit").size()
     counts = sum((crowded[k] > phases[k] // 2).astype(int) for k in crowded)
     assert abs(counts.mean() - model["expected"]) < 4 * max(counts.std(), 0.05) / np.sqrt(draws) + 0.05
     assert np.percentile(counts, 97.5) <= model["high"] + 1
     # observed: per run, its phases crowded (over twice an even share on the slowest rank's node)
-    observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("run_key"))
+    observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("unit"))
     assert model["observed"] == observed == 10 and model["observed"] > model["high"]
-    main = study.findings(ranks, runs)["finding_main"]
-    assert f"{observed} of 12 runs" in main and "95%" in main and len(main.split()) <= 30

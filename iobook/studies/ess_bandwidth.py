@@ -558,9 +558,10 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
         for r in members:
             flags = fs[fs.run_id == r].set_index("flag").value
             block = flags.get("-B")
+            version = by_run.io500_version[r]  # NaN where the run's files print no release: `or` kept NaN
             table[by_run.run_key[r]] = {
                 "site": f"IBM {named.site[r]} (talk)" if r in named.index else by_run.institution[r],
-                "IO500 benchmark release": by_run.io500_version[r] or NO_VALUE,
+                "IO500 benchmark release": version if pd.notna(version) and version else NO_VALUE,
                 "release in the folder name": by_run.filesystem[r],
                 "GPFS cluster": cluster.get(r, NO_VALUE),
                 "cluster minReleaseLevel": levels.get(r, NO_VALUE),

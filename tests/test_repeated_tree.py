@@ -1,0 +1,64 @@
+"""A site's archive often holds a run more than once (copies of the archive, a submission filed twice). A small
+repeated tree: 3 copies of two IBM Tucson submissions with per-rank CSVs (590, an ESS 3200 run whose files print
+no IO500 release; 679, an ESS 3500 run), in the archive's layout. Every chapter executes on it, and counts each
+run once where it counts runs (issue 30)."""
+import shutil
+
+import pytest
+from conftest import ARCHIVE, execute_chapter
+
+from iobook import chapters, store
+from iobook.ingest import ingest
+from iobook.studies import stragglers
+
+SUBMISSIONS = [
+    "IBM Tucson/Arches 2021B/IBM Elastic Storage System 3200 - 2 Building Blocks/2021/submission-590",
+    "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
+]
+COPIES = 3
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory) -> dict[int, object]:
+    """copies -> database ingested from that many copies of SUBMISSIONS (hard links where they work)."""
+    root = tmp_path_factory.mktemp("repeated")
+    built = {}
+    for copies in (1, COPIES):
+        tree = root / f"{copies}x"
+        for k in range(copies):
+            for submission in SUBMISSIONS:
+                shutil.copytree(ARCHIVE / submission, tree / f"copy-{k}" / submission)
+        db = root / f"{copies}x.duckdb"
+        ingest([tree], db, progress=False)
+        built[copies] = db
+    return built
+
+
+def test_the_copies_are_recognised_as_one_run_each(trees):
+    one, three = (store.open_read(trees[c]) for c in (1, COPIES))
+    runs = one.execute("SELECT count(*) FROM io500_runs").fetchone()[0]
+    assert runs == len(SUBMISSIONS)  # each submission folder holds one run (its result_summary.txt)
+    assert three.execute("SELECT count(*) FROM io500_runs").fetchone()[0] == COPIES * runs
+    kept = three.execute("SELECT count(*) FROM io500_runs WHERE run_id NOT IN "
+                         "(SELECT run_id FROM io500_duplicate_runs)").fetchone()[0]
+    assert kept == runs
+
+
+def test_stragglers_counts_each_run_once(trees):
+    """The same phases, ranks and runs on 3 copies as on 1: 679's 5 + 8 IO500 phases with per-rank CSVs and
+    590's, each counted once."""
+    reports = {c: stragglers.report(store.open_read(trees[c])) for c in (1, COPIES)}
+    counted = ("phases", "units", "ranks", "tested", "null_observed", "null_tested", "null_run_runs",
+               "null_run_observed", "storage_scale_runs", "tested_runs")
+    assert {k: reports[COPIES].values[k] for k in counted} == {k: reports[1].values[k] for k in counted}
+    assert reports[1].values["units"] == len(SUBMISSIONS)
+    decided = [c.n for c in reports[COPIES].evidence if hasattr(c, "verdict")]
+    assert decided == [len(SUBMISSIONS)]  # the comparison by run: n = 2 runs, not 6
+
+
+@pytest.mark.parametrize("name", [c.name for c in chapters.load_registry()])
+def test_every_chapter_executes_on_the_repeated_tree(trees, tmp_path, name):
+    """No chapter fails on repeated runs (the Storage Scale chapter stopped in alike_sentences with an
+    IndexError: 590's 3 copies formed a group whose IO500 release was NaN for every run)."""
+    outputs = "\n".join(execute_chapter(name, trees[COPIES], tmp_path))
+    assert "Traceback" not in outputs
