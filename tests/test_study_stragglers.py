@@ -39,7 +39,7 @@ def test_run_counts(any_db):
     name, con = any_db
     phases = study.load_phases(con)
     if name == "empty":
-        assert phases.empty and study.report(con).values["no_data"]
+        assert phases.empty and study.report(con).note is not None
         return
     runs = study.get_runs(con, phases)
     assert (len(runs), runs.run_key.nunique(), runs.file.nunique()) == EXPECTED[name]

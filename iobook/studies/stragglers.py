@@ -560,14 +560,13 @@ def report(con) -> Report:
     (decided by run), where the slow ranks sit, and the stonewall's share of the tail."""
     phases = load_phases(con)
     if phases.empty:
-        return Report(values={"has_data": False, "no_data": True,
-                              "no_data_note": nb.no_data("per-rank times of IOR or mdtest", HOW_TO_ADD)})
+        return Report(values={"has_data": False}, note=nb.no_data("per-rank times of IOR or mdtest", HOW_TO_ADD))
     runs = get_runs(con, phases)
     tested = runs[clustering_tested(runs)]
     nodes, positions = get_groups(con, runs, "node"), get_groups(con, runs, "position")
     position_runs = worst_groups(positions, "position").head(3).run.tolist()
     stonewall = stonewall_table(runs)
-    v = {"has_data": True, "no_data": False, "has_nodes": len(tested) > 0, "single_node": len(tested) == 0,
+    v = {"has_data": True, "has_nodes": len(tested) > 0, "single_node": len(tested) == 0,
          "has_positions": len(position_runs) > 0, "has_stonewall": len(stonewall) > 0,
          "slow_share": f"{SLOW_SHARE:.0%}", "barrier_tied": f"{BARRIER_TIED:.1%}", "min_seconds": f"{MIN_SECONDS:g}",
          "phases": len(runs), "units": int(runs.unit.nunique()), "ior_phases": int((runs.tool == "IOR").sum()),
@@ -734,4 +733,6 @@ def report(con) -> Report:
                 "stonewall_items_max": "items, most", "items_ratio": "most / least"}),
             formats={"IO500 time (s)": ",.2f", "stonewall (s)": ",.0f", "slowest (s)": ",.2f",
                      "median (s)": ",.2f", "most / least": ".2f"})
-    return Report(values=v, tables=tables, figures=figures, findings=found, evidence=evidence)
+    # the landing page leads with a run's slow ranks tied to their position within every node, when one is
+    return Report(values=v, tables=tables, figures=figures, findings=found, evidence=evidence,
+                  abstract=[f for f in found if f.target == "fig-stragglers-positions"])
