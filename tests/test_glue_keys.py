@@ -14,18 +14,10 @@ from conftest import REPO
 MAX_CODE_LINES = 15  # after the parameters cell (issue 26)
 # {glue:text}`key:format`, {glue:md}`key`, {glue}`key`, ```{glue:figure} key, ```{glue:md} key
 PASTED = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)|```\{glue(?::\w+)?\}\s+([^\s`]+)")
-REPORT_CALL = re.compile(r"\.report\(")
 
 
 def _template(name: str) -> dict:
     return json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
-
-
-def _thin_chapters() -> list[chapters.Chapter]:
-    """The chapters whose template glues a study report (the others still build their glue in the notebook)."""
-    return [c for c in chapters.load_registry()
-            if any(REPORT_CALL.search("".join(cell["source"])) for cell in _template(c.name)["cells"]
-                   if cell["cell_type"] == "code")]
 
 
 def pasted_keys(cells: list[dict], values: dict) -> set[str]:
@@ -46,12 +38,11 @@ def test_template_is_parameters_one_call_and_markdown(chapter):
     code = [cell for cell in _template(chapter)["cells"] if cell["cell_type"] == "code"
             and "parameters" not in cell.get("metadata", {}).get("tags", [])]
     lines = [line for cell in code for line in "".join(cell["source"]).splitlines() if line.strip()]
-    if chapter not in {c.name for c in _thin_chapters()}:
-        pytest.xfail(f"{chapter} still builds its glue in the notebook ({len(lines)} code lines)")
     assert len(lines) <= MAX_CODE_LINES, "\n".join(lines)
+    assert any(".report(" in line for line in lines) and any("nb.glue_report(" in line for line in lines)
 
 
-@pytest.mark.parametrize("chapter", [c.name for c in _thin_chapters()])
+@pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
 def test_every_pasted_key_is_in_the_report(chapter, any_db):
     name, con = any_db
     registry = {c.name: c for c in chapters.load_registry()}[chapter]
