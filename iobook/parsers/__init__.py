@@ -151,8 +151,9 @@ def parse_outputs(fmt: Format, text: str) -> Parsed:
         _no_same_records(parts, what, line)
     if len(parts) == 1:
         return main
-    return Parsed(main.format, main.tool, main.tool_version, [r for p in parts for r in p.records],
-                  {c: t for p in parts for c, t in p.tables.items()})
+    return Parsed(format=main.format, tool=main.tool, tool_version=main.tool_version,
+                  records=[r for p in parts for r in p.records],
+                  tables={c: t for p in parts for c, t in p.tables.items()})
 
 
 def _no_same_records(parts: list[Parsed], what: str, line: int) -> None:
