@@ -390,7 +390,7 @@ def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) 
 
     con = store.open_read(db_path)
     try:
-        return Anonymizer(originals(con, repo_root, extra_paths))
+        return Anonymizer(kinds=originals(con, repo_root, extra_paths))
     finally:
         con.close()
 

@@ -92,17 +92,17 @@ def mean_interval(values, confidence: float = 0.95, log: bool = False) -> MeanIn
     x = np.asarray(values, dtype=float)
     if log:
         if len(x) and (x <= 0).any():
-            return MeanInterval(len(x), float("nan"), float("nan"), float("nan"))
+            return MeanInterval(n=len(x), mean=float("nan"), low=float("nan"), high=float("nan"))
         m = mean_interval(np.log(x), confidence)
-        return MeanInterval(m.n, float(np.exp(m.mean)), float(np.exp(m.low)), float(np.exp(m.high)))
+        return MeanInterval(n=m.n, mean=float(np.exp(m.mean)), low=float(np.exp(m.low)), high=float(np.exp(m.high)))
     mean = float(x.mean()) if len(x) else float("nan")
     if len(x) < 2:
-        return MeanInterval(len(x), mean, float("nan"), float("nan"))
+        return MeanInterval(n=len(x), mean=mean, low=float("nan"), high=float("nan"))
     sem = float(stats.sem(x))
     if sem == 0:
-        return MeanInterval(len(x), mean, mean, mean)
+        return MeanInterval(n=len(x), mean=mean, low=mean, high=mean)
     low, high = stats.t.interval(confidence, len(x) - 1, loc=mean, scale=sem)
-    return MeanInterval(len(x), mean, float(low), float(high))
+    return MeanInterval(n=len(x), mean=mean, low=float(low), high=float(high))
 
 
 def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confidence: float = 0.95,
@@ -224,8 +224,8 @@ def value_against_spread(value: float, others) -> AgainstSpread:
     one_sample = stats.ttest_1samp(others, value)
     # value has its own run-to-run noise, assumed equal to the others': se = sd * sqrt(1 + 1/n), df = n - 1
     t_new = (value - mean) / (sd * np.sqrt(1 + 1 / n))
-    return AgainstSpread(mean, sd, n, float((value - mean) / sd), float(one_sample.pvalue),
-                         float(2 * stats.t.sf(abs(t_new), n - 1)))
+    return AgainstSpread(mean=mean, sd=sd, n=n, z=float((value - mean) / sd), p_one_sample=float(one_sample.pvalue),
+                         p_new_observation=float(2 * stats.t.sf(abs(t_new), n - 1)))
 
 
 def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
@@ -255,7 +255,8 @@ def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples
     x = np.asarray(values, dtype=float)
     median = float(np.median(x)) if len(x) else float("nan")
     if len(x) < 2:
-        return MedianInterval(len(x), median, float("nan"), float("nan"))
+        return MedianInterval(n=len(x), median=median, low=float("nan"), high=float("nan"))
     boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
                            method="percentile", rng=np.random.default_rng(seed))
-    return MedianInterval(len(x), median, float(boot.confidence_interval.low), float(boot.confidence_interval.high))
+    return MedianInterval(n=len(x), median=median, low=float(boot.confidence_interval.low),
+                          high=float(boot.confidence_interval.high))
