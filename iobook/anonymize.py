@@ -332,7 +332,7 @@ def _trie_pattern(words) -> str:
     return build(trie)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Anonymizer:
     kinds: dict[str, str]                      # original -> kind
     mapping: dict[str, str] = field(init=False)  # original -> pseudonym

@@ -41,7 +41,7 @@ def arrow_schema(cls: type) -> pa.Schema:
     return pa.schema([("source_id", pa.int64()), *((name, types_[t]) for name, t in record_columns(cls))])
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Batch:
     rows: list[tuple[int, dict]] = field(default_factory=list)  # (source_id, sources row) of each file
     tables: dict[type, pa.Table] = field(default_factory=dict)  # record class -> rows of every file

@@ -44,7 +44,7 @@ def format_ingest(counts) -> str:
     return "ingest: " + ", ".join(f"{k} {counts[k]}" for k in INGEST_COUNTS)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Outcome:
     row: dict
     records: list

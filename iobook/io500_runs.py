@@ -84,7 +84,7 @@ def create(con) -> bool:
 
 # ---------------------------------------------------------------- score recomputation (pure)
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scores:
     bw_gib_s: float | None
     md_kiops: float | None
@@ -149,7 +149,7 @@ def relative_difference(a: float, b: float) -> float:
 
 # ---------------------------------------------------------------- grouping
 
-@dataclass
+@dataclass(kw_only=True)
 class _File:
     source_id: int
     path: str

@@ -77,7 +77,7 @@ MIN_REPETITIONS = 3
 POWER = 0.8  # of the two-sided t-test, for the repetitions that would decide a comparison
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MeanInterval:
     n: int
     mean: float  # arithmetic, or geometric on the log scale
@@ -207,7 +207,7 @@ def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float
     return float(ci.low), float(ci.high)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AgainstSpread:
     """One value (e.g. the no-snapshot run) against n others taken as repetitions of one condition."""
     mean: float  # of the others
@@ -241,7 +241,7 @@ def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int
     return int(enough[0]) if len(enough) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MedianInterval:
     n: int
     median: float

@@ -55,7 +55,7 @@ def json_float(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Parsed:
     format: str  # e.g. "ior-text", "fio-json", "io500-result-summary"
     tool: str  # "ior" | "mdtest" | "fio" | "io500" | ...
@@ -66,7 +66,7 @@ class Parsed:
     end: int | None = None  # offset where this output ended, when text after it may be another (None: it read all)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Format:
     name: str
     tool: str

@@ -14,7 +14,7 @@ NULL_STRING = pa.scalar(None, pa.string())
 _UNQUOTED = pcsv.ParseOptions(quote_char=False)  # IOR and mdtest quote nothing: a quote is a field's character
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CsvRows:
     """The rows of a CSV after its header, split at commas by Arrow: ``fields`` holds ``width`` strings a row
     (row-major; null where a row has fewer fields), ``counts`` the fields each row really has, ``lines`` each

@@ -32,7 +32,7 @@ SIZE_2X = {"": 1, "B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40, "P
 COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioJob:
     TABLE: ClassVar[str] = "raw_fio_jobs"
     job_index: int  # 0-based order of the job in its file
@@ -57,7 +57,7 @@ class FioJob:
     options: str | None = None  # the job's options merged over the global ones, as sorted JSON (JSON only)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioIO:
     TABLE: ClassVar[str] = "raw_fio_io"
     job_index: int
@@ -73,7 +73,7 @@ class FioIO:
     lat_max_ns: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioPercentile:
     TABLE: ClassVar[str] = "raw_fio_percentiles"
     job_index: int
@@ -83,7 +83,7 @@ class FioPercentile:
     value_ns: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioLatencyBin:
     TABLE: ClassVar[str] = "raw_fio_clat_bins"
     job_index: int
@@ -92,7 +92,7 @@ class FioLatencyBin:
     count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioGroupStatus:
     TABLE: ClassVar[str] = "raw_fio_group_status"
     groupid: int
@@ -103,7 +103,7 @@ class FioGroupStatus:
     run_max_ms: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioLogSample:
     """Schema of fio's bw/iops/lat log lines; rows come from pyarrow's read_csv, not Python."""
 

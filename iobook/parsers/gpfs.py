@@ -23,7 +23,7 @@ from typing import ClassVar
 from . import Format, ParseError, Parsed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsSetting:
     TABLE: ClassVar[str] = "raw_gpfs_config"
     cluster: str
@@ -33,14 +33,14 @@ class GpfsSetting:
     line: int  # 1-based line in the file
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFilesystem:
     TABLE: ClassVar[str] = "raw_gpfs_filesystems"
     cluster: str
     device: str  # e.g. "/dev/fs1"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsNode:
     TABLE: ClassVar[str] = "raw_gpfs_nodes"
     cluster: str
@@ -51,7 +51,7 @@ class GpfsNode:
     designation: str  # e.g. "quorum-manager-perfmon"; "" for a client node
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFsAttribute:
     TABLE: ClassVar[str] = "raw_gpfs_fs_attributes"
     listing: int  # 0-based mmlsfs listing of the file (`mmlsfs fs` and `mmlsfs fs --snc` saved in one file)
@@ -61,7 +61,7 @@ class GpfsFsAttribute:
     line: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFsDisk:
     TABLE: ClassVar[str] = "raw_gpfs_fs_disks"
     listing: int

@@ -35,7 +35,7 @@ EXTENDED_PHASES = ("ior-rnd4K-write", "ior-rnd4K-read", "ior-rnd1MB-write", "ior
 RULES_MIN_STONEWALL_S = 300.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500File:
     TABLE: ClassVar[str] = "raw_io500_files"
     kind: str  # result-ini | summary | stdout | bash-summary | bash-log | sc17-log | sc17-fragment
@@ -56,7 +56,7 @@ class Io500File:
     score_rule: str  # "sqrt" (sqrt(BW x MD)), "product" (BW x MD) or "sc17-product" (BW[MB/s] x MD[IOPS])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Phase:
     TABLE: ClassVar[str] = "raw_io500_phases"
     position: int  # order in the file
@@ -74,7 +74,7 @@ class Io500Phase:
     command: str | None = None  # the phase's command line where the file says (the C app's `exe`)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Flag:
     TABLE: ClassVar[str] = "raw_io500_flags"
     line: int
@@ -83,7 +83,7 @@ class Io500Flag:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Info:
     """A bash script's description of the system (``io500_info_num_data_server_nodes=52``), as printed."""
     TABLE: ClassVar[str] = "raw_io500_info"

@@ -34,7 +34,7 @@ RANK_CSV_HEADER = "access,rank,runtime-with-openclose,runtime,throughput-withope
 RANK_CSV_COLUMNS = RANK_CSV_HEADER.split(",")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorTest:
     TABLE: ClassVar[str] = "raw_ior_tests"
     test_index: int  # 0-based position of the test in the file
@@ -67,7 +67,7 @@ class IorTest:
     ordering_inter_file: str | None = None  # "no tasks offsets", "constant task offset" (-C), "random task offset"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorIteration:
     TABLE: ClassVar[str] = "raw_ior_iterations"
     test_index: int
@@ -84,7 +84,7 @@ class IorIteration:
     total_s: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorSummary:
     TABLE: ClassVar[str] = "raw_ior_summary"
     test_index: int
@@ -103,7 +103,7 @@ class IorSummary:
     iterations: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorRank:
     TABLE: ClassVar[str] = "raw_ior_ranks"
     test_index: int

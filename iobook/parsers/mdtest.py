@@ -29,7 +29,7 @@ from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_
 TOOL = "mdtest"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestSummary:
     TABLE: ClassVar[str] = "raw_mdtest_summaries"
     summary_index: int  # 0-based order of the summary in the file
@@ -52,7 +52,7 @@ class MdtestSummary:
     stonewall_items_avg: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestResult:
     TABLE: ClassVar[str] = "raw_mdtest_results"
     summary_index: int
@@ -69,7 +69,7 @@ class MdtestResult:
     rank_mean: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestRankRow:
     """One operation of one row of a --saveRankPerformanceDetails CSV (converted by Arrow)."""
 

@@ -21,7 +21,7 @@ from . import Format, ParseError, Parsed, line_starting
 TOOL = "md-workbench"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchRun:
     TABLE: ClassVar[str] = "raw_mdworkbench_runs"
     line: int  # of its "MD-Workbench total objects" header
@@ -33,7 +33,7 @@ class MdworkbenchRun:
     runtime_s: float | None  # "Total runtime: Ns" (None: the output ends before it)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchPhase:
     TABLE: ClassVar[str] = "raw_mdworkbench_phases"
     line: int
@@ -55,7 +55,7 @@ class MdworkbenchPhase:
     stonewall_iterations: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchLatency:
     TABLE: ClassVar[str] = "raw_mdworkbench_latencies"
     line: int  # of its phase line

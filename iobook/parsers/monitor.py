@@ -32,7 +32,7 @@ from typing import ClassVar
 from . import Format, ParseError, Parsed, first_line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MonitorSample:
     TABLE: ClassVar[str] = "raw_monitor_samples"
     tool: str  # vmstat | mpstat | proc | df | btrfs-usage
@@ -43,7 +43,7 @@ class MonitorSample:
     value: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PerfCounter:
     TABLE: ClassVar[str] = "raw_perf_counters"
     event: str
@@ -53,7 +53,7 @@ class PerfCounter:
     running_pct: float | None  # share of the run the counter was scheduled (multiplexing)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestRun:
     TABLE: ClassVar[str] = "raw_manifest_runs"
     run_id: str
@@ -75,7 +75,7 @@ class ManifestRun:
     target_device: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestStep:
     TABLE: ClassVar[str] = "raw_manifest_steps"
     run_id: str
@@ -88,7 +88,7 @@ class ManifestStep:
     exit_code: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestLabel:
     TABLE: ClassVar[str] = "raw_manifest_labels"
     run_id: str
@@ -98,7 +98,7 @@ class ManifestLabel:
     value: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestFact:
     TABLE: ClassVar[str] = "raw_manifest_facts"
     run_id: str
