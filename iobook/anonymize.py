@@ -332,7 +332,7 @@ def _trie_pattern(words) -> str:
     return build(trie)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Anonymizer:
     kinds: dict[str, str]                      # original -> kind
     mapping: dict[str, str] = field(init=False)  # original -> pseudonym
@@ -390,7 +390,7 @@ def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) 
 
     con = store.open_read(db_path)
     try:
-        return Anonymizer(originals(con, repo_root, extra_paths))
+        return Anonymizer(kinds=originals(con, repo_root, extra_paths))
     finally:
         con.close()
 

@@ -41,7 +41,7 @@ def arrow_schema(cls: type) -> pa.Schema:
     return pa.schema([("source_id", pa.int64()), *((name, types_[t]) for name, t in record_columns(cls))])
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Batch:
     rows: list[tuple[int, dict]] = field(default_factory=list)  # (source_id, sources row) of each file
     tables: dict[type, pa.Table] = field(default_factory=dict)  # record class -> rows of every file
@@ -70,8 +70,8 @@ class Batch:
                 schema=schema))
         # One chunk a column: a table of many chunks pickles chunk by chunk, at ~0.5 ms each.
         tables = {record_cls: pa.concat_tables(t).combine_chunks() for record_cls, t in parts.items()}
-        return cls([(source_id, row) for source_id, row, _, _ in parsed], tables,
-                   sum(t.get_total_buffer_size() for t in tables.values()))
+        return cls(rows=[(source_id, row) for source_id, row, _, _ in parsed], tables=tables,
+                   nbytes=sum(t.get_total_buffer_size() for t in tables.values()))
 
     def extend(self, other: Batch) -> None:
         import pyarrow as pa
@@ -86,8 +86,8 @@ class Batch:
         """The part of this batch that is one file's."""
         import pyarrow.compute as pc
 
-        return Batch([r for r in self.rows if r[0] == source_id],
-                     {c: t.filter(pc.equal(t.column("source_id"), source_id)) for c, t in self.tables.items()})
+        return Batch(rows=[r for r in self.rows if r[0] == source_id],
+                     tables={c: t.filter(pc.equal(t.column("source_id"), source_id)) for c, t in self.tables.items()})
 
 
 def conformed(cls: type, table: pa.Table, source_id: int) -> pa.Table:

@@ -54,7 +54,7 @@ MARKERS = ("<!-- chapters: generated from notebooks/chapters.yml by `python -m i
            "<!-- end of chapters -->")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Chapter:
     name: str
     title: str

@@ -37,7 +37,7 @@ def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], Batch]:
     todo = [(i, str(f)) for i, f in enumerate(files, 1)]
     entries = [local.refused_row(f, reason) for f, reason in refused.items()]
     entries += [local.failed_entry_row(f, reason) for f, reason in failed.items()]
-    return todo, Batch([(len(files) + n, row) for n, row in enumerate(entries, 1)])
+    return todo, Batch(rows=[(len(files) + n, row) for n, row in enumerate(entries, 1)])
 
 
 def part_name(batch: int) -> str:
@@ -77,7 +77,7 @@ def ingest_batch(batch: int, items: list[tuple[int, str]], out_dir: str) -> dict
 
 
 def _failed(items: list[tuple[int, str]], reason: str) -> Batch:
-    return Batch([(i, local.failed_outcome(p, reason).row) for i, p in items])
+    return Batch(rows=[(i, local.failed_outcome(p, reason).row) for i, p in items])
 
 
 def _summary(con) -> dict:

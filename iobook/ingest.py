@@ -44,7 +44,7 @@ def format_ingest(counts) -> str:
     return "ingest: " + ", ".join(f"{k} {counts[k]}" for k in INGEST_COUNTS)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Outcome:
     row: dict
     records: list
@@ -149,7 +149,7 @@ def parse_bytes(path: str, data: bytes) -> Outcome:
     try:
         return _parse(row, data)
     except Exception as e:  # one file's failure must never stop the others: record it, with its type
-        return Outcome({**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, [], {})
+        return Outcome(row={**row, "status": "error", "error": f"{type(e).__name__}: {e}"[:500]}, records=[], tables={})
 
 
 # A file is read, decoded, parsed and loaded whole: a real 82 MiB fio bw log peaked at 1,972 MiB, a 1.25 GiB
@@ -218,19 +218,20 @@ def _parse(row: dict, data: bytes) -> Outcome:
     data = _text_bytes(_decompressed(data))
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
-        return Outcome({**row, "status": "skipped", "error": "binary file (NUL byte)",
-                        "error_line": _line_of(data, nul)}, [], {})
+        return Outcome(row={**row, "status": "skipped", "error": "binary file (NUL byte)",
+                        "error_line": _line_of(data, nul)}, records=[], tables={})
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         fmt = detect(data[: e.start].decode("utf-8"))
-        return Outcome({**row, "status": "error" if fmt else "skipped",
+        return Outcome(row={**row, "status": "error" if fmt else "skipped",
                         "format": fmt.name if fmt else None, "tool": fmt.tool if fmt else None,
                         "error": f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
-                        "error_line": _line_of(data, e.start)}, [], {})
+                        "error_line": _line_of(data, e.start)}, records=[], tables={})
     fmt = detect(text[:DETECT_BYTES])
     if fmt is None:
-        return Outcome({**row, "status": "skipped", "error": "not a log format iobook reads"}, [], {})
+        return Outcome(row={**row, "status": "skipped", "error": "not a log format iobook reads"}, records=[],
+                       tables={})
     row.update(format=fmt.name, tool=fmt.tool)
     cut_line = None
     if not text.endswith("\n"):  # every real log of every format ends in a newline: this one was cut
@@ -240,15 +241,16 @@ def _parse(row: dict, data: bytes) -> Outcome:
     try:
         parsed = parse_outputs(fmt, text)
     except ParseError as e:
-        return Outcome({**row, "status": "error", "error": (cut + "the lines before it do not parse: " if cut else "")
-                        + e.reason, "error_line": cut_line or e.line}, [], {})
+        return Outcome(row={**row, "status": "error",
+                            "error": (cut + "the lines before it do not parse: " if cut else "") + e.reason,
+                            "error_line": cut_line or e.line}, records=[], tables={})
     bad = _bad_value(parsed.records, text) or _non_finite_in_tables(parsed.tables)
     if bad:
-        return Outcome({**row, "status": "error", "error": bad[0], "error_line": bad[1]}, [], {})
+        return Outcome(row={**row, "status": "error", "error": bad[0], "error_line": bad[1]}, records=[], tables={})
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
     if cut_line:
         row.update(error=cut + "the lines before it were loaded", error_line=cut_line)
-    return Outcome(row, parsed.records, parsed.tables)
+    return Outcome(row=row, records=parsed.records, tables=parsed.tables)
 
 
 INT64 = range(-(1 << 63), 1 << 63)  # DuckDB's BIGINT, which every int column is
@@ -337,7 +339,8 @@ def _entries_read_now(known: dict, paths: list[Path], present, gone: list[int]) 
 
 def failed_outcome(path: str, reason: str) -> Outcome:
     """A file that could not be parsed for a reason outside its content (unreadable, its worker lost)."""
-    return Outcome({"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, [], {})
+    return Outcome(row={"path": path, "sha256": "", "bytes": 0, "status": "error", "error": reason}, records=[],
+                   tables={})
 
 
 RACY_NS = 2 * 10**9  # a stat is recorded only for a file last modified this long before it was read,
@@ -369,14 +372,15 @@ def _parse_file(path: str) -> Outcome:
             if before.st_size > STREAM_FROM_BYTES:
                 head = f.read(STREAM_HEAD_BYTES)
                 if _fio_log_head(head):  # streamed by the writer, which alone may write the store
-                    return Outcome({"path": path, "sha256": "", "bytes": before.st_size, "status": "stream"}, [], {})
+                    return Outcome(row={"path": path, "sha256": "", "bytes": before.st_size, "status": "stream"},
+                                   records=[], tables={})
             if before.st_size > MAX_FILE_BYTES:  # refused unread; hashed in pieces, from the same open file
                 f.seek(0)
-                return Outcome({"path": path, "sha256": hashlib.file_digest(f, "sha256").hexdigest(),
+                return Outcome(row={"path": path, "sha256": hashlib.file_digest(f, "sha256").hexdigest(),
                                 "bytes": before.st_size, "status": "error",
                                 "error": f"{before.st_size / 2**20:,.0f} MiB: larger than the "
                                          f"{MAX_FILE_BYTES >> 20} MiB iobook reads in one file (split it; a fio "
-                                         "bw/iops/lat log is read whatever its size)"}, [], {})
+                                         "bw/iops/lat log is read whatever its size)"}, records=[], tables={})
             data = head + f.read()
             after = os.fstat(f.fileno())
     except OSError as e:  # vanished since the scan, unreadable, ...
@@ -408,7 +412,7 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
 
     row = {"path": path, "sha256": "", "bytes": 0, "format": "fio-log", "tool": "fio", "status": "error",
            "error": "ingest stopped while streaming this file: the next ingest reads it again"}
-    _transaction(con, Batch([(source_id, row)]))  # the file's old rows go
+    _transaction(con, Batch(rows=[(source_id, row)]))  # the file's old rows go
     digest, size, lines, ncols, rest = hashlib.sha256(), 0, 0, None, b""
     try:
         with open(path, "rb") as f:
@@ -595,7 +599,7 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
             entries.append((prior[0] if prior else next_id, row))
             next_id += not prior
         if entries:
-            _transaction(con, Batch(entries))
+            _transaction(con, Batch(rows=entries))
         present = files.keys() | refused.keys() | failed.keys()
         unlisted = tuple(folder + os.sep for folder in failed)  # what they hold is unknown, not gone
         gone = [i for p, (i, _, status, _) in known.items()
@@ -724,7 +728,8 @@ def _write(con, batch: Batch) -> Counter:
     moved = Counter()
     streams = [(source_id, row) for source_id, row in batch.rows if row["status"] == "stream"]
     if streams:
-        batch = Batch([r for r in batch.rows if r[1]["status"] != "stream"], batch.tables, batch.nbytes)
+        batch = Batch(rows=[r for r in batch.rows if r[1]["status"] != "stream"], tables=batch.tables,
+                      nbytes=batch.nbytes)
     try:
         if batch.rows:
             _transaction(con, batch)
@@ -734,7 +739,7 @@ def _write(con, batch: Batch) -> Counter:
                 _transaction(con, batch.only(source_id))
             except Exception as e:
                 row = {**row, "status": "error", "error": f"could not load into DuckDB: {e}"}
-                _transaction(con, Batch([(source_id, row)]))
+                _transaction(con, Batch(rows=[(source_id, row)]))
                 tqdm.write(f"error: {store.printable_path(row['path'])}: {row['error']}")
                 moved.update(failed=1, parsed=-1)
     for source_id, placeholder in streams:

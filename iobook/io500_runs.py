@@ -84,7 +84,7 @@ def create(con) -> bool:
 
 # ---------------------------------------------------------------- score recomputation (pure)
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scores:
     bw_gib_s: float | None
     md_kiops: float | None
@@ -118,12 +118,12 @@ def recompute(values: dict[str, float], rule: str = "sqrt", extended: bool = Fal
     md = mean_of(required_md_phases(rule))
     score = math.sqrt(bw * md) if bw is not None and md is not None else None
     if not extended:
-        return Scores(bw, md, score)
+        return Scores(bw_gib_s=bw, md_kiops=md, score=score)
     present = [p for p in EXTENDED_PHASES if p in values]
     x_bw = mean_of(STANDARD_BW_PHASES + tuple(p for p in present if p.startswith("ior")))
     x_md = mean_of(STANDARD_MD_PHASES + tuple(p for p in present if not p.startswith("ior")))
     x_score = math.sqrt(x_bw * x_md) if x_bw is not None and x_md is not None else None
-    return Scores(bw, md, score, x_bw, x_md, x_score)
+    return Scores(bw_gib_s=bw, md_kiops=md, score=score, x_bw_gib_s=x_bw, x_md_kiops=x_md, x_score=x_score)
 
 
 def native_score(bw_gib_s: float, md_kiops: float, rule: str) -> float:
@@ -149,7 +149,7 @@ def relative_difference(a: float, b: float) -> float:
 
 # ---------------------------------------------------------------- grouping
 
-@dataclass
+@dataclass(kw_only=True)
 class _File:
     source_id: int
     path: str
@@ -337,8 +337,9 @@ def _load_files(con) -> list[_File]:
         phases.setdefault(p["source_id"], []).append(p)
     for f in dict_rows("SELECT * FROM raw_io500_flags ORDER BY source_id, line"):
         flags.setdefault(f["source_id"], []).append(f)
-    return [_File(f["source_id"], f["path"], f["sha256"], f["kind"], f, phases.get(f["source_id"], []),
-                  flags.get(f["source_id"], [])) for f in files]
+    return [_File(source_id=f["source_id"], path=f["path"], sha256=f["sha256"], kind=f["kind"], fields=f,
+                  phases=phases.get(f["source_id"], []),
+                  flags=flags.get(f["source_id"], [])) for f in files]
 
 
 def scores_from_logs(con) -> list[dict]:
@@ -361,7 +362,7 @@ def scores_from_logs(con) -> list[dict]:
             continue
         # a log that prints 0 (or nothing) for a phase the summary scored measured nothing: no score
         measured = all(v is not None and v > 0 for v in run["values"].values())
-        scores = recompute(run["values"]) if measured else Scores(None, None, None)
+        scores = recompute(run["values"]) if measured else Scores(bw_gib_s=None, md_kiops=None, score=None)
         rows.append({"run_id": run_id, "bw_gib_s": scores.bw_gib_s, "md_kiops": scores.md_kiops,
                      "score": scores.score, "phases_from_logs": run["from_logs"], "reported_score": run["reported"],
                      "matches_reported": None if scores.score is None or run["reported"] is None

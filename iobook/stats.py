@@ -77,7 +77,7 @@ MIN_REPETITIONS = 3
 POWER = 0.8  # of the two-sided t-test, for the repetitions that would decide a comparison
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MeanInterval:
     n: int
     mean: float  # arithmetic, or geometric on the log scale
@@ -92,17 +92,17 @@ def mean_interval(values, confidence: float = 0.95, log: bool = False) -> MeanIn
     x = np.asarray(values, dtype=float)
     if log:
         if len(x) and (x <= 0).any():
-            return MeanInterval(len(x), float("nan"), float("nan"), float("nan"))
+            return MeanInterval(n=len(x), mean=float("nan"), low=float("nan"), high=float("nan"))
         m = mean_interval(np.log(x), confidence)
-        return MeanInterval(m.n, float(np.exp(m.mean)), float(np.exp(m.low)), float(np.exp(m.high)))
+        return MeanInterval(n=m.n, mean=float(np.exp(m.mean)), low=float(np.exp(m.low)), high=float(np.exp(m.high)))
     mean = float(x.mean()) if len(x) else float("nan")
     if len(x) < 2:
-        return MeanInterval(len(x), mean, float("nan"), float("nan"))
+        return MeanInterval(n=len(x), mean=mean, low=float("nan"), high=float("nan"))
     sem = float(stats.sem(x))
     if sem == 0:
-        return MeanInterval(len(x), mean, mean, mean)
+        return MeanInterval(n=len(x), mean=mean, low=mean, high=mean)
     low, high = stats.t.interval(confidence, len(x) - 1, loc=mean, scale=sem)
-    return MeanInterval(len(x), mean, float(low), float(high))
+    return MeanInterval(n=len(x), mean=mean, low=float(low), high=float(high))
 
 
 def intervals(df: pd.DataFrame, by: list[str], measures: dict[str, str], confidence: float = 0.95,
@@ -207,7 +207,7 @@ def proportion_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float
     return float(ci.low), float(ci.high)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AgainstSpread:
     """One value (e.g. the no-snapshot run) against n others taken as repetitions of one condition."""
     mean: float  # of the others
@@ -224,8 +224,8 @@ def value_against_spread(value: float, others) -> AgainstSpread:
     one_sample = stats.ttest_1samp(others, value)
     # value has its own run-to-run noise, assumed equal to the others': se = sd * sqrt(1 + 1/n), df = n - 1
     t_new = (value - mean) / (sd * np.sqrt(1 + 1 / n))
-    return AgainstSpread(mean, sd, n, float((value - mean) / sd), float(one_sample.pvalue),
-                         float(2 * stats.t.sf(abs(t_new), n - 1)))
+    return AgainstSpread(mean=mean, sd=sd, n=n, z=float((value - mean) / sd), p_one_sample=float(one_sample.pvalue),
+                         p_new_observation=float(2 * stats.t.sf(abs(t_new), n - 1)))
 
 
 def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
@@ -241,7 +241,7 @@ def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int
     return int(enough[0]) if len(enough) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MedianInterval:
     n: int
     median: float
@@ -255,7 +255,8 @@ def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples
     x = np.asarray(values, dtype=float)
     median = float(np.median(x)) if len(x) else float("nan")
     if len(x) < 2:
-        return MedianInterval(len(x), median, float("nan"), float("nan"))
+        return MedianInterval(n=len(x), median=median, low=float("nan"), high=float("nan"))
     boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
                            method="percentile", rng=np.random.default_rng(seed))
-    return MedianInterval(len(x), median, float(boot.confidence_interval.low), float(boot.confidence_interval.high))
+    return MedianInterval(n=len(x), median=median, low=float(boot.confidence_interval.low),
+                          high=float(boot.confidence_interval.high))

@@ -27,7 +27,7 @@ DATA = [RAW / "checksum", SAGUARO, ARCHES, SOL]
 # --- the mapping on real strings -------------------------------------------------------------------------
 
 def test_mapping_on_real_strings():
-    anon = Anonymizer({"vm": "host", "saguaro10ib": "host", "saguaro1ib": "host", "e352bib.gpfs.net": "host",
+    anon = Anonymizer(kinds={"vm": "host", "saguaro10ib": "host", "saguaro1ib": "host", "e352bib.gpfs.net": "host",
                        "e352bib": "host", "test01.s6k2a-hs": "host", "100.168.83.60": "ip", "ishaeffe": "user",
                        "/work/main": "path", "/home/ishaeffe/io500/results": "path"})
     vm, ip = pseudonym("host", "vm"), pseudonym("ip", "100.168.83.60")

@@ -49,7 +49,8 @@ def test_a_parser_running_out_of_memory_fails_that_file_only(clean, tmp_path, mo
     def exhausted(text):
         raise MemoryError("cannot allocate")
 
-    formats = [f if f.tool != "fio" else type(f)(f.name, f.tool, f.detect, exhausted) for f in fio.FORMATS]
+    formats = [f if f.tool != "fio" else type(f)(name=f.name, tool=f.tool, detect=f.detect, parse=exhausted)
+               for f in fio.FORMATS]
     monkeypatch.setattr(fio, "FORMATS", tuple(formats))
     db, counts = ingest_with(folder, tmp_path)
     assert _status(db, "zz-fio.json") == ("error", "MemoryError: cannot allocate")
@@ -71,7 +72,7 @@ def test_records_that_do_not_fit_their_columns_fail_that_file_only(clean, tmp_pa
             job = next(r for r in parsed.records if isinstance(r, fio.FioJob))
             records = [dataclasses.replace(job, iodepth="deep") if r is job else r for r in parsed.records]
             return dataclasses.replace(parsed, records=records)
-        return type(fmt)(fmt.name, fmt.tool, fmt.detect, parse)
+        return type(fmt)(name=fmt.name, tool=fmt.tool, detect=fmt.detect, parse=parse)
 
     monkeypatch.setattr(fio, "FORMATS", tuple(wrong_type(f) for f in fio.FORMATS))
     db, counts = ingest_with(folder, tmp_path)

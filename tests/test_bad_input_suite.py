@@ -813,5 +813,5 @@ def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatc
     assert exported.loc["sources", "rows"] == len(GOOD) + len(names)
     con.close()
     sources_file = next((tmp_path / "_static" / "downloads").glob("database-*/sources.parquet"))
-    anon = Anonymizer({str(tmp_path): "/path-0000000a"})
+    anon = Anonymizer(kinds={str(tmp_path): "/path-0000000a"})
     assert str(tmp_path).encode() not in _anonymized_file(anon, sources_file)

@@ -63,7 +63,7 @@ def test_mmlsfs_disks_of_the_file_system():
     # EHNINGEN_2024/mmls_bb8nvme line 43: " -d  RG001LG001VS001;RG001LG002VS001;RG001LG003VS001;RG001LG004VS001
     # Disks in file system": the value overflows into the description column
     assert fs_records(EHNINGEN_2024 / "mmls_bb8nvme", gpfs.GpfsFsDisk) == [
-        gpfs.GpfsFsDisk(0, f"RG001LG00{n}VS001", 43) for n in range(1, 5)]
+        gpfs.GpfsFsDisk(listing=0, disk=f"RG001LG00{n}VS001", line=43) for n in range(1, 5)]
     # EHNINGEN_SC23/mmlsfs_bb145nvme lines 42-43: the list printed over two -d lines, the first ending in ';'
     disks = fs_records(EHNINGEN_SC23 / "mmlsfs_bb145nvme", gpfs.GpfsFsDisk)
     assert [d.disk for d in disks] == [f"RG00{g}LG00{n}VS00{g}" for g in (1, 2, 3) for n in range(1, 5)]
@@ -105,16 +105,19 @@ def test_tucson_sc23_pagepool_per_node_class():
 
 
 def test_settings_before_any_node_class_are_cluster_wide():
-    assert parse(TUCSON_SC23 / "mmlsconfig")[1].records[0] == gpfs.GpfsSetting("io500.gpfs", "common", "clusterName", "io500.gpfs", 3)
+    assert parse(TUCSON_SC23 / "mmlsconfig")[1].records[0] == gpfs.GpfsSetting(cluster="io500.gpfs", scope="common",
+                                                                               key="clusterName", value="io500.gpfs",
+                                                                               line=3)
 
 
 def test_banner_skipped_and_file_systems_listed():
     _, p = parse(SAGUARO_2024 / "mmlsconfig")
-    assert p.records[0] == gpfs.GpfsSetting("test01.s6k2a-hs", "common", "clusterName", "test01.s6k2a-hs", 7)
+    assert p.records[0] == gpfs.GpfsSetting(cluster="test01.s6k2a-hs", scope="common", key="clusterName",
+                                            value="test01.s6k2a-hs", line=7)
     assert settings_of(SAGUARO_2024 / "mmlsconfig", "pagepool") == [
         ("common", "1G", 33), ("client", "48G", 35), ("nc1", "973405011148", 63)]
     assert [r for r in p.records if isinstance(r, gpfs.GpfsFilesystem)] == [
-        gpfs.GpfsFilesystem("test01.s6k2a-hs", "/dev/fs1")]
+        gpfs.GpfsFilesystem(cluster="test01.s6k2a-hs", device="/dev/fs1")]
 
 
 def test_values_keep_inner_spaces_not_padding():
@@ -127,10 +130,12 @@ def test_values_keep_inner_spaces_not_padding():
 def test_mmlscluster_nodes_with_and_without_designation():
     _, p = parse(EHNINGEN_SC23 / "mmlscluster")
     assert len(p.records) == 37
-    assert p.records[0] == gpfs.GpfsNode("GNRockStar.fscc-ess3500-1-a", 1, "ess3500-1a-i1", "10.2.1.21",
-                                         "ess3500-1a-e1", "manager-perfmon")
-    assert p.records[-1] == gpfs.GpfsNode("GNRockStar.fscc-ess3500-1-a", 211, "osa312i", "10.2.1.132",
-                                          "osa312i", "")
+    assert p.records[0] == gpfs.GpfsNode(cluster="GNRockStar.fscc-ess3500-1-a", node_number=1,
+                                         daemon_node="ess3500-1a-i1", ip_address="10.2.1.21",
+                                         admin_node="ess3500-1a-e1", designation="manager-perfmon")
+    assert p.records[-1] == gpfs.GpfsNode(cluster="GNRockStar.fscc-ess3500-1-a", node_number=211, daemon_node="osa312i",
+                                          ip_address="10.2.1.132",
+                                          admin_node="osa312i", designation="")
     _, cloud = parse(CLOUD_HPC / "mmlscluster.out")
     assert len(cloud.records) == 202
     assert cloud.records[-1].daemon_node == "hpc-perf-mgmt-3.strgscale.com"

@@ -62,9 +62,11 @@ def test_mpstat_per_cpu_without_averages():
 def test_perf_stat_marks_unsupported_counters():
     _, p = parsed(PERF)
     by_event = {r.event: r for r in p.records}
-    assert by_event["task-clock"] == monitor.PerfCounter("task-clock", 1738.68, "msec", "counted", 100.0)
+    assert by_event["task-clock"] == monitor.PerfCounter(event="task-clock", value=1738.68, unit="msec",
+                                                         status="counted", running_pct=100.0)
     assert by_event["context-switches"].value == 2941.0
-    assert by_event["instructions"] == monitor.PerfCounter("instructions", None, "", "not supported", 100.0)
+    assert by_event["instructions"] == monitor.PerfCounter(event="instructions", value=None, unit="",
+                                                           status="not supported", running_pct=100.0)
     assert by_event["cycles"].status == "not supported"
 
 

@@ -55,7 +55,7 @@ def json_float(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Parsed:
     format: str  # e.g. "ior-text", "fio-json", "io500-result-summary"
     tool: str  # "ior" | "mdtest" | "fio" | "io500" | ...
@@ -66,7 +66,7 @@ class Parsed:
     end: int | None = None  # offset where this output ended, when text after it may be another (None: it read all)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Format:
     name: str
     tool: str
@@ -151,8 +151,9 @@ def parse_outputs(fmt: Format, text: str) -> Parsed:
         _no_same_records(parts, what, line)
     if len(parts) == 1:
         return main
-    return Parsed(main.format, main.tool, main.tool_version, [r for p in parts for r in p.records],
-                  {c: t for p in parts for c, t in p.tables.items()})
+    return Parsed(format=main.format, tool=main.tool, tool_version=main.tool_version,
+                  records=[r for p in parts for r in p.records],
+                  tables={c: t for p in parts for c, t in p.tables.items()})
 
 
 def _no_same_records(parts: list[Parsed], what: str, line: int) -> None:

@@ -14,7 +14,7 @@ NULL_STRING = pa.scalar(None, pa.string())
 _UNQUOTED = pcsv.ParseOptions(quote_char=False)  # IOR and mdtest quote nothing: a quote is a field's character
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CsvRows:
     """The rows of a CSV after its header, split at commas by Arrow: ``fields`` holds ``width`` strings a row
     (row-major; null where a row has fewer fields), ``counts`` the fields each row really has, ``lines`` each
@@ -49,7 +49,8 @@ def csv_rows(text: str, width: int) -> CsvRows:
     numbers = np.flatnonzero(filled.to_numpy(zero_copy_only=False)) + 2
     split = pc.split_pattern(lines.filter(filled), ",")
     padded = pc.list_slice(split, 0, width, return_fixed_size_list=True)
-    return CsvRows(head, padded.values, pc.list_value_length(split).to_numpy(), numbers, width)
+    return CsvRows(header=head, fields=padded.values, counts=pc.list_value_length(split).to_numpy(), lines=numbers,
+                   width=width)
 
 
 def read_typed(body: str, types: dict[str, pa.DataType]) -> pa.Table | None:

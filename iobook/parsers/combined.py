@@ -16,8 +16,9 @@ def _detect(head: str) -> bool:
 
 def parse(text: str) -> Parsed:
     ior_part, mdtest_part = ior.parse_text(text), mdtest.parse_log(text)
-    return Parsed("ior+mdtest-text", "ior+mdtest", f"{ior_part.tool_version} + {mdtest_part.tool_version}",
-                  ior_part.records + mdtest_part.records)
+    return Parsed(format="ior+mdtest-text", tool="ior+mdtest",
+                  tool_version=f"{ior_part.tool_version} + {mdtest_part.tool_version}",
+                  records=ior_part.records + mdtest_part.records)
 
 
-FORMATS = (Format("ior+mdtest-text", "ior+mdtest", _detect, parse),)
+FORMATS = (Format(name="ior+mdtest-text", tool="ior+mdtest", detect=_detect, parse=parse),)

@@ -32,7 +32,7 @@ SIZE_2X = {"": 1, "B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40, "P
 COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioJob:
     TABLE: ClassVar[str] = "raw_fio_jobs"
     job_index: int  # 0-based order of the job in its file
@@ -57,7 +57,7 @@ class FioJob:
     options: str | None = None  # the job's options merged over the global ones, as sorted JSON (JSON only)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioIO:
     TABLE: ClassVar[str] = "raw_fio_io"
     job_index: int
@@ -73,7 +73,7 @@ class FioIO:
     lat_max_ns: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioPercentile:
     TABLE: ClassVar[str] = "raw_fio_percentiles"
     job_index: int
@@ -83,7 +83,7 @@ class FioPercentile:
     value_ns: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioLatencyBin:
     TABLE: ClassVar[str] = "raw_fio_clat_bins"
     job_index: int
@@ -92,7 +92,7 @@ class FioLatencyBin:
     count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioGroupStatus:
     TABLE: ClassVar[str] = "raw_fio_group_status"
     groupid: int
@@ -103,7 +103,7 @@ class FioGroupStatus:
     run_max_ms: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FioLogSample:
     """Schema of fio's bw/iops/lat log lines; rows come from pyarrow's read_csv, not Python."""
 
@@ -159,9 +159,11 @@ def _json_direction(job_index: int, name: str, d: dict, line: int):
             return None
         return _num(block[key], f"{kind}.{key}", line) * scale
 
-    io = FioIO(job_index, name, io_bytes, float(bw), float(_num(d.get("iops", 0), "iops", line)),
-               int(_num(d.get("runtime", 0), "runtime", line)), stat("slat", "mean"),
-               stat("clat", "mean"), stat("lat", "mean"), stat("lat", "min"), stat("lat", "max"))
+    io = FioIO(job_index=job_index, direction=name, io_bytes=io_bytes, bw_bytes_s=float(bw),
+               iops=float(_num(d.get("iops", 0), "iops", line)),
+               runtime_ms=int(_num(d.get("runtime", 0), "runtime", line)), slat_mean_ns=stat("slat", "mean"),
+               clat_mean_ns=stat("clat", "mean"), lat_mean_ns=stat("lat", "mean"), lat_min_ns=stat("lat", "min"),
+               lat_max_ns=stat("lat", "max"))
     pcts, bins = [], []
     for kind in ("clat", "lat"):
         block = d.get(kind + suffix)
@@ -173,12 +175,14 @@ def _json_direction(job_index: int, name: str, d: dict, line: int):
             except ValueError:
                 raise ParseError(f"job {job_index} {name}: bad percentile key {p!r}", line) from None
             if pct > 0:  # fio 2.x pads the list with "0.00" : 0
-                pcts.append(FioPercentile(job_index, name, kind, pct, _num(v, "percentile", line) * scale))
+                pcts.append(FioPercentile(job_index=job_index, direction=name, latency=kind, percentile=pct,
+                                          value_ns=_num(v, "percentile", line) * scale))
         if v3 and kind == "clat":
             for ns, count in (block.get("bins") or {}).items():
                 if not ns.isdigit():
                     raise ParseError(f"job {job_index} {name}: bad latency bin {ns!r}", line)
-                bins.append(FioLatencyBin(job_index, name, int(ns), int(_num(count, "bin", line))))
+                bins.append(FioLatencyBin(job_index=job_index, direction=name, latency_ns=int(ns),
+                                          count=int(_num(count, "bin", line))))
     return io, pcts, bins
 
 
@@ -213,7 +217,7 @@ def parse_json(text: str) -> Parsed:
             names = {r.jobname for r in records if isinstance(r, FioJob)}
             start = 0 if _same_jobs_normal(text[:m.start()], names) else m.start()
             end = None if pos == len(text) or _same_jobs_normal(text[end:], names) else end
-            return Parsed(fmt, "fio", version, records, start=start, end=end)
+            return Parsed(format=fmt, tool="fio", tool_version=version, records=records, start=start, end=end)
 
 
 NEXT_DOCUMENT = re.compile(r"\s*")
@@ -249,13 +253,16 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
                     ios.append(io)
                     records += pcts + bins
         records.append(FioJob(
-            i, fmt, version, job["jobname"], _int_or_none(job.get("groupid")), _int_or_none(job.get("error")),
-            opts.get("rw", opts.get("readwrite")), opts.get("bs", opts.get("blocksize")),
-            _opt_int(opts.get("iodepth")), _opt_int(opts.get("numjobs")), _opt_int(opts.get("direct")),
-            opts.get("ioengine"), max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
-            json_float(job.get("usr_cpu")), json_float(job.get("sys_cpu")),
-            opts.get("write_bw_log"), opts.get("write_iops_log"), opts.get("write_lat_log"),
-            opts.get("size"), json.dumps(opts, sort_keys=True)))
+            job_index=i, format=fmt, version=version, jobname=job["jobname"], groupid=_int_or_none(job.get("groupid")),
+            error=_int_or_none(job.get("error")),
+            rw=opts.get("rw", opts.get("readwrite")), bs=opts.get("bs", opts.get("blocksize")),
+            iodepth=_opt_int(opts.get("iodepth")), numjobs=_opt_int(opts.get("numjobs")),
+            direct=_opt_int(opts.get("direct")),
+            ioengine=opts.get("ioengine"),
+            runtime_s=max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
+            usr_cpu_pct=json_float(job.get("usr_cpu")), sys_cpu_pct=json_float(job.get("sys_cpu")),
+            bw_log=opts.get("write_bw_log"), iops_log=opts.get("write_iops_log"), lat_log=opts.get("write_lat_log"),
+            size=opts.get("size"), options=json.dumps(opts, sort_keys=True)))
         records += ios
     return records
 
@@ -357,8 +364,10 @@ def _normal_line(line, n, headers, blocks, groups, job, group, pct_target, versi
         group, job = int(m[1]), None
     elif group is not None and (m := GROUP3.match(line) or GROUP2.match(line)):
         units = SIZE_3X if m.re is GROUP3 else SIZE_2X
-        groups.append(FioGroupStatus(group, m["dir"].lower(), int(_size(m["io"], m["iou"], units, n)),
-                                     _size(m["bw"], m["bwu"], units, n), int(m["rmin"]), int(m["rmax"])))
+        groups.append(FioGroupStatus(groupid=group, direction=m["dir"].lower(),
+                                     io_bytes=int(_size(m["io"], m["iou"], units, n)),
+                                     bw_bytes_s=_size(m["bw"], m["bwu"], units, n), run_min_ms=int(m["rmin"]),
+                                     run_max_ms=int(m["rmax"])))
     elif job is None:
         pass
     elif m := DIR3.match(line):
@@ -392,21 +401,26 @@ def _normal_records(headers, blocks, groups, version, first_err) -> Parsed:
         ios = []
         for name, d in b.dirs.items():
             slat, clat, lat = d.get("slat"), d.get("clat"), d.get("lat")
-            ios.append(FioIO(i, name, d["io"], d["bw"], d["iops"], d["run"], slat and slat[2], clat and clat[2],
-                             lat and lat[2], lat and lat[0], lat and lat[1]))
-            records += [FioPercentile(i, name, kind, p, v) for kind, p, v in d["pct"]]
+            ios.append(FioIO(job_index=i, direction=name, io_bytes=d["io"], bw_bytes_s=d["bw"], iops=d["iops"],
+                             runtime_ms=d["run"], slat_mean_ns=slat and slat[2], clat_mean_ns=clat and clat[2],
+                             lat_mean_ns=lat and lat[2], lat_min_ns=lat and lat[0], lat_max_ns=lat and lat[1]))
+            records += [FioPercentile(job_index=i, direction=name, latency=kind, percentile=p,
+                                      value_ns=v) for kind, p, v in d["pct"]]
         records.append(FioJob(
-            i, fmt, version, b.name, b.groupid, b.err, h and h["rw"], h and h["bs"],
-            h and int(h["depth"]), b.jobs, None, h and h["engine"],
-            max(io.runtime_ms for io in ios) / 1000 if ios else None,
-            b.cpu and b.cpu[0], b.cpu and b.cpu[1], None, None, None))
+            job_index=i, format=fmt, version=version, jobname=b.name, groupid=b.groupid, error=b.err, rw=h and h["rw"],
+            bs=h and h["bs"],
+            iodepth=h and int(h["depth"]), numjobs=b.jobs, direct=None, ioengine=h and h["engine"],
+            runtime_s=max(io.runtime_ms for io in ios) / 1000 if ios else None,
+            usr_cpu_pct=b.cpu and b.cpu[0], sys_cpu_pct=b.cpu and b.cpu[1], bw_log=None, iops_log=None, lat_log=None))
         records += ios
     # Jobs that never reported (e.g. a file that could not be created) exist only as header lines.
     reported = {b.name for b in blocks}
     for i, (name, h) in enumerate(((k, h) for k, h in headers.items() if k not in reported), len(blocks)):
-        records.append(FioJob(i, fmt, version, name, int(h["g"]), first_err, h["rw"], h["bs"], int(h["depth"]),
-                              None, None, h["engine"], None, None, None, None, None, None))
-    return Parsed(fmt, "fio", version, records)
+        records.append(FioJob(job_index=i, format=fmt, version=version, jobname=name, groupid=int(h["g"]),
+                              error=first_err, rw=h["rw"], bs=h["bs"], iodepth=int(h["depth"]),
+                              numjobs=None, direct=None, ioengine=h["engine"], runtime_s=None, usr_cpu_pct=None,
+                              sys_cpu_pct=None, bw_log=None, iops_log=None, lat_log=None))
+    return Parsed(format=fmt, tool="fio", tool_version=version, records=records)
 
 
 # ---------------------------------------------------------------- terse v3, v4, v5
@@ -447,13 +461,16 @@ def parse_terse(text: str) -> Parsed:
                 io_kib = int(d[0])
                 if io_kib == 0:
                     continue
-                ios.append(FioIO(job_index, name, io_kib * 1024, float(d[1]) * 1024, float(d[2]), int(d[3]),
-                                 float(d[6]) * 1e3, float(d[10]) * 1e3, float(d[34]) * 1e3,
-                                 float(d[32]) * 1e3, float(d[33]) * 1e3))
+                ios.append(FioIO(job_index=job_index, direction=name, io_bytes=io_kib * 1024,
+                                 bw_bytes_s=float(d[1]) * 1024, iops=float(d[2]), runtime_ms=int(d[3]),
+                                 slat_mean_ns=float(d[6]) * 1e3, clat_mean_ns=float(d[10]) * 1e3,
+                                 lat_mean_ns=float(d[34]) * 1e3,
+                                 lat_min_ns=float(d[32]) * 1e3, lat_max_ns=float(d[33]) * 1e3))
                 for item in d[12:32]:
                     p, _, v = item.partition("%=")
                     if float(p) > 0:  # unused slots read "0%=0"
-                        pcts.append(FioPercentile(job_index, name, "clat", float(p), float(v) * 1e3))
+                        pcts.append(FioPercentile(job_index=job_index, direction=name, latency="clat",
+                                                  percentile=float(p), value_ns=float(v) * 1e3))
             cpu = 5 + width * len(dirs)
             usr, sys_ = float(f[cpu].rstrip("%")), float(f[cpu + 1].rstrip("%"))
             groupid, error = int(f[3]), int(f[4])
@@ -461,16 +478,18 @@ def parse_terse(text: str) -> Parsed:
             raise ParseError(f"terse v{terse} line: bad field ({e})", n) from None
         version = _version(f[1])
         formats.add(f"fio-terse-v{terse}")
-        records.append(FioJob(job_index, f"fio-terse-v{terse}", version, f[2], groupid, error, None, None, None,
-                              None, None, None, max(io.runtime_ms for io in ios) / 1000 if ios else None,
-                              usr, sys_, None, None, None))
+        records.append(FioJob(job_index=job_index, format=f"fio-terse-v{terse}", version=version, jobname=f[2],
+                              groupid=groupid, error=error, rw=None, bs=None, iodepth=None,
+                              numjobs=None, direct=None, ioengine=None,
+                              runtime_s=max(io.runtime_ms for io in ios) / 1000 if ios else None,
+                              usr_cpu_pct=usr, sys_cpu_pct=sys_, bw_log=None, iops_log=None, lat_log=None))
         records += ios + pcts
         job_index += 1
     if not records:
         raise ParseError("no terse lines ('3;fio-...;', '4;...' or '5;...')")
     if len(formats) > 1:
         raise ParseError(f"mixed terse versions {sorted(formats)}")
-    return Parsed(formats.pop(), "fio", version, records)
+    return Parsed(format=formats.pop(), tool="fio", tool_version=version, records=records)
 
 
 # ---------------------------------------------------------------- bw / iops / lat logs
@@ -493,7 +512,8 @@ def _detect_log(head: str) -> bool:
 
 
 def parse_log(text: str) -> Parsed:
-    return Parsed("fio-log", "fio", None, tables={FioLogSample: log_table(text, log_columns(text))})
+    return Parsed(format="fio-log", tool="fio", tool_version=None,
+                  tables={FioLogSample: log_table(text, log_columns(text))})
 
 
 def log_columns(text: str) -> int:
@@ -563,10 +583,10 @@ def parse_error(text: str) -> Parsed:
 
 
 FORMATS = (
-    Format("fio-json", "fio", _detect_json, parse_json),
-    Format("fio-terse", "fio", _detect_terse, parse_terse),
-    Format("fio-normal", "fio", _detect_normal, parse_normal),
-    Format("fio-log", "fio", _detect_log, parse_log),
-    Format("fio-error", "fio", _detect_error, parse_error),
+    Format(name="fio-json", tool="fio", detect=_detect_json, parse=parse_json),
+    Format(name="fio-terse", tool="fio", detect=_detect_terse, parse=parse_terse),
+    Format(name="fio-normal", tool="fio", detect=_detect_normal, parse=parse_normal),
+    Format(name="fio-log", tool="fio", detect=_detect_log, parse=parse_log),
+    Format(name="fio-error", tool="fio", detect=_detect_error, parse=parse_error),
 )
 RECORDS = (FioJob, FioIO, FioPercentile, FioLatencyBin, FioGroupStatus, FioLogSample)

@@ -23,7 +23,7 @@ from typing import ClassVar
 from . import Format, ParseError, Parsed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsSetting:
     TABLE: ClassVar[str] = "raw_gpfs_config"
     cluster: str
@@ -33,14 +33,14 @@ class GpfsSetting:
     line: int  # 1-based line in the file
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFilesystem:
     TABLE: ClassVar[str] = "raw_gpfs_filesystems"
     cluster: str
     device: str  # e.g. "/dev/fs1"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsNode:
     TABLE: ClassVar[str] = "raw_gpfs_nodes"
     cluster: str
@@ -51,7 +51,7 @@ class GpfsNode:
     designation: str  # e.g. "quorum-manager-perfmon"; "" for a client node
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFsAttribute:
     TABLE: ClassVar[str] = "raw_gpfs_fs_attributes"
     listing: int  # 0-based mmlsfs listing of the file (`mmlsfs fs` and `mmlsfs fs --snc` saved in one file)
@@ -61,7 +61,7 @@ class GpfsFsAttribute:
     line: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpfsFsDisk:
     TABLE: ClassVar[str] = "raw_gpfs_fs_disks"
     listing: int
@@ -147,7 +147,7 @@ def parse(text: str) -> Parsed:
                 device = lines[i][1].strip()
                 if len(device.split()) != 1:
                     raise ParseError(f"file system line {device!r} is not one device name", lines[i][0])
-                records.append(GpfsFilesystem(m[1], device))
+                records.append(GpfsFilesystem(cluster=m[1], device=device))
                 i += 1
         elif line == CLUSTER_HEADER:
             expect_rule(i)
@@ -162,7 +162,7 @@ def parse(text: str) -> Parsed:
             raise ParseError(f"expected an mmlsconfig, mmlscluster or mmlsfs header, found {line[:60]!r}", lineno)
     if not kinds:
         raise ParseError("no mmlsconfig, mmlscluster or mmlsfs listing", 1)
-    return Parsed("gpfs-" + "+".join(dict.fromkeys(kinds)), "gpfs", None, records)
+    return Parsed(format="gpfs-" + "+".join(dict.fromkeys(kinds)), tool="gpfs", tool_version=None, records=records)
 
 
 def _parse_settings(lines, i: int, cluster: str, records: list) -> int:
@@ -176,7 +176,7 @@ def _parse_settings(lines, i: int, cluster: str, records: list) -> int:
             key, _, value = line.strip().partition(" ")
             if not KEY.match(key):
                 raise ParseError(f"{line[:60]!r} is not a 'key value' setting or a [nodeclass] line", lineno)
-            records.append(GpfsSetting(cluster, scope, key, value.strip(), lineno))
+            records.append(GpfsSetting(cluster=cluster, scope=scope, key=key, value=value.strip(), line=lineno))
         i += 1
     return i
 
@@ -208,8 +208,9 @@ def _parse_cluster(lines, i: int, records: list) -> int:
         if len(fields) not in (4, 5) or not NODE_NUMBER.match(fields[0]):
             raise ParseError(f"node line {line[:60]!r} is not 'number daemon-name IP admin-name [designation]'",
                              lineno)
-        records.append(GpfsNode(cluster, int(fields[0]), fields[1], fields[2], fields[3],
-                                fields[4] if len(fields) == 5 else ""))
+        records.append(GpfsNode(cluster=cluster, node_number=int(fields[0]), daemon_node=fields[1],
+                                ip_address=fields[2], admin_node=fields[3],
+                                designation=fields[4] if len(fields) == 5 else ""))
         rows += 1
         i += 1
     if not rows:
@@ -238,9 +239,10 @@ def _parse_fs(lines, i: int, listing: int, records: list) -> int:
         else:
             rest_at = 0  # a line continuing the flag above it
         value, description = _value_and_description(line, rest_at, description_col)
-        records.append(GpfsFsAttribute(listing, flag, value, description, lineno))
+        records.append(GpfsFsAttribute(listing=listing, flag=flag, value=value, description=description, line=lineno))
         if flag == "-d":
-            records.extend(GpfsFsDisk(listing, disk.strip(), lineno) for disk in value.split(";") if disk.strip())
+            records.extend(GpfsFsDisk(listing=listing, disk=disk.strip(),
+                                      line=lineno) for disk in value.split(";") if disk.strip())
         rows += 1
         i += 1
     if not rows:
@@ -261,7 +263,7 @@ def _value_and_description(line: str, rest_at: int, description_col: int) -> tup
 
 
 FORMATS = (
-    Format("gpfs-mmlsconfig", "gpfs", _is_mmlsconfig, parse),
-    Format("gpfs-mmlscluster", "gpfs", _is_mmlscluster, parse),
-    Format("gpfs-mmlsfs", "gpfs", _is_mmlsfs, parse),
+    Format(name="gpfs-mmlsconfig", tool="gpfs", detect=_is_mmlsconfig, parse=parse),
+    Format(name="gpfs-mmlscluster", tool="gpfs", detect=_is_mmlscluster, parse=parse),
+    Format(name="gpfs-mmlsfs", tool="gpfs", detect=_is_mmlsfs, parse=parse),
 )

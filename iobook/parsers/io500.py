@@ -35,7 +35,7 @@ EXTENDED_PHASES = ("ior-rnd4K-write", "ior-rnd4K-read", "ior-rnd1MB-write", "ior
 RULES_MIN_STONEWALL_S = 300.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500File:
     TABLE: ClassVar[str] = "raw_io500_files"
     kind: str  # result-ini | summary | stdout | bash-summary | bash-log | sc17-log | sc17-fragment
@@ -56,7 +56,7 @@ class Io500File:
     score_rule: str  # "sqrt" (sqrt(BW x MD)), "product" (BW x MD) or "sc17-product" (BW[MB/s] x MD[IOPS])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Phase:
     TABLE: ClassVar[str] = "raw_io500_phases"
     position: int  # order in the file
@@ -74,7 +74,7 @@ class Io500Phase:
     command: str | None = None  # the phase's command line where the file says (the C app's `exe`)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Flag:
     TABLE: ClassVar[str] = "raw_io500_flags"
     line: int
@@ -83,7 +83,7 @@ class Io500Flag:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Io500Info:
     """A bash script's description of the system (``io500_info_num_data_server_nodes=52``), as printed."""
     TABLE: ClassVar[str] = "raw_io500_info"
@@ -178,9 +178,11 @@ def parse_c_summary(text: str) -> Parsed:
             marker, label, value, unit, time_s, invalid = m.groups()
             phase = canonical_phase(label)
             # The C app's GB/s (isc20) is GiB/s: it divides by 1024^3 like every later version.
-            phases.append(Io500Phase(len(phases), phase, label, _float(value, no, label), unit_of(phase),
-                                     _float(time_s, no, "time"), marker == "RESULT", bool(invalid), None,
-                                     _resolution(value), no))
+            phases.append(Io500Phase(position=len(phases), phase=phase, label=label, value=_float(value, no, label),
+                                     unit=unit_of(phase),
+                                     time_s=_float(time_s, no, "time"), scored=marker == "RESULT",
+                                     invalid=bool(invalid), stonewall_s=None,
+                                     resolution=_resolution(value), line=no))
         elif m := _C_SCORE.match(line):
             values = tuple(_float(v, no, "score") for v in m.group(2, 4, 5)) + (bool(m.group(6)), no)
             if m.group(1) == "SCOREX":
@@ -189,7 +191,7 @@ def parse_c_summary(text: str) -> Parsed:
                 score = values
         elif m := _C_ERROR.match(line):
             kind = "stdout"  # only the app's stdout carries the ERROR lines
-            flags.append(Io500Flag(no, None, "invalid", m.group(1)))
+            flags.append(Io500Flag(line=no, phase=None, severity="invalid", message=m.group(1)))
     if not phases:  # the app stopped before its first phase ended: its failed run, with its errors
         errors = "; ".join(f.message for f in flags)
         raise ParseError("IO500 stopped before its first phase result" + (f": {errors}" if errors else ""),
@@ -197,10 +199,13 @@ def parse_c_summary(text: str) -> Parsed:
     bw, md, total, score_invalid, score_line = score or (None, None, None, False, None)
     xbw, xmd, xtotal, _, _ = scorex or (None, None, None, False, None)
     if score_invalid:
-        flags.append(Io500Flag(score_line, None, "invalid", "score marked [INVALID]"))
-    record = Io500File(kind, version, mode, None, None, None, None, score is not None, bw, md, total,
-                       score_invalid, xbw, xmd, xtotal, "sqrt")
-    return Parsed("io500-summary", "io500", version, [record, *phases, *flags])
+        flags.append(Io500Flag(line=score_line, phase=None, severity="invalid", message="score marked [INVALID]"))
+    record = Io500File(kind=kind, io500_version=version, mode=mode, started=None, result_dir=None, procs=None,
+                       stonewall_s=None, complete=score is not None, reported_bw_gib_s=bw, reported_md_kiops=md,
+                       reported_score=total,
+                       reported_score_invalid=score_invalid, reported_x_bw_gib_s=xbw, reported_x_md_kiops=xmd,
+                       reported_x_score=xtotal, score_rule="sqrt")
+    return Parsed(format="io500-summary", tool="io500", tool_version=version, records=[record, *phases, *flags])
 
 
 # ---------------------------------------------------------------- C app result.txt (INI)
@@ -249,11 +254,11 @@ def parse_result_ini(text: str) -> Parsed:
         elif m := _INI_KEY.match(line):
             key_lines[(section, m.group(1).strip().lower())] = no
         elif line.startswith("; ERROR INVALID"):
-            flags.append(Io500Flag(no, None if section in ("run", "SCORE") else section, "invalid",
-                                   line[len("; ERROR INVALID"):].strip()))
+            flags.append(Io500Flag(line=no, phase=None if section in ("run", "SCORE") else section, severity="invalid",
+                                   message=line[len("; ERROR INVALID"):].strip()))
         elif line.startswith("; WARNING"):
-            flags.append(Io500Flag(no, None if section == "run" else section, "warning",
-                                   line[len("; WARNING"):].strip()))
+            flags.append(Io500Flag(line=no, phase=None if section == "run" else section, severity="warning",
+                                   message=line[len("; WARNING"):].strip()))
 
     def number(sect: str, key: str) -> float | None:
         raw = parser.get(sect, key, fallback=None)
@@ -272,12 +277,15 @@ def parse_result_ini(text: str) -> Parsed:
         exe = parser.get(sect, "exe", fallback="")
         stonewall = _STONEWALL_ARG.search(exe)
         scored = phase in STANDARD_BW_PHASES + STANDARD_MD_PHASES or (mode == "extended" and phase in EXTENDED_PHASES)
-        phases.append(Io500Phase(len(phases), phase, sect, number(sect, "score"), unit_of(phase),
-                                 number(sect, "t_delta"), scored and parser.has_option(sect, "score"),
-                                 sect in invalid_phases, float(stonewall.group(1)) if stonewall else None,
-                                 _resolution(parser.get(sect, "score", fallback="")),
-                                 key_lines.get((sect, "t_start"), 1), _count(parser.get(sect, "nproc", fallback=None)),
-                                 exe or None))
+        phases.append(Io500Phase(position=len(phases), phase=phase, label=sect, value=number(sect, "score"),
+                                 unit=unit_of(phase),
+                                 time_s=number(sect, "t_delta"), scored=scored and parser.has_option(sect, "score"),
+                                 invalid=sect in invalid_phases,
+                                 stonewall_s=float(stonewall.group(1)) if stonewall else None,
+                                 resolution=_resolution(parser.get(sect, "score", fallback="")),
+                                 line=key_lines.get((sect, "t_start"), 1), procs=_count(parser.get(sect, "nproc",
+                                                                                                   fallback=None)),
+                                 command=exe or None))
     if not phases:
         raise ParseError("no phase sections: not an IO500 result.txt")
 
@@ -290,7 +298,8 @@ def parse_result_ini(text: str) -> Parsed:
     bw, md, total, score_invalid = score_of("SCORE")
     xbw, xmd, xtotal, _ = score_of("SCOREX")
     if score_invalid:
-        flags.append(Io500Flag(key_lines.get(("SCORE", "score"), 1), None, "invalid", "score marked [INVALID]"))
+        flags.append(Io500Flag(line=key_lines.get(("SCORE", "score"), 1), phase=None, severity="invalid",
+                               message="score marked [INVALID]"))
     start = _INI_START.search(text)
     stonewalls = [p.stonewall_s for p in phases if p.stonewall_s is not None]
     procs = run.get("procs")
@@ -298,14 +307,15 @@ def parse_result_ini(text: str) -> Parsed:
         raise ParseError(f"procs: {procs!r} is not a count", key_lines.get(("run", "procs"), 1))
     version = run.get("version") or None
     record = Io500File(
-        "result-ini", version, mode,
-        start.group(1).strip() if start else parser.get(phases[0].label, "t_start", fallback=None),
-        run.get("result-dir"),
-        int(procs) if procs else None,
-        min(stonewalls) if stonewalls else None,
-        parser.has_section("SCORE") and not truncated,
-        bw, md, total, score_invalid, xbw, xmd, xtotal, "sqrt")
-    return Parsed("io500-result-ini", "io500", version, [record, *phases, *flags])
+        kind="result-ini", io500_version=version, mode=mode,
+        started=start.group(1).strip() if start else parser.get(phases[0].label, "t_start", fallback=None),
+        result_dir=run.get("result-dir"),
+        procs=int(procs) if procs else None,
+        stonewall_s=min(stonewalls) if stonewalls else None,
+        complete=parser.has_section("SCORE") and not truncated,
+        reported_bw_gib_s=bw, reported_md_kiops=md, reported_score=total, reported_score_invalid=score_invalid,
+        reported_x_bw_gib_s=xbw, reported_x_md_kiops=xmd, reported_x_score=xtotal, score_rule="sqrt")
+    return Parsed(format="io500-result-ini", tool="io500", tool_version=version, records=[record, *phases, *flags])
 
 
 # ---------------------------------------------------------------- bash (v1) script
@@ -358,10 +368,12 @@ def parse_bash(text: str) -> Parsed:
         invalid, _kind, label, value, _unit, time_s = m.groups()
         phase = canonical_phase(label)
         # The bash script's "GB/s" is GiB/s: it divided IOR's MiB/s by 1024 (bytes / 1024^3).
-        phases[phase] = Io500Phase(len(phases), phase, label, _float(value, no, label), unit_of(phase),
-                                   _float(time_s, no, "time"), True, bool(invalid), None, _resolution(value), no)
+        phases[phase] = Io500Phase(position=len(phases), phase=phase, label=label, value=_float(value, no, label),
+                                   unit=unit_of(phase),
+                                   time_s=_float(time_s, no, "time"), scored=True, invalid=bool(invalid),
+                                   stonewall_s=None, resolution=_resolution(value), line=no)
         if invalid:
-            flags.append(Io500Flag(no, phase, "invalid", "[RESULT-invalid]"))
+            flags.append(Io500Flag(line=no, phase=phase, severity="invalid", message="[RESULT-invalid]"))
     if not phases and not is_log:
         raise ParseError("no [RESULT] phase lines: not an IO500 bash summary")
     score = scores[-1] if scores and (summary_at is None or scores[-1][0] > summary_at) else None
@@ -372,19 +384,19 @@ def parse_bash(text: str) -> Parsed:
         score_invalid = bool(m.group(1))
         bw, md, total = (_float(m.group(k), no, "score") for k in (2, 4, 5))
         if score_invalid:
-            flags.append(Io500Flag(no, None, "invalid", "[SCORE-invalid]"))
+            flags.append(Io500Flag(line=no, phase=None, severity="invalid", message="[SCORE-invalid]"))
     started = result_dir = stonewall = None
     info = []
     for no, line in enumerate(lines, 1):
         io500 = line.startswith("io500_")  # checked first: most lines are none of these
         if io500 and (m := _BASH_INFO.match(line)):
-            info.append(Io500Info(no, m.group(1), m.group(2).strip()))
+            info.append(Io500Info(line=no, key=m.group(1), value=m.group(2).strip()))
         elif line.startswith("date=") and (m := _BASH_DATE.match(line)):
             started = started or m.group(1)
         elif io500 and (m := _BASH_WORKDIR.match(line)):  # where the data went: names a mount (/mnt/lustre02)
-            info.append(Io500Info(no, "io500_workdir", m.group(1).strip()))
+            info.append(Io500Info(line=no, key="io500_workdir", value=m.group(1).strip()))
         elif line.startswith(_BASH_EXEC):  # a phase's command line (its API: -a DFS ...)
-            info.append(Io500Info(no, "exec", line[len(_BASH_EXEC):].strip()))
+            info.append(Io500Info(line=no, key="exec", value=line[len(_BASH_EXEC):].strip()))
         elif io500 and (m := _BASH_RESULT_DIR.match(line)):
             result_dir = result_dir or m.group(1)
         elif io500 and (m := _BASH_STONEWALL.match(line)):
@@ -392,15 +404,19 @@ def parse_bash(text: str) -> Parsed:
         elif line.startswith(_BASH_SUMMARY_START):
             result_dir = result_dir or line[len(_BASH_SUMMARY_START):].strip()
         elif line.startswith(("[Warning]", "[WARNING]")) or line.startswith("One or more test phases invalid"):
-            flags.append(Io500Flag(no, None, "warning" if line.startswith("[") else "invalid",
-                                   line.split("]", 1)[-1].strip()))
+            flags.append(Io500Flag(line=no, phase=None, severity="warning" if line.startswith("[") else "invalid",
+                                   message=line.split("]", 1)[-1].strip()))
     # The first bash scripts (2017 to early 2018) printed TOTAL = BW x MD; later ones sqrt(BW x MD).
     # No version line says which, so the printed numbers do.
     product = bool(total) and bw * md > 0 and abs(bw * md - total) <= 1e-3 * total < abs(math.sqrt(bw * md) - total)
-    record = Io500File("bash-log" if is_log else "bash-summary", None, None, started, result_dir, None,
-                       stonewall, score is not None, bw, md, total, score_invalid, None, None, None,
-                       "product" if product else "sqrt")
-    return Parsed("io500-bash", "io500", None, [record, *phases.values(), *flags, *info])
+    record = Io500File(kind="bash-log" if is_log else "bash-summary", io500_version=None, mode=None, started=started,
+                       result_dir=result_dir, procs=None,
+                       stonewall_s=stonewall, complete=score is not None, reported_bw_gib_s=bw, reported_md_kiops=md,
+                       reported_score=total, reported_score_invalid=score_invalid, reported_x_bw_gib_s=None,
+                       reported_x_md_kiops=None, reported_x_score=None,
+                       score_rule="product" if product else "sqrt")
+    return Parsed(format="io500-bash", tool="io500", tool_version=None,
+                  records=[record, *phases.values(), *flags, *info])
 
 
 # ---------------------------------------------------------------- 2017 script
@@ -432,10 +448,13 @@ def parse_sc17(text: str) -> Parsed:
             phase = canonical_phase(label)
             raw = _float(value, no, label)
             converted, scale = (raw * 1e6 / GIB, 1e6 / GIB) if kind == "BW" else (raw / 1000, 1 / 1000)
-            phases.append(Io500Phase(len(phases), phase, label, converted, unit_of(phase), _float(time_s, no, "time"),
-                                     True, warned_line is not None, None, _resolution(value, scale), no))
+            phases.append(Io500Phase(position=len(phases), phase=phase, label=label, value=converted,
+                                     unit=unit_of(phase), time_s=_float(time_s, no, "time"),
+                                     scored=True, invalid=warned_line is not None, stonewall_s=None,
+                                     resolution=_resolution(value, scale), line=no))
             if warned_line is not None:
-                flags.append(Io500Flag(warned_line, phase, "invalid", "the runtime is below 5 minutes"))
+                flags.append(Io500Flag(line=warned_line, phase=phase, severity="invalid",
+                                       message="the runtime is below 5 minutes"))
             warned_line = None
         elif line.startswith("[Warning]: the runtime is below 5 minutes"):
             warned_line = no  # printed just before the phase result it is about
@@ -450,11 +469,15 @@ def parse_sc17(text: str) -> Parsed:
         procs = int(settings["nodes"]) * int(settings["ppn"])
     is_log = bool(reported or settings)
     bw, md = reported.get("bw score"), reported.get("md score")
-    record = Io500File("sc17-log" if is_log else "sc17-fragment", "sc17", None, settings.get("date"), None, procs,
-                       None, "score" in reported, bw * 1e6 / GIB if bw is not None else None,
-                       md / 1000 if md is not None else None, reported.get("score"), False, None, None, None,
-                       "sc17-product")
-    return Parsed("io500-sc17-log", "io500", "sc17", [record, *phases, *flags])
+    record = Io500File(kind="sc17-log" if is_log else "sc17-fragment", io500_version="sc17", mode=None,
+                       started=settings.get("date"), result_dir=None, procs=procs,
+                       stonewall_s=None, complete="score" in reported,
+                       reported_bw_gib_s=bw * 1e6 / GIB if bw is not None else None,
+                       reported_md_kiops=md / 1000 if md is not None else None, reported_score=reported.get("score"),
+                       reported_score_invalid=False, reported_x_bw_gib_s=None, reported_x_md_kiops=None,
+                       reported_x_score=None,
+                       score_rule="sc17-product")
+    return Parsed(format="io500-sc17-log", tool="io500", tool_version="sc17", records=[record, *phases, *flags])
 
 
 # ---------------------------------------------------------------- io500 --verify
@@ -483,13 +506,13 @@ def parse_verify(text: str) -> Parsed:
         result_version=version[1] if version else None, config_hash=hashes.get("config"),
         score_hash=hashes.get("score"), hashes_match=ok, valid=ok and verdict[1] is None,
         message=verdict[0].strip(), line=text.count("\n", 0, verdict.start()) + 1)
-    return Parsed("io500-verify", "io500", version[1] if version else None, [record])
+    return Parsed(format="io500-verify", tool="io500", tool_version=version[1] if version else None, records=[record])
 
 
 FORMATS = (
-    Format("io500-result-ini", "io500", _detect_result_ini, parse_result_ini),
-    Format("io500-summary", "io500", _detect_c_summary, parse_c_summary),
-    Format("io500-bash", "io500", _detect_bash, parse_bash),
-    Format("io500-sc17-log", "io500", _detect_sc17, parse_sc17),
-    Format("io500-verify", "io500", _detect_verify, parse_verify),
+    Format(name="io500-result-ini", tool="io500", detect=_detect_result_ini, parse=parse_result_ini),
+    Format(name="io500-summary", tool="io500", detect=_detect_c_summary, parse=parse_c_summary),
+    Format(name="io500-bash", tool="io500", detect=_detect_bash, parse=parse_bash),
+    Format(name="io500-sc17-log", tool="io500", detect=_detect_sc17, parse=parse_sc17),
+    Format(name="io500-verify", tool="io500", detect=_detect_verify, parse=parse_verify),
 )

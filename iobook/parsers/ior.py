@@ -34,7 +34,7 @@ RANK_CSV_HEADER = "access,rank,runtime-with-openclose,runtime,throughput-withope
 RANK_CSV_COLUMNS = RANK_CSV_HEADER.split(",")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorTest:
     TABLE: ClassVar[str] = "raw_ior_tests"
     test_index: int  # 0-based position of the test in the file
@@ -67,7 +67,7 @@ class IorTest:
     ordering_inter_file: str | None = None  # "no tasks offsets", "constant task offset" (-C), "random task offset"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorIteration:
     TABLE: ClassVar[str] = "raw_ior_iterations"
     test_index: int
@@ -84,7 +84,7 @@ class IorIteration:
     total_s: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorSummary:
     TABLE: ClassVar[str] = "raw_ior_summary"
     test_index: int
@@ -103,7 +103,7 @@ class IorSummary:
     iterations: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IorRank:
     TABLE: ClassVar[str] = "raw_ior_ranks"
     test_index: int
@@ -414,7 +414,8 @@ def parse_text(text: str) -> Parsed:
         records.append(t.record())
         records.extend(t.iterations)
         records.extend(_summary(t, access, pairs, line) for access, (pairs, line) in t.summaries.items())
-    return Parsed("ior-text", "ior", tests[0].run["version"], records, start=_line_end(text, first_banner - 1),
+    return Parsed(format="ior-text", tool="ior", tool_version=tests[0].run["version"], records=records,
+                  start=_line_end(text, first_banner - 1),
                   end=_line_end(text, last_result))
 
 
@@ -513,10 +514,11 @@ def parse_json(text: str) -> Parsed:
         pos = BLANKS.match(text, end).end()
         first_line += text.count("\n", end, pos)
         if pos == len(text):
-            return Parsed("ior-json", "ior", version, records, start=start.start())
+            return Parsed(format="ior-json", tool="ior", tool_version=version, records=records, start=start.start())
         if not NEXT_JSON.match(text, pos):
             if detect(text[pos:pos + DETECT_BYTES]):  # another tool's output, which ingest reads next
-                return Parsed("ior-json", "ior", version, records, start=start.start(), end=pos)
+                return Parsed(format="ior-json", tool="ior", tool_version=version, records=records, start=start.start(),
+                              end=pos)
             raise ParseError("text after the IOR JSON document that is not another one", first_line)
         run_index += 1
 
@@ -633,7 +635,7 @@ def parse_summary_csv(text: str) -> Parsed:
         repetitions=max(r.iteration for r in records) + 1, stonewall_s=None, stonewall_pairs_min=None,
         stonewall_pairs_max=None, rank_csv=None, finished=True,
     ))
-    return Parsed("ior-csv-summary", "ior", None, records)
+    return Parsed(format="ior-csv-summary", tool="ior", tool_version=None, records=records)
 
 
 def parse_rank_csv(text: str) -> Parsed:
@@ -664,7 +666,7 @@ def parse_rank_csv(text: str) -> Parsed:
         repetitions=int(iteration.max()) + 1, stonewall_s=None, stonewall_pairs_min=None,
         stonewall_pairs_max=None, rank_csv=None, finished=True,
     )
-    return Parsed("ior-rank-csv", "ior", None, [test], tables={IorRank: table})
+    return Parsed(format="ior-rank-csv", tool="ior", tool_version=None, records=[test], tables={IorRank: table})
 
 
 _RANK_CSV_TYPES = {"access": pa.string(), "rank": pa.string()} | {name: pa.float64() for name in RANK_CSV_COLUMNS[2:]}
@@ -750,14 +752,14 @@ def parse_stdout(text: str) -> Parsed:
     if summary_file:
         after = summary_file.end() + 1
         if text[after:].strip() and detect(text[after:after + DETECT_BYTES]):  # another output: ingest reads it
-            return Parsed("ior-stdout", "ior", None, [], start=start, end=after)
+            return Parsed(format="ior-stdout", tool="ior", tool_version=None, records=[], start=start, end=after)
     error = _at_line_start(ANY_ERROR if summary_file else IOR_ERROR, text)
     if error:
         raise ParseError(f"IOR stopped with an error before any result: {error.group()}",
                          text.count("\n", 0, error.start()) + 1)
     if summary_file is None:
         raise ParseError("no IOR output: neither its 'Writing output to' line nor an IOR ERROR line", 1)
-    return Parsed("ior-stdout", "ior", None, [], start=start)
+    return Parsed(format="ior-stdout", tool="ior", tool_version=None, records=[], start=start)
 
 
 def _at_line_start(pattern: re.Pattern, text: str) -> re.Match | None:
@@ -793,10 +795,13 @@ def parse_ior2_fragment(text: str) -> Parsed:
 
 
 FORMATS = (
-    Format("ior-json", "ior", lambda head: '"tests"' in head and bool(JSON_START.search(head)), parse_json),
-    Format("ior-text", "ior", detect_text, parse_text),
-    Format("ior-csv-summary", "ior", lambda head: _first_line(head) == SUMMARY_CSV_HEADER, parse_summary_csv),
-    Format("ior-rank-csv", "ior", lambda head: _first_line(head) == RANK_CSV_HEADER, parse_rank_csv),
-    Format("ior-stdout", "ior", detect_stdout, parse_stdout),
-    Format("ior2-fragment", "ior", detect_ior2_fragment, parse_ior2_fragment),
+    Format(name="ior-json", tool="ior", detect=lambda head: '"tests"' in head and bool(JSON_START.search(head)),
+           parse=parse_json),
+    Format(name="ior-text", tool="ior", detect=detect_text, parse=parse_text),
+    Format(name="ior-csv-summary", tool="ior", detect=lambda head: _first_line(head) == SUMMARY_CSV_HEADER,
+           parse=parse_summary_csv),
+    Format(name="ior-rank-csv", tool="ior", detect=lambda head: _first_line(head) == RANK_CSV_HEADER,
+           parse=parse_rank_csv),
+    Format(name="ior-stdout", tool="ior", detect=detect_stdout, parse=parse_stdout),
+    Format(name="ior2-fragment", tool="ior", detect=detect_ior2_fragment, parse=parse_ior2_fragment),
 )

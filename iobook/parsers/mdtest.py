@@ -29,7 +29,7 @@ from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_
 TOOL = "mdtest"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestSummary:
     TABLE: ClassVar[str] = "raw_mdtest_summaries"
     summary_index: int  # 0-based order of the summary in the file
@@ -52,7 +52,7 @@ class MdtestSummary:
     stonewall_items_avg: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestResult:
     TABLE: ClassVar[str] = "raw_mdtest_results"
     summary_index: int
@@ -69,7 +69,7 @@ class MdtestResult:
     rank_mean: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdtestRankRow:
     """One operation of one row of a --saveRankPerformanceDetails CSV (converted by Arrow)."""
 
@@ -170,7 +170,7 @@ def parse_log(text: str) -> Parsed:
         if failed:
             raise ParseError(f"mdtest failed: {lines[failed - 1][:200].strip()}", failed)
         raise ParseError("no SUMMARY table: the log ends before mdtest printed results", len(lines))
-    return Parsed("mdtest-text", TOOL, summaries[0].version, summaries + results)
+    return Parsed(format="mdtest-text", tool=TOOL, tool_version=summaries[0].version, records=summaries + results)
 
 
 def _table_line(line: str, lineno: int, table: list, summary_index: int, results: list) -> None:
@@ -185,7 +185,11 @@ def _table_line(line: str, lineno: int, table: list, summary_index: int, results
     kind, printed_unit, width, _ = table
     name, values = _row(line, lineno, width)
     ranks = values[:3] if width == 7 else [None] * 3
-    results.append(MdtestResult(summary_index, lineno, kind, printed_unit, name, *values[-4:], *ranks))
+    maximum, minimum, mean, stddev = values[-4:]
+    rank_max, rank_min, rank_mean = ranks
+    results.append(MdtestResult(summary_index=summary_index, line=lineno, table_kind=kind, printed_unit=printed_unit,
+                                operation=name, max=maximum, min=minimum, mean=mean, stddev=stddev,
+                                rank_max=rank_max, rank_min=rank_min, rank_mean=rank_mean))
     table[3] += 1
 
 
@@ -238,7 +242,7 @@ def parse_rank_csv(text: str) -> Parsed:
         "rate": float_array(rates[row, op]),
         "time": float_array(times[row, op]),
     })
-    return Parsed("mdtest-rank-csv", TOOL, None, tables={MdtestRankRow: table})
+    return Parsed(format="mdtest-rank-csv", tool=TOOL, tool_version=None, tables={MdtestRankRow: table})
 
 
 _CSV_TYPES = {"rank": pa.string(), "items": pa.string()} | {name: pa.float64() for name in CSV_HEADER[2:]}
@@ -306,6 +310,6 @@ def _detect_rank_csv(head: str) -> bool:
 
 
 FORMATS = (
-    Format("mdtest-text", TOOL, detect_log, parse_log),
-    Format("mdtest-rank-csv", TOOL, _detect_rank_csv, parse_rank_csv),
+    Format(name="mdtest-text", tool=TOOL, detect=detect_log, parse=parse_log),
+    Format(name="mdtest-rank-csv", tool=TOOL, detect=_detect_rank_csv, parse=parse_rank_csv),
 )

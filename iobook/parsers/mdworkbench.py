@@ -21,7 +21,7 @@ from . import Format, ParseError, Parsed, line_starting
 TOOL = "md-workbench"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchRun:
     TABLE: ClassVar[str] = "raw_mdworkbench_runs"
     line: int  # of its "MD-Workbench total objects" header
@@ -33,7 +33,7 @@ class MdworkbenchRun:
     runtime_s: float | None  # "Total runtime: Ns" (None: the output ends before it)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchPhase:
     TABLE: ClassVar[str] = "raw_mdworkbench_phases"
     line: int
@@ -55,7 +55,7 @@ class MdworkbenchPhase:
     stonewall_iterations: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MdworkbenchLatency:
     TABLE: ClassVar[str] = "raw_mdworkbench_latencies"
     line: int  # of its phase line
@@ -122,7 +122,8 @@ def parse(text: str) -> Parsed:
     if not any(p.rank is None for p in phases):
         raise ParseError("no md-workbench phase result: the output ends before its first phase",
                          max(1, text.count("\n")))
-    return Parsed("md-workbench-text", TOOL, runs[0].version, [*runs, *phases, *latencies])
+    return Parsed(format="md-workbench-text", tool=TOOL, tool_version=runs[0].version,
+                  records=[*runs, *phases, *latencies])
 
 
 def _phase(m: re.Match, no: int) -> tuple[MdworkbenchPhase, list[MdworkbenchLatency]]:
@@ -135,7 +136,10 @@ def _phase(m: re.Match, no: int) -> tuple[MdworkbenchPhase, list[MdworkbenchLate
         rest = rest.lstrip(" ")
         if match := _LATENCY.match(rest):
             numbers = [float(v.rstrip("s")) for v in match[2].split(", ")]
-            latencies.append(MdworkbenchLatency(no, m[2], rank, match[1], *numbers))
+            min_s, q1_s, median_s, q3_s, q90_s, q99_s, max_s = numbers
+            latencies.append(MdworkbenchLatency(line=no, phase=m[2], rank=rank, operation=match[1], min_s=min_s,
+                                                q1_s=q1_s, median_s=median_s, q3_s=q3_s, q90_s=q90_s, q99_s=q99_s,
+                                                max_s=max_s))
         elif match := _ERRORS.match(rest):
             values["errors"] = int(match[1])
         elif (match := _VALUE.match(rest)) and (match[1], match[3] or "") in _FIELDS:
@@ -155,4 +159,4 @@ def _detect(head: str) -> bool:
     return "MD-Workbench total objects: " in head and line_starting(_HEADER_LINE, head)
 
 
-FORMATS = (Format("md-workbench-text", TOOL, _detect, parse),)
+FORMATS = (Format(name="md-workbench-text", tool=TOOL, detect=_detect, parse=parse),)

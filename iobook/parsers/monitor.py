@@ -32,7 +32,7 @@ from typing import ClassVar
 from . import Format, ParseError, Parsed, first_line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MonitorSample:
     TABLE: ClassVar[str] = "raw_monitor_samples"
     tool: str  # vmstat | mpstat | proc | df | btrfs-usage
@@ -43,7 +43,7 @@ class MonitorSample:
     value: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PerfCounter:
     TABLE: ClassVar[str] = "raw_perf_counters"
     event: str
@@ -53,7 +53,7 @@ class PerfCounter:
     running_pct: float | None  # share of the run the counter was scheduled (multiplexing)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestRun:
     TABLE: ClassVar[str] = "raw_manifest_runs"
     run_id: str
@@ -75,7 +75,7 @@ class ManifestRun:
     target_device: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestStep:
     TABLE: ClassVar[str] = "raw_manifest_steps"
     run_id: str
@@ -88,7 +88,7 @@ class ManifestStep:
     exit_code: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestLabel:
     TABLE: ClassVar[str] = "raw_manifest_labels"
     run_id: str
@@ -98,7 +98,7 @@ class ManifestLabel:
     value: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ManifestFact:
     TABLE: ClassVar[str] = "raw_manifest_facts"
     run_id: str
@@ -155,10 +155,10 @@ def _parse_vmstat(text: str) -> Parsed:
         t_s = (when - first_time).total_seconds()
         for name, value in zip(names, values):
             unit = "%" if name in VMSTAT_CPU else VMSTAT_UNITS.get(name, "")
-            records.append(MonitorSample("vmstat", t_s, "", name, unit, value))
+            records.append(MonitorSample(tool="vmstat", t_s=t_s, instance="", metric=name, unit=unit, value=value))
     if not seen_first:
         raise ParseError("vmstat output has no data lines", len(lines))
-    return Parsed("vmstat-text", "vmstat", None, records)
+    return Parsed(format="vmstat-text", tool="vmstat", tool_version=None, records=records)
 
 
 # ---------------------------------------------------------------- mpstat
@@ -212,11 +212,11 @@ def _parse_mpstat(text: str) -> Parsed:
         t_s = float(now + day_offset - first)
         for name, token in zip(header, rest[1:]):
             unit = "%" if name.startswith("%") else "1/s"
-            records.append(MonitorSample("mpstat", t_s, rest[0], name.lstrip("%"), unit,
-                                         _number(token, lineno, "mpstat value")))
+            records.append(MonitorSample(tool="mpstat", t_s=t_s, instance=rest[0], metric=name.lstrip("%"), unit=unit,
+                                         value=_number(token, lineno, "mpstat value")))
     if header is None:
         raise ParseError("mpstat output has no 'CPU %usr ...' header", len(lines))
-    return Parsed("mpstat-text", "mpstat", None, records)
+    return Parsed(format="mpstat-text", tool="mpstat", tool_version=None, records=records)
 
 
 # ---------------------------------------------------------------- /proc sampler
@@ -253,9 +253,10 @@ def _parse_proc(text: str) -> Parsed:
         parts = line.split()
         if len(parts) != 2:
             raise ParseError("counter line is not '<key> <value>'", lineno)
-        records.append(MonitorSample("proc", t - first, path, parts[0], _proc_unit(path, parts[0]),
-                                     _number(parts[1], lineno, parts[0])))
-    return Parsed("iobook-proc-sampler", "proc", None, records)
+        records.append(MonitorSample(tool="proc", t_s=t - first, instance=path, metric=parts[0],
+                                     unit=_proc_unit(path, parts[0]),
+                                     value=_number(parts[1], lineno, parts[0])))
+    return Parsed(format="iobook-proc-sampler", tool="proc", tool_version=None, records=records)
 
 
 # ---------------------------------------------------------------- perf stat -x,
@@ -282,12 +283,14 @@ def _parse_perf(text: str) -> Parsed:
         value, unit, event = fields[0], fields[1], fields[2]
         running = _number(fields[4], lineno, "perf running %") if len(fields) > 4 and fields[4] else None
         if value in ("<not supported>", "<not counted>"):
-            records.append(PerfCounter(event, None, unit, value.strip("<>"), running))
+            records.append(PerfCounter(event=event, value=None, unit=unit, status=value.strip("<>"),
+                                       running_pct=running))
         else:
-            records.append(PerfCounter(event, _number(value, lineno, "perf value"), unit, "counted", running))
+            records.append(PerfCounter(event=event, value=_number(value, lineno, "perf value"), unit=unit,
+                                       status="counted", running_pct=running))
     if not records:
         raise ParseError("perf stat output has no counter lines", None)
-    return Parsed("perf-stat-csv", "perf", None, records)
+    return Parsed(format="perf-stat-csv", tool="perf", tool_version=None, records=records)
 
 
 # ---------------------------------------------------------------- df -B1 and btrfs filesystem usage -b
@@ -305,11 +308,12 @@ def _parse_df(text: str) -> Parsed:
         fields = line.split(None, 5)
         if len(fields) != 6:
             raise ParseError("df line does not have 6 columns (source, size, used, available, use%, mount)", lineno)
-        records += [MonitorSample("df", 0.0, fields[0], metric, "bytes", _number(fields[i], lineno, f"df {metric}"))
+        records += [MonitorSample(tool="df", t_s=0.0, instance=fields[0], metric=metric, unit="bytes",
+                                  value=_number(fields[i], lineno, f"df {metric}"))
                     for i, metric in DF_METRICS.items()]
     if not records:
         raise ParseError("df output has no file system line", None)
-    return Parsed("df-bytes", "df", None, records)
+    return Parsed(format="df-bytes", tool="df", tool_version=None, records=records)
 
 
 BTRFS_OVERALL = re.compile(r"^\s+([A-Z][\w ()',]*?):\s+(\S+)")
@@ -334,13 +338,15 @@ def _parse_btrfs_usage(text: str) -> Parsed:
                 continue  # yes/no, not a number
             if not value.isdigit() and "ratio" not in name:
                 raise ParseError(f"{name}: {value!r} is not a byte count (was the output made without -b?)", lineno)
-            records.append(MonitorSample("btrfs-usage", 0.0, "", name, "ratio" if "ratio" in name else "bytes",
-                                         _number(value, lineno, name)))
+            records.append(MonitorSample(tool="btrfs-usage", t_s=0.0, instance="", metric=name,
+                                         unit="ratio" if "ratio" in name else "bytes",
+                                         value=_number(value, lineno, name)))
         elif m := BTRFS_GROUP.match(line):
             kind, profile, size, used = m.groups()
-            records += [MonitorSample("btrfs-usage", 0.0, "", f"{kind},{profile} {metric}", "bytes", float(value))
+            records += [MonitorSample(tool="btrfs-usage", t_s=0.0, instance="", metric=f"{kind},{profile} {metric}",
+                                      unit="bytes", value=float(value))
                         for metric, value in (("Size", size), ("Used", used))]
-    return Parsed("btrfs-usage-bytes", "btrfs", None, records)
+    return Parsed(format="btrfs-usage-bytes", tool="btrfs", tool_version=None, records=records)
 
 
 # ---------------------------------------------------------------- manifest.json
@@ -382,13 +388,16 @@ def _parse_manifest(text: str) -> Parsed:
     if len(load) != 3 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in load):
         raise ParseError("manifest: host.load_average_at_start should be three numbers", None)
     records: list = [ManifestRun(
-        run_id, _field(m, "study", str, ""), _field(m, "status", str, ""), _field(m, "started_utc", str, ""),
-        _field(m, "finished_utc", str, "", optional=True), _field(m, "collector", str, ""),
-        _field(host, "hostname", str, "host."), _field(host, "cpu_model", str, "host."),
-        _field(host, "cores", int, "host."), _field(host, "memory_bytes", int, "host."),
-        _field(host, "kernel", str, "host."), float(load[0]), float(load[1]), float(load[2]),
-        _field(target, "dir", str, "target.", optional=True), _field(target, "filesystem", str, "target.", True),
-        _field(target, "device", str, "target.", optional=True))]
+        run_id=run_id, study=_field(m, "study", str, ""), status=_field(m, "status", str, ""),
+        started_utc=_field(m, "started_utc", str, ""),
+        finished_utc=_field(m, "finished_utc", str, "", optional=True), collector=_field(m, "collector", str, ""),
+        hostname=_field(host, "hostname", str, "host."), cpu_model=_field(host, "cpu_model", str, "host."),
+        cores=_field(host, "cores", int, "host."), memory_bytes=_field(host, "memory_bytes", int, "host."),
+        kernel=_field(host, "kernel", str, "host."), load_avg_1m=float(load[0]), load_avg_5m=float(load[1]),
+        load_avg_15m=float(load[2]),
+        target_dir=_field(target, "dir", str, "target.",
+                          optional=True), target_filesystem=_field(target, "filesystem", str, "target.", True),
+        target_device=_field(target, "device", str, "target.", optional=True))]
     run_labels = _field(m, "labels", dict, "")
     for index, step in enumerate(_field(m, "steps", list, "")):
         where = f"steps[{index}]."
@@ -396,29 +405,31 @@ def _parse_manifest(text: str) -> Parsed:
         if not all(isinstance(a, str) for a in command):
             raise ParseError(f"manifest: {where}command should be a list of strings", None)
         records.append(ManifestStep(
-            run_id, index, _field(step, "name", str, where), shlex.join(command),
-            _field(step, "started_utc", str, where), _field(step, "finished_utc", str, where),
-            _field(step, "seconds", float, where), _field(step, "exit_code", int, where)))
+            run_id=run_id, step_index=index, name=_field(step, "name", str, where), command=shlex.join(command),
+            started_utc=_field(step, "started_utc", str, where), finished_utc=_field(step, "finished_utc", str, where),
+            seconds=_field(step, "seconds", float, where), exit_code=_field(step, "exit_code", int, where)))
         labels = {**run_labels, **_field(step, "labels", dict, where)}
         for file in _field(step, "files", list, where):
             if not isinstance(file, str):
                 raise ParseError(f"manifest: {where}files should be a list of strings", None)
-            records += [ManifestLabel(run_id, file, index, str(k), str(v)) for k, v in labels.items()]
+            records += [ManifestLabel(run_id=run_id, file=file, step_index=index, key=str(k),
+                                      value=str(v)) for k, v in labels.items()]
     facts: list[tuple[str, str]] = []
     for section in ("host", "target", "tools", "facts"):
         _flatten(section, m.get(section) or {}, facts)
-    records += [ManifestFact(run_id, k, v) for k, v in facts]
-    return Parsed("iobook-manifest", "iobook", str(m["iobook_manifest"]), records)
+    records += [ManifestFact(run_id=run_id, key=k, value=v) for k, v in facts]
+    return Parsed(format="iobook-manifest", tool="iobook", tool_version=str(m["iobook_manifest"]), records=records)
 
 
 RECORDS = (MonitorSample, PerfCounter, ManifestRun, ManifestStep, ManifestLabel, ManifestFact)
 FORMATS = (
-    Format("iobook-manifest", "iobook", _detect_manifest, _parse_manifest),
-    Format("vmstat-text", "vmstat", _detect_vmstat, _parse_vmstat),
-    Format("mpstat-text", "mpstat", _detect_mpstat, _parse_mpstat),
-    Format("iobook-proc-sampler", "proc", lambda head: head.startswith(SAMPLER_HEADER), _parse_proc),
-    Format("perf-stat-csv", "perf", _detect_perf, _parse_perf),
-    Format("df-bytes", "df", lambda head: first_line(head).split() == DF_HEADER, _parse_df),
-    Format("btrfs-usage-bytes", "btrfs", lambda head: head.startswith("Overall:\n    Device size:"),
-           _parse_btrfs_usage),
+    Format(name="iobook-manifest", tool="iobook", detect=_detect_manifest, parse=_parse_manifest),
+    Format(name="vmstat-text", tool="vmstat", detect=_detect_vmstat, parse=_parse_vmstat),
+    Format(name="mpstat-text", tool="mpstat", detect=_detect_mpstat, parse=_parse_mpstat),
+    Format(name="iobook-proc-sampler", tool="proc", detect=lambda head: head.startswith(SAMPLER_HEADER),
+           parse=_parse_proc),
+    Format(name="perf-stat-csv", tool="perf", detect=_detect_perf, parse=_parse_perf),
+    Format(name="df-bytes", tool="df", detect=lambda head: first_line(head).split() == DF_HEADER, parse=_parse_df),
+    Format(name="btrfs-usage-bytes", tool="btrfs", detect=lambda head: head.startswith("Overall:\n    Device size:"),
+           parse=_parse_btrfs_usage),
 )

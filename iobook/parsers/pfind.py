@@ -70,8 +70,8 @@ def parse(text: str) -> Parsed:
                                  line=n))
     if len(records) == 1:
         raise ParseError("pfind CSV without a rank row", len(lines))
-    return Parsed("pfind-csv", "pfind", None, records)
+    return Parsed(format="pfind-csv", tool="pfind", tool_version=None, records=records)
 
 
-FORMATS = (Format("pfind-csv", "pfind", _detect, parse),)
+FORMATS = (Format(name="pfind-csv", tool="pfind", detect=_detect, parse=parse),)
 RECORDS = (PfindRun, PfindRank)
