@@ -16,9 +16,11 @@ from ..evidence import Replicate
 from ..report import Finding, Report, Table
 
 # What makes two fio runs the same workload (a history is every run of one, in the order fio started them): its
-# name and these options. Other options (directory, runtime, log settings) may change along a history and are
-# reported as what changed.
+# name, these options and the target it reads or writes (directory or file). Other options (runtime, log
+# settings, ...) may change along a history and are reported as what changed. A collector's runs (their targets
+# in a folder of their own) are thus histories of their own, never pooled across designs.
 WORKLOAD_OPTIONS = ["rw", "bs", "iodepth", "numjobs", "direct", "ioengine", "size"]
+TARGET_OPTIONS = ["directory", "filename", "filename_format"]
 # A change point needs MIN_UNITS runs on each side to be compared at all.
 MIN_RUNS = 2 * evidence.MIN_UNITS
 PERMUTATIONS = 499  # p resolution 1/500, well below 1 - CONFIDENCE
@@ -42,7 +44,9 @@ def get_runs(con) -> pd.DataFrame:
         FROM fio_jobs j JOIN fio_io io USING (job_id) JOIN sources s USING (source_id)
         WHERE j.started IS NOT NULL AND j.error = 0
         GROUP BY ALL ORDER BY j.started, j.job_id
-        """.format(workload=", ".join(f"'{o}=' || j.{o}" for o in WORKLOAD_OPTIONS))).df()
+        """.format(workload=", ".join([*(f"'{o}=' || j.{o}" for o in WORKLOAD_OPTIONS),
+                                        *(f"'{o}=' || json_extract_string(j.options, '$.{o}')"
+                                          for o in TARGET_OPTIONS)]))).df()
 
 
 def steady_state(con, job_ids, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.DataFrame:
