@@ -55,7 +55,7 @@ def test_no_change_point_without_a_change(reports):
     steady = reports["steady"]
     assert steady.values["histories"] == 1 and steady.values["runs"] == 30
     assert steady.tables["tab-history-changes"].frame.empty and not steady.values["has_changes"]
-    assert "no change point in 30 runs" in steady.findings[0].text
+    assert steady.findings[0].text == "No change point in 1 of 1 histories (30 runs)."
 
 
 def test_a_climbing_bw_log_is_unsteady(reports):

@@ -39,7 +39,7 @@ def get_runs(con) -> pd.DataFrame:
     bandwidth over its directions (bytes/s), fio version, options and file."""
     return con.execute(
         """
-        SELECT j.job_id, j.started, j.version, j.options, s.path,
+        SELECT j.job_id, j.started, j.version, j.options, s.path, j.jobname, j.rw, j.bs,
                j.jobname || ': ' || concat_ws(' ', {workload}) AS workload, sum(io.bw_bytes_s) AS bw_bytes_s
         FROM fio_jobs j JOIN fio_io io USING (job_id) JOIN sources s USING (source_id)
         WHERE j.started IS NOT NULL AND j.error = 0
@@ -122,11 +122,11 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
             comparisons.append(evidence.compare(after, before, quantity="bandwidth", unit="B/s",
                                                 replicate=Replicate.RUN, family=FAMILY, label=f"runs {i + 1}–{edges[k + 2]}",
                                                 baseline_label=f"runs {edges[k] + 1}–{i}"))
-            rows.append({"workload": workload, "run": i + 1, "started": h.started[i], "permutation p": p,
+            rows.append({"workload": workload, "label": f"{h.jobname[i]} ({h.rw[i]} {h.bs[i]})", "run": i + 1, "started": h.started[i], "permutation p": p,
                          "runs before": len(before), "runs after": len(after),
                          "what else changed": nb.md_escape(what_changed(h.iloc[i - 1], h.iloc[i]))})
     decided = evidence.decide(comparisons)
-    changes = pd.DataFrame(rows, columns=["workload", "run", "started", "permutation p", "runs before", "runs after",
+    changes = pd.DataFrame(rows, columns=["workload", "label", "run", "started", "permutation p", "runs before", "runs after",
                                           "what else changed"])
     record = evidence.frame(decided)
     if len(changes):
@@ -164,17 +164,20 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float
     unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
                               quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
     found = []
-    for (_, row), c in zip(changes.iterrows(), decided):
-        found.append(Finding(text=f"{nb.md_escape(row['workload'])}: bandwidth changed to {evidence.phrase(c)} at run "
-                                  f"{row['run']} of its history, started {row['started']:%Y-%m-%d %H:%M:%S} UTC; what else "
-                                  f"the logs state changed: {row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
-    for workload in histories.difference(changes.workload):
-        found.append(Finding(text=f"{nb.md_escape(workload)}: no change point in {sizes[workload]:,} runs.",
-                             target="fig-history"))
+    # the main result first: decided changes before undecided ones, the largest first
+    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
+        found.append(Finding(text=f"{nb.md_escape(row['label'])}: bandwidth changed to {evidence.phrase(c)} at run "
+                                  f"{row['run']}, {row['started']:%Y-%m-%d %H:%M:%S} UTC; else changed: "
+                                  f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
+    quiet = histories.difference(changes.workload)
+    if len(quiet):
+        found.append(Finding(text=f"No change point in {len(quiet):,} of {len(histories):,} histories "
+                                  f"({', '.join(f'{sizes[w]:,}' for w in quiet)} runs).", target="fig-history"))
     found.append(Finding(text=f"{evidence.phrase(unsteady)} with a bw log are not steady by fio's slope criterion.",
                          target="tab-history-runs", evidence=(unsteady,)))
     shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, file=nb.reader_paths(con, runs.path))[
         ["workload", "run", "started", "MiB_s", "version", "samples", "slope_pct_s", "range_pct", "steady", "file"]]
+    changes = changes.drop(columns="label")
     return Report(
         values={"has_data": True, "histories": len(histories), "runs": len(runs), "min_runs": MIN_RUNS,
                 "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct, "has_changes": len(changes) > 0,
