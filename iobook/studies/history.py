@@ -5,6 +5,7 @@ log with fio's own `--steadystate` slope criterion (the chapter `history`, issue
 from __future__ import annotations
 
 import json
+import re
 
 import altair as alt
 import numpy as np
@@ -135,16 +136,26 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
 
 
 def chart_history(runs: pd.DataFrame, changes: pd.DataFrame) -> alt.Chart:
-    """Every run's bandwidth over time, one panel per history, unsteady runs marked, change points as rules."""
-    data = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, state=np.where(runs.steady.fillna(True), "steady", "not steady"))
-    base = alt.Chart(data).mark_point(filled=True).encode(
-        x=alt.X("started:T", title="run started (UTC, from fio's JSON)"),
-        y=alt.Y("MiB_s:Q", scale=alt.Scale(type="log"), title="bandwidth (MiB/s, log scale)"),
-        shape=alt.Shape("state:N", title="bw log"), color=alt.Color("state:N", title="bw log"),
-        tooltip=["run:Q", "started:T", alt.Tooltip("MiB_s:Q", format=",.1f"), "state:N"])
-    rules = alt.Chart(changes).mark_rule(strokeDash=[4, 3], color="black").encode(x="started:T")
-    return alt.layer(base, rules, data=data).facet(row=alt.Row("workload:N", title=None)) if len(changes) else \
-        base.facet(row=alt.Row("workload:N", title=None))
+    """Every run's bandwidth over time, one panel per history (titled by its job, rw and bs, its workload key in
+    the tooltip), unsteady runs marked, change points as dashed rules."""
+    time = alt.X("started:T", title="run started (UTC, from fio's JSON)", scale=alt.Scale(type="utc"),
+                 axis=alt.Axis(format="%m-%d %H:%M:%S", labelAngle=-30))
+    panels = []
+    for workload, h in runs.groupby("workload", sort=False):
+        data = h.assign(MiB_s=h.bw_bytes_s / 2**20, state=np.where(h.steady.fillna(True).astype(bool), "steady", "not steady"))
+        data = data[["workload", "run", "started", "MiB_s", "state"]]
+        points = alt.Chart(data).mark_point(filled=True).encode(
+            x=time, y=alt.Y("MiB_s:Q", scale=alt.Scale(type="log"), title="bandwidth (MiB/s, log)"),
+            shape=alt.Shape("state:N", title="bw log"), color=alt.Color("state:N", title="bw log"),
+            tooltip=["workload:N", "run:Q", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M:%S"),
+                     alt.Tooltip("MiB_s:Q", format=",.1f"), "state:N"])
+        at = changes.loc[changes.workload == workload, ["run", "started"]]
+        rules = alt.Chart(at).mark_rule(strokeDash=[4, 3], color="black").encode(x=time, tooltip=["run:Q"])
+        target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
+        where = f", target …/{target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
+        title = f"{h.jobname.iloc[0]} ({h.rw.iloc[0]} {h.bs.iloc[0]}){where}, {len(h):,} runs"
+        panels.append(alt.layer(points, rules).properties(title=title, width=560, height=160))
+    return alt.vconcat(*panels)
 
 
 def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float = evidence.CONFIDENCE) -> Report:
