@@ -154,7 +154,7 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame) -> alt.Chart:
         target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
         where = f", target …/{target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
         title = f"{h.jobname.iloc[0]} ({h.rw.iloc[0]} {h.bs.iloc[0]}){where}, {len(h):,} runs"
-        panels.append(alt.layer(points, rules).properties(title=title, width=560, height=160))
+        panels.append(alt.layer(points, rules).properties(title=title, width=460, height=160))
     return alt.vconcat(*panels)
 
 
