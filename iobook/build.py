@@ -20,8 +20,8 @@ from .ingest import format_ingest, ingest
 PUBLISHED_DATA = chapters.REPO_ROOT / "data" / "raw"
 HTML = chapters.REPO_ROOT / "_build" / "html"  # the published book's site (a build on other data: build_root's)
 # What a book root holds besides its executed chapters and _toc.yml: a build on other data gets copies
-BOOK_FILES = ("_config.yml", "book/intro.md", "book/references.md", "book/references.bib", "book/_templates",
-              "book/_static")
+BOOK_FILES = ("_config.yml", "book/intro.md", "book/methods.md", "book/references.md", "book/references.bib",
+              "book/_templates", "book/_static")
 WRITTEN_BY_CHAPTERS = ("downloads", "fonts")  # under book/_static: each build's own
 
 

@@ -55,6 +55,7 @@ class FioJob:
     lat_log: str | None
     size: str | None = None  # the size option as written (JSON only; the text formats do not print it)
     options: str | None = None  # the job's options merged over the global ones, as sorted JSON (JSON only)
+    started_unix_ms: int | None = None  # when fio started the run, as its JSON states it ("timestamp_ms", fio 3.x; "timestamp" s)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,7 +210,7 @@ def parse_json(text: str) -> Parsed:
         global_opts = doc.get("global options") or {}
         try:
             records += _json_jobs(jobs, global_opts, fmt, version, first_line,
-                                  sum(isinstance(r, FioJob) for r in records))
+                                  sum(isinstance(r, FioJob) for r in records), _started_ms(doc))
         except (KeyError, TypeError, AttributeError, ValueError) as e:  # a well-formed JSON of another shape
             raise ParseError(f"unexpected fio JSON structure: {e!r}", first_line) from None
         pos = NEXT_DOCUMENT.match(text, end).end()
@@ -236,8 +237,17 @@ def _same_jobs_normal(part: str, names: set[str]) -> bool:
     return {r.jobname for r in normal.records if isinstance(r, FioJob)} <= names
 
 
+def _started_ms(doc: dict) -> int | None:
+    """The run's start as fio's JSON states it: "timestamp_ms" (fio >= 3.1), else "timestamp" (seconds)."""
+    for key, scale in (("timestamp_ms", 1), ("timestamp", 1000)):
+        value = doc.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value * scale
+    return None
+
+
 def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, first_line: int,
-               first_index: int = 0) -> list:
+               first_index: int = 0, started_ms: int | None = None) -> list:
     records: list = []
     for i, job in enumerate(jobs, first_index):
         if not isinstance(job, dict) or not isinstance(job.get("jobname"), str):
@@ -262,7 +272,7 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
             runtime_s=max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
             usr_cpu_pct=json_float(job.get("usr_cpu")), sys_cpu_pct=json_float(job.get("sys_cpu")),
             bw_log=opts.get("write_bw_log"), iops_log=opts.get("write_iops_log"), lat_log=opts.get("write_lat_log"),
-            size=opts.get("size"), options=json.dumps(opts, sort_keys=True)))
+            size=opts.get("size"), options=json.dumps(opts, sort_keys=True), started_unix_ms=started_ms))
         records += ios
     return records
 

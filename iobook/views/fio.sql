@@ -7,6 +7,7 @@
 -- numjobs: the option (JSON) or "jobs=N" of the result block (normal text). runtime_s: the longest
 -- measured run time over the job's directions. error: fio's errno for the job (0 = none).
 -- size and options (the job's options over the global ones, as sorted JSON) only from JSON output.
+-- started: when fio started the run, from its JSON's own "timestamp_ms"/"timestamp" (UTC), never a file time.
 -- parameters_stated: whether the output states the job's options (JSON; normal text's "rw=..." header line);
 -- terse output states none, so its rw, bs, ... are unknown, never defaults. operations: the directions the job
 -- did I/O in ('read', 'write', 'trim', joined by '+' in that order). unstated_key: for a job whose output
@@ -21,6 +22,7 @@ WITH ops AS (
 SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
        groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
        usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log, size, options,
+       make_timestamp(started_unix_ms * 1000) AS started,
        (options IS NOT NULL OR rw IS NOT NULL) AS parameters_stated,
        ops.operations,
        CASE WHEN options IS NULL AND rw IS NULL THEN jobname || ' (' || coalesce(ops.operations, 'no I/O') || ')'

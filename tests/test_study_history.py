@@ -1,0 +1,71 @@
+"""The history chapter (issue 29) on data/examples/history: 30 runs of one fio job whose target moved from a tmpfs
+to an ext4 on a loop device at run 16 (its MANIFEST.tsv, line 17), 30 runs with no change (steady/), one buffered
+run on a cold page cache whose bw log climbs (warmup/)."""
+import json
+
+import pytest
+
+from conftest import REPO, execute_chapter
+from iobook import evidence, store
+from iobook.ingest import ingest
+from iobook.studies import history as study
+
+HISTORY = REPO / "data" / "examples" / "history"
+CHANGED_AT = 16  # MANIFEST.tsv line 17: "change 16 ext4 image on a direct-I/O loop device"
+
+
+def bandwidth(history: str, run: int) -> float:
+    return json.loads((HISTORY / history / f"run{run:02d}" / "fio.json").read_text())["jobs"][0]["read"]["bw_bytes"]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """folder of data/examples/history -> the chapter's report on a database of that folder alone."""
+    out = {}
+    for folder in ("change", "steady", "warmup"):
+        db = tmp_path_factory.mktemp(folder) / "history.duckdb"
+        ingest([HISTORY / folder], db, progress=False)
+        con = store.open_read(db)
+        out[folder] = study.report(con), con
+    yield {k: r for k, (r, _) in out.items()}
+    for _, con in out.values():
+        con.close()
+
+
+def test_run_time_is_fios_own_timestamp(reports):
+    runs = reports["change"].tables["tab-history-runs"].frame
+    stated = json.loads((HISTORY / "change" / "run01" / "fio.json").read_text())["timestamp_ms"]  # 1795796011xxx
+    assert runs.started.iloc[0].value // 10**6 == stated and runs.run.tolist() == list(range(1, 31))
+
+
+def test_change_point_at_the_recorded_run_with_its_ratio(reports):
+    changes = reports["change"].tables["tab-history-changes"].frame
+    at = changes[(changes.run - CHANGED_AT).abs() <= 1]
+    assert len(at) == 1
+    row = at.iloc[0]
+    # run 15 read 419,651 KiB/s on tmpfs, run 16 1,265 KiB/s on the loop-device ext4 (their fio.json)
+    assert bandwidth("change", 16) / bandwidth("change", 15) < 0.01
+    assert row.low < row.ratio < row.high < 0.01 and row.verdict == "decided"
+    assert row["what else changed"] == "nothing the fio JSON states"  # the command line stayed the same
+    record = [c for c in reports["change"].evidence if isinstance(c, evidence.Comparison) and c.ratio == row.ratio][0]
+    assert record.replicate is evidence.Replicate.RUN and record.n >= evidence.MIN_UNITS and record.decided
+
+
+def test_no_change_point_without_a_change(reports):
+    steady = reports["steady"]
+    assert steady.values["histories"] == 1 and steady.values["runs"] == 30
+    assert steady.tables["tab-history-changes"].frame.empty and not steady.values["has_changes"]
+    assert steady.findings[0].text == "No change point in 1 of 1 histories (30 runs)."
+
+
+def test_a_climbing_bw_log_is_unsteady(reports):
+    runs = reports["warmup"].tables["tab-history-runs"].frame
+    assert len(runs) == 1 and not runs.steady.iloc[0]
+    assert runs.slope_pct_s.iloc[0] > study.STEADY_SLOPE_PCT  # warmup/run01/bw_bw.1.log climbs from ~1 to ~3 MB/s
+    steady = reports["steady"].tables["tab-history-runs"].frame
+    assert steady.steady.sum() >= 28  # tmpfs runs: at most a noisy one or two fail the slope criterion
+
+
+@pytest.mark.parametrize("db", ["empty", "default"])
+def test_chapter_executes(databases, db, tmp_path):
+    execute_chapter("history", databases[db], tmp_path)
