@@ -292,7 +292,7 @@ def phrase(record: Count | Estimate | Comparison) -> str:
     if c.verdict is not None and not c.decided:
         verdict += (f"; {c.n_to_decide:,} a side would decide it" if c.n_to_decide
                     else "; no n can be sized from these data")
-    return f"{c.ratio:.2f}× ({interval}; {sides}; {verdict})"
+    return f"{_number(c.ratio)}× ({interval}; {sides}; {verdict})"
 
 
 def frame(records: Iterable[Count | Estimate | Comparison]) -> pd.DataFrame:
