@@ -97,6 +97,7 @@ def script_safe(spec_json: str) -> str:
 # book's font (Source Sans Pro: ~0.5 em; Vega's title 13 px bold, subtitle 10 px).
 TITLE_CHAR_PX, SUBTITLE_CHAR_PX = 7.5, 5.5
 CHART_KEYS = {"mark", "layer", "hconcat", "vconcat", "concat", "facet", "spec", "repeat"}  # a (sub)chart's keys
+DEFAULT_HEIGHT_PX = 300  # Vega-Lite's default height
 DEFAULT_WIDTH_PX = 400  # a chart whose width is not a number ("container", a concatenation): Vega-Lite's 400
 
 
@@ -108,7 +109,8 @@ def _wrap(text, width_px: float, char_px: float):
 
 
 def wrap_titles(spec, width_px: float = DEFAULT_WIDTH_PX):
-    """The spec with every title and subtitle (of the chart and of its parts) wrapped to its chart's width."""
+    """The spec with every title and subtitle (of the chart and of its parts) wrapped to its chart's width, and
+    its axis titles to the axis' length."""
     if isinstance(spec, list):
         return [wrap_titles(part, width_px) for part in spec]
     if not isinstance(spec, dict):
@@ -126,6 +128,13 @@ def wrap_titles(spec, width_px: float = DEFAULT_WIDTH_PX):
                         **({"subtitle": _wrap(title["subtitle"], width, SUBTITLE_CHAR_PX)} if "subtitle" in title else {})}
     elif title is not None:
         out["title"] = title
+    encoding = out.get("encoding")
+    if isinstance(encoding, dict):  # axis titles: x along the width, y (drawn turned) along the height
+        height = spec["height"] if isinstance(spec.get("height"), (int, float)) else DEFAULT_HEIGHT_PX
+        for channel, length in (("x", width), ("y", height)):
+            axis = encoding.get(channel)
+            if isinstance(axis, dict) and isinstance(axis.get("title"), str):
+                encoding[channel] = {**axis, "title": _wrap(axis["title"], length, SUBTITLE_CHAR_PX)}
     return out
 
 

@@ -42,7 +42,7 @@ PROBE = r"""(absolutePath) => {
   const box = article.getBoundingClientRect();
   const outputs = [...article.querySelectorAll('.cell_output, .output')].filter(visible);
   const text = outputs.map(o => o.innerText).join('\n');
-  const overflowing = [...article.querySelectorAll('*')].filter(visible).filter(el => !el.closest('pre, .iobook-table-box')).filter(el => {
+  const overflowing = [...article.querySelectorAll('*')].filter(visible).filter(el => !el.closest('pre, .iobook-table-box, .iobook-chart')).filter(el => {
     const r = el.getBoundingClientRect();
     // a code block that scrolls sideways is how documentation shows a long command; anything else is not
     const clipped = !el.closest('pre') && el.scrollWidth > el.clientWidth + 1

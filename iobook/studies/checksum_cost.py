@@ -280,8 +280,9 @@ def settings_finding(listings: pd.DataFrame, record: evidence.Count) -> str:
     other = listings[~listings.raid]
     return (f"{evidence.phrase(record)} with a Storage Scale listing from IBM's lab systems with declustered RAID "
             f"set `{SETTING} yes` "
-            f"[{span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
-            + (f"; {' and '.join(str(s) for s in prega.submission)} an {PRE_GA}" if len(prega) else "") + "]"
+            + (f"[{span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
+               + (f"; {' and '.join(str(s) for s in prega.submission)} an {PRE_GA}" if len(prega) else "") + "]"
+               if len(raid) else "")
             + (f"; {', '.join(str(s) for s in other.submission)} has no declustered RAID, where it does not apply"
                if len(other) else ""))
 

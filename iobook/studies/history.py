@@ -152,7 +152,7 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame) -> alt.Chart:
         at = changes.loc[changes.workload == workload, ["run", "started"]]
         rules = alt.Chart(at).mark_rule(strokeDash=[4, 3], color="black").encode(x=time, tooltip=["run:Q"])
         target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
-        where = f", target …/{target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
+        where = f", target {target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
         title = f"{h.jobname.iloc[0]} ({h.rw.iloc[0]} {h.bs.iloc[0]}){where}, {len(h):,} runs"
         panels.append(alt.layer(points, rules).properties(title=title, width=460, height=160))
     return alt.vconcat(*panels)

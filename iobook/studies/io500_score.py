@@ -103,7 +103,7 @@ def get_mismatches(con) -> pd.DataFrame:
     return con.execute(
         """
         SELECT r.run_key, r.institution, r.system, m.score, m.score_from_logs, m.reported_score_native, m.reason
-        FROM io500_score_mismatches m JOIN io500_runs r USING (run_id) ORDER BY r.run_key
+        FROM io500_score_mismatches m JOIN io500_runs r USING (run_id) ORDER BY r.run_key, r.run_id
         """
     ).df()
 

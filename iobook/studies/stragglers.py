@@ -635,10 +635,11 @@ def report(con) -> Report:
         evidence.append(scale)
         others = fam[fam.family != STORAGE_SCALE].groupby("family").unit.agg(lambda u: _and(sorted(u)))
         v.update(storage_scale_runs=scale.k, tested_runs=scale.n)
-        found.append(Finding(text=(
-            f"{phrase(scale)} are {STORAGE_SCALE} systems, so these results describe those"
+        # said with the crowding it qualifies: the page opens with at most six findings
+        found[-2] = Finding(text=found[-2].text + (
+            f" {phrase(scale)} are {STORAGE_SCALE} systems, so these results describe those"
             + ("; the others: " + "; ".join(f"{nb.md_escape(u)} ({f})" for f, u in others.items()) if len(others)
-               else "") + "."), target="tab-stragglers-runs", evidence=(scale,)))
+               else "") + "."), target=found[-2].target, evidence=(*found[-2].evidence, scale))
     else:
         found.append(Finding(text=f"No phase here spans several nodes with known placement; {ratio_text}.",
                              target="tab-stragglers-runs", evidence=(ratio,)))
@@ -725,7 +726,9 @@ def report(con) -> Report:
             v.update(imbalance_median=imbalance.value)
             text += (f" At the stonewall the busiest rank had done a median {phrase(imbalance)} the items of the "
                      f"least busy ({len(counted)} write phases).")
-        found.append(Finding(text=text, target="tab-stragglers-stonewall", evidence=evidence[-1:]))
+        # the stonewall's share of the wait, with the longest wait it explains (at most six findings)
+        found[-1] = Finding(text=found[-1].text + " " + text, target=found[-1].target,
+                            evidence=(*found[-1].evidence, *evidence[-1:]))
         tables["tab-stragglers-stonewall"] = Table(
             frame=stonewall.rename(columns={
                 "run": "phase", "io500_time_s": "IO500 time (s)", "stonewall_s": "stonewall (s)",
