@@ -864,10 +864,10 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
     if sweep is None:
         out.append(report_.Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
                                        f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points "
-                                       "or more on average", target="tab-runs-sweeps"))
+                                       "or more on average"))  # the sweeps section shows only with sweeps
     if not len(comparisons):
         out.append(report_.Finding(text="No configuration was run under two labels, so no label is compared with "
-                                       "another", target="tab-runs-comparisons"))
+                                       "another"))  # no table to link: its section shows only with comparisons
     return out
 
 
