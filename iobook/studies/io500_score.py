@@ -78,7 +78,10 @@ def agreement(runs: pd.DataFrame) -> dict[str, int]:
 def chart_recomputed_vs_reported(runs: pd.DataFrame) -> alt.Chart:
     """One point per run with a printed sqrt-rule score: recomputed against printed, log scales."""
     counts = agreement(runs)
-    plotted = runs[~runs.duplicate & (runs.score > 0) & (runs.reported_score > 0)].assign(
+    # only the columns it draws: a list column (invalid_reasons) aggregated in no fixed order would change the
+    # spec, and so the chart's id, from one execution to the next
+    plotted = runs[~runs.duplicate & (runs.score > 0) & (runs.reported_score > 0)][
+        ["run_key", "institution", "system", "year", "release", "reported_score", "score", "valid"]].assign(
         validity=lambda d: d.valid.map({True: "valid run", False: "invalid run"}))
     return alt.Chart(plotted).mark_point(filled=True, opacity=0.6).encode(
         x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))"),
