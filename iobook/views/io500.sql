@@ -17,7 +17,8 @@ WHERE p.unit = 'kIOPS' AND coalesce(p.procs, i.procs) > 0 AND p.value * 1000 / c
 -- run_key names a run the way a reader selects it in a chapter's parameters, stable across databases
 -- (run_id depends on ingest order): `submission-679` in the archive's layout (`submission-109/KAUST` in a
 -- submission bundling several sites' folders), else its folder and start (`aurora-run 2023-11-06 19:51`,
--- iobook.io500_runs.run_name); qualified by the results folder, then by position, where that alone is not unique.
+-- iobook.io500_runs.run_name); qualified by the results folder, then by position (path, start, content: runs of
+-- one file keep their order whatever order ingest met them in), where that alone is not unique.
 CREATE OR REPLACE VIEW io500_runs AS
 WITH named AS (
     SELECT i.run_id, i.path, i.io500_version, i.mode, i.started, i.result_dir, i.procs, i.stonewall_s, i.complete,
@@ -32,7 +33,7 @@ WITH named AS (
 )
 SELECT run_id,
        CASE WHEN count(*) OVER (PARTITION BY folder_key) = 1 THEN folder_key
-            ELSE folder_key || '#' || row_number() OVER (PARTITION BY folder_key ORDER BY path) END AS run_key,
+            ELSE folder_key || '#' || row_number() OVER (PARTITION BY folder_key ORDER BY path, started, fingerprint, run_id) END AS run_key,
        path, io500_version, mode, institution, system, filesystem, year, submission,
        started, result_dir, procs, stonewall_s, complete, fingerprint,
        family,           -- file-system family: iobook.io500_runs.attribute, never a chapter's own guess
