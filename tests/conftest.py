@@ -115,9 +115,11 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 # A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium, runs a real
-# tool or ingests a tree of files: `make test-fast` (-m "not slow") leaves those to `make test`.
+# tool, ingests a tree of files or draws hypothesis examples: `make test-fast` (-m "not slow") leaves those to
+# `make test` (and `make fuzz`).
 SLOW_CALLS = ("execute_chapter", "executed_notebook", "book_site", "papermill", "build_book", "jupyter_book",
-              "chromium", "playwright", "subprocess", "collect_", "run_book", "ingest(", "databases", "any_db")
+              "chromium", "playwright", "subprocess", "collect_", "run_book", "ingest(", "databases", "any_db",
+              "@given")
 
 
 @functools.cache

@@ -338,7 +338,7 @@ def anonymised_site(tmp_path_factory) -> Path:
         built = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True)
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         shutil.rmtree(tree / PREVIOUS.parent.name, ignore_errors=True)
-    return checkout / "_build" / "html"
+    return checkout / "_build" / tree.name / "_build" / "html"  # a build on other data keeps its own site
 
 
 def test_anonymised_book_holds_no_original(anonymised_site):
