@@ -226,37 +226,3 @@ def value_against_spread(value: float, others) -> AgainstSpread:
     t_new = (value - mean) / (sd * np.sqrt(1 + 1 / n))
     return AgainstSpread(mean=mean, sd=sd, n=n, z=float((value - mean) / sd), p_one_sample=float(one_sample.pvalue),
                          p_new_observation=float(2 * stats.t.sf(abs(t_new), n - 1)))
-
-
-def runs_to_decide(values, reference: float, confidence: float = 0.95, most: int = 10_000) -> int | None:
-    """How many values, with the geometric mean and the spread of logs these have, a mean_interval(log=True)
-    would need to exclude `reference`: the smallest n with t(n-1) * sd / sqrt(n) < |log(mean / reference)|.
-    None when that takes more than `most` or cannot be sized (fewer than 2 values, or no spread)."""
-    logs = np.log(np.asarray(values, dtype=float))
-    if len(logs) < 2 or logs.std(ddof=1) == 0:
-        return None
-    distance, sd = abs(float(logs.mean()) - float(np.log(reference))), float(logs.std(ddof=1))
-    n = np.arange(2, most + 1)
-    enough = n[stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n) < distance]
-    return int(enough[0]) if len(enough) else None
-
-
-@dataclass(frozen=True, kw_only=True)
-class MedianInterval:
-    n: int
-    median: float
-    low: float  # bootstrap percentile interval at the requested confidence; NaN with fewer than 2 values
-    high: float
-
-
-def median_interval(values, confidence: float = 0.95, seed: int = 0, n_resamples: int = 9999) -> MedianInterval:
-    """Median of values with its bootstrap percentile interval (scipy): the interval of positive values
-    (ratios, rates) stays positive."""
-    x = np.asarray(values, dtype=float)
-    median = float(np.median(x)) if len(x) else float("nan")
-    if len(x) < 2:
-        return MedianInterval(n=len(x), median=median, low=float("nan"), high=float("nan"))
-    boot = stats.bootstrap((x,), np.median, vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
-                           method="percentile", rng=np.random.default_rng(seed))
-    return MedianInterval(n=len(x), median=median, low=float(boot.confidence_interval.low),
-                          high=float(boot.confidence_interval.high))
