@@ -13,6 +13,7 @@ from iobook.ingest import ingest
 
 
 FIO = REPO / "tests" / "fixtures" / "fio"  # fio logs: CSV loads, read on the workers
+pytestmark = pytest.mark.slow  # a Dask cluster of processes and two ingests of 30 submissions
 SUBMISSIONS = sorted(ARCHIVE.glob("*/*/*/*/submission-*"))[::8]  # 30 of the archive's 238, deterministic
 
 

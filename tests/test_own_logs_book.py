@@ -18,6 +18,7 @@ SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
     "tacc": "TACC/Frontera/DAOS/2020/submission-13",
 }
 NEW = "my_study"
+pytestmark = pytest.mark.slow  # builds books in subprocesses (the fixtures call run(), which conftest cannot see into)
 
 
 @pytest.fixture(scope="module")
