@@ -200,13 +200,14 @@ def compare_to_reference(sample, reference: float, *, quantity: str, unit: str, 
 
 def _units_to_decide(c: Comparison, alpha: float) -> int | None:
     """Units a side (or in the sample, against a published figure) at which the test at `alpha` would find the
-    observed ratio with power stats.POWER, given the observed spread of one unit's log value."""
+    observed ratio with power stats.POWER, given the observed spread of one unit's log value; never fewer than
+    MIN_UNITS, the least that decides."""
     if c.sd_log is None or not np.isfinite(c.ratio) or c.ratio <= 0:
         return None
-    if c.reference is None:
-        return n_per_side(np.log(c.ratio), c.sd_log, alpha)
     # one sample: the two-sample size with the spread shared by sqrt(2) (one side exact) is the same design
-    return n_per_side(np.log(c.ratio), c.sd_log / np.sqrt(2), alpha)
+    spread = c.sd_log if c.reference is None else c.sd_log / np.sqrt(2)
+    n = n_per_side(np.log(c.ratio), spread, alpha)
+    return None if n is None else max(n, MIN_UNITS)
 
 
 def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
@@ -235,6 +236,17 @@ def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
             out[i] = replace(c, p_adjusted=_finite(q), family_size=size, decided=decided, verdict=verdict,
                              n_to_decide=None if decided else _units_to_decide(c, alpha / max(size, 1)))
     return out
+
+
+def as_shown(record: Count | Estimate | Comparison) -> Count | Estimate | Comparison:
+    """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
+    found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or
+    two values a side, often orders of magnitude wide) is withheld; any other record as it is."""
+    if isinstance(record, Comparison) and record.verdict == Verdict.TOO_FEW:
+        return replace(record, low=None, high=None)
+    if isinstance(record, Estimate) and record.n < MIN_UNITS and record.low is not None:
+        return replace(record, low=None, high=None, no_interval=f"fewer than {MIN_UNITS} units")
+    return record
 
 
 def cluster_bootstrap(values, clusters, statistic: Callable[[np.ndarray], float], *,
@@ -276,7 +288,8 @@ def _units(n: int, replicate: Replicate) -> str:
 
 
 def phrase(record: Count | Estimate | Comparison) -> str:
-    """The one way a record reads in a sentence."""
+    """The one way a record reads in a sentence, as shown (as_shown: no interval on fewer than MIN_UNITS)."""
+    record = as_shown(record)
     if isinstance(record, Count):
         return f"{record.k:,} of {_units(record.n, record.of)} ({record.share:.1%})"
     if isinstance(record, Estimate):

@@ -6,9 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
-from iobook import nb, stats
+from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
@@ -132,13 +131,3 @@ def fio_files_per_s(run: str, file: str) -> float:
     """fio's files per second of one raw create/stat/delete JSON (the file engines report it as read iops)."""
     text = (RAW / "snapshots" / run / file).read_text()
     return json.loads(text[text.index("{"):])["jobs"][0]["read"]["iops"]
-
-
-def test_ratio_row_with_one_value_on_a_side_is_the_test_of_one_more_draw():
-    others = [812.0, 905.0, 760.0, 880.0, 845.0]
-    row = stats.ratio_row([700.0], others, equal_var=True)
-    logs = np.log(others)
-    t = (np.log(700.0) - logs.mean()) / (logs.std(ddof=1) * np.sqrt(1 + 1 / len(others)))
-    assert row["p"] == pytest.approx(2 * sps.t.sf(abs(t), len(others) - 1))
-    assert 0 < row["low"] < row["ratio"] < row["high"] and row["sd_log"] == pytest.approx(logs.std(ddof=1))
-    assert np.isnan(stats.ratio_row([700.0], others)["low"])  # Welch's needs two a side

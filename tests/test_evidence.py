@@ -71,6 +71,9 @@ def test_two_designs_are_not_pooled_and_each_is_decided_by_the_one_rule():
     [few] = evidence.decide([evidence.compare(first, second, quantity="write bandwidth", unit="B/s",
                                               replicate=Replicate.ROUND, family="test")])
     assert few.verdict is Verdict.TOO_FEW and not few.decided
+    # its interval, on two rounds a side, is computed but never shown: the sentence says the data cannot tell
+    assert few.low is not None and evidence.as_shown(few).low is None
+    assert "interval" not in evidence.phrase(few).replace("no interval", "") and "too few units" in evidence.phrase(few)
 
 
 def test_holm_within_a_family_and_positive_intervals():

@@ -70,18 +70,6 @@ def test_attainable_range_of_a_ratio_of_means_is_the_closed_form(seed):
     assert stats.attainable_range(x, stats.PERCENT_DEFINITIONS[MEAN_RATIO], 0.0) == (value, value)
 
 
-def test_file_removal_no_snapshot_value_against_the_snapshot_rows(seed):
-    rows, _ = seed
-    column = rows["File (kiops/s) / Removal"]
-    test = stats.value_against_spread(column.iloc[0], column.iloc[1:])
-    assert (test.n, round(test.mean, 5), round(test.sd, 6)) == (7, 146.43286, 0.626251)
-    assert test.z == pytest.approx(13.8716602, rel=1e-7)
-    assert test.p_one_sample == pytest.approx(2.73005751e-08, rel=1e-6)
-    assert test.p_new_observation == pytest.approx(1.28995019e-05, rel=1e-6)
-    stat = rows["File (kiops/s) / Stat"]
-    assert round(stats.value_against_spread(stat.iloc[0], stat.iloc[1:]).p_new_observation, 4) == 0.336
-
-
 @pytest.fixture(scope="module")
 def local_rates(tmp_path_factory):
     db = tmp_path_factory.mktemp("snapshots") / "s.duckdb"

@@ -1,13 +1,12 @@
-"""iobook.stats' intervals, ratios, Holm's correction and the repetitions that would decide, on values read
-from the committed collector runs (data/raw) and seed 003's published table."""
+"""iobook.stats' ratios, Holm's correction and the repetitions that would decide (under iobook.evidence), on
+values read from the committed collector runs (data/raw) and seed 003's published table."""
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from iobook import stats
+from iobook import evidence, stats
 from iobook.studies import snapshots
 
 from conftest import REPO
@@ -21,18 +20,20 @@ def fio_bw(path, direction: str) -> float:
 
 
 def test_log_interval_of_a_rate_stays_positive():
-    # direct io_uring reads at depth 64, three repetitions (the chapter printed "2,836 (-476-6,148) MiB/s")
+    # direct io_uring reads at depth 64, three repetitions (the chapter once printed "2,836 (-476-6,148) MiB/s":
+    # an arithmetic t interval)
     run = RAW / "pagecache" / "vm-20261123T160557Z"
     bw = [fio_bw(p, "read") for p in sorted(run.glob("*-read-direct-io_uring-qd64-r*.fio.json"))]
     assert len(bw) == 3
-    linear = stats.mean_interval(bw)
-    assert round(linear.mean) == 2836 and linear.low < 0  # the arithmetic t interval reaches below zero
-    log = stats.mean_interval(bw, log=True)
-    assert 0 < log.low < log.mean < log.high and log.n == 3
-    assert log.mean == pytest.approx(np.exp(np.mean(np.log(bw))))  # the geometric mean
+    assert round(np.mean(bw)) == 2836
+    assert sps.t.interval(0.95, 2, loc=np.mean(bw), scale=sps.sem(bw))[0] < 0  # the arithmetic interval's low end
+    log = evidence.estimate(bw, quantity="read bandwidth", unit="MiB/s", replicate=evidence.Replicate.ROUND)
+    assert 0 < log.low < log.value < log.high and log.n == 3
+    assert log.value == pytest.approx(np.exp(np.mean(np.log(bw))))  # the geometric mean
     low, high = np.exp(sps.t.interval(0.95, 2, loc=np.mean(np.log(bw)), scale=sps.sem(np.log(bw))))
     assert (log.low, log.high) == pytest.approx((low, high))
-    assert np.isnan(stats.mean_interval([0.0, 1.0], log=True).mean)  # no log scale for a zero
+    with pytest.raises(ValueError):  # no log scale for a zero
+        evidence.estimate([0.0, 1.0], quantity="x", unit="", replicate=evidence.Replicate.RUN)
 
 
 def test_ratio_on_the_log_scale_with_welch():
@@ -48,15 +49,21 @@ def test_ratio_on_the_log_scale_with_welch():
     one = stats.ratio_row(sha[:1], none)
     assert np.isnan(one["low"]) and np.isnan(one["p"]) and one["ratio"] == pytest.approx(sha[0] / np.sqrt(none[0] * none[1]))
     # two repetitions a side are never decided, whatever the interval: the minimum is three
-    verdict = stats.add_verdicts(pd.DataFrame([row]))
-    assert not verdict["decided"].iloc[0] and verdict["n_to_decide"].iloc[0] >= stats.MIN_REPETITIONS
+    [verdict] = evidence.decide([evidence.compare(sha, none, quantity="write bandwidth", unit="MiB/s",
+                                                  replicate=evidence.Replicate.ROUND, family="sha256")])
+    assert verdict.verdict is evidence.Verdict.TOO_FEW and verdict.n_to_decide >= evidence.MIN_UNITS
 
 
 def test_holm_on_the_talks_nine_columns():
-    # each column's "No snapshot" value against its seven snapshot rows taken as repeats (the prediction test)
+    # each column's "No snapshot" value against its seven snapshot rows taken as repeats: the prediction t
+    # test of one more draw (se = sd * sqrt(1 + 1/n), n - 1 degrees of freedom)
     states = snapshots.seed_wide(snapshots.get_seed_table()).drop(index=list(snapshots.SUMMARY_ROWS))
-    p = np.array([stats.value_against_spread(states[c].iloc[0], states[c].iloc[1:]).p_new_observation
-                  for c in states.columns])
+
+    def p_new_draw(value, others):
+        t = (value - others.mean()) / (others.std(ddof=1) * np.sqrt(1 + 1 / len(others)))
+        return 2 * sps.t.sf(abs(t), len(others) - 1)
+
+    p = np.array([p_new_draw(states[c].iloc[0], states[c].iloc[1:]) for c in states.columns])
     adjusted = stats.holm(p)
     # Holm's definition, step by step: the k-th smallest p times (m - k + 1), never below an earlier one
     order, m, running = np.argsort(p), len(p), 0.0
@@ -84,4 +91,4 @@ def test_repetitions_per_side_reach_the_power():
         power = sps.nct.sf(critical, df, shift) + sps.nct.cdf(-critical, df, shift)
         assert (power >= 0.8) == reached
     assert stats.n_per_side(0.0, 0.3) is None and stats.n_per_side(0.1, float("nan")) is None
-    assert stats.n_per_side(5.0, 0.01) == stats.MIN_REPETITIONS  # never fewer than the minimum
+    assert stats.n_per_side(5.0, 0.01) == 2  # the least a t-test runs on; evidence.decide floors at MIN_UNITS

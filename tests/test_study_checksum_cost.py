@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from iobook import nb, stats
+from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
@@ -130,12 +130,8 @@ def test_unknown_run_folder_names_the_nearest(databases):
     assert cc.get_runs(con, [RUN]).run_id.tolist() == [RUN]
 
 
-def test_ratio_text_states_the_verdict():
-    row = {"ratio": 0.5, "low": 0.4, "high": 0.6, "n": 3, "n_baseline": 3, "decided": True, "n_to_decide": None}
-    assert local_runs.ratio_text(row) == "0.50× [95% interval 0.40–0.60; 3 and 3 repetitions; decided]"
-    assert "no interval" in local_runs.ratio_text({**row, "low": float("nan"), "n": 1})
-    # an interval that excludes 1 never prints a bound of 1.00
-    assert "0.768–0.998" in local_runs.ratio_text({**row, "ratio": 0.876, "low": 0.768, "high": 0.9981})
+def test_cpu_seconds_per_gib():
+    # 50 % of one core for 4 s moving 2 GiB: 1 CPU-second per GiB
     assert local_runs.cpu_s_per_gib(50, 4, 2**31) == 1.0
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import papermill
 import pytest
 
-from iobook import evidence, nb, stats, store
+from iobook import evidence, nb, store
 from iobook.studies import io500_score as study
 
 from conftest import execute_chapter
@@ -165,9 +165,3 @@ def test_main_finding_is_a_census_counted_without_an_interval(databases):
     assert isinstance(census, evidence.Count) and census.of is evidence.Replicate.CENSUS
     assert "CI" not in r.findings[0].text and "interval" not in r.findings[0].text
     assert census.n == r.values["comparable"] and r.findings[0].text.startswith(f"{census.k:,} of {census.n:,}")
-
-
-def test_proportion_interval_is_clopper_pearson():
-    # with no success in n trials the exact upper bound is 1 - (alpha/2)^(1/n), and symmetric for all successes
-    assert stats.proportion_interval(0, 10) == pytest.approx((0.0, 1 - 0.025 ** (1 / 10)))
-    assert stats.proportion_interval(10, 10) == pytest.approx((0.025 ** (1 / 10), 1.0))

@@ -311,13 +311,13 @@ def method_finding(row: pd.Series, runs: pd.DataFrame) -> str:
     under the build machine)."""
     host = runs.set_index("run_id").loc[row["run_id"]]
     return (f"fio's software {row['verify']} on {host.cores} contended {host.cpu_model} vCPUs, not a storage "
-            f"checksum: {row['mode']} {row['phase']}s at {local_runs.said(row['record'])} of no checksum's bandwidth")
+            f"checksum: {row['mode']} {row['phase']}s at {evidence.phrase(row['record'])} of no checksum's bandwidth")
 
 
 def contention_finding(others: pd.Series, modes: pd.Series) -> str:
     """Other work's share of the CPU over the measured steps, and the unexplained buffered/direct gap."""
     return (f"Other work took {others.min():.0f}–{others.max():.0f} % of the build machine's CPUs in each of "
-            f"{len(others)} measured steps; without a checksum, direct writes ran {local_runs.said(modes['record'])} "
+            f"{len(others)} measured steps; without a checksum, direct writes ran {evidence.phrase(modes['record'])} "
             "the bandwidth of buffered ones, which these runs do not explain")
 
 
@@ -520,14 +520,14 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     values |= {
         "runs": len(runs), "steps": len(steps), "others_cpu_low_pct": float(others.min()),
         "others_cpu_high_pct": float(others.max()), "others_cpu_steps": len(others),
-        "buffered_direct": local_runs.said(modes.record), "quiet_text": nb.Markdown(quiet_check_text(con, runs, steps)),
+        "buffered_direct": evidence.phrase(modes.record), "quiet_text": nb.Markdown(quiet_check_text(con, runs, steps)),
         "widest_ratio": float(widest.max_mib_s / widest.min_mib_s),
         "widest_config": f"{widest.phase} {widest.verify} {widest['mode']}",
         "widest_low": float(widest.min_mib_s), "widest_high": float(widest.max_mib_s),
         "decided_k": int(checksums.decided.sum()), "decided_n": len(checksums),
         "unmeasured_runs": int(facts[facts.fact == "memory_traffic"].value.str.startswith("not measured").sum()),
         "files_link": nb.files_link(nb.sources(con, source_ids).path, "The files behind the local figures")}
-    values["drift_text"] = ("; ".join(f"{r.label}: {local_runs.said(r)}" for r in drift.record)
+    values["drift_text"] = ("; ".join(f"{r.label}: {evidence.phrase(r)}" for r in drift.record)
                             or "No run read here measured its baseline again at its end")
     tables |= {
         "tab-checksum-status": Table(frame=local_runs.status_table(status)),

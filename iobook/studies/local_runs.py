@@ -6,12 +6,11 @@ step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from .. import evidence, nb, stats
+from .. import evidence, nb
 from ..units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
@@ -117,28 +116,12 @@ def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
 
 
-def told(record):
-    """A record as a chapter shows it: where fewer than evidence.MIN_UNITS units stand behind it (a comparison
-    evidence.decide found to have too few units, an estimate over fewer), the data cannot tell, and its interval
-    (on one or two values a side, often orders of magnitude wide) is withheld; any other record as it is."""
-    if isinstance(record, evidence.Comparison) and record.verdict == evidence.Verdict.TOO_FEW:
-        return replace(record, low=None, high=None)
-    if isinstance(record, evidence.Estimate) and record.n < evidence.MIN_UNITS and record.low is not None:
-        return replace(record, low=None, high=None, no_interval=f"fewer than {evidence.MIN_UNITS} units")
-    return record
-
-
-def said(record) -> str:
-    """A record in a sentence: evidence.phrase of what a chapter shows of it (told)."""
-    return evidence.phrase(told(record))
-
-
 def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rows` (keys and a `record` column) beside their records' fields as shown (told) as columns
+    """`rows` (keys and a `record` column) beside their records' fields as shown (evidence.as_shown) as columns
     (evidence.frame); a key named like a field keeps the key's values."""
     if rows.empty:
         return rows
-    fields = evidence.frame([told(r) for r in rows.record])
+    fields = evidence.frame([evidence.as_shown(r) for r in rows.record])
     numbers = [c for c in ("ratio", "low", "high", "p", "p_adjusted", "sd_log") if c in fields]
     fields[numbers] = fields[numbers].astype(float)  # None (no interval, no p) as NaN
     fields = fields.drop(columns=[c for c in fields if c in rows])
@@ -304,106 +287,3 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     if "repetition" in df:
         df["repetition"] = df["repetition"].astype(int)
     return df.sort_values(["run_id", "step_index"]).reset_index(drop=True)
-
-
-def shown_digits(row, digits: int = 2) -> int:
-    """Enough decimals that an interval that excludes 1 does not print a bound of 1.00."""
-    for d in range(digits, digits + 3):
-        if all(f"{row[k]:.{d}f}" != f"{1:.{d}f}" or row[k] == 1 for k in ("low", "high") if not pd.isna(row[k])):
-            return d
-    return digits + 3
-
-
-def ratio_text(row, confidence: float = 0.95, what: str = "", digits: int = 2) -> str:
-    """A comparison (a row of stats.add_verdicts) as a finding states it: the ratio and `what` it is of
-    first, then in brackets its interval, the repetitions and the verdict, with the repetitions per side
-    that would decide it when these do not: "0.11× the bandwidth of none [95% interval 0.03–0.48; 2 and 2
-    repetitions; undecided, about 5 a side would decide]". An unadjusted interval that excludes 1 beside a
-    verdict that Holm's correction leaves undecided says so, with Holm's p (undecided_by_holm)."""
-    digits = shown_digits(row, digits)
-    shown = f"{row['ratio']:.{digits}f}×" + (f" {what}" if what else "")
-    reps = f"{row['n']} and {row['n_baseline']} repetitions"
-    if pd.isna(row["low"]):
-        return f"{shown} [no interval: {reps}; undecided]"
-    interval = f"{confidence:.0%} interval {row['low']:.{digits}f}–{row['high']:.{digits}f}"
-    if row["decided"]:
-        return f"{shown} [{interval}; {reps}; decided]"
-    n = row["n_to_decide"]
-    need = f"about {n} a side would decide" if not pd.isna(n) else "no practical number of repetitions would decide it"
-    if undecided_by_holm(row):
-        return (f"{shown} [{interval}, unadjusted, excludes 1; {reps}; undecided after Holm's correction over "
-                f"{row['family_size']} (Holm p {row['p_holm']:.2g}), {need}]")
-    return f"{shown} [{interval}; {reps}; undecided, {need}]"
-
-
-def undecided_by_holm(row) -> bool:
-    """An undecided comparison whose unadjusted interval excludes 1, with enough repetitions a side: Holm's
-    correction over the comparisons read together is what leaves it undecided, and a text showing that
-    interval must say so. (The verdict stays Holm's: a Bonferroni-level interval would be consistent with
-    Bonferroni's test, not with Holm's, which can decide where it still holds 1.)"""
-    return (not row["decided"] and bool(row.get("repetitions_enough", True)) and not pd.isna(row["low"])
-            and (row["low"] > 1 or row["high"] < 1))
-
-
-def verdict_columns(comparisons: pd.DataFrame, confidence: float = 0.95, digits: int = 2) -> pd.DataFrame:
-    """A table's four columns for comparisons (rows of stats.add_verdicts), short enough for a narrow page:
-    the ratio with its interval, the repetitions on each side, Holm's p and the verdict with the repetitions
-    per side that would decide it."""
-    def interval(r) -> str:
-        d = shown_digits(r, digits)
-        if pd.isna(r["low"]):
-            return f"{r['ratio']:.{d}f}× (no interval)"
-        return f"{r['ratio']:.{d}f}× ({r['low']:.{d}f}–{r['high']:.{d}f})"
-
-    def verdict(r) -> str:
-        if r["decided"]:
-            return "decided"
-        return ("undecided after Holm" if undecided_by_holm(r) else "undecided") + (
-            f", {r['n_to_decide']} a side" if not pd.isna(r["n_to_decide"]) else "")
-
-    return pd.DataFrame({
-        f"ratio ({confidence:.0%} interval)": [interval(r) for _, r in comparisons.iterrows()],
-        "n": [f"{r['n']} / {r['n_baseline']}" for _, r in comparisons.iterrows()],
-        "Holm p": comparisons["p_holm"].to_numpy(),
-        "verdict": [verdict(r) for _, r in comparisons.iterrows()]}, index=comparisons.index)
-
-
-def compare_end_baseline(during: pd.DataFrame, end: pd.DataFrame, config: Iterable[str], column: str,
-                         confidence: float = 0.95) -> pd.DataFrame:
-    """Drift over each run: per run and configuration measured again at the end (`end`, rows labelled
-    END_BASELINE_LABEL), `column` at the end over the same configuration's repetitions during the run
-    (`during`, the rows without that label), on the log scale with Student's pooled t (stats.ratio_row,
-    equal_var: an end measured once takes its spread from the repetitions, the test of one more draw), with
-    the verdicts of a run's end checks read together (stats.add_verdicts, Holm within the run; one end value
-    suffices, at least stats.MIN_REPETITIONS during the run). A configuration is the values
-    of the `config` columns the end rows carry (those they lack are not compared); the end rows are never
-    among the repetitions. Columns: run_id, configuration (text), during_mean, end_mean, RATIO_COLUMNS, verdicts."""
-    rows = []
-    config = [c for c in config if c in end]
-    for _, group in (end.groupby(["run_id", *config], dropna=False, sort=True) if len(end) else []):
-        first = group.iloc[0]
-        keys = {c: first[c] for c in ["run_id", *config] if not pd.isna(first[c])}
-        match = pd.Series(True, index=during.index)
-        for c, v in keys.items():
-            match &= during[c] == v if c in during else False
-        base = during.loc[match, column]
-        if base.empty:
-            continue
-        rows.append({"run_id": first["run_id"],
-                     "configuration": ", ".join(f"{c} {v}" for c, v in keys.items() if c != "run_id"),
-                     "during_mean": float(np.exp(np.log(base).mean())),
-                     "end_mean": float(np.exp(np.log(group[column]).mean())),
-                     **stats.ratio_row(group[column], base, confidence, equal_var=True)})
-    out = pd.DataFrame(rows, columns=["run_id", "configuration", "during_mean", "end_mean", *stats.RATIO_COLUMNS])
-    return stats.add_verdicts(out, confidence, ["run_id"], min_sample=1)
-
-
-def end_baseline_text(drift: pd.DataFrame, confidence: float = 0.95, what: str = "its repetitions during the run") -> str:
-    """The drift checks as a finding: the one check's ratio with its bracket, or for several the range of
-    the ratios and how many are decided, with the largest end/during ratio's bracket."""
-    if len(drift) == 1:
-        return "The baseline measured again at the end of the run ran " + ratio_text(drift.iloc[0], confidence, what)
-    worst = drift.loc[np.log(drift.ratio).abs().idxmax()]
-    return (f"The baselines measured again at the end ran {drift.ratio.min():.2f}× to "
-            f"{drift.ratio.max():.2f}× {what} ({int(drift.decided.sum())} of {len(drift)} checks decided); the "
-            f"farthest, {worst.configuration} ({worst.run_id}): {ratio_text(worst, confidence)}")

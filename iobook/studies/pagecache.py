@@ -205,14 +205,14 @@ def get_mode_costs(steps: pd.DataFrame, reclaim: pd.DataFrame) -> pd.DataFrame:
 def estimates(df: pd.DataFrame, by: list[str], measures: dict[str, str]) -> pd.DataFrame:
     """Per group of `by` and measure (`measures`: column -> name shown), the geometric mean over the rounds
     with its interval (evidence.estimate), long format: repetitions, mean, low, high; no interval where the
-    rounds cannot tell (local_runs.told)."""
+    rounds cannot tell (evidence.as_shown)."""
     rows = []
     for keys, part in df.groupby(by, sort=True) if len(df) else ():
         for column, name in measures.items():
             values = part[column].dropna().to_numpy(dtype=float)
             if not len(values):
                 continue
-            e = local_runs.told(evidence.estimate(values, quantity=name, unit="", replicate=evidence.Replicate.ROUND))
+            e = evidence.as_shown(evidence.estimate(values, quantity=name, unit="", replicate=evidence.Replicate.ROUND))
             rows.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))), "measure": name,
                          "repetitions": e.n, "mean": e.value, "low": np.nan if e.low is None else e.low,
                          "high": np.nan if e.high is None else e.high})
@@ -492,14 +492,14 @@ def get_reads_by_run(con, run_ids_: Iterable[str]) -> pd.DataFrame:
 
 def modes_finding(record, limit_mib: float) -> str:
     """The chapter's first finding: how much more buffered writes swing than direct ones in the modes run read."""
-    return (f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second {local_runs.said(record)} "
+    return (f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second {evidence.phrase(record)} "
             "as much as direct ones")
 
 
 def fill_finding(compared: pd.DataFrame, filled: dict, idle_max_pct: float) -> str:
     """Buffered reads once the cgroup's cache was full over while it filled, per run, with how many of its
     reads filled it, and the machine's saturation, which leaves load neither excluded nor measured."""
-    per_run = "; ".join(f"{r.experiment} run {local_runs.said(r.record)}, its reads filling it in "
+    per_run = "; ".join(f"{r.experiment} run {evidence.phrase(r.record)}, its reads filling it in "
                         f"{evidence.phrase(filled[r.run_id])}" for r in compared.itertuples())
     return (f"Buffered reads ran faster once fio's cgroup cache was full ({FULL_SHARE:.0%} of its limit) than while "
             f"it filled: {per_run}; the CPUs were never idle (at most {idle_max_pct:.0f} %), so load is neither "
@@ -515,7 +515,7 @@ def dirty_finding(record, left: pd.DataFrame) -> str:
 
 def runs_text(side: pd.DataFrame) -> str:
     """Buffered ÷ direct reads of each modes run, side by side (each run decided within itself)."""
-    return "; ".join(f"{r.run_id} ({r.status}): {local_runs.said(r.record)}" for r in side.itertuples())
+    return "; ".join(f"{r.run_id} ({r.status}): {evidence.phrase(r.record)}" for r in side.itertuples())
 
 
 def get_trim_targets(con, run_ids_: Iterable[str]) -> pd.DataFrame:
@@ -543,14 +543,14 @@ def trim_finding(record, target: pd.Series, first_s: float) -> str:
     system's work: a trim of a loop device (`target`, a get_trim_targets row) punches holes in its image file,
     which the writes after it must allocate again."""
     return (f"In the first {first_s:g} s after a trim of {trim_target_text(target)}, writes ran at "
-            f"{local_runs.said(record)} the write bandwidth after none"
+            f"{evidence.phrase(record)} the write bandwidth after none"
             + f": the trim punches holes in the image file, so this measures {target.image_filesystem} allocating "
               "them again, not an SSD's garbage collection")
 
 
 def shared_finding(records: dict, writers: int) -> str:
     """N writers to one shared file over one file each, per mode."""
-    return "; ".join(f"{writers} {mode} writers to one shared file: {local_runs.said(r)} the bandwidth of one file each"
+    return "; ".join(f"{writers} {mode} writers to one shared file: {evidence.phrase(r)} the bandwidth of one file each"
                      for mode, r in records.items())
 
 
@@ -731,7 +731,7 @@ def chart_memory(memory: pd.DataFrame, runs: pd.DataFrame, title: str) -> alt.Ch
                                                    "cgroup memory.stat)"})
 
 
-# The columns of a comparisons table a reader sees (local_runs.record_frame), intervals as told.
+# The columns of a comparisons table a reader sees (local_runs.record_frame), intervals as shown (evidence.as_shown).
 SHOWN = {"run_id": "run", "status": "status", "experiment": "experiment", "phase": "phase", "measure": "measure",
          "mode": "mode", "window": "window", "configuration": "configuration", "sample_mean": "sample (MiB/s)",
          "baseline_mean": "baseline (MiB/s)", "during_mean": "during (MiB/s)", "end_mean": "end (MiB/s)",
@@ -742,7 +742,7 @@ SHOWN_FORMATS = {"ratio": ".3g", "low": ".3g", "high": ".3g", "Holm p": ".2g", "
 
 
 def shown(rows: pd.DataFrame) -> Table:
-    """Decided comparison rows as a table (SHOWN columns), each as told (local_runs.record_frame)."""
+    """Decided comparison rows as a table (SHOWN columns), each as shown (local_runs.record_frame)."""
     frame = local_runs.record_frame(rows.dropna(axis=1, how="all"))
     return Table(frame=frame[[c for c in SHOWN if c in frame]].rename(columns=SHOWN), formats=SHOWN_FORMATS)
 
@@ -813,7 +813,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
             status[["run_id", "status"]], on="run_id")
         values |= {
             "lead_run": lead, "buckets": len(buckets), "log_entries": int(buckets.log_entries.sum()),
-            "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": local_runs.said(sys_cpu),
+            "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": evidence.phrase(sys_cpu),
             "global_scan_max": float(table.global_reclaim_scanned_pages.max()),
             "pgpgout_low": float(buffered_pgpgout.min()), "pgpgout_high": float(buffered_pgpgout.max()),
             "dirty_left_first_mib": float(left.dirty_mib.iloc[0]), "dirty_left_max_mib": float(left.dirty_mib.max()),
@@ -935,7 +935,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     drift = rows[rows.kind == "drift"]
     values["has_drift"] = has_drift = not drift.empty
     if has_drift:
-        values["drift_text"] = "; ".join(f"{r.run_id}, {r.configuration}: {local_runs.said(r.record)}" for r in drift.itertuples())
+        values["drift_text"] = "; ".join(f"{r.run_id}, {r.configuration}: {evidence.phrase(r.record)}" for r in drift.itertuples())
         tables["tab-pagecache-drift"] = shown(drift)
 
     findings.append(Finding(text=published_finding(share), target="tab-pagecache-published"))
