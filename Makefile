@@ -26,7 +26,7 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	touch $@
 
 lock: venv
-	$(VENV)/bin/uv pip compile --python-version 3.11 requirements.in -o requirements.lock
+	$(VENV)/bin/uv pip compile --python-version 3.11 requirements.in --override requirements-overrides.txt -o requirements.lock
 
 # The book on DATA (default data/raw; `make book DATA="dir1 dir2"` for your own logs). Incremental: the
 # database persists, unchanged files are not re-parsed, files gone from DATA drop out of the book, and a
