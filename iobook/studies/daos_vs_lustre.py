@@ -26,6 +26,7 @@ SLIDE_PHASE = {"ior_easy_w": "ior-easy-write", "ior_easy_r": "ior-easy-read", "i
 DAOS_TABLES = {"daos_isc20_full": "DAOS, ISC20 full run (seed 002 slide)",
                "daos_isc20_10node": "DAOS, ISC20 10 client nodes (seed 002 slide)"}
 LUSTRE_LABEL = "Lustre, SC19 (raw log)"
+PRINTED_SCORE_HALF_UNIT = 0.005  # the lists print scores to two decimals: a run is the listed one within half of 0.01
 FIRST, SECOND = "DAOS", "Lustre"  # the families the chapter sets against each other
 
 
@@ -313,7 +314,7 @@ def tianhe_runs(con) -> pd.DataFrame:
         """,
         [TIANHE["institution"], TIANHE["system"]],
     ).df()
-    runs["matches_sc19_score"] = (runs.score - printed).abs() <= 0.005
+    runs["matches_sc19_score"] = (runs.score - printed).abs() <= PRINTED_SCORE_HALF_UNIT
     return runs
 
 
@@ -516,9 +517,9 @@ def list_against_raw(con, name: str) -> pd.DataFrame:
                    s.score AS raw_score, s.bw_gib_s AS raw_bw, s.md_kiops AS raw_md
             FROM _printed p
             LEFT JOIN (io500_runs r JOIN io500_scores s USING (run_id))
-              ON r.year = 2000 + CAST(right(p.list, 2) AS INTEGER) AND abs(s.score - p.published_score) <= 0.005
+              ON r.year = 2000 + CAST(right(p.list, 2) AS INTEGER) AND abs(s.score - p.published_score) <= ?
             ORDER BY p.published_score DESC, p.row, r.run_id
-            """
+            """, [PRINTED_SCORE_HALF_UNIT]
         ).df()
     finally:
         con.unregister("_printed")

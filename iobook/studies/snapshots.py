@@ -39,6 +39,7 @@ LATENCY_MEASURES = {"mean": "clat_mean_us", "p99": "clat_p99_us"}
 FINDING_ORDER = ["tab-snapshots-cow-space", "tab-snapshots-local", "fig-snapshots-drift", "fig-snapshots-cow-latency",
                  "fig-snapshots-recovery", "fig-snapshots-seed-ratios"]
 INTERVAL = f"{evidence.CONFIDENCE:.0%} Welch intervals on the log scale"  # the comparisons' charts say so
+WRITE_BYTES = 4096  # the collector's fio writes are 4 KiB (scripts/collect_snapshots.py, --bs=4k)
 FREED_SHARE = 0.9  # recovery: the first sample by which this share of the freed space was back
 FREED_BY = f"{100 * FREED_SHARE:.0f} % freed by (s)"
 
@@ -467,11 +468,11 @@ def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFra
 def _fio_writes(con, steps: pd.DataFrame) -> pd.DataFrame:
     """fio's write result of each labelled step: writes, IOPS and completion latency mean and percentiles (µs)."""
     fio = con.execute(
-        "SELECT j.source_id, io.io_bytes / 4096 AS writes, io.iops, io.clat_mean_ns / 1e3 AS clat_mean_us, "
+        "SELECT j.source_id, io.io_bytes / ? AS writes, io.iops, io.clat_mean_ns / 1e3 AS clat_mean_us, "
         "io.lat_p50_ns / 1e3 AS clat_p50_us, io.lat_p99_ns / 1e3 AS clat_p99_us, "
         "io.lat_p999_ns / 1e3 AS clat_p999_us, j.error "
         "FROM fio_jobs j JOIN fio_io io USING (job_id) WHERE io.direction = 'write' AND list_contains(?, j.source_id)",
-        [[int(i) for i in steps["source_id"]]]).df()
+        [WRITE_BYTES, [int(i) for i in steps["source_id"]]]).df()
     return steps.merge(fio, on="source_id")
 
 def get_cow_writes(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -520,7 +521,7 @@ def get_cow_growth(space: pd.DataFrame, writes: pd.DataFrame) -> pd.DataFrame:
     """Space each copy-on-write fio write took: per run, the committed btrfs "Used" (data + metadata
     copies), its data block groups' Used, its metadata's, and df's used after the write minus after the
     step before it (the stage's start or the previous write), in bytes, with the snapshots present, the
-    phase, the repetition and the bytes fio wrote (`written`: 4 KiB writes x 4096)."""
+    phase, the repetition and the bytes fio wrote (`written`: writes x WRITE_BYTES)."""
     columns = ["run_id", "snapshots", "phase", "repetition", "written", "growth", "data_growth", "metadata_growth",
                "df_growth"]
     if space.empty:
@@ -532,7 +533,7 @@ def get_cow_growth(space: pd.DataFrame, writes: pd.DataFrame) -> pd.DataFrame:
     out = out[out["after"].isin(COW_PHASES)].rename(columns={"after": "phase"})
     out = out.astype({"snapshots": "int32", "repetition": "int32"}).merge(
         writes[["run_id", "phase", "snapshots", "repetition", "writes"]], on=["run_id", "phase", "snapshots", "repetition"])
-    out["written"] = out["writes"] * 4096
+    out["written"] = out["writes"] * WRITE_BYTES
     return out[columns].reset_index(drop=True)
 
 def expected_data_growth(phase: str, snapshots: int, written: float) -> float:
