@@ -732,7 +732,7 @@ def tail_comparisons(runs: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFr
     by_config = runs.drop_duplicates("config").set_index("config", drop=False)
     for _, c in fio.iterrows():
         base, other = by_config.loc[c["config_baseline"]], by_config.loc[c["config"]]
-        family = f"clat tails: {c['label']} over {c['baseline']}, {c['workload']} {c['parameters']}"
+        family = f"clat tails: {c['label']} over {c['baseline']}, {c['tool']} {c['parameters']} ({c['design']})"
         for column, name in TAIL_PERCENTILES.items():
             sides = [runs.loc[(runs["config"] == k) & (runs[column] > 0), column] for k in (c["config"], c["config_baseline"])]
             if min(map(len, sides)) == 0:
