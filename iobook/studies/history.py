@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 
 import altair as alt
 import numpy as np
@@ -263,11 +264,12 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
 def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetChart:
     """Each system's score at every archive submission, one panel per system and score rule (log scale),
     change points as dashed rules."""
-    data = submissions.assign(history=submissions.system + " (" + submissions.score_rule + ")",
+    data = submissions.assign(history=[textwrap.fill(f"{s} ({r})", 40) for s, r in zip(submissions.system, submissions.score_rule)],
                         change=[(s, r, t) in set(zip(changes.system, changes["score rule"], changes.started))
                                 for s, r, t in zip(submissions.system, submissions.score_rule, submissions.started)])
     data = data[["history", "started", "score", "submission", "io500_version", "valid", "change"]]
-    time = alt.X("started:T", title="run started (its own timestamp)", axis=alt.Axis(format="%Y-%m", labelAngle=-30))
+    time = alt.X("started:T", title="run started (its own timestamp)",
+                 axis=alt.Axis(format="%Y-%m-%d", labelAngle=-30, labelOverlap="greedy"))
     base = alt.Chart()
     layer = alt.layer(
         base.mark_line(point=True).encode(time, alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
@@ -276,7 +278,8 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
                                                    "io500_version:N", "valid:N"]),
         base.mark_rule(strokeDash=[4, 3], color="black").encode(time).transform_filter("datum.change"),
         data=data).properties(width=200, height=120)
-    return layer.facet(facet=alt.Facet("history:N", title=None, header=alt.Header(labelFontSize=10, labelLimit=240)),
+    header = alt.Header(labelFontSize=10, labelExpr="split(datum.value, '\\n')")  # the title in lines that fit
+    return layer.facet(facet=alt.Facet("history:N", title=None, header=header),
                        columns=3).resolve_scale(x="independent", y="independent")
 
 

@@ -1150,8 +1150,9 @@ def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
     shown = curves.head(MAX_SWEEP_PANELS)
     data = points[points["curve"].isin(shown["curve"])][["curve", "x", "x_shown", "ratio", "low", "high", "verdict"]]
     data = data.merge(shown[["curve", "ratio"]].rename(columns={"ratio": "summary"}), on="curve")
-    x = alt.X("x:Q", title=" / ".join(shown["x_name"].unique()), scale=alt.Scale(type="log", nice=False),
-              axis=alt.Axis(values=sorted(data["x"].unique().tolist()), labelOverlap="greedy", format=",.0f"))
+    x = alt.X("x:Q", title=" / ".join(f"{name} (KiB)" if name in {SHOWN_NAMES.get(b, b) for b in BYTE_PARAMETERS} else name
+                                       for name in shown["x_name"].unique()),
+              scale=alt.Scale(type="log", nice=False), axis=alt.Axis(labelOverlap="greedy", format=",.0f"))
     y = alt.Y("ratio:Q", title=f"ratio over {shown['baseline'].iloc[0]} (log scale)", scale=alt.Scale(type="log"))
     tooltip = ["curve:N", alt.Tooltip("x_shown:N", title="x"), alt.Tooltip("ratio:Q", format=".3g"),
                alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g"), "verdict:N",
@@ -1166,7 +1167,7 @@ def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
         data=data).properties(width=140, height=120)
     return layer.facet(facet=alt.Facet("curve:N", title=None, sort=shown["curve"].tolist(),
                                        header=alt.Header(labelFontSize=10, labelLimit=200)),
-                       columns=3).resolve_scale(y="independent")
+                       columns=3).resolve_scale(x="independent", y="independent")
 
 
 def labels_table(runs: pd.DataFrame) -> pd.DataFrame:
