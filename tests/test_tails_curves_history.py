@@ -160,3 +160,15 @@ def test_an_io500_system_over_its_submissions(databases):
     assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)
     assert "io500\\-sc20" in row["what else changed"]
     assert (subs.groupby(["system", "score_rule"]).size() >= history.IO500_MIN_SUBMISSIONS).all()
+
+
+def test_fio_io_carries_the_p9999_fio_printed(tmp_path):
+    """tests/fixtures/fio/fio333-multi.json: job 1 (seq-read) read clat_ns.percentile "99.990000" : 2375680 (line
+    307); job 2 (randrw-4k) write "99.990000" : 4177920 (line 614). fio_io.lat_p9999_ns is that value."""
+    db = tmp_path / "multi.duckdb"
+    ingest([REPO / "tests" / "fixtures" / "fio" / "fio333-multi.json"], db, progress=False)
+    con = store.open_read(db)
+    got = dict(con.execute("SELECT j.jobname || ' ' || io.direction, io.lat_p9999_ns FROM fio_io io JOIN fio_jobs j "
+                           "USING (job_id) WHERE j.job_index IN (1, 2)").fetchall())
+    con.close()
+    assert got["seq-read read"] == 2375680 and got["randrw-4k write"] == 4177920
