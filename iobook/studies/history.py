@@ -331,7 +331,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float
                       note=nb.no_data("fio runs with a start time", HOW_TO_ADD))
     values = {"has_data": True, "has_fio": not runs.empty, "has_io500": not submissions.empty, "min_runs": MIN_RUNS,
               "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct, "io500_min_submissions": IO500_MIN_SUBMISSIONS,
-              "has_changes": False, "has_p99_changes": False, "has_io500_changes": False}
+              "has_histories": False, "has_changes": False, "has_p99_changes": False, "has_io500_changes": False}
     tables, figures, found, records = {}, {}, [], []
     if not runs.empty:
         runs["run"] = runs.groupby("workload", sort=False).cumcount() + 1
@@ -348,13 +348,15 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float
              "file"]]
         p99 = HISTORY_MEASURES["p99_ns"][0]
         changed = runs[runs.workload.isin(changes.workload[changes.measure == p99])]
-        values |= {"histories": len(histories), "runs": len(runs), "has_changes": len(changes) > 0,
+        values |= {"histories": len(histories), "runs": len(runs), "has_histories": len(histories) > 0,
+                   "has_changes": len(changes) > 0,
                    "has_p99_changes": len(changed) > 0, "unsteady": unsteady.k, "logged": unsteady.n}
         tables |= {"tab-history-changes": Table(frame=changes.drop(columns="label"),
                                                 formats={"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}),
                    "tab-history-runs": Table(frame=shown, formats={"MiB_s": ",.1f", "p99_ms": ",.3g", "slope_pct_s": ".1f",
                                                                    "range_pct": ".0f"}, searchable=True)}
-        figures["fig-history"] = chart_history(runs[runs.workload.isin(histories)], changes)
+        if len(histories):
+            figures["fig-history"] = chart_history(runs[runs.workload.isin(histories)], changes)
         if len(changed):
             figures["fig-history-p99"] = chart_history(changed, changes, "p99_ns")
         records += [*decided, unsteady]
