@@ -41,6 +41,7 @@ class Replicate(StrEnum):
     SYSTEM = "system"  # institution + system + file system; its repeat submissions count once
     ROUND = "round"  # one repetition inside one collector run
     PUBLISHED = "published figure"  # a number printed on a slide: no spread, no n
+    POINT = "sweep point"  # one x of a sweep, its runs its own: the points of one sweep are independent of each other
 
 
 class Verdict(StrEnum):
@@ -283,7 +284,7 @@ def _units(n: int, replicate: Replicate) -> str:
     if replicate is Replicate.CENSUS:
         return f"{n:,}"
     noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.ROUND: "round",
-            Replicate.PUBLISHED: "figure"}[replicate]
+            Replicate.PUBLISHED: "figure", Replicate.POINT: "point"}[replicate]
     return _plural(n, noun)
 
 

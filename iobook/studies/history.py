@@ -1,11 +1,13 @@
-"""When did it change? The runs of one fio workload over time (each run's time from fio's own JSON), its change
-points (ruptures' binary segmentation, each split kept only when a permutation test finds it), the runs either
-side compared (evidence.compare, decided by evidence.decide), and every run flagged steady or not from its bw
-log with fio's own `--steadystate` slope criterion (the chapter `history`, issue 29)."""
+"""When did it change? The runs of one fio workload over time (each run's time from fio's own JSON), the change
+points of its bandwidth and of its completion-latency p99 (ruptures' binary segmentation, each split kept only
+when a permutation test finds it), the runs either side compared (evidence.compare, decided by evidence.decide),
+every run flagged steady or not from its bw log with fio's own `--steadystate` slope criterion, and IO500 systems
+submitted to several submissions as histories of their scores by the same method (the chapter `history`, issue 29)."""
 from __future__ import annotations
 
 import json
 import re
+import textwrap
 
 import altair as alt
 import numpy as np
@@ -29,7 +31,13 @@ SEED = 0
 # fio's `--steadystate=bw_slope:<limit>%`: steady when the least-squares slope of the bw samples over the window
 # (here: the whole run, fio's ss_dur, no ss_ramp) is at most this share of their mean per second.
 STEADY_SLOPE_PCT = 30.0
-FAMILY = "change points"
+# What a fio history is searched on: a column of get_runs -> the name and unit its change points are read in. Each
+# is its own family of change points (evidence.decide).
+HISTORY_MEASURES = {"bw_bytes_s": ("bandwidth", "B/s"), "p99_ns": ("clat p99", "ns")}
+IO500_MEASURE = ("IO500 score", "score")
+# An IO500 system (institution + system + file system, iobook.labels) is shown over time from this many submissions (its
+# archive submissions, a run submitted again counted once: io500_runs.counted); searched from MIN_RUNS.
+IO500_MIN_SUBMISSIONS = 3
 HOW_TO_ADD = ("Run the same fio job many times with `--output-format=json` (and `--write_bw_log=bw "
               "--log_avg_msec=100` for the steady-state check), one folder per run, and ingest the folders; "
               "`scripts/collect_history.sh` makes such a history.")
@@ -37,11 +45,13 @@ HOW_TO_ADD = ("Run the same fio job many times with `--output-format=json` (and 
 
 def get_runs(con) -> pd.DataFrame:
     """One row per fio job that did I/O without error (a failed run is no rate): its workload key, start (fio's own timestamp), total
-    bandwidth over its directions (bytes/s), fio version, options and file."""
+    bandwidth over its directions (bytes/s), completion-latency p99 (ns; the longer of its directions'), fio
+    version, options and file."""
     return con.execute(
         """
         SELECT j.job_id, j.started, j.version, j.options, s.path, j.jobname, j.rw, j.bs,
-               j.jobname || ': ' || concat_ws(' ', {workload}) AS workload, sum(io.bw_bytes_s) AS bw_bytes_s
+               j.jobname || ': ' || concat_ws(' ', {workload}) AS workload, sum(io.bw_bytes_s) AS bw_bytes_s,
+               max(io.lat_p99_ns) AS p99_ns
         FROM fio_jobs j JOIN fio_io io USING (job_id) JOIN sources s USING (source_id)
         WHERE j.started IS NOT NULL AND j.error = 0
         GROUP BY ALL ORDER BY j.started, j.job_id
@@ -108,48 +118,72 @@ def what_changed(before: pd.Series, after: pd.Series) -> str:
     return "; ".join(changed) or "nothing the fio JSON states"
 
 
-def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
-    """Per history (workload with at least MIN_RUNS runs): its change points, each with the runs of the segment
-    before and after compared (ratio of geometric means, Replicate.RUN), decided together by evidence.decide."""
+def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, family: str) -> tuple[list[dict], list]:
+    """One history's change points of one column (its runs in time order, the column known and positive), each with
+    the runs of the segment before and after compared (ratio of geometric means, Replicate.RUN; undecided until
+    evidence.decide): (rows of what each is, their Comparisons)."""
+    h = h[h[column] > 0].reset_index(drop=True)
+    if len(h) < MIN_RUNS:
+        return [], []
+    points = change_points(np.log(h[column].to_numpy(dtype=float)))
+    edges = [0, *(i for i, _ in points), len(h)]
     rows, comparisons = [], []
-    for workload, h in runs.groupby("workload", sort=False):
-        if len(h) < MIN_RUNS:
-            continue
-        h = h.reset_index(drop=True)
-        points = change_points(np.log(h.bw_bytes_s.to_numpy()))
-        edges = [0, *(i for i, _ in points), len(h)]
-        for k, (i, p) in enumerate(points):
-            before, after = h.bw_bytes_s[edges[k]:i], h.bw_bytes_s[i:edges[k + 2]]
-            comparisons.append(evidence.compare(after, before, quantity="bandwidth", unit="B/s",
-                                                replicate=Replicate.RUN, family=FAMILY, label=f"runs {i + 1}–{edges[k + 2]}",
-                                                baseline_label=f"runs {edges[k] + 1}–{i}"))
-            rows.append({"workload": workload, "label": f"{h.jobname[i]} ({h.rw[i]} {h.bs[i]})", "run": i + 1, "started": h.started[i], "permutation p": p,
-                         "runs before": len(before), "runs after": len(after),
-                         "what else changed": nb.md_escape(what_changed(h.iloc[i - 1], h.iloc[i]))})
+    for k, (i, p) in enumerate(points):
+        before, after = h[column][edges[k]:i], h[column][i:edges[k + 2]]
+        comparisons.append(evidence.compare(after, before, quantity=quantity, unit=unit, replicate=Replicate.RUN,
+                                            family=family, label=f"runs {i + 1}–{edges[k + 2]}",
+                                            baseline_label=f"runs {edges[k] + 1}–{i}"))
+        rows.append({"measure": quantity, "run": int(h.run[i]), "started": h.started[i], "permutation p": p,
+                     "runs before": len(before), "runs after": len(after), "at": i})
+    return rows, comparisons
+
+
+CHANGE_COLUMNS = ["workload", "label", "measure", "run", "started", "permutation p", "runs before", "runs after",
+                  "what else changed"]
+
+
+def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """Per history (workload with at least MIN_RUNS runs) and measure (HISTORY_MEASURES, each its own family): its
+    change points, each with the runs of the segment before and after compared, decided by evidence.decide."""
+    rows, comparisons = [], []
+    for column, (quantity, unit) in HISTORY_MEASURES.items():
+        for workload, h in runs.groupby("workload", sort=False):
+            found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}")
+            known = h[h[column] > 0].reset_index(drop=True)
+            rows += [{**row, "workload": workload, "label": f"{known.jobname[row['at']]} ({known.rw[row['at']]} "
+                                                             f"{known.bs[row['at']]})",
+                      "what else changed": nb.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
+                     for row in found]
+            comparisons += records
     decided = evidence.decide(comparisons)
-    changes = pd.DataFrame(rows, columns=["workload", "label", "run", "started", "permutation p", "runs before", "runs after",
-                                          "what else changed"])
+    changes = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
     record = evidence.frame(decided)
     if len(changes):
         changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
     return changes, decided
 
 
-def chart_history(runs: pd.DataFrame, changes: pd.DataFrame) -> alt.Chart:
-    """Every run's bandwidth over time, one panel per history (titled by its job, rw and bs, its workload key in
-    the tooltip), unsteady runs marked, change points as dashed rules."""
+# The y axis of a fio history's panels, per measure: column shown, its title, factor from get_runs' column.
+CHART_MEASURES = {"bw_bytes_s": ("MiB_s", "bandwidth (MiB/s, log)", 2**-20), "p99_ns": ("p99_ms", "clat p99 (ms, log)", 1e-6)}
+
+
+def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_bytes_s") -> alt.Chart:
+    """Every run's bandwidth (or clat p99: `column`) over time, one panel per history (titled by its job, rw and bs,
+    its workload key in the tooltip), unsteady runs marked, that measure's change points as dashed rules."""
+    shown, title_y, factor = CHART_MEASURES[column]
+    quantity = HISTORY_MEASURES[column][0]
     time = alt.X("started:T", title="run started (UTC, from fio's JSON)", scale=alt.Scale(type="utc"),
                  axis=alt.Axis(format="%m-%d %H:%M:%S", labelAngle=-30))
     panels = []
     for workload, h in runs.groupby("workload", sort=False):
-        data = h.assign(MiB_s=h.bw_bytes_s / 2**20, state=np.where(h.steady.fillna(True).astype(bool), "steady", "not steady"))
-        data = data[["workload", "run", "started", "MiB_s", "state"]]
+        data = h.assign(**{shown: h[column] * factor}, state=np.where(h.steady.fillna(True).astype(bool), "steady", "not steady"))
+        data = data[["workload", "run", "started", shown, "state"]]
         points = alt.Chart(data).mark_point(filled=True).encode(
-            x=time, y=alt.Y("MiB_s:Q", scale=alt.Scale(type="log"), title="bandwidth (MiB/s, log)"),
+            x=time, y=alt.Y(f"{shown}:Q", scale=alt.Scale(type="log"), title=title_y),
             shape=alt.Shape("state:N", title="bw log"), color=alt.Color("state:N", title="bw log"),
             tooltip=["workload:N", "run:Q", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M:%S"),
-                     alt.Tooltip("MiB_s:Q", format=",.1f"), "state:N"])
-        at = changes.loc[changes.workload == workload, ["run", "started"]]
+                     alt.Tooltip(f"{shown}:Q", format=",.3g"), "state:N"])
+        at = changes.loc[(changes.workload == workload) & (changes.measure == quantity), ["run", "started"]]
         rules = alt.Chart(at).mark_rule(strokeDash=[4, 3], color="black").encode(x=time, tooltip=["run:Q"])
         target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
         where = f", target {target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
@@ -158,44 +192,182 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame) -> alt.Chart:
     return alt.vconcat(*panels)
 
 
-def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float = evidence.CONFIDENCE) -> Report:
-    """The chapter: every history's runs over time with their steady-state flags, its change points with the
-    runs either side compared, findings first."""
-    if confidence != evidence.CONFIDENCE:
-        raise ValueError(f"confidence is the book's ({evidence.CONFIDENCE}): evidence.CONFIDENCE")
-    runs = get_runs(con)
-    if runs.empty:
-        return Report(values={"has_data": False}, note=nb.no_data("fio runs with a start time", HOW_TO_ADD))
-    runs["run"] = runs.groupby("workload", sort=False).cumcount() + 1
-    runs = runs.merge(steady_state(con, runs.job_id, steady_slope_pct), on="job_id", how="left")
-    sizes = runs.groupby("workload", sort=False).size()
-    histories = sizes[sizes >= MIN_RUNS].index
-    changes, decided = history_changes(runs[runs.workload.isin(histories)])
-    logged = runs[runs.steady.notna()]
-    unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
-                              quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
+# --- the IO500 archive as history -----------------------------------------------------------------------------
+
+IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "runs", "io500_version", "procs",
+                      "valid", "run_keys"]
+
+
+def io500_submissions(con) -> pd.DataFrame:
+    """One row per IO500 system (institution · system · file system, as attributed: iobook.io500_runs.attribute)
+    and archive submission, for systems with at least IO500_MIN_SUBMISSIONS submissions under one
+    score rule: when the run started (the run's own timestamp, in the system's local time), the score (the
+    geometric mean of the submission's counted runs, recomputed from their phases: io500_scores), the IO500
+    version(s) and processes, whether every run is valid, and the runs' keys. A run submitted again is counted
+    once (io500_runs.counted); scores of different rules (sc17-product, product, sqrt) are never one history."""
+    df = con.execute(
+        """
+        WITH runs AS (
+            SELECT r.institution || ' · ' || r.system || ' · ' || r.filesystem AS system, s.score_rule, r.submission,
+                   try_strptime(r.started, ['%Y.%m.%d-%H.%M.%S', '%Y-%m-%d %H:%M:%S']) AS started, s.score,
+                   r.io500_version, r.procs, s.valid, r.run_key
+            FROM io500_runs r JOIN io500_scores s USING (run_id)
+            WHERE r.counted AND s.score > 0 AND r.system IS NOT NULL AND r.submission IS NOT NULL
+        ), submissions AS (
+            SELECT system, score_rule, submission, min(started) AS started, exp(avg(ln(score))) AS score,
+                   count(*) AS runs, string_agg(DISTINCT io500_version, ', ') AS io500_version,
+                   string_agg(DISTINCT procs::VARCHAR, ', ') AS procs, bool_and(valid) AS valid,
+                   string_agg(run_key, ', ' ORDER BY run_key) AS run_keys
+            FROM runs WHERE started IS NOT NULL GROUP BY ALL
+        )
+        SELECT * FROM submissions
+        QUALIFY count(*) OVER (PARTITION BY system, score_rule) >= ?
+        ORDER BY system, score_rule, started, submission
+        """, [IO500_MIN_SUBMISSIONS]).df()
+    return df[IO500_COLUMNS]
+
+
+def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
+    """What the runs state differently in the last submission before and the first after a change point: IO500
+    version and processes ('not stated' where a run's files do not say)."""
+    def stated(value) -> str:
+        return "not stated" if pd.isna(value) else str(value)
+
+    changed = [f"{name} {stated(before[k])} → {stated(after[k])}" for k, name in
+               (("io500_version", "IO500 version"), ("procs", "processes")) if stated(before[k]) != stated(after[k])]
+    return "; ".join(changed) or "neither IO500 version nor processes"
+
+
+def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """Per system and score rule with at least MIN_RUNS submissions: its score's change points (change_points on the
+    submissions in time order, each one run: their runs' geometric mean), the submissions either side compared,
+    decided by evidence.decide."""
+    rows, comparisons = [], []
+    for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
+        h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
+        found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score")
+        rows += [{"system": system, "score rule": rule, "nth": row["run"],
+                  "submission": f"submission-{h.submission[row['at']]}", "started": row["started"],
+                  "permutation p": row["permutation p"], "submissions before": row["runs before"], "submissions after": row["runs after"],
+                  "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]]))}
+                 for row in found]
+        comparisons += records
+    decided = evidence.decide(comparisons)
+    changes = pd.DataFrame(rows, columns=["system", "score rule", "nth", "submission", "started", "permutation p", "submissions before",
+                                          "submissions after", "what else changed"])
+    record = evidence.frame(decided)
+    if len(changes):
+        changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
+    return changes, decided
+
+
+def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetChart:
+    """Each system's score at every archive submission, one panel per system and score rule (log scale),
+    change points as dashed rules."""
+    data = submissions.assign(history=[textwrap.fill(f"{s} ({r})", 40) for s, r in zip(submissions.system, submissions.score_rule)],
+                        change=[(s, r, t) in set(zip(changes.system, changes["score rule"], changes.started))
+                                for s, r, t in zip(submissions.system, submissions.score_rule, submissions.started)])
+    data = data[["history", "started", "score", "submission", "io500_version", "valid", "change"]]
+    time = alt.X("started:T", title="run started (its own timestamp)",
+                 axis=alt.Axis(format="%Y-%m-%d", labelAngle=-30, labelOverlap="greedy"))
+    base = alt.Chart()
+    layer = alt.layer(
+        base.mark_line(point=True).encode(time, alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
+                                          tooltip=["history:N", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M"),
+                                                   alt.Tooltip("score:Q", format=",.4g"), "submission:Q",
+                                                   "io500_version:N", "valid:N"]),
+        base.mark_rule(strokeDash=[4, 3], color="black").encode(time).transform_filter("datum.change"),
+        data=data).properties(width=200, height=120)
+    header = alt.Header(labelFontSize=10, labelExpr="split(datum.value, '\\n')")  # the title in lines that fit
+    return layer.facet(facet=alt.Facet("history:N", title=None, header=header),
+                       columns=3).resolve_scale(x="independent", y="independent")
+
+
+def fio_findings(changes: pd.DataFrame, decided: list, histories: pd.Index, sizes: pd.Series,
+                 unsteady: evidence.Count) -> list[Finding]:
+    """The fio histories' findings: decided changes before undecided ones, the largest first; the histories with
+    none; the unsteady runs."""
     found = []
-    # the main result first: decided changes before undecided ones, the largest first
     for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
-        found.append(Finding(text=f"{nb.md_escape(row['label'])}: bandwidth changed to {evidence.phrase(c)} at run "
+        found.append(Finding(text=f"{nb.md_escape(row['label'])}: {row['measure']} changed to {evidence.phrase(c)} at run "
                                   f"{row['run']}, {row['started']:%Y-%m-%d %H:%M:%S} UTC; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
     quiet = histories.difference(changes.workload)
     if len(quiet):
-        found.append(Finding(text=f"No change point in {len(quiet):,} of {len(histories):,} histories "
+        found.append(Finding(text=f"No change point ({' or '.join(q for q, _ in HISTORY_MEASURES.values())}) in "
+                                  f"{len(quiet):,} of {len(histories):,} histories "
                                   f"({', '.join(f'{sizes[w]:,}' for w in quiet)} runs).", target="fig-history"))
     found.append(Finding(text=f"{evidence.phrase(unsteady)} with a bw log are not steady by fio's slope criterion.",
                          target="tab-history-runs", evidence=(unsteady,)))
-    shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, file=nb.reader_paths(con, runs.path))[
-        ["workload", "run", "started", "MiB_s", "version", "samples", "slope_pct_s", "range_pct", "steady", "file"]]
-    changes = changes.drop(columns="label")
-    return Report(
-        values={"has_data": True, "histories": len(histories), "runs": len(runs), "min_runs": MIN_RUNS,
-                "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct, "has_changes": len(changes) > 0,
-                "unsteady": unsteady.k, "logged": unsteady.n},
-        tables={"tab-history-changes": Table(frame=changes, formats={"permutation p": ".3f", "ratio": ".3g",
-                                                                       "low": ".3g", "high": ".3g"}),
-                "tab-history-runs": Table(frame=shown, formats={"MiB_s": ",.1f", "slope_pct_s": ".1f",
-                                                                "range_pct": ".0f"}, searchable=True)},
-        figures={"fig-history": chart_history(runs[runs.workload.isin(histories)], changes)},
-        findings=found, evidence=[*decided, unsteady])
+    return found
+
+
+def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: list) -> list[Finding]:
+    """The IO500 histories' findings: each change point, decided ones and the largest first, then how many systems
+    were searched and shown."""
+    found = []
+    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
+        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score changed to {evidence.phrase(c)} at its "
+                                  f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: {row['what else changed']}.",
+                             target="tab-history-io500-changes", evidence=(c,)))
+    sizes = submissions.groupby(["system", "score_rule"]).size()
+    searched = int((sizes >= MIN_RUNS).sum())
+    found.append(Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with a "
+                              f"score (a run submitted again counted once); {searched:,} of them {MIN_RUNS} or more, enough "
+                              f"to search for a change point; {len(changes):,} found.", target="fig-history-io500"))
+    return found
+
+
+def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float = evidence.CONFIDENCE) -> Report:
+    """The chapter: every fio history's runs over time with their steady-state flags, its change points of bandwidth
+    and clat p99 with the runs either side compared, and IO500 systems over the submissions they were submitted to,
+    findings first."""
+    if confidence != evidence.CONFIDENCE:
+        raise ValueError(f"confidence is the book's ({evidence.CONFIDENCE}): evidence.CONFIDENCE")
+    runs = get_runs(con)
+    submissions = io500_submissions(con)
+    if runs.empty and submissions.empty:
+        return Report(values={"has_data": False, "has_fio": False, "has_io500": False},
+                      note=nb.no_data("fio runs with a start time", HOW_TO_ADD))
+    values = {"has_data": True, "has_fio": not runs.empty, "has_io500": not submissions.empty, "min_runs": MIN_RUNS,
+              "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct, "io500_min_submissions": IO500_MIN_SUBMISSIONS,
+              "has_histories": False, "has_changes": False, "has_p99_changes": False, "has_io500_changes": False}
+    tables, figures, found, records = {}, {}, [], []
+    if not runs.empty:
+        runs["run"] = runs.groupby("workload", sort=False).cumcount() + 1
+        runs = runs.merge(steady_state(con, runs.job_id, steady_slope_pct), on="job_id", how="left")
+        sizes = runs.groupby("workload", sort=False).size()
+        histories = sizes[sizes >= MIN_RUNS].index
+        changes, decided = history_changes(runs[runs.workload.isin(histories)])
+        logged = runs[runs.steady.notna()]
+        unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
+                                  quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
+        found += fio_findings(changes, decided, histories, sizes, unsteady)
+        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=nb.reader_paths(con, runs.path))[
+            ["workload", "run", "started", "MiB_s", "p99_ms", "version", "samples", "slope_pct_s", "range_pct", "steady",
+             "file"]]
+        p99 = HISTORY_MEASURES["p99_ns"][0]
+        changed = runs[runs.workload.isin(changes.workload[changes.measure == p99])]
+        values |= {"histories": len(histories), "runs": len(runs), "has_histories": len(histories) > 0,
+                   "has_changes": len(changes) > 0,
+                   "has_p99_changes": len(changed) > 0, "unsteady": unsteady.k, "logged": unsteady.n}
+        tables |= {"tab-history-changes": Table(frame=changes.drop(columns="label"),
+                                                formats={"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}),
+                   "tab-history-runs": Table(frame=shown, formats={"MiB_s": ",.1f", "p99_ms": ",.3g", "slope_pct_s": ".1f",
+                                                                   "range_pct": ".0f"}, searchable=True)}
+        if len(histories):
+            figures["fig-history"] = chart_history(runs[runs.workload.isin(histories)], changes)
+        if len(changed):
+            figures["fig-history-p99"] = chart_history(changed, changes, "p99_ns")
+        records += [*decided, unsteady]
+    if not submissions.empty:
+        io500, io500_decided = io500_changes(submissions)
+        found += io500_findings(submissions, io500, io500_decided)
+        values |= {"io500_systems": int(submissions.groupby(["system", "score_rule"]).ngroups),
+                   "has_io500_changes": len(io500) > 0}
+        tables |= {"tab-history-io500": Table(frame=submissions, formats={"score": ",.4g"}, searchable=True),
+                   "tab-history-io500-changes": Table(frame=io500, formats={"permutation p": ".3f", "ratio": ".3g",
+                                                                            "low": ".3g", "high": ".3g"})}
+        figures["fig-history-io500"] = chart_io500(submissions, io500)
+        records += io500_decided
+    return Report(values=values, tables=tables, figures=figures, findings=found, evidence=records)

@@ -79,7 +79,9 @@ MEASURES = {"fio": {"bw_mib_s": "bandwidth (MiB/s)", "ops_s": "IOPS", "lat_ms": 
             "ior": {"bw_mib_s": "bandwidth (MiB/s)", "ops_s": "IOPS", "lat_ms": "latency (ms)"},
             "mdtest": {"ops_s": "rate (ops/s)"}}
 MEASURE_COLUMNS = ["bw_mib_s", "ops_s", "lat_ms"]
-PERCENTILES = ["p50_ms", "p99_ms", "p999_ms"]  # fio's completion latency percentiles
+# fio's completion latency percentiles (its default list holds them all; fio_io): column -> name shown
+TAIL_PERCENTILES = {"p50_ms": "clat p50", "p99_ms": "clat p99", "p999_ms": "clat p99.9", "p9999_ms": "clat p99.99"}
+PERCENTILES = list(TAIL_PERCENTILES)
 MAIN_MEASURE = {"fio": "bw_mib_s", "ior": "bw_mib_s", "mdtest": "ops_s"}  # what sweeps and comparisons use
 MAX_SWEEP_PARAMETERS = 3  # configurations varying in more parameters at once are not one sweep
 MAX_SWEEP_LINES = 8
@@ -208,7 +210,8 @@ def get_fio(con) -> pd.DataFrame:
         SELECT j.source_id, j.groupid, j.rw, j.bs, j.iodepth, j.numjobs, j.direct, j.ioengine, j.size, j.options,
                j.unstated_key, j.operations, m.manifest, io.direction, count(*) AS entries, sum(io.bw_bytes_s) / ? AS bw_mib_s,
                sum(io.iops) AS ops_s, max(io.lat_mean_ns) / 1e6 AS lat_ms, max(io.lat_p50_ns) / 1e6 AS p50_ms,
-               max(io.lat_p99_ns) / 1e6 AS p99_ms, max(io.lat_p999_ns) / 1e6 AS p999_ms
+               max(io.lat_p99_ns) / 1e6 AS p99_ms, max(io.lat_p999_ns) / 1e6 AS p999_ms,
+               max(io.lat_p9999_ns) / 1e6 AS p9999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
         WHERE coalesce(j.error, 0) = 0 AND io.bw_bytes_s > 0
         GROUP BY ALL
@@ -560,13 +563,13 @@ SWEEP_FAMILY = "sweeps: largest x over smallest"  # the sweep lines' changes, co
 
 
 def compare(runs: pd.DataFrame, sample: pd.Series, baseline: pd.Series, *, family: str, label: str,
-            baseline_label: str) -> evidence.Comparison:
-    """Two configurations (rows of get_configurations) of one tool by its main measure, run against run
-    (evidence.compare: the ratio of the runs' geometric means, Welch's t on their logs); undecided until
-    evidence.decide."""
-    m = MAIN_MEASURE[baseline["tool"]]
-    name, unit = _what(MEASURES[baseline["tool"]][m])
-    sample_runs, base_runs = (runs[runs["config"] == c["config"]] for c in (sample, baseline))
+            baseline_label: str, measure: str | None = None) -> evidence.Comparison:
+    """Two configurations (rows of get_configurations) of one tool by its main measure (or `measure`: a column of
+    runs, MEASURES' or TAIL_PERCENTILES'), run against run (evidence.compare: the ratio of the runs' geometric
+    means, Welch's t on their logs); undecided until evidence.decide."""
+    m = measure or MAIN_MEASURE[baseline["tool"]]
+    name, unit = (TAIL_PERCENTILES[m], "ms") if m in TAIL_PERCENTILES else _what(MEASURES[baseline["tool"]][m])
+    sample_runs, base_runs = (runs[(runs["config"] == c["config"]) & (runs[m] > 0)] for c in (sample, baseline))
     return evidence.compare(observations(sample_runs, m), observations(base_runs, m), quantity=name, unit=unit,
                             replicate=evidence.Replicate.RUN, family=family, label=label, baseline_label=baseline_label)
 
@@ -651,7 +654,7 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
 
 # --- labels compared ------------------------------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "label", "baseline", "design",
+COMPARISON_COLUMNS = ["tool", "workload", "parameters", "config_baseline", "config", "label", "baseline", "design",
                       "design_baseline", "measure"]
 
 
@@ -696,7 +699,8 @@ def label_comparisons(runs: pd.DataFrame, configs: pd.DataFrame, baseline: str |
         for _, base in g[g["label"] == baseline].iterrows():
             for _, other in g[g["label"] != baseline].iterrows():
                 rows.append({"tool": base["tool"], "workload": base["workload"], "parameters": base["parameters"],
-                             "config_baseline": base["config"], "label": other["label"], "baseline": baseline,
+                             "config_baseline": base["config"], "config": other["config"], "label": other["label"],
+                             "baseline": baseline,
                              "design": other["design"], "design_baseline": base["design"],
                              "measure": MEASURES[base["tool"]][MAIN_MEASURE[base["tool"]]]})
                 records.append(compare(runs, other, base, family=family, label=other["label"], baseline_label=baseline))
@@ -710,6 +714,98 @@ def with_records(meta: pd.DataFrame, records: list) -> pd.DataFrame:
         return meta.assign(record=pd.Series(dtype=object))
     frame = evidence.frame(records).drop(columns=["label", "baseline_label"], errors="ignore")
     return pd.concat([meta.reset_index(drop=True), frame.reset_index(drop=True)], axis=1).assign(record=records)
+
+
+# --- latency tails compared --------------------------------------------------------------------------------------
+
+TAIL_COLUMNS = ["tool", "workload", "config_baseline", "label", "baseline", "percentile", "value_ms", "baseline_ms"]
+
+
+def tail_comparisons(runs: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Per fio configuration compared between labels (label_comparisons' rows) whose runs state completion-latency
+    percentiles (a single job: fio's percentiles of several jobs do not add up): each of TAIL_PERCENTILES, the
+    other label's runs against the baseline's, one value per run and percentile (evidence.compare, log scale).
+    The percentiles of one configuration and label are one family (read together: is its tail longer?), decided
+    by evidence.decide; what each row is (TAIL_COLUMNS) beside its Comparison (with_records)."""
+    rows, records = [], []
+    fio = comparisons[comparisons["tool"] == "fio"] if len(comparisons) else comparisons
+    by_config = runs.drop_duplicates("config").set_index("config", drop=False)
+    for _, c in fio.iterrows():
+        base, other = by_config.loc[c["config_baseline"]], by_config.loc[c["config"]]
+        family = f"clat tails: {c['label']} over {c['baseline']}, {c['tool']} {c['parameters']} ({c['design']})"
+        for column, name in TAIL_PERCENTILES.items():
+            sides = [runs.loc[(runs["config"] == k) & (runs[column] > 0), column] for k in (c["config"], c["config_baseline"])]
+            if min(map(len, sides)) == 0:
+                continue
+            rows.append({"tool": c["tool"], "workload": c["workload"], "config_baseline": c["config_baseline"],
+                         "label": c["label"], "baseline": c["baseline"], "percentile": name,
+                         "value_ms": evidence.geometric_mean(sides[0]), "baseline_ms": evidence.geometric_mean(sides[1])})
+            records.append(compare(runs, other, base, family=family, label=c["label"], baseline_label=c["baseline"],
+                                   measure=column))
+    return with_records(pd.DataFrame(rows, columns=TAIL_COLUMNS), evidence.decide(records))
+
+
+# --- whole curves compared ----------------------------------------------------------------------------------------
+
+# Where a curve saturates: its knee is the smallest x whose geometric mean reaches this share of the curve's largest.
+KNEE_SHARE = 0.9
+CURVE_COLUMNS = ["curve", "tool", "workload", "line", "x_name", "label", "baseline", "points", "knee", "knee_baseline",
+                 "knee_moved"]
+CURVE_POINT_COLUMNS = ["curve", "x", "x_shown", "label", "baseline", "config_baseline"]
+
+
+def knee(xs: pd.Series, means: pd.Series) -> int:
+    """The position (in xs' order) of the smallest x whose mean reaches KNEE_SHARE of the largest mean."""
+    order = np.argsort(xs.to_numpy())
+    reached = means.to_numpy()[order] >= KNEE_SHARE * np.nanmax(means.to_numpy())
+    return int(order[np.argmax(reached)])
+
+
+def curve_comparisons(runs: pd.DataFrame, points: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each sweep line (a curve) of another label against the baseline label's curve of the same job: the points
+    whose configuration (what_was_run) both labels ran, at least MIN_SWEEP_VALUES of them. Per point the ratio of
+    the runs' geometric means (compare; the points of one curve one family, decided by evidence.decide), and
+    one summary ratio over the curve: the geometric mean of the per-point ratios with a t interval over the points
+    (evidence.compare_to_reference of the ratios against 1, Replicate.POINT; the summaries one family). Why a
+    t interval over points and not evidence.cluster_bootstrap over runs: every run belongs to one point of one
+    label (a fio invocation of its own), so the points' ratios are independent of each other, and with 3 runs a
+    point a side a bootstrap resamples from 10 distinct sets per side, too few for a percentile interval. The
+    interval thus covers the run-to-run noise of each point and how the ratio varies along the curve. The knee of
+    each side (knee(): the smallest x reaching KNEE_SHARE of its curve's largest mean) and whether it moved.
+    Returns (curves: CURVE_COLUMNS beside the summary's record, points: CURVE_POINT_COLUMNS beside theirs)."""
+    empty = (with_records(pd.DataFrame(columns=CURVE_COLUMNS), []), with_records(pd.DataFrame(columns=CURVE_POINT_COLUMNS), []))
+    if points.empty or baseline is None:
+        return empty
+    by_config = runs.drop_duplicates("config").set_index("config", drop=False)
+    points = points.assign(job=points["config"].map(what_was_run), label=points["config"].map(lambda c: json.loads(c)[0]))
+    base = points[points["label"] == baseline].drop_duplicates("job").set_index("job")
+    curves, summaries, point_rows, point_records = [], [], [], []
+    for (sweep, line), g in points[points["label"] != baseline].groupby(["sweep", "line"], sort=False):
+        g = g[g["job"].isin(base.index)].drop_duplicates("job").sort_values("x")
+        if len(g) < MIN_SWEEP_VALUES:
+            continue
+        b = base.loc[g["job"]]
+        name = f"{g['label'].iloc[0]} · {g['tool'].iloc[0]} {g['workload'].iloc[0]}" + (f" · {line}" if line != "all" else "")
+        family = f"curve points: {name} over {baseline}"
+        records = [compare(runs, by_config.loc[o], by_config.loc[k], family=family, label=g["label"].iloc[0],
+                           baseline_label=baseline) for o, k in zip(g["config"], b["config"])]
+        point_records += records
+        point_rows += [{"curve": name, "x": x, "x_shown": shown, "label": g["label"].iloc[0], "baseline": baseline,
+                        "config_baseline": k} for x, shown, k in zip(g["x"], g["x_shown"], b["config"])]
+        ratios = [r.ratio for r in records]
+        summaries.append(evidence.compare_to_reference(
+            ratios, 1.0, quantity=f"{_what(g['measure'].iloc[0])[0]} over the curve", unit="ratio",
+            replicate=evidence.Replicate.POINT, family=f"whole curves over {baseline}", label=g["label"].iloc[0],
+            reference_label=baseline))
+        mine, theirs = knee(g["x"], g["mean"]), knee(b["x"], b["mean"])
+        curves.append({"curve": name, "tool": g["tool"].iloc[0], "workload": g["workload"].iloc[0], "line": line,
+                       "x_name": g["x_name"].iloc[0], "label": g["label"].iloc[0], "baseline": baseline,
+                       "points": len(g), "knee": g["x_shown"].iloc[mine], "knee_baseline": b["x_shown"].iloc[theirs],
+                       "knee_moved": bool(g["x"].iloc[mine] != b["x"].iloc[theirs])})
+    if not curves:
+        return empty
+    return (with_records(pd.DataFrame(curves, columns=CURVE_COLUMNS), evidence.decide(summaries)),
+            with_records(pd.DataFrame(point_rows, columns=CURVE_POINT_COLUMNS), evidence.decide(point_records)))
 
 
 def distinguishing(configs: Iterable[str]) -> list[str]:
@@ -809,7 +905,38 @@ def _headline_pool(frame: pd.DataFrame, ranked: set) -> tuple[int, pd.DataFrame]
     return next(((tier, pool) for tier, pool in enumerate(pools) if len(pool)), (3, rows))
 
 
-def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame) -> list[report_.Finding]:
+def tail_finding(tails: pd.DataFrame) -> report_.Finding | None:
+    """The largest clat p99 ratio between labels (decided ones first), and how many percentiles are decided."""
+    p99 = tails[tails["percentile"] == TAIL_PERCENTILES["p99_ms"]] if len(tails) else tails
+    if p99.empty:
+        return None
+    pool = p99[p99["decided"]] if p99["decided"].any() else p99
+    t = pool.loc[pool["ratio"].map(_log_size).idxmax()]
+    parameters = distinguishing(tails["config_baseline"])[tails.index.get_loc(t.name)]
+    return report_.Finding(
+        text=f"Tail latency: **{md_escape(t['label'])}** over **{md_escape(t['baseline'])}** in {t['tool']} "
+             f"{md_escape(t['workload'])} ({md_escape(parameters)}), {t['percentile']}: {evidence.phrase(t['record'])}; "
+             f"{int(tails['decided'].sum()):,} of {len(tails):,} percentiles compared "
+             f"({', '.join(TAIL_PERCENTILES.values())}) are decided",
+        target="tab-runs-tails", evidence=tuple(tails["record"]))
+
+
+def curve_finding(curves: pd.DataFrame) -> report_.Finding | None:
+    """The whole curve whose summary ratio is largest (decided ones first), with where each side's knee is."""
+    if curves.empty:
+        return None
+    pool = curves[curves["decided"]] if curves["decided"].any() else curves
+    c = pool.loc[pool["ratio"].map(_log_size).idxmax()]
+    moved = "moved" if c["knee_moved"] else "did not move"
+    return report_.Finding(
+        text=f"Whole curve: **{md_escape(c['label'])}** over **{md_escape(c['baseline'])}**, {md_escape(c['curve'])} "
+             f"over {md_escape(c['x_name'])}: {evidence.phrase(c['record'])}; the knee ({KNEE_SHARE:.0%} of the "
+             f"largest) {moved}: {md_escape(c['knee_baseline'])} → {md_escape(c['knee'])}",
+        target="fig-runs-curves", evidence=(c["record"],))
+
+
+def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
+             tails: pd.DataFrame | None = None, curves: pd.DataFrame | None = None) -> list[report_.Finding]:
     """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
     along a sweep, decided ones before those with an interval before the rest (labels before sweeps at each
     step), else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out.
@@ -860,7 +987,9 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         out.append(report_.Finding(text=f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])} "
                                        f"{_what(MEASURES[best['tool']][MAIN_MEASURE[best['tool']]])[0]}: {evidence.phrase(e)}",
                                   target=f"tab-runs-{best['tool']}", evidence=(e,)))
-    out += [f for f in (sweep, summary, spread) if f and f not in out]
+    curve = curve_finding(curves) if curves is not None else None
+    tail = tail_finding(tails) if tails is not None else None
+    out += [f for f in (sweep, summary, curve, tail, spread) if f and f not in out]
     if sweep is None:
         out.append(report_.Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
                                        f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points "
@@ -970,6 +1099,77 @@ def effects_table(effects: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return split_constant(table, keep=["sweep", "design", "line", "verdict"])
 
 
+def tails_table(tails: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Each latency percentile compared: the job, the label, the geometric means over the runs of each side, their
+    ratio with its interval and the verdict, the columns all rows share said once (split_constant)."""
+    if tails.empty:
+        return pd.DataFrame(), ""
+    t = tails
+    table = pd.DataFrame({
+        "run": t["tool"] + " " + t["workload"], "parameters": distinguishing(t["config_baseline"]), "label": t["label"],
+        "percentile": t["percentile"], "label (ms)": t["value_ms"].map(_num), "baseline (ms)": t["baseline_ms"].map(_num),
+        "runs / runs baseline": [f"{a} / {b}" for a, b in zip(t["n"], t["n_baseline"])],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in t.iterrows()],
+        "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in t["p_adjusted"]],
+        "verdict": [verdict_text(r) for _, r in t.iterrows()]})
+    return split_constant(table, keep=["run", "parameters", "label", "percentile", "verdict"])
+
+
+def curves_table(curves: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Each curve compared: its points, the summary ratio over them with its interval and verdict, and the knee of
+    each side."""
+    if curves.empty:
+        return pd.DataFrame(), ""
+    c = curves
+    table = pd.DataFrame({
+        "curve": c["curve"], "swept (x axis)": c["x_name"], "points": c["points"],
+        f"ratio over the curve ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in c.iterrows()],
+        "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in c["p_adjusted"]],
+        "verdict": [verdict_text(r).replace("runs a side", "points") for _, r in c.iterrows()],
+        f"knee ({KNEE_SHARE:.0%} of the largest): baseline → label": c["knee_baseline"] + " → " + c["knee"],
+        "knee moved": np.where(c["knee_moved"], "yes", "no")})
+    return split_constant(table, keep=["curve", "verdict", "knee moved"])
+
+
+def curve_points_table(points: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Every point of every curve compared: its ratio over the baseline's point with its interval and verdict."""
+    if points.empty:
+        return pd.DataFrame(), ""
+    p = points
+    table = pd.DataFrame({
+        "curve": p["curve"], "x": p["x_shown"], "runs / runs baseline": [f"{a} / {b}" for a, b in zip(p["n"], p["n_baseline"])],
+        f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in p.iterrows()],
+        "Holm p": [f"{q:.2g}" if not _missing(q) else "–" for q in p["p_adjusted"]],
+        "verdict": [verdict_text(r) for _, r in p.iterrows()]})
+    return split_constant(table, keep=["curve", "x", "verdict"])
+
+
+def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
+    """One panel per curve (the first MAX_SWEEP_PANELS): each point's ratio over the baseline label's (log scale)
+    with its interval, filled when decided, and the summary ratio over the curve as a dashed rule."""
+    shown = curves.head(MAX_SWEEP_PANELS)
+    data = points[points["curve"].isin(shown["curve"])][["curve", "x", "x_shown", "ratio", "low", "high", "verdict"]]
+    data = data.merge(shown[["curve", "ratio"]].rename(columns={"ratio": "summary"}), on="curve")
+    x = alt.X("x:Q", title=" / ".join(f"{name} (KiB)" if name in {SHOWN_NAMES.get(b, b) for b in BYTE_PARAMETERS} else name
+                                       for name in shown["x_name"].unique()),
+              scale=alt.Scale(type="log", nice=False), axis=alt.Axis(labelOverlap="greedy", format=",.0f"))
+    y = alt.Y("ratio:Q", title=f"ratio over {shown['baseline'].iloc[0]} (log scale)", scale=alt.Scale(type="log"))
+    tooltip = ["curve:N", alt.Tooltip("x_shown:N", title="x"), alt.Tooltip("ratio:Q", format=".3g"),
+               alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g"), "verdict:N",
+               alt.Tooltip("summary:Q", title="over the curve", format=".3g")]
+    base = alt.Chart()
+    layer = alt.layer(
+        base.mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1)),
+        base.mark_rule(strokeDash=[2, 2]).encode(y=alt.Y("summary:Q")),
+        base.mark_rule().encode(x, alt.Y("low:Q"), alt.Y2("high:Q")),
+        base.mark_point(size=40).encode(x, y, tooltip=tooltip, fill=alt.condition(
+            "datum.verdict == 'decided'", alt.value("black"), alt.value("white")), color=alt.value("black")),
+        data=data).properties(width=140, height=120)
+    return layer.facet(facet=alt.Facet("curve:N", title=None, sort=shown["curve"].tolist(),
+                                       header=alt.Header(labelFontSize=10, labelLimit=200)),
+                       columns=3).resolve_scale(x="independent", y="independent")
+
+
 def labels_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Per label and what gave it: files, designs, configurations, runs and tools."""
     if runs.empty:
@@ -1033,13 +1233,17 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     baseline, baseline_note = choose_baseline(configs, baseline_label)
     effects = sweep_effects(runs, configs, points)
     comparisons = label_comparisons(runs, configs, baseline)
+    tails = tail_comparisons(runs, comparisons)
+    curves, curve_points = curve_comparisons(runs, points, baseline)
     _, label_files, label_notes = get_labels(con, runs["source_id"])
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
                     "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
                     "read": Markdown(read_sentence(runs, configs)),
                     "label-notes": Markdown(label_notes_md(label_files, label_notes, baseline_note)),
                     "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
-                    "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons))}
+                    "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons)),
+                    "has-tails": bool(len(tails)), "has-curves": bool(len(curves)), "knee-share": f"{KNEE_SHARE:.0%}",
+                    "tail-percentiles": ", ".join(TAIL_PERCENTILES.values())}
     tables = {}
     for tool in TOOLS:
         frame, shared = configuration_table(configs, tool)
@@ -1047,7 +1251,8 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
         values[f"shared-{tool}"] = Markdown(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}."
                                             if shared else "" if len(frame) else f"This database holds no {TOOL_NAMES[tool]} run.")
     for key, (frame, shared) in (("sweeps", sweeps_table(sweeps)), ("effects", effects_table(effects)),
-                                 ("comparisons", comparison_table(comparisons))):
+                                 ("comparisons", comparison_table(comparisons)), ("tails", tails_table(tails)),
+                                 ("curves", curves_table(curves)), ("curve-points", curve_points_table(curve_points))):
         tables[f"tab-runs-{key}"] = searchable(frame)
         values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
     tables["tab-runs-labels"] = searchable(labels_table(runs))
@@ -1056,6 +1261,9 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
         figures["fig-runs-sweeps"] = chart_sweeps(sweeps, points)
     if len(comparisons):
         figures["fig-runs-comparisons"] = chart_comparisons(comparisons)
-    records = [*configs.get("estimate", pd.Series(dtype=object)).dropna(), *effects["record"], *comparisons["record"]]
+    if len(curves):
+        figures["fig-runs-curves"] = chart_curves(curves, curve_points)
+    records = [*configs.get("estimate", pd.Series(dtype=object)).dropna(), *effects["record"], *comparisons["record"],
+               *tails["record"], *curves["record"], *curve_points["record"]]
     return report_.Report(values=values, tables=tables, figures=figures,
-                          findings=findings(configs, effects, comparisons), evidence=records)
+                          findings=findings(configs, effects, comparisons, tails, curves), evidence=records)

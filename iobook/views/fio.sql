@@ -31,7 +31,7 @@ FROM raw_fio_jobs
 LEFT JOIN ops USING (source_id, job_index);
 
 -- One row per job and direction that did I/O ('read' | 'write' | 'trim').
--- lat_mean_ns is fio's total latency (lat = slat + clat); lat_p50/p99/p999_ns are percentiles of the
+-- lat_mean_ns is fio's total latency (lat = slat + clat); lat_p50/p99/p999/p9999_ns are percentiles of the
 -- completion latency (clat), which is what fio computes percentiles on by default; a job run with
 -- lat_percentiles=1 reports them on total latency instead, and those are used when clat has none.
 -- usr_cpu_pct / sys_cpu_pct are the job's CPU use, repeated on each of its directions.
@@ -43,13 +43,15 @@ WITH pct AS (
            coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 99),
                     max(value_ns) FILTER (latency = 'lat' AND percentile = 99)) AS p99,
            coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 99.9),
-                    max(value_ns) FILTER (latency = 'lat' AND percentile = 99.9)) AS p999
+                    max(value_ns) FILTER (latency = 'lat' AND percentile = 99.9)) AS p999,
+           coalesce(max(value_ns) FILTER (latency = 'clat' AND percentile = 99.99),
+                    max(value_ns) FILTER (latency = 'lat' AND percentile = 99.99)) AS p9999
     FROM raw_fio_percentiles
     GROUP BY ALL
 )
 SELECT io.source_id * 1000000 + io.job_index AS job_id, io.direction, io.io_bytes, io.bw_bytes_s,
        io.iops, io.runtime_ms, io.lat_mean_ns, pct.p50 AS lat_p50_ns, pct.p99 AS lat_p99_ns,
-       pct.p999 AS lat_p999_ns, io.clat_mean_ns, io.slat_mean_ns, io.lat_min_ns, io.lat_max_ns,
+       pct.p999 AS lat_p999_ns, pct.p9999 AS lat_p9999_ns, io.clat_mean_ns, io.slat_mean_ns, io.lat_min_ns, io.lat_max_ns,
        j.usr_cpu_pct, j.sys_cpu_pct
 FROM raw_fio_io io
 JOIN raw_fio_jobs j USING (source_id, job_index)
