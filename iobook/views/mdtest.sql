@@ -33,6 +33,10 @@ JOIN sources src USING (source_id);
 -- in 3.4/4.0, "time (in ms/op)" in 4.1, kept in printed_unit); no value is rescaled.
 -- max/min/mean/stddev are over iterations (mdtest 3.3 with one iteration: over ranks);
 -- rank_* only with --showRankStatistics. NA prints (stonewall rows) are NULL.
+-- failed: the test printed a line saying this operation failed ("WARNING: unable to remove directory ...",
+-- "error could not create directory ...", "ERROR: verifying the data on read ..."): the phase failed and its
+-- values are no rate nor time of it (iobook/parsers/mdtest.py, FAILURE_LINE); failure is the first such line,
+-- failure_line its line, failure_lines how many.
 CREATE OR REPLACE VIEW mdtest_results AS
 SELECT
     r.source_id * 1000000 + r.summary_index AS mdtest_id,
@@ -48,7 +52,11 @@ SELECT
     r.rank_min,
     r.rank_mean,
     r.operation LIKE '%(stonewall)' AS stonewall,
-    r.line
+    r.line,
+    r.failure_line IS NOT NULL AS failed,
+    r.failure,
+    r.failure_line,
+    r.failure_lines
 FROM raw_mdtest_results r;
 
 -- One row per (row, measured operation) of a --saveRankPerformanceDetails CSV: the 'all' row
