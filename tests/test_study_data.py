@@ -143,3 +143,19 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
     status = data.get_status_counts(con)
     assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
     con.close()
+
+
+def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
+    """The mdtest phases that printed their operations' failure (tests/fixtures/mdtest/SOURCES.md: submissions 699,
+    733, 661) are listed in the Data chapter as Your runs lists them, and a finding counts them."""
+    from iobook import ingest, store
+    from iobook.studies import your_runs
+
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([REPO / "tests" / "fixtures" / "mdtest"], db, progress=False)
+    con = store.open_read(db)
+    r = data.report(con)
+    assert r.tables["tab-data-failed-phases"].frame.equals(your_runs.get_failed_phases(con))
+    assert r.values["phases_failed"] == 5
+    (finding,) = [f for f in r.findings if f.target == "tab-data-failed-phases"]
+    assert finding.text.startswith("5 phases (mdtest) printed that their operations failed")
