@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -362,6 +363,36 @@ def test_failed_phases_in_the_views(tmp_path):
         ("sub733-2024-mdtest-easy-write.txt", "File creation", True, 10),
         ("sub733-2024-mdtest-easy-write.txt", "Tree creation", True, 10)]
     assert con.execute("SELECT count(*) FROM mdtest_results WHERE NOT failed").fetchone()[0] > 0
+
+
+# --- the printed Std Dev: population (1.9.3 to 3.x) or sample (4.1 on) -------------------------------------
+
+def _iteration_values(n: int, maximum: float, minimum: float, mean: float) -> list[float]:
+    """A row's iteration values as its Max, Min and Mean give them for 2 or 3 iterations (the third is
+    n x mean - max - min)."""
+    return [maximum, minimum] if n == 2 else [maximum, n * mean - maximum - minimum, minimum]
+
+
+@pytest.mark.parametrize("path, kind", [
+    (FIXTURES / "fredhutch-2019-1.9.3-beegfs.txt", "population"),  # line 12: 439.763 404.632 422.661 14.357
+    (FIXTURES / "fredhutch-2019-1.9.3-nfs.txt", "population"),     # line 13: 7903.923 2275.234 6010.631 2641.407
+    (BUILT / "mdtest_n1000_i3_np2.log", "sample"),                  # 4.1.0+dev, -i 3
+    (BUILT / "mdtest_rankstats_np2.log", "sample"),                 # 4.1.0+dev, -i 2: Std Dev = (max - min) / sqrt 2
+])
+def test_stddev_formula_follows_the_version(path, kind, tmp_path):
+    """The view says which formula a version prints, and the printed Std Dev of every measured rate row is that
+    formula over the row's iteration values (and not the other one)."""
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([path], db, progress=False)
+    rows = store.open_read(db).execute(
+        "SELECT r.iterations, x.max, x.min, x.mean, x.stddev, x.stddev_kind FROM mdtest_results x "
+        "JOIN mdtest_runs r USING (mdtest_id) WHERE x.table_kind = 'rate' AND x.stddev >= 0.1").fetchall()
+    assert len(rows) >= 4 and {row[-1] for row in rows} == {kind}
+    ddof, other = (0, 1) if kind == "population" else (1, 0)
+    for n, maximum, minimum, mean, stddev, _ in rows:
+        values = _iteration_values(n, maximum, minimum, mean)
+        assert stddev == pytest.approx(float(np.std(values, ddof=ddof)), abs=0.005, rel=1e-5)
+        assert stddev != pytest.approx(float(np.std(values, ddof=other)), abs=0.005, rel=1e-5)
 
 
 # --- fuzz: damaged real logs raise nothing but ParseError --------------------------------------
