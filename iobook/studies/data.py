@@ -57,7 +57,8 @@ VIEW_ROWS = {
     "ior_rank_csv_links": "per-rank CSV linked to the IOR log that wrote it",
     "mdtest_runs": "mdtest SUMMARY block: version, tasks, items, iterations, command",
     "mdtest_results": "operation of an mdtest summary: table_kind rate (ops/s) or time (s); max, min, mean, "
-                      "stddev",
+                      "stddev and its formula by version (stddev_kind: population or sample); failed when the log "
+                      "printed that the operation failed (failure, failure_line): no rate then",
     "mdtest_ranks": "per-rank CSV row (--saveRankPerformanceDetails) per operation",
     "mdworkbench_phases": "md-workbench phase line (IO500 extended mode's mdworkbench-create, -bench, -delete): "
                           "over all processes or one process; time, rates, errors",
