@@ -263,6 +263,10 @@ ORIGINALS = {
     "axians": ("logs/cra-lucia/ior-hard-read.txt", 3),
     "uc3m15971": ("logs/bsc-marenostrum/ior-easy-read.txt", 3),          # /gpfs/home/<group>/<user>
     "ishaeffe": ("logs/asu-sol/ior-easy-write.txt", 3),                  # /home/<user>, /scratch/<user>
+    # IO500 bash logs' io500_system_info values (key io500_workdir, key exec: the [Exec] command lines)
+    "x10007": ("logs/jcahpc-ofp/io-500-summary.2018.10.22-14.52.58.txt", 55),     # /work/<project>/<user>
+    "xg17i000": ("logs/jcahpc-ofp/io-500-summary.2018.10.22-14.52.58.txt", 60),   # ... in an [Exec] line
+    "k202079": ("logs/dkrz-mistral-l1/io-500-summary.2018.05.12-13.55.14.txt", 36),  # /home/<group>/<user>
     # DAOS pool and container labels and UUIDs
     "bzinthenne_36engine": ("logs/zib-lise/ior-easy-read.txt", 3),
     "cont01_rf0": ("logs/zib-lise/ior-easy-read.txt", 3),
@@ -349,6 +353,14 @@ def test_anonymised_book_holds_no_original(anonymised_site):
     leaks = sorted({(original, path) for original in ORIGINALS for path, text in texts.items()
                     if re.search(rf"(?<![A-Za-z0-9]){re.escape(original)}(?![A-Za-z0-9])", text)})
     assert leaks == []
+    # ... the export holds the IO500 logs' io500_workdir and [Exec] values (1 and 12 lines in each of the two
+    # bash logs, ANON_FIXTURES/README.md), their user folders pseudonyms
+    con = duckdb.connect()
+    info = con.execute("SELECT key, count(*), count(*) FILTER (value LIKE '%/path-%' OR value LIKE '%user-%') "
+                       "FROM read_parquet(?) WHERE key IN ('io500_workdir', 'exec') GROUP BY key ORDER BY key",
+                       [str(next(anonymised_site.rglob("io500_system_info.parquet")))]).fetchall()
+    con.close()
+    assert info == [("exec", 24, 24), ("io500_workdir", 2, 2)]
     # ... and the pages still show the runs: each log's name is on the Your runs or Data page
     pages = texts["book/data.html"] + texts["book/your_runs.html"]
     assert "ior_posix_fpp_1m_np2_i3.log" in pages and "mdtest_easy_stat.txt" in pages

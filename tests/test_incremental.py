@@ -28,7 +28,7 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     assert con.execute("SELECT count(*) FROM io500_run_files WHERE source_id = ?", [source_id]).fetchone() == (0,)
     assert con.execute("SELECT count(*) FROM io500_runs").fetchone() == (1,)
     # the Data chapter lists the files of this build; a gone file is only counted there
-    from iobook.studies import data
+    from iobook.studies import data, your_runs
 
     listed = data.get_sources(con)
     status = data.get_status_counts(con)
@@ -37,7 +37,7 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     on_disk = sum(1 for p in tucson_results.rglob("*") if p.is_file())
     assert data.get_files_by_kind(con)["files"].sum() == len(listed) == on_disk
     outcome = data.findings(status, data.get_failed(con), data.get_run_counts(con), data.get_views(con),
-                            data.get_result_logs(con))[0].text
+                            data.get_result_logs(con), your_runs.get_failed_phases(con))[0].text
     assert outcome.startswith(f"{status['ok']:,} of the {on_disk:,} files ingested were parsed")
     con.close()
     summary.write_bytes(kept)

@@ -347,3 +347,30 @@ def test_io500_verify_output():
     assert (v.result_version, v.config_hash, v.score_hash) == ("io500-isc26_v2-26-g02091cf254d8", "DA0333A7",
                                                                 "26669DF7")
     assert (v.hashes_match, v.valid, v.line) == (True, False, 6)
+
+
+# --- the C app's FATAL stdout: a failed run, recorded with its line and reason --------------------------
+
+FATAL_FIXTURES = Path(__file__).parent / "fixtures" / "io500"  # SOURCES.md: pasted in public issues
+
+
+@pytest.mark.parametrize("name, line, reason", [
+    # line 1: "ERROR Parsing error in section mdtest-easy-write line 67, ..." (printed by 2 ranks), line 3: FATAL
+    ("io500-app-issue24-ini-parse-fatal.txt", 1,
+     "IO500 stopped before its first phase: Parsing error in section mdtest-easy-write line 67, unexpected "
+     "content: “noRun =”; FATAL (src/ini-parse.c:50) Couldn’t parse config file config-full.ini"),
+    ("io500-issue117-cannot-open-config.txt", 1,
+     "IO500 stopped before its first phase: FATAL (src/ini-parse.c:26) Cannot open config file --list-mandatory"),
+])
+def test_fatal_stdout_is_a_failed_run_with_its_line_and_reason(name, line, reason, tmp_path):
+    text = (FATAL_FIXTURES / name).read_text(encoding="utf-8")
+    fmt = detect(text)
+    assert fmt is not None and fmt.tool == "io500"
+    with pytest.raises(ParseError) as e:
+        fmt.parse(text)
+    assert (e.value.line, str(e.value.reason)) == (line, reason)
+    db = tmp_path / "t.duckdb"
+    ingest([FATAL_FIXTURES / name], db, progress=False)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT tool, status, error_line, error FROM sources").fetchall() == [
+            ("io500", "error", line, reason)]

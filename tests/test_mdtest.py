@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -298,6 +299,100 @@ def test_views(tmp_path):
     ).fetchone() == (200, 1.3544189407e+03, 41)
     assert con.execute("SELECT status, error_line FROM sources WHERE path LIKE '%error_multi_dir%'"
                        ).fetchone() == ("error", 5)
+
+
+# --- phases that reported a failure: failed, never a rate ------------------------------------
+
+def failures(parsed, summary_index: int = 0) -> dict[tuple[str, str], tuple]:
+    """(table_kind, operation) -> (failure_line, failure_lines, failure) of every row of one summary."""
+    return {(r.table_kind, r.operation): (r.failure_line, r.failure_lines, r.failure) for r in parsed.records
+            if isinstance(r, mdtest.MdtestResult) and r.summary_index == summary_index}
+
+
+def test_3_4_remove_warnings_fail_the_removal_phases_699():
+    # sub699-2024-mdtest-easy-delete.txt lines 10-11: "WARNING: Unable to remove directory ...mdtest_tree.0.0/",
+    # "WARNING: unable to remove directory ...test-dir.0-0"; line 19 File removal 78262024.955 ops/s (11.2e9 files
+    # in 135.662 s: the files were not there), line 21 Tree removal 530.522
+    found = failures(parse(FIXTURES / "sub699-2024-mdtest-easy-delete.txt"))
+    first = "WARNING: Unable to remove directory ./datafiles/2024.04.30-14.51.21/mdtest-easy/test-dir.0-0/mdtest_tree.0.0/"
+    for kind in ("rate", "time"):
+        assert found[kind, "File removal"] == found[kind, "Tree removal"] == (10, 2, first)
+        # phases the run did not do (printed 0.000) did not fail: they are not rates either way
+        assert found[kind, "File creation"] == found[kind, "Tree creation"] == (None, None, None)
+
+
+def test_4_1_tree_create_warning_fails_the_creation_phases_733():
+    # sub733-2024-mdtest-easy-write.txt line 10: "WARNING: unable to create tree directory '...mdtest_tree.0.0/'"
+    # (line 8: Used Inodes 100.0 %); line 17 File creation 164213.226, line 21 Tree creation 72.732
+    found = failures(parse(FIXTURES / "sub733-2024-mdtest-easy-write.txt"))
+    (line, count, text) = found["rate", "File creation"]
+    assert (line, count) == (10, 1) and text.startswith("WARNING: unable to create tree directory '/mnt/mycephfs/")
+    assert found["rate", "Tree creation"] == found["time", "File creation"] == (line, count, text)
+    assert found["rate", "File stat"] == (None, None, None)
+
+
+def test_error_printed_after_the_tables_fails_the_read_661():
+    # sub661-2023-mdtest-hard-read.txt line 31, after both SUMMARY tables: "ERROR: verifying the data on read
+    # (633753120 errors)! Take the performance values with care!"; line 16 File read 1990385.045
+    found = failures(parse(FIXTURES / "sub661-2023-mdtest-hard-read.txt"))
+    assert found["rate", "File read"] == found["time", "File read"] == (
+        31, 1, "ERROR: verifying the data on read (633753120 errors)! Take the performance values with care!")
+
+
+def test_stonewall_status_and_mpi_warnings_fail_no_phase():
+    # io500 2019 (CSIRO submission-57) mdtest_easy_stat.txt: line 2 an Open MPI "WARNING: There are more than one
+    # active ports", line 25 "WARNING: could not read stonewall status file"; neither says an operation failed
+    # (line 33: File stat 869975.379 is the phase's rate)
+    log = (SHARED / "io500-submissions" / "CSIRO" / "bracewell" / "unamed at this point" / "2019" / "submission-57"
+           / "results" / "mdtest_easy_stat.txt")
+    found = failures(parse(log))
+    assert found["rate", "File stat"] == (None, None, None)
+    assert row(parse(log), "File stat").mean == 869975.379
+
+
+def test_failed_phases_in_the_views(tmp_path):
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([FIXTURES], db, progress=False)
+    con = store.open_read(db)
+    assert con.execute(
+        "SELECT regexp_extract(path, '[^/]*$'), operation, failed, failure_line FROM mdtest_results "
+        "JOIN mdtest_runs USING (mdtest_id) WHERE table_kind = 'rate' AND failed ORDER BY 1, 2").fetchall() == [
+        ("sub661-2023-mdtest-hard-read.txt", "File read", True, 31),
+        ("sub699-2024-mdtest-easy-delete.txt", "File removal", True, 10),
+        ("sub699-2024-mdtest-easy-delete.txt", "Tree removal", True, 10),
+        ("sub733-2024-mdtest-easy-write.txt", "File creation", True, 10),
+        ("sub733-2024-mdtest-easy-write.txt", "Tree creation", True, 10)]
+    assert con.execute("SELECT count(*) FROM mdtest_results WHERE NOT failed").fetchone()[0] > 0
+
+
+# --- the printed Std Dev: population (1.9.3 to 3.x) or sample (4.1 on) -------------------------------------
+
+def _iteration_values(n: int, maximum: float, minimum: float, mean: float) -> list[float]:
+    """A row's iteration values as its Max, Min and Mean give them for 2 or 3 iterations (the third is
+    n x mean - max - min)."""
+    return [maximum, minimum] if n == 2 else [maximum, n * mean - maximum - minimum, minimum]
+
+
+@pytest.mark.parametrize("path, kind", [
+    (FIXTURES / "fredhutch-2019-1.9.3-beegfs.txt", "population"),  # line 12: 439.763 404.632 422.661 14.357
+    (FIXTURES / "fredhutch-2019-1.9.3-nfs.txt", "population"),     # line 13: 7903.923 2275.234 6010.631 2641.407
+    (BUILT / "mdtest_n1000_i3_np2.log", "sample"),                  # 4.1.0+dev, -i 3
+    (BUILT / "mdtest_rankstats_np2.log", "sample"),                 # 4.1.0+dev, -i 2: Std Dev = (max - min) / sqrt 2
+])
+def test_stddev_formula_follows_the_version(path, kind, tmp_path):
+    """The view says which formula a version prints, and the printed Std Dev of every measured rate row is that
+    formula over the row's iteration values (and not the other one)."""
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([path], db, progress=False)
+    rows = store.open_read(db).execute(
+        "SELECT r.iterations, x.max, x.min, x.mean, x.stddev, x.stddev_kind FROM mdtest_results x "
+        "JOIN mdtest_runs r USING (mdtest_id) WHERE x.table_kind = 'rate' AND x.stddev >= 0.1").fetchall()
+    assert len(rows) >= 4 and {row[-1] for row in rows} == {kind}
+    ddof, other = (0, 1) if kind == "population" else (1, 0)
+    for n, maximum, minimum, mean, stddev, _ in rows:
+        values = _iteration_values(n, maximum, minimum, mean)
+        assert stddev == pytest.approx(float(np.std(values, ddof=ddof)), abs=0.005, rel=1e-5)
+        assert stddev != pytest.approx(float(np.std(values, ddof=other)), abs=0.005, rel=1e-5)
 
 
 # --- fuzz: damaged real logs raise nothing but ParseError --------------------------------------

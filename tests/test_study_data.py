@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from iobook import nb
-from iobook.studies import data
+from iobook.studies import data, your_runs
 
 from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
@@ -56,7 +56,6 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
     import csv
 
     from iobook import store
-    from iobook.studies import your_runs
 
     with open(BUILT_TOOLS / "MANIFEST.tsv", newline="") as f:
         manifest = list(csv.DictReader(f, delimiter="\t"))
@@ -70,7 +69,7 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
     with store.open_read(databases["built_tools"]) as con:
         logs = data.get_result_logs(con)
         found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                              data.get_views(con), logs)
+                              data.get_views(con), logs, your_runs.get_failed_phases(con))
         read = your_runs.get_runs(con)
     assert logs == {"IOR": expected["ior"], "mdtest": expected["mdtest"]} == {"IOR": 12, "mdtest": 13}
     assert sum(logs.values()) == read.source_id.nunique()  # the same files Your runs reads
@@ -137,9 +136,24 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 
     con = store.open_read(databases[name])
     found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con), data.get_result_logs(con))
+                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con))
     assert 3 <= len(found) <= 6 and all(f.target.startswith("tab-data-") for f in found)
     assert len(found[0].text.split()) <= nb.FIRST_FINDING_WORDS
     status = data.get_status_counts(con)
     assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
     con.close()
+
+
+def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
+    """The mdtest phases that printed their operations' failure (tests/fixtures/mdtest/SOURCES.md: submissions 699,
+    733, 661) are listed in the Data chapter as Your runs lists them, and a finding counts them."""
+    from iobook import ingest, store
+
+    db = tmp_path / "t.duckdb"
+    ingest.ingest([REPO / "tests" / "fixtures" / "mdtest"], db, progress=False)
+    con = store.open_read(db)
+    r = data.report(con)
+    assert r.tables["tab-data-failed-phases"].frame.equals(your_runs.get_failed_phases(con))
+    assert r.values["phases_failed"] == 5
+    (finding,) = [f for f in r.findings if f.target == "tab-data-failed-phases"]
+    assert finding.text.startswith("5 phases (mdtest) printed that their operations failed")

@@ -384,3 +384,24 @@ def test_null_by_run_is_random_placement(default):
     # observed: per run, its phases crowded (over twice an even share on the slowest rank's node)
     observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("unit"))
     assert model["observed"] == observed == 10 and model["observed"] > model["high"]
+
+
+def test_failed_mdtest_phases_are_no_straggler_phases(tmp_path):
+    """IO500 submission 733's mdtest-easy-write.txt line 10 prints "WARNING: unable to create tree directory"
+    (tests/fixtures/mdtest/SOURCES.md): its File creation and Tree creation failed, so the ranks of
+    mdtest-easy-write.csv are no phase here; mdtest-easy-stat.csv (its log prints no failure) still is."""
+    from conftest import ARCHIVE
+    from iobook.ingest import ingest
+    import shutil
+
+    run = (ARCHIVE / "Gesellschaft fur wissenschaftliche Datenverarbeitung" / "Emmy" / "CephFS" / "2024"
+           / "submission-733" / "results" / "2024.09.25-00.17.03")
+    tree = tmp_path / "mine"
+    tree.mkdir()
+    for name in ("mdtest-easy-write.txt", "mdtest-easy-write.csv", "mdtest-easy-stat.txt", "mdtest-easy-stat.csv"):
+        shutil.copy(run / name, tree / name)
+    db = tmp_path / "mine.duckdb"
+    ingest([tree], db, progress=False)
+    phases = study.load_phases(store.open_read(db))
+    assert sorted(zip(phases.file.str.rsplit("/", n=1).str[-1], phases.operation)) == [
+        ("mdtest-easy-stat.csv", "File stat")]

@@ -561,3 +561,33 @@ def test_fio_terse_jobs_are_told_apart_by_name_and_say_their_parameters_are_unkn
     table, shared = study.configuration_table(configs, "fio")
     assert study.UNSTATED_PARAMETERS in shared
     con.close()
+
+
+MDTEST_FIXTURES = REPO / "tests" / "fixtures" / "mdtest"
+
+
+def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
+    """A phase whose log printed that its operations failed is no run: sub699-2024-mdtest-easy-delete.txt line 10
+    ("WARNING: Unable to remove directory", line 19's File removal 78262024.955 ops/s), sub733-...-write.txt line
+    10 ("WARNING: unable to create tree directory"), sub661-...-read.txt line 31 ("ERROR: verifying the data on
+    read"). The chapter lists each with its file, line and reason instead."""
+    db = tmp_path / "t.duckdb"
+    ingest([MDTEST_FIXTURES], db, progress=False)
+    con = store.open_read(db)
+    rates = study.get_mdtest(con).merge(con.execute("SELECT source_id, path FROM sources").df(), on="source_id")
+    rates["name"] = rates["path"].str.rsplit("/", n=1).str[-1]
+    assert not rates[rates["name"].str.startswith(("sub699", "sub733", "sub661"))].size
+    assert mdtest_row(MDTEST_FIXTURES / "sub785-2025-mdtest-easy-write.txt", "File creation")[2] in set(rates["ops_s"])
+    failed = study.get_failed_phases(con)
+    assert [(f.rsplit("/", 1)[-1], op, line) for f, op, line in zip(failed["file"], failed["phase"], failed["line"])] == [
+        ("sub661-2023-mdtest-hard-read.txt", "File read", 31),
+        ("sub699-2024-mdtest-easy-delete.txt", "File removal", 10),
+        ("sub699-2024-mdtest-easy-delete.txt", "Tree removal", 10),
+        ("sub733-2024-mdtest-easy-write.txt", "File creation", 10),
+        ("sub733-2024-mdtest-easy-write.txt", "Tree creation", 10)]
+    assert failed["reason"].iloc[1] == ("WARNING: Unable to remove directory "
+                                        "./datafiles/2024.04.30-14.51.21/mdtest-easy/test-dir.0-0/mdtest_tree.0.0/ "
+                                        "(and 1 more such line)")
+    r = study.report(con)
+    assert r.tables["tab-runs-failed"].frame.equals(failed)
+    assert str(r.values["failed"].data).startswith("5 mdtest phases in 3 files printed that their operations failed")

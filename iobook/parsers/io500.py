@@ -152,6 +152,10 @@ _C_RESULT = re.compile(rf"^\[(RESULT|      )\]\s+(\S+)\s+({_NUMBER})\s+(GiB/s|GB
 _C_SCORE = re.compile(rf"^\[(SCORE ?|SCOREX)\]\s+Bandwidth\s+({_NUMBER})\s+(\S+)\s*:\s*IOPS\s+({_NUMBER})\s+"
                       rf"kiops\s*:\s*TOTAL\s+({_NUMBER})(\s+\[INVALID\])?\s*$")
 _C_ERROR = re.compile(r"^ERROR INVALID (?:\([^)]*\) )?(.*)$")
+# Why the app stopped before its first phase (include/io500-debug.h): "ERROR <message>" (its ERROR macro, e.g. an
+# ini line it cannot parse, once per rank) and "FATAL (<source>:<line>) <message>" (its FATAL macro, then exit 1).
+_C_STOP_ERROR = re.compile(r"^ERROR (?!INVALID )(.*\S)\s*$")
+_C_FATAL = re.compile(r"FATAL \([^)\s]+:\d+\) .*\S")
 
 
 _C_VERSION_LINE = re.compile(r"IO500 version ")
@@ -159,6 +163,8 @@ _C_RESULT_LINE = re.compile(r"\[(RESULT|      )\] ")
 
 
 def _detect_c_summary(head: str) -> bool:
+    if "FATAL (" in head and line_starting(_C_FATAL, head):  # the app stopped before printing its version
+        return True
     if "IO500 version " not in head:
         return False
     # the app's first line; a run that stopped before its first phase printed nothing more (or its errors)
@@ -171,9 +177,12 @@ def parse_c_summary(text: str) -> Parsed:
     phases, flags = [], []
     score = scorex = None
     kind = "summary"
+    stopped: dict[str, int] = {}  # why the app stopped (each message once: every rank prints it) -> its first line
     for no, line in enumerate(text.splitlines(), 1):
         if m := _C_VERSION.match(line):
             version, mode = m.group(1) or None, m.group(2)
+        elif m := _C_STOP_ERROR.match(line) or _C_FATAL.match(line):
+            stopped.setdefault(m.group(m.lastindex or 0), no)
         elif m := _C_RESULT.match(line):
             marker, label, value, unit, time_s, invalid = m.groups()
             phase = canonical_phase(label)
@@ -193,6 +202,8 @@ def parse_c_summary(text: str) -> Parsed:
             kind = "stdout"  # only the app's stdout carries the ERROR lines
             flags.append(Io500Flag(line=no, phase=None, severity="invalid", message=m.group(1)))
     if not phases:  # the app stopped before its first phase ended: its failed run, with its errors
+        if stopped:
+            raise ParseError("IO500 stopped before its first phase: " + "; ".join(stopped), min(stopped.values()))
         errors = "; ".join(f.message for f in flags)
         raise ParseError("IO500 stopped before its first phase result" + (f": {errors}" if errors else ""),
                          flags[0].line if flags else text.count("\n") or 1)

@@ -11,9 +11,18 @@ phase's wall-clock time (``time[i]`` in summarize_results_rank0) under the label
 ``time (in ops/sec):`` (3.4/4.0) and ``time (in ms/op):`` (4.1); e.g. an IO500 4.1 log with
 Tree creation rate 1.449 ops/s prints its time as 0.690. The label as printed is kept in
 ``printed_unit``; no value is rescaled.
+
+Failed phases: mdtest goes on after some failed operations and still prints a rate for the phase (a delete
+phase of IO500 submission 699 printed "WARNING: Unable to remove directory" and 78 million removals/s). A
+line saying an operation failed (FAILURE_LINE: "WARNING: unable to <verb> ...", 3.3's "error could not <verb>
+...", "ERROR: ...") fails the rows of its test whose operation is that verb's (OPERATION_OF_VERB; every
+measured row when no known verb is named), wherever in the test it is printed (a read's verify error comes
+after the tables). Warnings that say no operation failed (could not read the stonewall status file, statfs,
+Open MPI's) fail nothing. Rows the test did not measure (printed 0) are never failed.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import ClassVar
@@ -67,6 +76,9 @@ class MdtestResult:
     rank_max: float | None  # per-rank statistics, only with --showRankStatistics
     rank_min: float | None
     rank_mean: float | None
+    failure_line: int | None  # 1-based line of the first FAILURE_LINE naming this row's operation; None: none
+    failure_lines: int | None  # how many such lines its test printed
+    failure: str | None  # the first of them, as printed (200 characters at most)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,6 +105,14 @@ _NUMBER = re.compile(r"-?(?:\d+\.\d+|nan|inf)")
 _FAILED = re.compile(r"FAILED in|ABORT")
 _LAUNCHED_AT_LINE_START = re.compile(r"mdtest-\S+ was launched with ")
 _NODEMAP = re.compile(r"Nodemap: ([01]+)\s*")
+# A line saying an operation failed, as mdtest's WARN/EWARN ("WARNING: unable to stat file ..."), 3.3's
+# create_remove_dirs ("error could not create directory ...") and the read verification ("ERROR: verifying the
+# data on read (N errors)!") print it at the start of a line.
+FAILURE_LINE = re.compile(r"(?:WARNING: [Uu]nable to|error could not|ERROR:) ")
+# The operations (rows) a verb in a failure line is about, by the start of their name's words.
+OPERATION_OF_VERB = {"create": "creat", "remove": "remov", "stat": "stat", "read": "read", "open": "read",
+                     "rename": "renam"}
+FAILURE_TEXT_MAX = 200
 # Every SUMMARY table of every real log (3,447 in the IO500 archive and data/raw) ends with this row, and
 # none ends the file: a table that does without it was cut.
 LAST_OPERATION = "Tree removal"
@@ -124,6 +144,9 @@ def parse_log(text: str) -> Parsed:
     test: dict = {}  # from the current test's "N tasks" and stonewall lines
     open_kinds: set[str] | None = None  # tables the latest summary has, while it may get more
     table = None  # [kind, printed_unit, values per row, rows read] while reading a table
+    test_of_summary: list[int] = []  # the test (a count of test starts) each summary belongs to
+    failures: list[tuple[int, int, str]] = []  # (test, line, text) of each FAILURE_LINE
+    test_index = 0
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
         if table is not None:
@@ -136,16 +159,20 @@ def parse_log(text: str) -> Parsed:
                 raise ParseError(f"log ends inside a SUMMARY table, after its {results[-1].operation!r} row "
                                  "(truncated)", lineno - 1)
             table = None
-        if line.startswith("-- started at "):
+        if FAILURE_LINE.match(line):
+            failures.append((test_index, lineno, line[:FAILURE_TEXT_MAX].strip()))
+        elif line.startswith("-- started at "):
             m = _STARTED.fullmatch(line)
             run = {"started_at": f"{m[3]}-{m[1]}-{m[2]} {m[4]}" if m else None}
             test, open_kinds = {}, None
+            test_index += 1
         # each regex behind a cheap check of what it starts with or holds: most lines are none of these
         elif line.startswith("mdtest-") and (m := _LAUNCHED.match(line)):
             if "version" in run:  # a run without a "-- started at" line
                 run = {}
             run.update(version=m[1], launched_tasks=int(m[2]), nodes=int(m[3]))
             test, open_kinds = {}, None
+            test_index += 1
         elif line.startswith("Command line used:"):
             run["command"] = line[len("Command line used:"):].strip()
         elif line.startswith("Nodemap: ") and (m := _NODEMAP.fullmatch(line)):
@@ -153,6 +180,8 @@ def parse_log(text: str) -> Parsed:
         elif " tasks, " in line and (m := _TASKS.fullmatch(line)):
             test = {"tasks": int(m[1]), "items": int(m[2]), "item_kind": m[3]}
             open_kinds = None
+            if test_of_summary and test_of_summary[-1] == test_index:  # a second test of one run (-f/-l/-s)
+                test_index += 1
         elif line.startswith("Continue stonewall") and (m := _STONEWALL.fullmatch(line)):
             test.update(stonewall_items_min=int(m[1]), stonewall_items_max=int(m[2]),
                         stonewall_items_avg=float(m[3]))
@@ -160,6 +189,7 @@ def parse_log(text: str) -> Parsed:
             kind = m[1] or "rate"  # 1.9.3 prints "SUMMARY:" for its only table, the rates
             if open_kinds is None or kind in open_kinds:
                 summaries.append(_summary(len(summaries), lineno, int(m[3]), run, test))
+                test_of_summary.append(test_index)
                 open_kinds = set()
             open_kinds.add(kind)
             table = [kind, m[2], 4, 0]
@@ -170,7 +200,32 @@ def parse_log(text: str) -> Parsed:
         if failed:
             raise ParseError(f"mdtest failed: {lines[failed - 1][:200].strip()}", failed)
         raise ParseError("no SUMMARY table: the log ends before mdtest printed results", len(lines))
+    if failures:
+        results = _failed(results, test_of_summary, failures)
     return Parsed(format="mdtest-text", tool=TOOL, tool_version=summaries[0].version, records=summaries + results)
+
+
+def _failed(results: list[MdtestResult], test_of_summary: list[int],
+            failures: list[tuple[int, int, str]]) -> list[MdtestResult]:
+    """The rows with their test's failures (module docstring): each measured row whose operation a failure line
+    of its test names (by OPERATION_OF_VERB), or every measured row of the test for a line naming no known verb."""
+    out = []
+    for r in results:
+        test = test_of_summary[r.summary_index]
+        operation = r.operation.lower().split()
+        mine = [(line, text) for t, line, text in failures if t == test and _names(text, operation)]
+        measured = any(v for v in (r.max, r.min, r.mean))
+        if mine and measured:
+            r = dataclasses.replace(r, failure_line=mine[0][0], failure_lines=len(mine), failure=mine[0][1])
+        out.append(r)
+    return out
+
+
+def _names(failure: str, operation_words: list[str]) -> bool:
+    """Whether a failure line is about an operation: the first known verb it names starts one of the
+    operation's words; a line naming no known verb is about every operation."""
+    verb = next((w for w in re.findall(r"[a-z]+", failure.lower()) if w in OPERATION_OF_VERB), None)
+    return verb is None or any(w.startswith(OPERATION_OF_VERB[verb]) for w in operation_words)
 
 
 def _table_line(line: str, lineno: int, table: list, summary_index: int, results: list) -> None:
@@ -189,7 +244,8 @@ def _table_line(line: str, lineno: int, table: list, summary_index: int, results
     rank_max, rank_min, rank_mean = ranks
     results.append(MdtestResult(summary_index=summary_index, line=lineno, table_kind=kind, printed_unit=printed_unit,
                                 operation=name, max=maximum, min=minimum, mean=mean, stddev=stddev,
-                                rank_max=rank_max, rank_min=rank_min, rank_mean=rank_mean))
+                                rank_max=rank_max, rank_min=rank_min, rank_mean=rank_mean,
+                                failure_line=None, failure_lines=None, failure=None))
     table[3] += 1
 
 

@@ -12,6 +12,7 @@ from IPython.display import HTML
 from .. import charts, nb
 from ..report import Finding, Report, Table
 from ..units import MIB
+from . import your_runs
 
 HOW_TO_INGEST = ("Ingest a folder of benchmark logs and build the book on it with "
                  "`python -m iobook book --data DIR` (or only ingest with `python -m iobook ingest --db FILE DIR`).")
@@ -56,7 +57,8 @@ VIEW_ROWS = {
     "ior_rank_csv_links": "per-rank CSV linked to the IOR log that wrote it",
     "mdtest_runs": "mdtest SUMMARY block: version, tasks, items, iterations, command",
     "mdtest_results": "operation of an mdtest summary: table_kind rate (ops/s) or time (s); max, min, mean, "
-                      "stddev",
+                      "stddev and its formula by version (stddev_kind: population or sample); failed when the log "
+                      "printed that the operation failed (failure, failure_line): no rate then",
     "mdtest_ranks": "per-rank CSV row (--saveRankPerformanceDetails) per operation",
     "mdworkbench_phases": "md-workbench phase line (IO500 extended mode's mdworkbench-create, -bench, -delete): "
                           "over all processes or one process; time, rates, errors",
@@ -154,8 +156,6 @@ def get_result_logs(con) -> dict[str, int]:
     """fio, IOR and mdtest files holding at least one result, counted as the Your runs chapter reads them (its
     get_fio, get_ior, get_mdtest: every such file, whatever run it belongs to), so that both chapters give the
     same counts. Tool (as shown) -> files, for the tools that have any."""
-    from . import your_runs
-
     counts = {tool: get(con).source_id.nunique() for tool, get in
               (("fio", your_runs.get_fio), ("ior", your_runs.get_ior), ("mdtest", your_runs.get_mdtest))}
     return {shown: counts[tool] for tool, shown in TOOL_NAMES.items() if counts[tool]}
@@ -169,7 +169,7 @@ def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
 
 
 def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
-             other: dict[str, int]) -> list[Finding]:
+             other: dict[str, int], failed_phases: pd.DataFrame) -> list[Finding]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
@@ -183,6 +183,10 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
     failure = (("No file in a format iobook reads failed to parse.", "tab-data-files") if failed.empty else
                (f"{plural(len(failed), 'file')} could not be read; each is listed with the parser's reason and line.",
                 "tab-data-failed"))
+    phases = [] if failed_phases.empty else [Finding(
+        text=(f"{plural(len(failed_phases), 'phase')} ({', '.join(sorted(set(failed_phases['tool'])))}) printed that "
+              f"their operations failed: parsed, listed with the line and message, and never read as a rate."),
+        target="tab-data-failed-phases")]
     collector = sum(runs.values()) - runs["IO500"]
     per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != "IO500")
     described = (f"They describe {plural(runs['IO500'], 'IO500 run')}, {plural(collector, 'collector run')}"
@@ -190,7 +194,7 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                  + f"; {plural(sum(other.values()), 'fio, IOR or mdtest log')} hold results"
                  + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs."
                     if other else "."))
-    return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]),
+    return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]), *phases,
             Finding(text=described, target="tab-data-runs"),
             Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
                     target="tab-data-views")]
@@ -268,16 +272,19 @@ def report(con) -> Report:
     by_kind, status, failed = get_files_by_kind(con), get_status_counts(con), get_failed(con)
     runs, logs, views = get_run_counts(con), get_result_logs(con), get_views(con)
     skipped, sources, exported = get_skip_reasons(con), get_sources(con), export_parquet(con)
+    failed_phases = your_runs.get_failed_phases(con)  # listed as Your runs lists them: one query, one reason
     return Report(
         values={"has_data": True, "files": int(by_kind.files.sum()), "files_ok": status["ok"],
                 "files_gone": status["gone"], "has_failed": not failed.empty, "has_skipped": not skipped.empty,
-                "has_gone": status["gone"] > 0, "files_failed": len(failed), "files_skipped": int(skipped.files.sum()),
+                "has_gone": status["gone"] > 0, "files_failed": len(failed),
+                "has_failed_phases": not failed_phases.empty, "phases_failed": len(failed_phases), "files_skipped": int(skipped.files.sum()),
                 "files_listed": len(sources), "max_searchable": nb.MAX_ROWS_SEARCHABLE, "views": len(views) - 1,
                 "parquet_views": len(exported) - 1, "parquet_links": HTML(parquet_links(exported))},
         tables={"tab-data-files": Table(frame=by_kind, formats={"files": ",d", "size (MiB)": ",.3f"}),
                 "tab-data-runs": Table(frame=run_table(runs, logs), formats={"count": ",d"}),
                 "tab-data-skipped": Table(frame=skipped, formats={"files": ",d"}),
                 "tab-data-failed": Table(frame=failed, formats={"line": ",.0f"}),
+                "tab-data-failed-phases": Table(frame=failed_phases, formats={"line": ",d"}),
                 "tab-data-sources": Table(frame=sources, formats={"size (bytes)": ",d"}, searchable=True),
                 "tab-data-views": Table(frame=views)},
-        findings=findings(status, failed, runs, views, logs))
+        findings=findings(status, failed, runs, views, logs, failed_phases))

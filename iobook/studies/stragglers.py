@@ -86,6 +86,9 @@ WITH mdtest_logs AS (
            l.nodemap_ranks, l.nodemap_stride, NULL::BIGINT, NULL::BIGINT, NULL::BIGINT
     FROM mdtest_ranks k LEFT JOIN mdtest_logs l ON l.csv_source_id = k.source_id
     WHERE NOT k.all_ranks AND k.source_id IN (SELECT csv_source_id FROM kept)
+      -- a phase whose log printed that its operation failed is no phase (mdtest_results.failed)
+      AND NOT EXISTS (SELECT 1 FROM raw_mdtest_results x WHERE x.source_id = l.log_source_id
+                      AND x.operation = k.operation AND x.failure_line IS NOT NULL)
 )
 SELECT * FROM ranks WHERE time_s IS NOT NULL
 """

@@ -269,13 +269,13 @@ def mdtest_options(command: str | None) -> dict:
 def get_mdtest(con) -> pd.DataFrame:
     """One row per rate (ops/s) an mdtest SUMMARY printed: the mean of the iterations (-i) of that invocation,
     which is one run (`unit`); mdtest prints no iteration's own rate. Phases the run did not do (printed as 0)
-    are left out."""
+    and phases that failed (get_failed_phases) are left out."""
     df = con.execute(
         """
         SELECT r.source_id, r.summary_index, r.command, r.items, r.item_kind, r.tasks, r.nodes,
                r.iterations, x.operation AS workload, x.mean AS ops_s
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
-        WHERE x.table_kind = 'rate' AND x.mean > 0
+        WHERE x.table_kind = 'rate' AND x.mean > 0 AND NOT x.failed
         ORDER BY r.source_id, r.summary_index, x.line
         """).df()
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
@@ -283,6 +283,38 @@ def get_mdtest(con) -> pd.DataFrame:
     df = pd.concat([df.drop(columns=["command"]), tree], axis=1)
     df["unit"] = df["source_id"].astype(str) + ":" + df["summary_index"].astype(str)
     return df.drop(columns=["summary_index"])
+
+
+FAILED_COLUMNS = ["tool", "file", "phase", "line", "reason"]
+
+
+def get_failed_phases(con) -> pd.DataFrame:
+    """The phases whose log printed that their operations failed (mdtest_results.failed): no run, listed with
+    the file as readers see it, the phase, the line of the first such message and the message (with how many
+    more the phase printed)."""
+    df = con.execute(
+        """
+        SELECT 'mdtest' AS tool, r.path AS file, x.operation AS phase, x.failure_line AS line, x.failure,
+               x.failure_lines
+        FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
+        WHERE x.table_kind = 'rate' AND x.failed
+        ORDER BY r.path, r.summary_index, x.line
+        """).df()
+    df["file"] = nb.reader_paths(con, df["file"])
+    more = df["failure_lines"] - 1
+    df["reason"] = df["failure"] + [f" (and {n:,} more such line{'' if n == 1 else 's'})" if n else "" for n in more]
+    return df[FAILED_COLUMNS]
+
+
+def failed_sentence(failed: pd.DataFrame) -> str:
+    """How many phases are no run because their log printed a failure, for the page (MyST)."""
+    if failed.empty:
+        return "No phase read here printed that its operations failed."
+    n, files = len(failed), failed["file"].nunique()
+    return (f"{n:,} {'/'.join(sorted(set(failed['tool'])))} phase{'' if n == 1 else 's'} in {files:,} "
+            f"file{'' if files == 1 else 's'} printed that their operations failed (a warning or error naming the "
+            "operation): a failed phase is no run and its printed rate is not read; each is listed below with "
+            "its file, the line and the message.")
 
 
 COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, then its folder's name
@@ -1236,9 +1268,11 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     tails = tail_comparisons(runs, comparisons)
     curves, curve_points = curve_comparisons(runs, points, baseline)
     _, label_files, label_notes = get_labels(con, runs["source_id"])
+    failed = get_failed_phases(con)
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
                     "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
                     "read": Markdown(read_sentence(runs, configs)),
+                    "failed": Markdown(failed_sentence(failed)), "has-failed": bool(len(failed)),
                     "label-notes": Markdown(label_notes_md(label_files, label_notes, baseline_note)),
                     "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons)),
@@ -1256,6 +1290,7 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
         tables[f"tab-runs-{key}"] = searchable(frame)
         values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
     tables["tab-runs-labels"] = searchable(labels_table(runs))
+    tables["tab-runs-failed"] = searchable(failed)
     figures = {}
     if len(sweeps):
         figures["fig-runs-sweeps"] = chart_sweeps(sweeps, points)

@@ -33,6 +33,13 @@ JOIN sources src USING (source_id);
 -- in 3.4/4.0, "time (in ms/op)" in 4.1, kept in printed_unit); no value is rescaled.
 -- max/min/mean/stddev are over iterations (mdtest 3.3 with one iteration: over ranks);
 -- rank_* only with --showRankStatistics. NA prints (stonewall rows) are NULL.
+-- stddev_kind: the formula of the printed stddev by the version the log states: 'population' (divided by n)
+-- for 1.x to 3.x (3.x over every rank's value of every iteration), 'sample' (divided by n - 1, over the
+-- iterations; 0.000 for one) from 4.1 on; NULL for 4.0 and a log without a version (not confirmed on a log).
+-- failed: the test printed a line saying this operation failed ("WARNING: unable to remove directory ...",
+-- "error could not create directory ...", "ERROR: verifying the data on read ..."): the phase failed and its
+-- values are no rate nor time of it (iobook/parsers/mdtest.py, FAILURE_LINE); failure is the first such line,
+-- failure_line its line, failure_lines how many.
 CREATE OR REPLACE VIEW mdtest_results AS
 SELECT
     r.source_id * 1000000 + r.summary_index AS mdtest_id,
@@ -42,14 +49,21 @@ SELECT
     r.min,
     r.mean,
     r.stddev,
+    CASE WHEN regexp_matches(s.version, '^[123]\.') THEN 'population'
+         WHEN regexp_matches(s.version, '^(4\.[1-9]|[5-9]\.|[1-9][0-9]+\.)') THEN 'sample' END AS stddev_kind,
     CASE r.table_kind WHEN 'rate' THEN 'ops/s' ELSE 's' END AS unit,
     r.printed_unit,
     r.rank_max,
     r.rank_min,
     r.rank_mean,
     r.operation LIKE '%(stonewall)' AS stonewall,
-    r.line
-FROM raw_mdtest_results r;
+    r.line,
+    r.failure_line IS NOT NULL AS failed,
+    r.failure,
+    r.failure_line,
+    r.failure_lines
+FROM raw_mdtest_results r
+JOIN raw_mdtest_summaries s USING (source_id, summary_index);
 
 -- One row per (row, measured operation) of a --saveRankPerformanceDetails CSV: the 'all' row
 -- (all_ranks, rank NULL) is mdtest's aggregate, the others one MPI rank each.
