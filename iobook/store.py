@@ -137,8 +137,8 @@ def _derived_steps():
 
 def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT, "threads": DUCKDB_THREADS,
-                                               "temp_directory": spill_directory()})
+    con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT})
+    bound(con, WRITE_MEMORY_LIMIT)
     schema = schema_digest()
     if _recorded_schema(con) != schema:  # (re)creating it costs imports and DDL an unchanged re-ingest need not pay
         _create_schema(con)
@@ -163,15 +163,17 @@ def _recorded_schema(con) -> str | None:
 def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     if not Path(db_path).exists():
         raise FileNotFoundError(f"{db_path}: no database; run `python -m iobook ingest` first")
-    return duckdb.connect(str(db_path), read_only=True, config={
-        "memory_limit": READ_MEMORY_LIMIT, "threads": DUCKDB_THREADS, "temp_directory": spill_directory()})
+    return bound(duckdb.connect(str(db_path), read_only=True), READ_MEMORY_LIMIT)
 
 
-def spill_directory() -> str:
-    """Where DuckDB spills what does not fit its memory limit: one folder per process under the system's temporary
-    folder (a read-only database's default, `<db>.tmp` beside it, may not be writable; DuckDB removes the folder
-    it made when the connection closes)."""
-    return str(Path(tempfile.gettempdir()) / f"iobook-duckdb-{os.getpid()}")
+def bound(con: duckdb.DuckDBPyConnection, memory_limit: str) -> duckdb.DuckDBPyConnection:
+    """DuckDB's memory and threads bounded, spilling to one folder per process under the system's temporary folder
+    (a read-only database's default, `<db>.tmp` beside it, may not be writable; DuckDB removes the folder it made
+    when the database closes). Set, not passed to connect: a second connection to the same file with another
+    config is refused, and the settings hold for every connection to it."""
+    spill = Path(tempfile.gettempdir()) / f"iobook-duckdb-{os.getpid()}"
+    con.execute(f"SET memory_limit = '{memory_limit}'; SET threads = {DUCKDB_THREADS}; SET temp_directory = '{spill}'")
+    return con
 
 
 def stored_path(path: str) -> tuple[str, bytes | None]:
