@@ -6,6 +6,7 @@ Only `iobook ingest` opens the database for writing (`open_write`); chapters and
 from __future__ import annotations
 
 import os
+import tempfile
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -23,9 +24,18 @@ DEFAULT_DB = Path("data/iobook.duckdb")
 # DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB at
 # 20,000 files); writing needs little of it. The derived tables' queries need more as the tree grows
 # (over 96 MB at 82,544 files), and run alone, once the files are written: with 64 MB while writing and
-# 128 MB for them, ingest of that tree peaked at 481 MiB RSS (128 MB throughout: 512 MiB).
+# 128 MB for them, a new database of that tree peaked at 481 MiB RSS. Re-ingesting it into its database (every
+# file changed: the derived tables' old rows replaced in the same transaction) ran out of 128 MB and of 256 MB in
+# io500_runs.scores_from_logs; with 512 MB it passed, peak 997 MiB RSS (2026-11-27).
 WRITE_MEMORY_LIMIT = "64MB"
-DERIVED_MEMORY_LIMIT = "128MB"
+DERIVED_MEMORY_LIMIT = "512MB"
+# A chapter's process holds Python, pandas and Altair (300-700 MiB) beside DuckDB, whose default limit (80 % of
+# RAM) let a chapter's queries take ~20 GB at 16 copies of the IO500 archive. Bounded, DuckDB spills joins,
+# sorts and aggregates to a temporary folder rather than growing: the process stays under issue 30's 2 GB.
+READ_MEMORY_LIMIT = "768MB"
+# Each thread builds its own share of a hash table or sort at once: memory grows with threads. Two are this
+# machine's cores; chapters' queries gain little from more.
+DUCKDB_THREADS = 2
 
 SOURCES_DDL = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -130,6 +140,7 @@ def _derived_steps():
 def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(db_path), config={"memory_limit": WRITE_MEMORY_LIMIT})
+    bound(con, WRITE_MEMORY_LIMIT)
     schema = schema_digest()
     if _recorded_schema(con) != schema:  # (re)creating it costs imports and DDL an unchanged re-ingest need not pay
         _create_schema(con)
@@ -154,7 +165,17 @@ def _recorded_schema(con) -> str | None:
 def open_read(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
     if not Path(db_path).exists():
         raise FileNotFoundError(f"{db_path}: no database; run `python -m iobook ingest` first")
-    return duckdb.connect(str(db_path), read_only=True)
+    return bound(duckdb.connect(str(db_path), read_only=True), READ_MEMORY_LIMIT)
+
+
+def bound(con: duckdb.DuckDBPyConnection, memory_limit: str) -> duckdb.DuckDBPyConnection:
+    """DuckDB's memory and threads bounded, spilling to one folder per process under the system's temporary folder
+    (a read-only database's default, `<db>.tmp` beside it, may not be writable; DuckDB removes the folder it made
+    when the database closes). Set, not passed to connect: a second connection to the same file with another
+    config is refused, and the settings hold for every connection to it."""
+    spill = Path(tempfile.gettempdir()) / f"iobook-duckdb-{os.getpid()}"
+    con.execute(f"SET memory_limit = '{memory_limit}'; SET threads = {DUCKDB_THREADS}; SET temp_directory = '{spill}'")
+    return con
 
 
 def stored_path(path: str) -> tuple[str, bytes | None]:

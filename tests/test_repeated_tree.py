@@ -1,7 +1,9 @@
 """A site's archive often holds a run more than once (copies of the archive, a submission filed twice). A small
-repeated tree: 3 copies of two IBM Tucson submissions with per-rank CSVs (590, an ESS 3200 run whose files print
-no IO500 release; 679, an ESS 3500 run), in the archive's layout. Every chapter executes on it, and counts each
-run once where it counts runs (issue 30)."""
+repeated tree: 3 copies of three IBM Tucson submissions with per-rank CSVs (590, an ESS 3200 run whose files print
+no IO500 release; 679, an ESS 3500 run; 722, a Storage Scale System 6000 run with its mmlscluster, mmlsconfig and
+mmlsfs listings), in the archive's layout. Every chapter executes on it, and counts each run once where it counts
+runs; the views that pair runs or files grow with the copies, not with their square (issue 30)."""
+import re
 import shutil
 
 import pytest
@@ -14,7 +16,11 @@ from iobook.studies import stragglers
 SUBMISSIONS = [
     "IBM Tucson/Arches 2021B/IBM Elastic Storage System 3200 - 2 Building Blocks/2021/submission-590",
     "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
+    "IBM Tucson/Saguaro Storage Scale System 6000/IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0/2024/"
+    "submission-722",
 ]
+# DuckDB's operators that compare every row of one side with every row of the other (EXPLAIN's names)
+PAIRWISE_JOINS = re.compile(r"Nested Loop Join|Blockwise Nl Join|Piecewise Merge Join|Cross Product|IE Join", re.I)
 COPIES = 3
 
 
@@ -42,6 +48,30 @@ def test_the_copies_are_recognised_as_one_run_each(trees):
     kept = three.execute("SELECT count(*) FROM io500_runs WHERE run_id NOT IN "
                          "(SELECT run_id FROM io500_duplicate_runs)").fetchone()[0]
     assert kept == runs
+
+
+def test_the_duplicate_view_lists_each_copy_once(trees):
+    """io500_duplicate_runs on 3 copies: each run's 2 earlier copies, once each, against its last copy (a pairwise
+    self-join listed every pair: the first copy twice, 3 rows a run, 120 at 16 copies)."""
+    con = store.open_read(trees[COPIES])
+    copies = con.execute("SELECT run_id, same_as_run_id FROM io500_duplicate_runs").fetchall()
+    runs = con.execute("SELECT fingerprint, list(run_id ORDER BY run_id) FROM io500_run_info GROUP BY fingerprint").fetchall()
+    assert len(runs) == len(SUBMISSIONS) and all(len(ids) == COPIES for _, ids in runs)
+    assert sorted(copies) == sorted((run_id, ids[-1]) for _, ids in runs for run_id in ids[:-1])
+
+
+def test_a_runs_listings_are_found_by_equal_folders(trees):
+    """722's Storage Scale listings sit in its results folder: each copy's run is linked to its own copy's
+    listings, as many as one copy has, and the view's plan joins folders by equality (the prefix test it had
+    compared every run folder with every listing: a nested loop)."""
+    one, three = (store.open_read(trees[c]) for c in (1, COPIES))
+    listings = one.execute("SELECT count(*) FROM io500_run_system_files").fetchone()[0]
+    assert listings == one.execute("SELECT count(*) FROM sources WHERE tool = 'gpfs' AND status = 'ok'").fetchone()[0] > 0
+    linked = three.execute("SELECT r.path, x.path FROM io500_run_system_files x JOIN io500_run_info r USING (run_id)").fetchall()
+    assert len(linked) == COPIES * listings
+    assert all(run.split("/copy-")[1][0] == listing.split("/copy-")[1][0] for run, listing in linked)
+    plan = three.execute("EXPLAIN SELECT * FROM io500_run_system_files").fetchall()[0][1]
+    assert not PAIRWISE_JOINS.search(plan)
 
 
 def test_stragglers_counts_each_run_once(trees):

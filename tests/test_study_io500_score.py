@@ -23,8 +23,8 @@ def test_runs_on_each_database(any_db):
     if name == "empty":
         assert runs.empty and study.default_runs(runs) == [] and counts["runs"] == 0
         return
-    # default: data/raw's 258 runs less the 12 later copies of a run filed in two submissions (io500_duplicate_runs:
-    # 13 pairs, SoftBank's CHIE-2, CHIE-3 and submission-717 one run filed three times)
+    # default: data/raw's 258 runs less the 12 later copies of a run filed in two submissions (io500_duplicate_runs'
+    # 12 rows, SoftBank's CHIE-2, CHIE-3 and submission-717 one run filed three times)
     expected = {"built_tools": 1, "other_io500": 16, "default": 246}[name]
     assert counts["runs"] == expected
     assert counts["from_summary"] + counts["from_logs"] + counts["neither"] == counts["comparable"]

@@ -40,7 +40,8 @@ VIEW_ROWS = {
     "io500_system_info": "io500_info_* line of a bash IO500 run's log, how its submitters described the system "
                          "(server and client nodes, file system), as printed; also its io500_workdir and its "
                          "[Exec] command lines (key exec)",
-    "io500_duplicate_runs": "pair of IO500 runs with the same phase values filed under two submissions",
+    "io500_duplicate_runs": "IO500 run stored more than once (same phase values: filed twice, or the archive copied): "
+                            "each copy but the last ingested, with that last copy",
     "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",
     "io500_phase_logs": "IO500 phase with its own IOR/mdtest log: the log's value, the summary's, the rule "
                         "relating them, whether they agree",

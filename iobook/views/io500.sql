@@ -64,10 +64,20 @@ CREATE OR REPLACE VIEW io500_run_files AS
 SELECT m.run_id, m.source_id, s.path, m.role, s.format, s.sha256
 FROM io500_run_members m JOIN sources s USING (source_id);
 
--- The same run (same phase values) listed in more than one submission.
+-- The same run (same phase values) stored more than once (filed under two submissions, or the archive copied):
+-- each copy but the last ingested, once, with that last copy (same_as_run_id). Keyed on the fingerprint by one
+-- window: a self-join listing every pair of copies grew with the square of the copies (120 pairs a run at 16).
 CREATE OR REPLACE VIEW io500_duplicate_runs AS
-SELECT a.run_id, b.run_id AS same_as_run_id, a.submission, b.submission AS same_as_submission, a.fingerprint
-FROM io500_run_info a JOIN io500_run_info b ON a.fingerprint = b.fingerprint AND a.run_id < b.run_id;
+WITH copies AS (
+    SELECT run_id, submission, fingerprint,
+           last_value(run_id) OVER last_ingested AS same_as_run_id,
+           last_value(submission) OVER last_ingested AS same_as_submission
+    FROM io500_run_info
+    WINDOW last_ingested AS (PARTITION BY fingerprint ORDER BY run_id
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+)
+SELECT run_id, same_as_run_id, submission, same_as_submission, fingerprint
+FROM copies WHERE run_id <> same_as_run_id;
 
 -- How the bash script's submitters described their system (io500_info_* lines of its log), per run: e.g.
 -- num_data_server_nodes, num_metadata_server_nodes, num_client_nodes, filesystem, as printed (text).
@@ -78,9 +88,15 @@ FROM raw_io500_info i JOIN io500_run_members m USING (source_id);
 -- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster/mmlsfs listings):
 -- those in the folder of one of the run's files or in a folder above it. Chapters read this view, never
 -- path patterns of their own.
+-- a run's folders and every folder above them, joined to a listing's folder by equality: a prefix test
+-- (starts_with) compared every run folder with every listing, which grew with the square of the archive
 CREATE OR REPLACE VIEW io500_run_system_files AS
-WITH run_folders AS (SELECT DISTINCT run_id, parse_dirpath(path) AS folder FROM io500_run_files)
-SELECT DISTINCT f.run_id, s.source_id, s.path, s.format
-FROM run_folders f
-JOIN sources s ON s.tool = 'gpfs' AND s.status = 'ok'
-     AND (f.folder = parse_dirpath(s.path) OR starts_with(f.folder, parse_dirpath(s.path) || '/'));
+WITH run_folders AS (SELECT DISTINCT run_id, string_split(parse_dirpath(path), '/') AS parts FROM io500_run_files),
+above AS (
+    SELECT DISTINCT f.run_id, array_to_string(f.parts[1:depth], '/') AS folder
+    FROM run_folders f, range(1, len(f.parts) + 1) AS d(depth)
+)
+SELECT DISTINCT a.run_id, s.source_id, s.path, s.format
+FROM above a
+JOIN sources s ON s.tool = 'gpfs' AND s.status = 'ok' AND a.folder = parse_dirpath(s.path)
+WHERE a.folder <> '';
