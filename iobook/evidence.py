@@ -295,9 +295,12 @@ def phrase(record: Count | Estimate | Comparison) -> str:
         return f"{record.k:,} of {_units(record.n, record.of)} ({record.share:.1%})"
     if isinstance(record, Estimate):
         unit = f" {record.unit}" if record.unit else ""
-        spread = (_interval(record.low, record.high) if record.low is not None
-                  else f"no interval: {record.no_interval}")
-        return f"{_number(record.value)}{unit} ({spread}; {_units(record.n, record.replicate)})"
+        units = _units(record.n, record.replicate)
+        if record.low is not None:
+            return f"{_number(record.value)}{unit} ({_interval(record.low, record.high)}; {units})"
+        if record.n < MIN_UNITS:  # the methods page says why: too few units for any interval
+            return f"{_number(record.value)}{unit} (no interval on {units})"
+        return f"{_number(record.value)}{unit} (no interval: {record.no_interval}; {units})"
     c = record
     interval = _interval(c.low, c.high) if c.low is not None else "no interval"
     sides = (f"{_units(c.n, c.replicate)} against {c.baseline_label or 'the published figure'}"

@@ -228,7 +228,9 @@ def test_first_finding_is_short_and_decided_by_run(databases, name):
     con = store.open_read(databases[name])
     r = study.report(con)
     main = r.findings[0]
-    assert len(main.text.split()) <= 30 and "95%" in main.text
+    assert len(main.text.split()) <= 30
+    # built_tools holds 2 runs with ranks: fewer than MIN_UNITS, so the sentence shows no interval
+    assert ("no interval on 2 runs" if name == "built_tools" else "95%") in main.text
     if name != "built_tools":  # several nodes: the comparison by run, n = runs (never phases)
         (record,) = main.evidence
         runs = _load(con)
