@@ -199,10 +199,13 @@ def build_html(anonymize: bool = False, root: Path = chapters.REPO_ROOT) -> int:
     stamp = html.parent / "static.sha256"
     if not (html / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
         subprocess.run([jupyter_book, "clean", "--all", str(root)], check=True, capture_output=True)
-    # Sphinx copies static files and never deletes one: an earlier build's downloads (files no longer in
-    # the data) would stay in the site; the chapters' current ones are copied again
-    shutil.rmtree(html / DOWNLOADS, ignore_errors=True)
     status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(root)]).returncode
+    # The site's downloads are exactly the chapters': Sphinx never deletes an earlier build's (files no longer
+    # in the data), and copies static files only when it writes a page (a rebuild with nothing changed
+    # writes none)
+    shutil.rmtree(html / DOWNLOADS, ignore_errors=True)
+    if (static.parent / DOWNLOADS).is_dir():
+        shutil.copytree(static.parent / DOWNLOADS, html / DOWNLOADS)
     if status == 0:
         stamp.write_text(digest)
     return status

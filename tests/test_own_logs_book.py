@@ -4,9 +4,11 @@ mdtest and io500 runs as they were written, and three archive submissions' files
 each). Every chapter must execute (a chapter's pinned parameter that matches nothing is a note in it, never a
 failed book), the book must build, and the new chapter's own test must pass unchanged."""
 import os
+import re
 import shutil
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import pytest
 
@@ -78,6 +80,19 @@ def test_a_build_on_other_data_leaves_the_published_book_as_it_was(checkout, tre
     assert f"_build/{tree.name}/_build/html/index.html" in book.stdout
 
 
+def test_a_rebuild_with_nothing_changed_keeps_every_download(checkout, tree, built):
+    """The user's fast rebuild: nothing changed, so no chapter executes and Sphinx writes no page; every
+    download a page links to must still be in the site (the build empties the site's downloads folder first,
+    and Sphinx recopies static files only when it writes pages)."""
+    again = run(checkout, "-m", "iobook", "book", "--quiet", "--data", str(tree),
+                "--db", str(checkout / "data" / "own.duckdb"))
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    html = site(checkout, tree)
+    links = {(page, href) for page in html.rglob("*.html")
+             for href in re.findall(r'href="([^"]*_static/downloads/[^"#]+)"', page.read_text(encoding="utf-8"))}
+    assert links and [(p.name, h) for p, h in links if not (p.parent / h).is_file()] == []
+
+
 def test_no_kernel_transport_warning_in_the_build_output(built):
     _, book, _ = built
     assert "without encryption" not in book.stdout + book.stderr
@@ -111,6 +126,10 @@ def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built
     assert f"[My study](book/{NEW}.ipynb)" in (checkout / "README.md").read_text()
     again = run(checkout, "-m", "iobook", "new-chapter", NEW)
     assert again.returncode != 0 and "exists already" in again.stderr
-    tested = run(checkout, "-m", "pytest", f"tests/test_study_{NEW}.py", "-q", "-p", "no:cacheprovider")
+    report = checkout / "_build" / "new-chapter-tests.xml"
+    tested = run(checkout, "-m", "pytest", f"tests/test_study_{NEW}.py", "-q", "-p", "no:cacheprovider",
+                 f"--junitxml={report}")
     assert tested.returncode == 0, tested.stdout[-3000:]
-    assert "4 passed" in tested.stdout
+    # every test the scaffold wrote ran and passed: none failed, errored or was skipped (pytest's own report)
+    suite = ElementTree.parse(report).getroot().find("testsuite")
+    assert int(suite.get("tests")) > 0 and all(int(suite.get(k)) == 0 for k in ("failures", "errors", "skipped"))
