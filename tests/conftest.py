@@ -84,6 +84,13 @@ DATABASES = {
 }
 
 
+# The databases each chapter is executed on in a kernel (papermill, ~10 s a run under load): the empty one, a
+# foreign IO500 archive, and data/raw (nbval's run of the published chapter). The built-tools logs are executed
+# by every chapter in tests/test_own_logs_book.py's book (with three flattened submissions), and every study's
+# report runs on all four databases without a kernel (tests/test_glue_keys.py).
+KERNEL_DATABASES = ["empty", "other_io500", "default"]
+
+
 def pytest_sessionstart(session):
     """PUBLISHED_DB brought up to date with data/raw, as `make book` does (nothing to parse after a build),
     once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest writes

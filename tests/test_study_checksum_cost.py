@@ -11,11 +11,10 @@ from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
-from conftest import REPO, execute_chapter, holm
+from conftest import REPO, execute_chapter, holm, KERNEL_DATABASES
 
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
 RAW = REPO / "data" / "raw"
-DATABASES = ["empty", "built_tools", "other_io500", "default"]
 
 
 def test_runs_steps_and_costs_per_database(any_db):
@@ -141,7 +140,7 @@ def test_memory_factor_from_the_published_table():
     assert round(factors.loc[("Server", "trailerchecksum"), "per_node"], 3) == 2.144
 
 
-@pytest.mark.parametrize("name", DATABASES)
+@pytest.mark.parametrize("name", KERNEL_DATABASES)
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": [RUN]} if name == "default" else {}
     texts = "\n".join(execute_chapter("checksum_cost", databases[name], tmp_path, **selected))

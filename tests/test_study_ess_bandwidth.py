@@ -12,7 +12,7 @@ from iobook import nb, published, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
-from conftest import SHARED, executed_notebook
+from conftest import SHARED, executed_notebook, KERNEL_DATABASES
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
 
 REPO = Path(__file__).resolve().parents[1]
@@ -479,7 +479,7 @@ def test_config_of_each_database(any_db):
             ["common", "1024", 89]]
 
 
-@pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
+@pytest.mark.parametrize("name", KERNEL_DATABASES)
 def test_notebook_runs(databases, tmp_path, name):
     cells = executed_notebook("ess_bandwidth", databases[name], tmp_path).cells
     outputs = [o for c in cells if c.cell_type == "code" for o in c.outputs]
@@ -488,7 +488,7 @@ def test_notebook_runs(databases, tmp_path, name):
     # every code cell of the template hides its input (papermill's injected-parameters cell is the runner's)
     assert all("remove-input" in c.metadata.get("tags", []) for c in cells
                if c.cell_type == "code" and "injected-parameters" not in c.metadata.get("tags", []))
-    if name in ("empty", "built_tools"):
+    if name == "empty":
         assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in text
         assert "<table" not in text and "vegaEmbed" not in text
     else:

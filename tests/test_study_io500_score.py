@@ -9,7 +9,7 @@ import pytest
 from iobook import evidence, nb, store
 from iobook.studies import io500_score as study
 
-from conftest import execute_chapter
+from conftest import execute_chapter, KERNEL_DATABASES
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw" / "io500"
@@ -137,7 +137,7 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
         execute_chapter("io500_score", databases["other_io500"], tmp_path, phase_runs=["submission-130"])
 
 
-@pytest.mark.parametrize("name", ["empty", "built_tools", "other_io500", "default"])
+@pytest.mark.parametrize("name", KERNEL_DATABASES)
 def test_notebook_executes(databases, tmp_path, name):
     text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
     if name == "empty":

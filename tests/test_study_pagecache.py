@@ -14,7 +14,7 @@ from iobook.ingest import ingest
 from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
 
-from conftest import REPO, execute_chapter, holm
+from conftest import REPO, execute_chapter, holm, KERNEL_DATABASES
 
 RAW = REPO / "data" / "raw" / "pagecache"
 RUN = "vm-20261121T132329Z"  # the first modes run, made before the collector had experiments
@@ -23,7 +23,6 @@ DEPTH_RUN, READAHEAD_RUN, SHARED_RUN, TRIM_RUN, MODES_RUN = (
     "vm-20261123T160557Z", "vm-20261123T160932Z", "vm-20261123T161137Z", "vm-20261123T161420Z", "vm-20261123T161929Z")
 EXPERIMENTS = {RUN: "modes", DEPTH_RUN: "queue-depth", READAHEAD_RUN: "readahead", SHARED_RUN: "shared-file",
                TRIM_RUN: "trim", MODES_RUN: "modes"}
-DATABASES = ["empty", "built_tools", "other_io500", "default"]
 
 
 def decided(rows):
@@ -219,7 +218,7 @@ def test_mode_costs_per_gib_with_intervals(con):
     assert (pc.get_mode_costs(steps, pc.get_reclaim(con, [current])).low > 0).all()  # log-scale: positive
 
 
-@pytest.mark.parametrize("name", DATABASES)
+@pytest.mark.parametrize("name", KERNEL_DATABASES)
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": list(EXPERIMENTS)} if name == "default" else {}
     texts = "\n".join(execute_chapter("pagecache", databases[name], tmp_path, **selected))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from conftest import BUILT_TOOLS, REPO, execute_chapter, executed_notebook
+from conftest import BUILT_TOOLS, REPO, execute_chapter, executed_notebook, KERNEL_DATABASES
 from iobook import build, evidence, nb, store
 from iobook.ingest import ingest
 from iobook.studies import your_runs as study
@@ -368,7 +368,7 @@ def test_every_database_and_its_findings(any_db):
 def test_chapter_executes_on_every_database(databases, tmp_path):
     """On every test database the chapter runs and glues its report (tests/test_glue_keys.py checks that every
     key its shown markdown pastes is in the report); no cell prints an error or a warning."""
-    for name in databases:
+    for name in KERNEL_DATABASES:
         (tmp_path / name).mkdir()
         executed = executed_notebook("your_runs", databases[name], tmp_path / name)
         outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]

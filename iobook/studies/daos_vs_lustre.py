@@ -847,7 +847,8 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     gekko = gekko_runs(runs)
     seed_servers = published.load("seed002_tianhe_servers")
     dfs = dfs_runs(chosen[chosen.family == FIRST])
-    unknown = evidence.count(int((runs.attributed_by == io500_runs.UNKNOWN).sum()), len(runs),
+    counted = runs[~runs.duplicate]  # a census counts each run once, not its copies
+    unknown = evidence.count(int((counted.attributed_by == io500_runs.UNKNOWN).sum()), len(counted),
                              quantity="runs whose attribution is unknown", of=Replicate.RUN)
     caveats = caveats_text(seed_servers, dfs)
 

@@ -40,6 +40,9 @@ VIEW_ROWS = {
     "io500_system_info": "io500_info_* line of a bash IO500 run's log, how its submitters described the system "
                          "(server and client nodes, file system), as printed; also its io500_workdir and its "
                          "[Exec] command lines (key exec)",
+    "duplicate_logs": "fio, IOR or mdtest log stored more than once (the same bytes: a folder copied, a log filed "
+                      "twice): each copy but the last ingested, with that last copy; Your runs and History count the "
+                      "run once",
     "io500_duplicate_runs": "IO500 run stored more than once (same phase values: filed twice, or the archive copied): "
                             "each copy but the last ingested, with that last copy",
     "io500_phase_log_links": "IO500 phase and the IOR/mdtest log the run wrote for it",

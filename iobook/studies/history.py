@@ -54,6 +54,7 @@ def get_runs(con) -> pd.DataFrame:
                max(io.lat_p99_ns) AS p99_ns
         FROM fio_jobs j JOIN fio_io io USING (job_id) JOIN sources s USING (source_id)
         WHERE j.started IS NOT NULL AND j.error = 0
+          AND j.source_id NOT IN (SELECT source_id FROM duplicate_logs)  -- a copy of a file is the same run
         GROUP BY ALL ORDER BY j.started, j.job_id
         """.format(workload=", ".join([*(f"'{o}=' || j.{o}" for o in WORKLOAD_OPTIONS),
                                         *(f"'{o}=' || json_extract_string(j.options, '$.{o}')"

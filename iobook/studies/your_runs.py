@@ -214,6 +214,7 @@ def get_fio(con) -> pd.DataFrame:
                max(io.lat_p9999_ns) / 1e6 AS p9999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
         WHERE coalesce(j.error, 0) = 0 AND io.bw_bytes_s > 0
+          AND j.source_id NOT IN (SELECT source_id FROM duplicate_logs)  -- a copy of a file is the same run
         GROUP BY ALL
         ORDER BY j.source_id, j.groupid, io.direction
         """,
@@ -238,6 +239,7 @@ def get_ior(con) -> pd.DataFrame:
                i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
+          AND t.source_id NOT IN (SELECT source_id FROM duplicate_logs)
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
         """).df()
     df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
@@ -276,6 +278,7 @@ def get_mdtest(con) -> pd.DataFrame:
                r.iterations, x.operation AS workload, x.mean AS ops_s
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
         WHERE x.table_kind = 'rate' AND x.mean > 0 AND NOT x.failed
+          AND r.source_id NOT IN (SELECT source_id FROM duplicate_logs)
         ORDER BY r.source_id, r.summary_index, x.line
         """).df()
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
