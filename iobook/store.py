@@ -114,8 +114,11 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """Run every views/*.sql file. A file whose views use another file's views is retried once those
-    exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""
+    """Every views/*.sql file run, and no other view left. A file whose views use another file's views is
+    retried once those exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""
+    # a view an older iobook made that these files no longer do (renamed, removed) would stay, listed as data
+    for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
+        con.execute(f'DROP VIEW IF EXISTS "{view}"')
     folder = resources.files("iobook") / "views"
     pending = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     while pending:

@@ -84,11 +84,10 @@ DATABASES = {
 }
 
 
-# The databases each chapter is executed on in a kernel (papermill, ~10 s a run under load): the empty one, a
-# foreign IO500 archive, and data/raw (nbval's run of the published chapter). The built-tools logs are executed
-# by every chapter in tests/test_own_logs_book.py's book (with three flattened submissions), and every study's
-# report runs on all four databases without a kernel (tests/test_glue_keys.py).
-KERNEL_DATABASES = ["empty", "other_io500", "default"]
+# The database each chapter is executed on in a kernel by its tests (execute_chapter(kernel=True)), besides
+# data/raw (nbval) and the books tests build (own logs, anonymised): on the other test databases the template runs
+# in the tests' own process, the same code and outputs without a kernel's ~10 s.
+KERNEL_DATABASE = "empty"
 
 
 def pytest_sessionstart(session):
@@ -206,12 +205,30 @@ def executed_notebook(name: str, db: Path, folder: Path, **parameters):
     return nbformat.read(out, 4)
 
 
-def execute_chapter(name: str, db: Path, folder: Path, **parameters) -> list[str]:
-    """The text of every code-cell output of executed_notebook(...), in order (markdown, html, plain text and
-    streams of one output joined)."""
-    return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
-            for cell in executed_notebook(name, db, folder, **parameters).cells if cell.cell_type == "code"
-            for o in cell.get("outputs", [])]
+def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, **parameters) -> list[str]:
+    """The text of every code-cell output of notebooks/<name>.ipynb run on `db` with `parameters` (markdown,
+    html, plain text and streams of one output joined), in order. `kernel`: executed by papermill in a kernel
+    (executed_notebook, ~10 s a run under load), as `make book` does; else run in this process's IPython
+    shell, cell by cell as the kernel runs them (the parameters cell, then papermill's injected one, then the
+    template's code), in `folder`: the same outputs in ~1 s. Each chapter is executed in a kernel on the empty
+    database (tests/test_study_*.py), on data/raw by nbval and in every book the tests build."""
+    if kernel:
+        return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
+                for cell in executed_notebook(name, db, folder, **parameters).cells if cell.cell_type == "code"
+                for o in cell.get("outputs", [])]
+    import contextlib
+
+    import nbformat
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    cells = [c.source for c in nbformat.read(REPO / "notebooks" / f"{name}.ipynb", 4).cells if c.cell_type == "code"]
+    injected = "\n".join(f"{key} = {value!r}" for key, value in {"db_path": str(db), **parameters}.items())
+    shell = InteractiveShell.instance()
+    with contextlib.chdir(folder), capture_output() as captured:
+        for source in [cells[0], injected, *cells[1:]]:
+            shell.run_cell(source, store_history=False).raise_error()
+    return ["\n".join(map(str, o.data.values())) for o in captured.outputs] + [captured.stdout]
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,7 @@ def test_hostile_names_run_nothing_and_the_page_is_whole(tmp_path):
     db = tmp_path / "hostile.duckdb"
     counts = ingest([tree], db, progress=False)
     assert counts["parsed"] == 8 and counts["failed"] == 8  # the fio and IOR error outputs in each folder
-    execute_chapter("data", db, tmp_path)
+    execute_chapter("data", db, tmp_path, kernel=True)
     notebook = nbformat.read(tmp_path / "data.ipynb", 4)
     for output in (o for cell in notebook.cells for o in cell.get("outputs", [])):  # glued values, shown as the
         prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")  # book's {glue} shows them

@@ -210,6 +210,20 @@ def _age(folder, seconds: int = 3600) -> None:
         os.utime(f, ns=(time.time_ns() - seconds * 10**9,) * 2)
 
 
+def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
+    """A view renamed or removed since the database was made (this version's duplicate_logs was briefly
+    duplicate_sources) is gone after the next ingest: the Data chapter lists every view of the database."""
+    db = tmp_path / "t.duckdb"
+    con = store.open_write(db)
+    con.execute("CREATE VIEW duplicate_sources AS SELECT source_id FROM sources")  # as an older iobook made it
+    store.set_state(con, "schema_digest", "an older iobook's")
+    con.close()
+    ingest([], db, progress=False)
+    con = store.open_read(db)
+    views = {v for (v,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    assert "duplicate_sources" not in views and "duplicate_logs" in views
+
+
 def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
     import iobook.ingest
 

@@ -9,7 +9,7 @@ import pytest
 from iobook import evidence, nb, store
 from iobook.studies import io500_score as study
 
-from conftest import execute_chapter, KERNEL_DATABASES
+from conftest import DATABASES, KERNEL_DATABASE, execute_chapter
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw" / "io500"
@@ -134,12 +134,12 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
     with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         nb.select(["submission-6790"], keys, "IO500 run")
     with pytest.raises(papermill.PapermillExecutionError, match=r"'submission-130': nearest \[[^]]*'submission-13'"):
-        execute_chapter("io500_score", databases["other_io500"], tmp_path, phase_runs=["submission-130"])
+        execute_chapter("io500_score", databases["other_io500"], tmp_path, kernel=True, phase_runs=["submission-130"])
 
 
-@pytest.mark.parametrize("name", KERNEL_DATABASES)
+@pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
-    text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
+    text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "printed scores" not in text
         return

@@ -11,7 +11,7 @@ import pytest
 from iobook import evidence, nb
 from iobook.studies import snapshots
 
-from conftest import KERNEL_DATABASES, REPO, executed_notebook
+from conftest import KERNEL_DATABASE, REPO, executed_notebook
 
 TEMPLATE = REPO / "notebooks" / "snapshots.ipynb"
 RUN = "vm-20261121T132957Z"  # data/raw/snapshots/vm-20261121T132957Z: the metadata part
@@ -79,7 +79,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
             snapshots.select_runs(con, ["vm-20261121T132958Z"])
 
 
-@pytest.mark.parametrize("name", KERNEL_DATABASES)
+@pytest.mark.parametrize("name", [KERNEL_DATABASE, "default"])  # the others: test_glue_keys.py
 def test_notebook_executes(name, databases, tmp_path):
     selected = {"run_folders": [RUN, COW_RUN]} if name == "default" else {}
     executed = executed_notebook("snapshots", databases[name], tmp_path, **selected)

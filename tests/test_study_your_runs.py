@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from conftest import BUILT_TOOLS, REPO, execute_chapter, executed_notebook, KERNEL_DATABASES
+from conftest import BUILT_TOOLS, KERNEL_DATABASE, REPO, execute_chapter, executed_notebook
 from iobook import build, evidence, nb, store
 from iobook.ingest import ingest
 from iobook.studies import your_runs as study
@@ -368,7 +368,7 @@ def test_every_database_and_its_findings(any_db):
 def test_chapter_executes_on_every_database(databases, tmp_path):
     """On every test database the chapter runs and glues its report (tests/test_glue_keys.py checks that every
     key its shown markdown pastes is in the report); no cell prints an error or a warning."""
-    for name in KERNEL_DATABASES:
+    for name in (KERNEL_DATABASE, "default"):  # the others: test_glue_keys.py, test_own_logs_book.py
         (tmp_path / name).mkdir()
         executed = executed_notebook("your_runs", databases[name], tmp_path / name)
         outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
@@ -380,9 +380,9 @@ def test_chapter_executes_on_every_database(databases, tmp_path):
 def test_names_from_folders_reach_the_page_as_text(tmp_path):
     """A folder named like Markdown or HTML labels its runs as typed, not as markup."""
     tree = tmp_path / "t"
-    for folder in ("<b>x", "**y** {numref}`z`"):
+    for folder, log in (("<b>x", IOR_TEXT), ("**y** {numref}`z`", IOR_JSON)):  # two runs (a copy is one run)
         (tree / folder).mkdir(parents=True)
-        shutil.copyfile(IOR_TEXT, tree / folder / IOR_TEXT.name)
+        shutil.copyfile(log, tree / folder / log.name)
     db = tmp_path / "t.duckdb"
     ingest([tree], db, progress=False)
     con = store.open_read(db)
@@ -530,7 +530,7 @@ def test_sweep_example_effects_by_one_rule(sweep):
 
 def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
     _, db = ior_tree(tmp_path)
-    execute_chapter("your_runs", db, tmp_path)
+    execute_chapter("your_runs", db, tmp_path, kernel=True)
     text, anchor = build.headline(tmp_path / "your_runs.ipynb")
     # one run a label: the ratio of the two runs, said to be too few to decide
     assert text.startswith("**b** over **a** in ior read bandwidth: ") and "too few units" in text
