@@ -39,6 +39,11 @@ def test_counts_on_each_database(any_db):
         assert {k: status[k] for k in expected} == expected
     runs = data.get_run_counts(con)
     assert runs["IO500"] == {"empty": 0, "built_tools": 1, "other_io500": 16}.get(name, runs["IO500"])
+    if name == "default":  # each run once: data/raw stores 12 IO500 runs twice (io500_duplicate_runs' rows)
+        stored, again = con.execute("SELECT count(*), count(*) FILTER (WHERE run_id IN "
+                                    "(SELECT run_id FROM io500_duplicate_runs)) FROM io500_runs").fetchone()
+        assert again == 12 and runs["IO500"] == stored - again
+        assert data.get_copies(con) == again  # and no fio, IOR or mdtest log is stored twice there
     if name == "default":
         # a collector run is a folder of data/raw/<study>/ holding the manifest.json the collector wrote
         assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {
@@ -69,7 +74,7 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
     with store.open_read(databases["built_tools"]) as con:
         logs = data.get_result_logs(con)
         found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                              data.get_views(con), logs, your_runs.get_failed_phases(con))
+                              data.get_views(con), logs, your_runs.get_failed_phases(con), data.get_copies(con))
         read = your_runs.get_runs(con)
     assert logs == {"IOR": expected["ior"], "mdtest": expected["mdtest"]} == {"IOR": 12, "mdtest": 13}
     assert sum(logs.values()) == read.source_id.nunique()  # the same files Your runs reads
@@ -136,7 +141,7 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 
     con = store.open_read(databases[name])
     found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con))
+                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con))
     assert 3 <= len(found) <= 6 and all(f.target.startswith("tab-data-") for f in found)
     assert len(found[0].text.split()) <= nb.FIRST_FINDING_WORDS
     status = data.get_status_counts(con)

@@ -148,9 +148,16 @@ def get_sources(con) -> pd.DataFrame:
 
 
 def get_run_counts(con) -> dict[str, int]:
-    """IO500 runs and collector runs (per study) the database holds."""
+    """IO500 runs (each once: a copy stored again is not counted, io500_runs.counted) and collector runs (per
+    study) the database holds."""
     counts = dict(con.execute("SELECT study, count(*) FROM runs GROUP BY study ORDER BY study").fetchall())
-    return {"IO500": con.execute("SELECT count(*) FROM io500_runs").fetchone()[0], **counts}
+    return {"IO500": con.execute("SELECT count(*) FILTER (WHERE counted) FROM io500_runs").fetchone()[0], **counts}
+
+
+def get_copies(con) -> int:
+    """IO500 runs and fio, IOR or mdtest logs stored again (io500_duplicate_runs, duplicate_logs): not counted."""
+    return con.execute("SELECT (SELECT count(*) FROM io500_duplicate_runs) + (SELECT count(*) FROM duplicate_logs)"
+                       ).fetchone()[0]
 
 
 TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
@@ -173,7 +180,7 @@ def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
 
 
 def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
-             other: dict[str, int], failed_phases: pd.DataFrame) -> list[Finding]:
+             other: dict[str, int], failed_phases: pd.DataFrame, copies: int) -> list[Finding]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
@@ -196,8 +203,10 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
     described = (f"They describe {plural(runs['IO500'], 'IO500 run')}, {plural(collector, 'collector run')}"
                  + (f" ({per_study})" if per_study else "")
                  + f"; {plural(sum(other.values()), 'fio, IOR or mdtest log')} hold results"
-                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs."
-                    if other else "."))
+                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs"
+                    if other else "")
+                 + (f"; {plural(copies, 'more run or log')} {'was' if copies == 1 else 'were'} stored again, each "
+                    "counted once." if copies else "."))
     return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]), *phases,
             Finding(text=described, target="tab-data-runs"),
             Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
@@ -291,4 +300,4 @@ def report(con) -> Report:
                 "tab-data-failed-phases": Table(frame=failed_phases, formats={"line": ",d"}),
                 "tab-data-sources": Table(frame=sources, formats={"size (bytes)": ",d"}, searchable=True),
                 "tab-data-views": Table(frame=views)},
-        findings=findings(status, failed, runs, views, logs, failed_phases))
+        findings=findings(status, failed, runs, views, logs, failed_phases, get_copies(con)))
