@@ -217,6 +217,7 @@ def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, 
                 for cell in executed_notebook(name, db, folder, **parameters).cells if cell.cell_type == "code"
                 for o in cell.get("outputs", [])]
     import contextlib
+    import warnings
 
     import nbformat
     from IPython.core.interactiveshell import InteractiveShell
@@ -225,10 +226,13 @@ def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, 
     cells = [c.source for c in nbformat.read(REPO / "notebooks" / f"{name}.ipynb", 4).cells if c.cell_type == "code"]
     injected = "\n".join(f"{key} = {value!r}" for key, value in {"db_path": str(db), **parameters}.items())
     shell = InteractiveShell.instance()
-    with contextlib.chdir(folder), capture_output() as captured:
+    with contextlib.chdir(folder), capture_output() as captured, warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
         for source in [cells[0], injected, *cells[1:]]:
             shell.run_cell(source, store_history=False).raise_error()
-    return ["\n".join(map(str, o.data.values())) for o in captured.outputs] + [captured.stdout]
+    # a warning, which a kernel prints into the cell's stderr output (and the page shows)
+    return (["\n".join(map(str, o.data.values())) for o in captured.outputs] + [captured.stdout]
+            + [f"{w.category.__name__}: {w.message}" for w in warned])
 
 
 @pytest.fixture(scope="session")

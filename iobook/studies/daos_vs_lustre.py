@@ -675,7 +675,8 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
         fill=alt.condition(alt.datum.list_kind == TEN_CLIENTS, "family:N", alt.value("transparent"),
                            scale=colour(known.family), legend=None),
         facet=alt.Facet("family:N", columns=3, title=None),
-        tooltip=["run_key", "institution", "system", "period", "client_nodes", "nodes_from",
+        # types stated: Altair cannot infer one from an empty column (a database without client counts)
+        tooltip=["run_key:N", "institution:N", "system:N", "period:N", "client_nodes:Q", "nodes_from:N",
                  alt.Tooltip("bw_per_client_node:Q", format=".3f"), alt.Tooltip("md_per_client_node:Q", format=".2f")],
     ).properties(width=170, height=150, title=alt.TitleParams(
         f"Highest median bandwidth per client node: {med.idxmax()} ({med.max():.2f} GiB/s)" if len(med)

@@ -63,11 +63,11 @@ WITH mdtest_logs AS (
     SELECT DISTINCT k.source_id, l.log_source_id
     FROM mdtest_ranks k LEFT JOIN mdtest_logs l ON l.csv_source_id = k.source_id
 ), kept AS (
-    -- each run once: a run stored twice (io500_duplicate_runs: the copy with the highest run_id is kept) ...
+    -- each run once: of a run stored twice, the copy every chapter counts (io500_runs.counted) ...
     SELECT c.csv_source_id
     FROM csv_logs c JOIN sources s ON s.source_id = c.csv_source_id
     LEFT JOIN io500_phase_log_links k ON k.source_id = c.log_source_id
-    WHERE k.run_id IS NULL OR k.run_id NOT IN (SELECT run_id FROM io500_duplicate_runs)
+    WHERE k.run_id IS NULL OR k.run_id IN (SELECT run_id FROM io500_runs WHERE counted)
     -- ... and a per-rank CSV stored twice outside a run (the same bytes: the copy read last is kept)
     QUALIFY dense_rank() OVER (PARTITION BY s.sha256 ORDER BY c.csv_source_id DESC) = 1
 ), ranks AS (
