@@ -205,8 +205,8 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                  + f"; {plural(sum(other.values()), 'fio, IOR or mdtest log')} hold results"
                  + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs"
                     if other else "")
-                 + (f"; {plural(copies, 'more run or log')} {'was' if copies == 1 else 'were'} stored again, each "
-                    "counted once." if copies else "."))
+                 + (f"; {copies:,} more {'was a copy' if copies == 1 else 'were copies'} of a run or log stored "
+                    "already, each counted once." if copies else "."))
     return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]), *phases,
             Finding(text=described, target="tab-data-runs"),
             Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
