@@ -145,8 +145,11 @@ def _render(spec: dict, **_metadata) -> dict:
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
     html = f'<div id="{chart_id}" class="iobook-chart">{svg_with_tooltips(vl_convert.vegalite_to_svg(spec))}</div>'
-    for rows in spec.get("datasets", {}).values():  # the chart's own (aggregated) data, as drawn
-        html += download(pd.DataFrame(rows), "Download the data of this chart")
+    # the chart's own (aggregated) data, as drawn: a layer's each, but one that draws nothing
+    drawn = [rows for rows in spec.get("datasets", {}).values() if rows]
+    for part, rows in enumerate(drawn, start=1):
+        html += download(pd.DataFrame(rows), "Download the data of this chart"
+                         + (f", part {part} of {len(drawn)}" if len(drawn) > 1 else ""))
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
 
 

@@ -1,6 +1,7 @@
 """Offline charts: the SVG vl-convert draws, each mark with its tooltip as an SVG <title>, and the chart's data
 as a download."""
 import json
+import re
 
 import altair as alt
 import pandas as pd
@@ -52,6 +53,19 @@ def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
     name = table.split('href="../_static/downloads/')[1].split('"')[0]
     assert (tmp_path / "_static" / "downloads" / name).read_text() == "phase,value (GiB/s)\nior-easy-write,106.612964\n"
     assert '<td class="n">107</td>' in table  # shown to 3 significant digits, downloaded in full
+
+
+def test_a_layered_chart_offers_each_drawn_layer_once_and_no_empty_one(tmp_path, monkeypatch):
+    """The History chapter's panels layer points, change-point rules and an empty layer (no change point in a
+    history): its page offered four links all called "Download the data of this chart", one of 0 rows."""
+    monkeypatch.chdir(tmp_path)
+    points = chart()
+    rules = alt.Chart(pd.DataFrame({"value": [100.0]})).mark_rule().encode(x="value:Q")
+    empty = alt.Chart(pd.DataFrame({"value": pd.Series([], dtype=float)})).mark_rule().encode(x="value:Q")
+    html = charts._render(alt.layer(points, rules, empty).to_dict())["text/html"]
+    labels = re.findall(r"download>([^<]+)</a> \((\d+) rows?, CSV\)", html)
+    assert labels == [("Download the data of this chart, part 1 of 2", "4"),
+                      ("Download the data of this chart, part 2 of 2", "1")]
 
 
 def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
