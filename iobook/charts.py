@@ -62,7 +62,7 @@ def download(frame: pd.DataFrame, label: str) -> str:
     if not (DOWNLOADS / name).exists():
         (DOWNLOADS / name).write_text(text, encoding="utf-8")
     return (f'<p class="iobook-download"><a href="{DOWNLOADS_HREF}/{name}" download>{html.escape(label)}</a> '
-            f"({len(frame):,} rows, CSV)</p>")
+            f"({len(frame):,} row{'' if len(frame) == 1 else 's'}, CSV)</p>")
 
 
 # A chart draws at most this many marks. vl-convert failed on one of ~10,000 (issue 30: "Maximum call stack size
@@ -145,11 +145,13 @@ def _render(spec: dict, **_metadata) -> dict:
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids
     chart_id = f"chart-{digest}-{_counts[digest]}"
     html = f'<div id="{chart_id}" class="iobook-chart">{svg_with_tooltips(vl_convert.vegalite_to_svg(spec))}</div>'
-    # the chart's own (aggregated) data, as drawn: a layer's each, but one that draws nothing
-    drawn = [rows for rows in spec.get("datasets", {}).values() if rows]
-    for part, rows in enumerate(drawn, start=1):
-        html += download(pd.DataFrame(rows), "Download the data of this chart"
-                         + (f", part {part} of {len(drawn)}" if len(drawn) > 1 else ""))
+    # the chart's own (aggregated) data, as drawn, in one file: of a chart of several parts (layers, panels),
+    # each part's rows numbered in `part` (1, 2, ... in the spec's order), none of a part that draws nothing
+    drawn = [pd.DataFrame(rows) for rows in spec.get("datasets", {}).values() if rows]
+    if drawn:
+        frame = drawn[0] if len(drawn) == 1 else pd.concat(
+            [rows.assign(part=part) for part, rows in enumerate(drawn, start=1)], ignore_index=True)
+        html += download(frame, "Download the data of this chart")
     return {"text/html": html, "text/plain": f"<chart {chart_id}>"}
 
 

@@ -55,17 +55,19 @@ def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
     assert '<td class="n">107</td>' in table  # shown to 3 significant digits, downloaded in full
 
 
-def test_a_layered_chart_offers_each_drawn_layer_once_and_no_empty_one(tmp_path, monkeypatch):
+def test_a_layered_chart_is_one_download_of_the_parts_it_draws(tmp_path, monkeypatch):
     """The History chapter's panels layer points, change-point rules and an empty layer (no change point in a
-    history): its page offered four links all called "Download the data of this chart", one of 0 rows."""
+    history): its page offered four links all called "Download the data of this chart", one of 0 rows. One
+    file now, each part's rows numbered, the empty part left out."""
     monkeypatch.chdir(tmp_path)
     points = chart()
     rules = alt.Chart(pd.DataFrame({"value": [100.0]})).mark_rule().encode(x="value:Q")
     empty = alt.Chart(pd.DataFrame({"value": pd.Series([], dtype=float)})).mark_rule().encode(x="value:Q")
     html = charts._render(alt.layer(points, rules, empty).to_dict())["text/html"]
-    labels = re.findall(r"download>([^<]+)</a> \((\d+) rows?, CSV\)", html)
-    assert labels == [("Download the data of this chart, part 1 of 2", "4"),
-                      ("Download the data of this chart, part 2 of 2", "1")]
+    (link,) = re.findall(r'href="\.\./_static/downloads/([^"]+)" download>Download the data of this chart</a> '
+                         r"\(5 rows, CSV\)", html)
+    frame = pd.read_csv(tmp_path / "_static" / "downloads" / link)
+    assert frame.part.tolist() == [1, 1, 1, 1, 2] and frame.value.tolist()[-1] == 100.0
 
 
 def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
