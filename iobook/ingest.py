@@ -474,19 +474,31 @@ def _start_worker(parent_pid: int) -> None:
     all_formats()
 
 
+def fork_is_safe() -> bool:
+    """Whether this process may fork workers: it runs one thread only. A fork copies no other thread, and a
+    lock or runtime one held is broken in the child: a test process that had drawn charts in vl-convert's
+    runtime forked workers that crashed collecting garbage (Fatal Python error: Segmentation fault). The
+    threads of a native library (DuckDB's, vl-convert's) are not Python's, so the kernel's list is read."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # no /proc: no way to know
+        return False
+
+
 class _Workers:
     """Parse worker processes, started when first needed, or before the database is opened when it is
-    known they will be (a new database: every file is parsed). Started before, they are forked: copies of
-    this process with the parsers imported, where a spawned worker spends ~1 s of CPU importing them. Once
-    DuckDB is open they are spawned, because forking a process whose DuckDB connection runs threads is
-    unsafe. Either way they are this process's children, which _start_worker ties to it (a forkserver's
-    workers outlived a killed ingest with their server)."""
+    known they will be (a new database: every file is parsed). Started before, and when this process runs no
+    other thread (fork_is_safe), they are forked: copies of this process with the parsers imported, where a
+    spawned worker spends ~1 s of CPU importing them. Otherwise they are spawned (once DuckDB is open, its
+    threads run). Either way they are this process's children, which _start_worker ties to it (a
+    forkserver's workers outlived a killed ingest with their server)."""
 
     def __init__(self):
         self.pool: ProcessPoolExecutor | None = None
 
     def start(self, fork: bool = False) -> ProcessPoolExecutor:
         if self.pool is None:
+            fork = fork and fork_is_safe()
             if fork:
                 from .parsers import all_formats
 

@@ -168,3 +168,25 @@ def test_cli_a_path_that_does_not_exist_is_one_line_and_exit_status_1(tucson_res
         ("error", "no such file or folder")]
     assert con.execute("SELECT count(*) FROM sources WHERE status = 'ok'").fetchone()[0] > 0
     con.close()
+
+
+def test_workers_are_forked_only_from_a_process_of_one_thread():
+    """A process running another thread (a notebook's kernel, a test process that drew charts: vl-convert's
+    runtime threads) must not fork: a forked parse worker crashed collecting garbage (segmentation fault in
+    `make test`). A Python thread stands for any: the kernel's thread list counts native ones as well."""
+    import threading
+
+    from iobook import ingest as ingest_module
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not ingest_module.fork_is_safe()
+        workers = ingest_module._Workers()
+        pool = workers.start(fork=True)
+        assert pool._mp_context.get_start_method() == "spawn"
+        workers.close()
+    finally:
+        stop.set()
+        other.join()
