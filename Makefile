@@ -17,11 +17,12 @@ venv: $(VENV)/.installed
 
 # uv installs the lock in ~15 s (pip: 60-90 s); bytecode is compiled because this machine's
 # PYTHONDONTWRITEBYTECODE=1 would otherwise leave imports ~2x slower.
-$(VENV)/.installed: requirements.lock pyproject.toml
+$(VENV)/.installed: requirements.lock requirements-overrides.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade  # a .venv made by uv has no pip
 	$(PY) -m pip install --quiet uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --python $(PY) --compile-bytecode --quiet -r requirements.lock
+	$(VENV)/bin/uv pip install --python $(PY) --compile-bytecode --quiet -r requirements.lock \
+		--override requirements-overrides.txt  # install resolves again: without it jsonschema's extra came back
 	$(VENV)/bin/uv pip install --python $(PY) --no-deps --quiet -e .
 	touch $@
 
