@@ -25,6 +25,8 @@ import font_source_sans_pro
 import pandas as pd
 import vl_convert
 
+from .evidence import plural
+
 # vl-convert measures SVG text with whatever fonts the machine has, so a chart's SVG differed between a
 # machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package), which
 # vl-convert finds; browsers, which are not sent it (0.58 MB), show the SVG's text in their own sans-serif.
@@ -62,7 +64,7 @@ def download(frame: pd.DataFrame, label: str) -> str:
     if not (DOWNLOADS / name).exists():
         (DOWNLOADS / name).write_text(text, encoding="utf-8")
     return (f'<p class="iobook-download"><a href="{DOWNLOADS_HREF}/{name}" download>{html.escape(label)}</a> '
-            f"({len(frame):,} row{'' if len(frame) == 1 else 's'}, CSV)</p>")
+            f"({plural(len(frame), 'row')}, CSV)</p>")
 
 
 # A chart draws at most this many marks. vl-convert failed on one of ~10,000 (issue 30: "Maximum call stack size

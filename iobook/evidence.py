@@ -55,7 +55,8 @@ class MixedDesigns(ValueError):
     """Values of more than one design were given as one group: they are compared within each design."""
 
 
-def _plural(n: int, noun: str) -> str:
+def plural(n: int, noun: str) -> str:
+    """'1 run', '2 runs', '1,075 files', '2 processes': a count with its noun in the right number."""
     return f"{n:,} {noun}" + ("" if n == 1 else ("es" if noun.endswith("s") else "s"))
 
 
@@ -285,7 +286,7 @@ def _units(n: int, replicate: Replicate) -> str:
         return f"{n:,}"
     noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.ROUND: "round",
             Replicate.PUBLISHED: "figure", Replicate.POINT: "point"}[replicate]
-    return _plural(n, noun)
+    return plural(n, noun)
 
 
 def phrase(record: Count | Estimate | Comparison) -> str:

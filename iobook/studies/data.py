@@ -10,6 +10,7 @@ import pandas as pd
 from IPython.display import HTML
 
 from .. import charts, nb
+from ..evidence import plural
 from ..report import Finding, Report, Table
 from ..units import MIB
 from . import your_runs
@@ -184,9 +185,6 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
-
-    def plural(n: int, word: str) -> str:
-        return f"{n:,} {word}{'' if n == 1 else 's'}"
 
     outcome = (f"{status['ok']:,} of the {plural(files, 'file')} ingested were parsed ({status['ok'] / files:.1%}); "
                f"{status['error']:,} failed, {status['skipped']:,} were skipped as not logs iobook reads"

@@ -17,7 +17,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import evidence, nb, published
-from ..evidence import Replicate
+from ..evidence import Replicate, plural
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from ..report import Finding, Report, Table
 from ..units import gb_to_gib, gib_to_gb
@@ -35,11 +35,6 @@ NO_VALUE = "–"
 # the chapter's figures and tables the findings link to (names unique in the book)
 FIG_PER_BLOCK, TAB_PER_BLOCK, TAB_BLOCKS = "fig-ess-per-block", "tab-ess-per-block", "tab-ess-blocks"
 TAB_CEILINGS, TAB_ALIKE, FIG_HARD_DELETE = "tab-ess-ceilings", "tab-ess-alike", "fig-ess-hard-delete"
-
-
-def plural(n: int, word: str) -> str:
-    """'1 run', '2 runs', '1,075 files': a count with its noun in the right number (English -s plural)."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def listing(items: Iterable[str]) -> str:
