@@ -63,7 +63,9 @@ def plural(n: int, noun: str) -> str:
 def geometric_mean(values) -> float:
     """exp(mean(log x)) of positive values; NaN when there are none or one is not positive."""
     x = np.asarray(values, dtype=float)
-    return float(sps.gmean(x)) if len(x) and (x > 0).all() else float("nan")
+    # scipy's gmean, written out: the same bits (exp of the mean log), without its ~0.3 ms of array-API
+    # dispatch per call, which Your runs pays thousands of times
+    return float(np.exp(np.log(x).mean())) if len(x) and (x > 0).all() else float("nan")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +86,8 @@ class Observations:
                                "are not pooled: compare within each design")
         if self.units is None:
             return values
+        if len(set(self.units)) == len(self.units):  # one value a unit (most runs): no groupby, the same bits
+            return np.exp(np.log(values))
         frame = pd.DataFrame({"unit": list(self.units), "log": np.log(values)})
         return np.exp(frame.groupby("unit", sort=False)["log"].mean().to_numpy())
 

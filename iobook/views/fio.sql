@@ -80,33 +80,38 @@ FROM raw_fio_group_status;
 -- log's prefix in write_bw_log / write_iops_log / write_lat_log, and whose position in that JSON
 -- matches the log's job number (fio numbers jobs from 1). Otherwise job_id is null.
 CREATE OR REPLACE VIEW fio_series AS
-WITH logs AS (
-    SELECT r.*, s.path,
-           regexp_extract(s.path, '^(.*)/[^/]*$', 1) AS folder,
-           regexp_extract(s.path, '/([^/]*)_(?:bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1) AS prefix,
-           nullif(regexp_extract(s.path, '_(bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1), '') AS name_kind,
-           try_cast(nullif(regexp_extract(s.path, '_(?:bw|iops|clat|slat|lat)\.(\d+)\.log$', 1), '')
+WITH log_files AS (  -- per file, not per log line: the regular expressions ran on every line (0.45 -> 0.1 s a query)
+    SELECT source_id,
+           regexp_extract(path, '^(.*)/[^/]*$', 1) AS folder,
+           regexp_extract(path, '/([^/]*)_(?:bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1) AS prefix,
+           nullif(regexp_extract(path, '_(bw|iops|clat|slat|lat)(?:\.\d+)?\.log$', 1), '') AS name_kind,
+           try_cast(nullif(regexp_extract(path, '_(?:bw|iops|clat|slat|lat)\.(\d+)\.log$', 1), '')
                     AS INTEGER) AS job_number
-    FROM raw_fio_series r
-    JOIN sources s USING (source_id)
+    FROM sources
+    WHERE source_id IN (SELECT source_id FROM raw_fio_series)
 ),
 jobs AS (
     SELECT j.*, regexp_extract(s.path, '^(.*)/[^/]*$', 1) AS folder
     FROM raw_fio_jobs j
     JOIN sources s USING (source_id)
+),
+links AS (
+    SELECT l.source_id, l.name_kind, j.source_id * 1000000 + j.job_index AS job_id, j.version
+    FROM log_files l
+    LEFT JOIN jobs j
+      ON j.folder = l.folder
+     AND l.prefix = regexp_extract(CASE l.name_kind WHEN 'bw' THEN j.bw_log WHEN 'iops' THEN j.iops_log
+                                                    ELSE j.lat_log END, '([^/]*)$', 1)
+     AND coalesce(l.job_number, 1) = j.job_index + 1
 )
-SELECT j.source_id * 1000000 + j.job_index AS job_id, l.source_id,
-       coalesce(l.name_kind, 'unknown') AS kind, l.t_ms, l.value,
-       CASE l.direction_code WHEN 0 THEN 'read' WHEN 1 THEN 'write' WHEN 2 THEN 'trim' END AS direction,
-       l.bs, l.offset_bytes,
-       CASE WHEN l.name_kind = 'bw' THEN 'KiB/s'
-            WHEN l.name_kind = 'iops' THEN 'IO/s'
-            WHEN l.name_kind IN ('clat', 'slat', 'lat') THEN
-                 CASE WHEN j.version LIKE '2.%' THEN 'us' ELSE 'ns' END
+SELECT k.job_id, r.source_id,
+       coalesce(k.name_kind, 'unknown') AS kind, r.t_ms, r.value,
+       CASE r.direction_code WHEN 0 THEN 'read' WHEN 1 THEN 'write' WHEN 2 THEN 'trim' END AS direction,
+       r.bs, r.offset_bytes,
+       CASE WHEN k.name_kind = 'bw' THEN 'KiB/s'
+            WHEN k.name_kind = 'iops' THEN 'IO/s'
+            WHEN k.name_kind IN ('clat', 'slat', 'lat') THEN
+                 CASE WHEN k.version LIKE '2.%' THEN 'us' ELSE 'ns' END
        END AS value_unit
-FROM logs l
-LEFT JOIN jobs j
-  ON j.folder = l.folder
- AND l.prefix = regexp_extract(CASE l.name_kind WHEN 'bw' THEN j.bw_log WHEN 'iops' THEN j.iops_log
-                                                ELSE j.lat_log END, '([^/]*)$', 1)
- AND coalesce(l.job_number, 1) = j.job_index + 1
+FROM raw_fio_series r
+JOIN links k USING (source_id)
