@@ -84,12 +84,6 @@ DATABASES = {
 }
 
 
-# The database each chapter is executed on in a kernel by its tests (execute_chapter(kernel=True)), besides
-# data/raw (nbval) and the books tests build (own logs, anonymised): on the other test databases the template runs
-# in the tests' own process, the same code and outputs without a kernel's ~10 s.
-KERNEL_DATABASE = "empty"
-
-
 def pytest_sessionstart(session):
     """PUBLISHED_DB brought up to date with data/raw, as `make book` does (nothing to parse after a build),
     once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest writes
@@ -123,7 +117,7 @@ def pytest_xdist_make_scheduler(config, log):
 # A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium, runs a real
 # tool, ingests a tree of files or draws hypothesis examples: `make test-fast` (-m "not slow") leaves those to
 # `make test` (and `make fuzz`).
-SLOW_CALLS = ("execute_chapter", "executed_notebook", "book_site", "papermill", "build_book", "jupyter_book",
+SLOW_CALLS = ("execute_chapter", "book_site", "papermill", "build_book", "jupyter_book",
               "chromium", "playwright", "subprocess", "collect_", "run_book", "ingest(", "databases", "any_db",
               "@given")
 
@@ -183,39 +177,25 @@ def any_db(request, databases):
     con.close()
 
 
-def executed_notebook(name: str, db: Path, folder: Path, **parameters):
-    """notebooks/<name>.ipynb executed with papermill on the database `db` into `folder` (a failing cell raises
-    PapermillExecutionError). On PUBLISHED_DB with the registry's parameters, the published chapter
-    book/<name>.ipynb instead, unexecuted: nbval executes it in the same `make test` and fails on any output
-    that differs, so each chapter runs once on that database."""
-    import nbformat
-    import papermill
-
-    from iobook import chapters
-
-    registry = {c.name: c for c in chapters.load_registry()}[name]
-    published = REPO / "book" / f"{name}.ipynb"  # not yet there for a new chapter before `make book` on data/raw
-    if (Path(db).resolve() == PUBLISHED_DB.resolve() and published.exists()
-            and all(registry.parameters.get(k) == v for k, v in parameters.items())):
-        return nbformat.read(published, 4)
-    out = folder / f"{name}.ipynb"
-    papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
-                               parameters={"db_path": str(db), **parameters}, cwd=str(folder),
-                               kernel_name="python3", progress_bar=False)
-    return nbformat.read(out, 4)
-
-
 def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, **parameters) -> list[str]:
     """The text of every code-cell output of notebooks/<name>.ipynb run on `db` with `parameters` (markdown,
-    html, plain text and streams of one output joined), in order. `kernel`: executed by papermill in a kernel
-    (executed_notebook, ~10 s a run under load), as `make book` does; else run in this process's IPython
-    shell, cell by cell as the kernel runs them (the parameters cell, then papermill's injected one, then the
-    template's code), in `folder`: the same outputs in ~1 s. Each chapter is executed in a kernel on the empty
-    database (tests/test_study_*.py), on data/raw by nbval and in every book the tests build."""
+    html, plain text and streams of one output joined), in order. `kernel`: executed by papermill in a kernel into
+    `folder` as `make book` does (~10 s a run under load; a failing cell raises PapermillExecutionError), for the
+    tests that need the executed notebook file or papermill's error; else run in this process's IPython shell,
+    cell by cell as the kernel runs them (the parameters cell, then papermill's injected one, then the template's
+    code), in `folder`: the same outputs in ~1 s, a cell's error raised, its warnings returned as a kernel's stderr
+    shows them. Every chapter runs in a kernel on data/raw (nbval) and in the books the tests build (own logs,
+    anonymised)."""
     if kernel:
+        import nbformat
+        import papermill
+
+        out = folder / f"{name}.ipynb"
+        papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
+                                   parameters={"db_path": str(db), **parameters}, cwd=str(folder),
+                                   kernel_name="python3", progress_bar=False)
         return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
-                for cell in executed_notebook(name, db, folder, **parameters).cells if cell.cell_type == "code"
-                for o in cell.get("outputs", [])]
+                for cell in nbformat.read(out, 4).cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     import contextlib
     import warnings
 

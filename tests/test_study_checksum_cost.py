@@ -11,7 +11,7 @@ from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
 
-from conftest import DATABASES, KERNEL_DATABASE, REPO, execute_chapter, holm
+from conftest import DATABASES, REPO, execute_chapter, holm
 
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
 RAW = REPO / "data" / "raw"
@@ -143,7 +143,7 @@ def test_memory_factor_from_the_published_table():
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": [RUN]} if name == "default" else {}
-    texts = "\n".join(execute_chapter("checksum_cost", databases[name], tmp_path, **selected, kernel=name == KERNEL_DATABASE))
+    texts = "\n".join(execute_chapter("checksum_cost", databases[name], tmp_path, **selected))
     assert "trailer checksum: 90 → 125 GB/s read on one ESS 3500" in texts  # the published half, on every database
     if name == "default":
         assert "This database holds no fio checksum runs" not in texts

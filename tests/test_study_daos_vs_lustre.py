@@ -11,7 +11,7 @@ from iobook.ingest import ingest
 from iobook.studies import daos_vs_lustre as study
 from iobook.studies import io500_score
 
-from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, KERNEL_DATABASE, SHARED, execute_chapter
+from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, SHARED, execute_chapter
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 SEED_002 = SHARED / "seeds" / "002_df21f42c5216a842.txt"
@@ -138,7 +138,7 @@ def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
-    text = "\n".join(execute_chapter("daos_vs_lustre", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))
+    text = "\n".join(execute_chapter("daos_vs_lustre", databases[name], tmp_path))
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "{numref}" not in text
         return

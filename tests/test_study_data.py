@@ -6,7 +6,7 @@ import pytest
 from iobook import nb
 from iobook.studies import data, your_runs
 
-from conftest import BUILT_TOOLS, DATABASES, KERNEL_DATABASE, REPO, SHARED, execute_chapter
+from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
 SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
 
@@ -125,7 +125,7 @@ def test_paths_are_never_absolute(any_db):
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(name, databases, tmp_path):
-    text = "\n".join(execute_chapter("data", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))  # glued values included
+    text = "\n".join(execute_chapter("data", databases[name], tmp_path))  # glued values included
     assert str(REPO) not in text and str(SHARED) not in text
     if name == "empty":
         assert "This database holds no ingested files" in text and "python -m iobook book --data DIR" in text

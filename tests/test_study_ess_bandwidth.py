@@ -13,7 +13,7 @@ from iobook import nb, published, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 
-from conftest import DATABASES, KERNEL_DATABASE, SHARED, execute_chapter
+from conftest import DATABASES, SHARED, execute_chapter
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
 
 REPO = Path(__file__).resolve().parents[1]
@@ -487,7 +487,7 @@ def test_every_code_cell_of_the_template_hides_its_input():
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_runs(databases, tmp_path, name):
-    text = "\n".join(execute_chapter("ess_bandwidth", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))
+    text = "\n".join(execute_chapter("ess_bandwidth", databases[name], tmp_path))
     if name in ("empty", "built_tools"):
         assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in text
         assert "<table" not in text and "vegaEmbed" not in text

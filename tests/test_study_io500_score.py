@@ -9,7 +9,7 @@ import pytest
 from iobook import evidence, nb, store
 from iobook.studies import io500_score as study
 
-from conftest import DATABASES, KERNEL_DATABASE, execute_chapter
+from conftest import DATABASES, execute_chapter
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw" / "io500"
@@ -139,7 +139,7 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
-    text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))
+    text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
     if name == "empty":
         assert "This database holds no IO500 runs" in text and "<table" not in text and "printed scores" not in text
         return

@@ -14,7 +14,7 @@ from iobook.ingest import ingest
 from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
 
-from conftest import DATABASES, KERNEL_DATABASE, REPO, execute_chapter, holm
+from conftest import DATABASES, REPO, execute_chapter, holm
 
 RAW = REPO / "data" / "raw" / "pagecache"
 RUN = "vm-20261121T132329Z"  # the first modes run, made before the collector had experiments
@@ -221,7 +221,7 @@ def test_mode_costs_per_gib_with_intervals(con):
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": list(EXPERIMENTS)} if name == "default" else {}
-    texts = "\n".join(execute_chapter("pagecache", databases[name], tmp_path, **selected, kernel=name == KERNEL_DATABASE))
+    texts = "\n".join(execute_chapter("pagecache", databases[name], tmp_path, **selected))
     assert "Find_or_create_page" in texts  # the talk's published profile, on every database
     if name == "default":
         assert "This database holds no fio page-cache runs" not in texts

@@ -11,7 +11,7 @@ import pytest
 from iobook import evidence, nb
 from iobook.studies import snapshots
 
-from conftest import KERNEL_DATABASE, REPO, executed_notebook
+from conftest import REPO, execute_chapter
 
 TEMPLATE = REPO / "notebooks" / "snapshots.ipynb"
 RUN = "vm-20261121T132957Z"  # data/raw/snapshots/vm-20261121T132957Z: the metadata part
@@ -79,23 +79,25 @@ def test_unknown_run_folder_names_the_nearest(databases):
             snapshots.select_runs(con, ["vm-20261121T132958Z"])
 
 
-@pytest.mark.parametrize("name", [KERNEL_DATABASE, "default"])  # the others: test_glue_keys.py
+@pytest.mark.parametrize("name", ["empty", "default"])  # the others: test_glue_keys.py
 def test_notebook_executes(name, databases, tmp_path):
     selected = {"run_folders": [RUN, COW_RUN]} if name == "default" else {}
-    executed = executed_notebook("snapshots", databases[name], tmp_path, **selected)
-    outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "\n".join(str(v) for o in outputs for v in o.get("data", {}).values())
-    glued = {o.get("metadata", {}).get("scrapbook", {}).get("name") for o in outputs}
+    text = "\n".join(execute_chapter("snapshots", databases[name], tmp_path, **selected))
+    con = nb.setup(databases[name])
+    try:
+        r = snapshots.report(con, **selected)
+        shown = {*r.figures, *r.tables}  # what the notebook glues
+    finally:
+        con.close()
     assert "7 nodes (560c)" in text and "Fujitsu A64FX" in text  # from the published CSV, on every database
     assert "ran once, first, so the rows' order confounds the pattern" in text
     local = "This database holds no snapshot collector runs"
     if name == "default":
-        assert local not in text and "fig-snapshots-local-ratios" in glued
+        assert local not in text and "fig-snapshots-local-ratios" in shown
         assert "overwriting a 16 MiB file added exactly 16 MiB of data in 32 of 32 rounds" in text
     else:
         assert local in text and "sudo python3 scripts/collect_snapshots.py" in text
-        assert not {"fig-snapshots-cow-space", "fig-snapshots-rates", "tab-snapshots-local"} & glued
+        assert not {"fig-snapshots-cow-space", "fig-snapshots-rates", "tab-snapshots-local"} & shown
 
 
 def test_notebook_rejects_an_unknown_run_folder(databases, tmp_path):

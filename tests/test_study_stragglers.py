@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATABASES, KERNEL_DATABASE, execute_chapter
+from conftest import DATABASES, execute_chapter
 
 from iobook import evidence, store
 from iobook.studies import stragglers as study
@@ -99,7 +99,7 @@ def test_placement_from_tasks_per_node_and_nodemap():
 
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_chapter_executes(databases, tmp_path, name):
-    outputs = "\n".join(execute_chapter("stragglers", databases[name], tmp_path, kernel=name == KERNEL_DATABASE))
+    outputs = "\n".join(execute_chapter("stragglers", databases[name], tmp_path))
     if name == "empty":
         assert "holds no per-rank times of IOR or mdtest" in outputs and "saveRankPerformanceDetails" in outputs
         assert "<table" not in outputs and "{numref}" not in outputs
