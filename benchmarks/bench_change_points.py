@@ -1,0 +1,60 @@
+"""History's permutation test against the same search on ruptures' own least-squares cost, in one run.
+
+    .venv/bin/python benchmarks/bench_change_points.py [--runs 7,30,100] [--repeat 3]
+
+For each history length n: the best single split (ruptures' Binseg, at least MIN_UNITS a side) of
+PERMUTATIONS shuffles of n log-normal values, once on history.RunningSumsL2 (what the chapter uses) and once
+on ruptures' CostL2 (the baseline); prints the median seconds of each over --repeat runs, their ratio, and
+whether both found the same split with the same gain (to 1e-9) in every shuffle. Numbers are as noisy as the
+machine's load; the ratio is what to compare between machines.
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import ruptures as rpt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from iobook import evidence  # noqa: E402
+from iobook.studies import history  # noqa: E402
+
+
+def best_splits(shuffles: list[np.ndarray], make_cost) -> list[tuple[int, float]]:
+    out = []
+    for x in shuffles:
+        algo = rpt.Binseg(custom_cost=make_cost(), min_size=evidence.MIN_UNITS, jump=1).fit(x)
+        split = algo.predict(n_bkps=1)[0]
+        out.append((split, algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)])))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", default="7,30,100", help="history lengths, comma-separated")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rng = np.random.default_rng(history.SEED)
+    print(f"{'runs':>5} {'running sums s':>15} {'CostL2 s':>9} {'ratio':>6}  same splits")
+    for n in map(int, args.runs.split(",")):
+        series = rng.normal(20.0, 0.3, n)
+        shuffles = [rng.permutation(series) for _ in range(history.PERMUTATIONS)]
+        seconds = {}
+        found = {}
+        for name, make_cost in (("running sums", history.RunningSumsL2), ("CostL2", rpt.costs.CostL2)):
+            times = []
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                found[name] = best_splits(shuffles, make_cost)
+                times.append(time.perf_counter() - started)
+            seconds[name] = statistics.median(times)
+        same = all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 * max(abs(b[1]), 1e-300)
+                   for a, b in zip(found["running sums"], found["CostL2"]))
+        print(f"{n:>5} {seconds['running sums']:>15.3f} {seconds['CostL2']:>9.3f} "
+              f"{seconds['running sums'] / seconds['CostL2']:>6.2f}  {same}")
+
+
+if __name__ == "__main__":
+    main()
