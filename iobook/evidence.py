@@ -179,12 +179,16 @@ def count(k: int, n: int, *, quantity: str, of: Replicate = Replicate.RUN) -> Co
 
 
 def compare(sample, baseline, *, quantity: str, unit: str, replicate: Replicate, family: str, label: str = "",
-            baseline_label: str = "") -> Comparison:
+            baseline_label: str = "", selection_p: float | None = None) -> Comparison:
     """Two independent groups of a positive quantity: the ratio of their geometric means with Welch's t
-    interval and p on the log values. `sample`, `baseline`: one value per unit, or Observations."""
+    interval and p on the log values. `sample`, `baseline`: one value per unit, or Observations.
+    `selection_p`: where the groups were chosen by looking at the values, the p of the test that knows it (History's
+    permutation test of a change point: the split is the best of many, which a t test of its sides ignores). The
+    comparison must pass both tests, so its p is the larger (an intersection-union test)."""
     r = ratio_row(_per_unit(sample), _per_unit(baseline), CONFIDENCE)
+    p = r["p"] if selection_p is None or not np.isfinite(r["p"]) else max(r["p"], selection_p)
     return Comparison(quantity=quantity, unit=unit, label=label, baseline_label=baseline_label, ratio=r["ratio"],
-                      low=_finite(r["low"]), high=_finite(r["high"]), p=_finite(r["p"]), n=r["n"],
+                      low=_finite(r["low"]), high=_finite(r["high"]), p=_finite(p), n=r["n"],
                       n_baseline=r["n_baseline"], replicate=replicate, family=family, sd_log=_finite(r["sd_log"]))
 
 

@@ -147,6 +147,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_working_folder(tmp_path_factory):
+    """Each test process works in a folder of its own: a study writes its downloads into ./_static/downloads,
+    as a kernel does beside its chapter, and the Data chapter's export removes the exports of other database
+    contents there; two xdist workers in the checkout's folder deleted each other's files (and left them in the
+    checkout). (Its text names no SLOW_CALLS: autouse, it would mark every test slow.)"""
+    previous = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(previous)
+
+
 @pytest.fixture(scope="session")
 def databases(tmp_path_factory) -> dict[str, Path]:
     """name -> path of a database ingested from DATABASES[name], built once per test session (per xdist

@@ -70,7 +70,8 @@ def test_a_shuffle_with_the_same_runs_either_side_ties_and_counts_against_the_ch
     published "decided" change."""
     values = [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] for f in READ_NONE_BUFFERED]
     assert len(values) == 7
-    assert study.change_points(np.log(values)) == []
+    ((split, p),) = study.change_points(np.log(values))  # the one split tested: nothing below it is searched
+    assert split == 3 and p > 1 - evidence.CONFIDENCE
 
 
 def test_a_climbing_bw_log_is_unsteady(reports):

@@ -162,6 +162,27 @@ def test_an_io500_system_over_its_submissions(databases):
     assert (subs.groupby(["system", "score_rule"]).size() >= history.IO500_MIN_SUBMISSIONS).all()
 
 
+def test_a_change_point_is_decided_by_its_permutation_test_over_every_history_searched(databases):
+    """The split of a history is the best of its possible splits, so a t test of the two sides it leaves would find a
+    difference in pure noise: a change is decided only when its permutation test (which searches every shuffle the
+    same way) and the t test both find it, over every split the search tested in the family (Holm): in data/raw,
+    one for each IO500 system with MIN_RUNS or more submissions. Janelia's split at its 6th submission has p < 0.05
+    alone, but not over the systems searched."""
+    con = store.open_read(databases["default"])
+    r = history.report(con)
+    con.close()
+    subs = r.tables["tab-history-io500"].frame
+    searched = int((subs.groupby(["system", "score_rule"]).size() >= history.MIN_RUNS).sum())
+    row = r.tables["tab-history-io500-changes"].frame.iloc[0]
+    (record,) = [c for c in r.evidence if isinstance(c, evidence.Comparison) and c.family == "change points: IO500 score"
+                 and c.ratio == row.ratio]
+    printed = [printed_score(JANELIA / p) for p in JANELIA_ORDER]
+    welch_p = log_welch(printed[5:], printed[:5])[3]
+    assert searched >= 2 and record.p == pytest.approx(max(row["permutation p"], welch_p), rel=1e-3) and record.p < 0.05
+    assert record.family_size >= searched and record.p_adjusted == pytest.approx(min(1.0, record.family_size * record.p))
+    assert record.p_adjusted > 0.05 and row.verdict == "undecided" and not record.decided
+
+
 def test_fio_io_carries_the_p9999_fio_printed(tmp_path):
     """tests/fixtures/fio/fio333-multi.json: job 1 (seq-read) read clat_ns.percentile "99.990000" : 2375680 (line
     307); job 2 (randrw-4k) write "99.990000" : 4177920 (line 614). fio_io.lat_p9999_ns is that value."""

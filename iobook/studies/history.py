@@ -6,6 +6,7 @@ submitted to several submissions as histories of their scores by the same method
 from __future__ import annotations
 
 import json
+import math
 import re
 import textwrap
 
@@ -107,30 +108,37 @@ def _split_gain(x: np.ndarray) -> tuple[int, float]:
     return split, float(algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)]))
 
 
-def change_points(values, *, seed: int = SEED) -> list[tuple[int, float]]:
-    """Change points of a series (log bandwidths in run order) as (index of the first run after, permutation p):
-    binary segmentation, each split kept when its gain is larger than that of the best split of the segment
-    shuffled, in all but 1 - CONFIDENCE of PERMUTATIONS shuffles (a tie counts against it); kept splits are searched
-    again on each side."""
+def shuffles_for(histories: int) -> int:
+    """The shuffles each split of a family of `histories` is tested against: PERMUTATIONS, or more, so that the
+    smallest p a split can have, 1 / (shuffles + 1), still passes Holm's correction over twice as many tests (a
+    history's first split, and the splits of its sides)."""
+    return max(PERMUTATIONS, math.ceil(2 * histories / (1 - evidence.CONFIDENCE)))
+
+
+def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[tuple[int, float]]:
+    """Every split binary segmentation tests in a series (log bandwidths in run order), as (index of the first run
+    after, permutation p), in order: a segment's best split, its p the share of `permutations` shuffles of the
+    segment whose best split gains as much (a tie counts against it); a split with p below 1 - CONFIDENCE has each
+    side searched again. Which are change points is its family's correction's to say (evidence.decide)."""
     rng = np.random.default_rng(seed)
-    found: list[tuple[int, float]] = []
+    tested: list[tuple[int, float]] = []
 
     def search(start: int, end: int) -> None:
         x = np.asarray(values[start:end], dtype=float)
         if len(x) < MIN_RUNS or np.ptp(x) == 0:
             return
         split, gain = _split_gain(x)
-        null = np.array([_split_gain(rng.permutation(x))[1] for _ in range(PERMUTATIONS)])
+        null = np.array([_split_gain(rng.permutation(x))[1] for _ in range(permutations)])
         # a shuffle that leaves the same values either side of the split ties with the series: it counts against
         # the change, whichever way rounding tipped its sums
-        p = (1 + np.count_nonzero(null >= gain * (1 - TIE_TOLERANCE))) / (PERMUTATIONS + 1)
+        p = (1 + np.count_nonzero(null >= gain * (1 - TIE_TOLERANCE))) / (permutations + 1)
+        tested.append((start + split, p))
         if p < 1 - evidence.CONFIDENCE:
-            found.append((start + split, p))
             search(start, start + split)
             search(start + split, end)
 
     search(0, len(values))
-    return sorted(found)
+    return sorted(tested)
 
 
 def what_changed(before: pd.Series, after: pd.Series) -> str:
@@ -143,24 +151,36 @@ def what_changed(before: pd.Series, after: pd.Series) -> str:
     return "; ".join(changed) or "nothing the fio JSON states"
 
 
-def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, family: str) -> tuple[list[dict], list]:
-    """One history's change points of one column (its runs in time order, the column known and positive), each with
-    the runs of the segment before and after compared (ratio of geometric means, Replicate.RUN; undecided until
-    evidence.decide): (rows of what each is, their Comparisons)."""
+def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, family: str,
+                    permutations: int) -> tuple[list[dict], list]:
+    """Every split change_points tests in one history of one column (its runs in time order, the column known and
+    positive), each with the runs either side of it up to the next splits below 1 - CONFIDENCE compared (ratio of
+    geometric means, Replicate.RUN, p the larger of Welch's and the permutation test's; undecided until
+    evidence.decide): (rows of what each
+    is, `found` when its p alone is below 1 - CONFIDENCE; their Comparisons)."""
     h = h[h[column] > 0].reset_index(drop=True)
     if len(h) < MIN_RUNS:
         return [], []
-    points = change_points(np.log(h[column].to_numpy(dtype=float)))
-    edges = [0, *(i for i, _ in points), len(h)]
+    tested = change_points(np.log(h[column].to_numpy(dtype=float)), permutations=permutations)
+    edges = sorted({0, len(h), *(i for i, p in tested if p < 1 - evidence.CONFIDENCE)})
     rows, comparisons = [], []
-    for k, (i, p) in enumerate(points):
-        before, after = h[column][edges[k]:i], h[column][i:edges[k + 2]]
+    for i, p in tested:
+        start, end = max(e for e in edges if e < i), min(e for e in edges if e > i)
+        before, after = h[column][start:i], h[column][i:end]
         comparisons.append(evidence.compare(after, before, quantity=quantity, unit=unit, replicate=Replicate.RUN,
-                                            family=family, label=f"runs {i + 1}–{edges[k + 2]}",
-                                            baseline_label=f"runs {edges[k] + 1}–{i}"))
+                                            family=family, label=f"runs {i + 1}–{end}", baseline_label=f"runs {start + 1}–{i}",
+                                            selection_p=p))
         rows.append({"measure": quantity, "run": int(h.run[i]), "started": h.started[i], "permutation p": p,
-                     "runs before": len(before), "runs after": len(after), "at": i})
+                     "runs before": len(before), "runs after": len(after), "at": i,
+                     "found": p < 1 - evidence.CONFIDENCE})
     return rows, comparisons
+
+
+def found_only(rows: list[dict], decided: list) -> tuple[list[dict], list]:
+    """The splits whose p alone is below 1 - CONFIDENCE, with their records: the ones shown (each decided over every
+    split tested in its family)."""
+    kept = [(row, c) for row, c in zip(rows, decided) if row["found"]]
+    return [row for row, _ in kept], [c for _, c in kept]
 
 
 CHANGE_COLUMNS = ["workload", "label", "measure", "run", "started", "permutation p", "runs before", "runs after",
@@ -171,16 +191,17 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """Per history (workload with at least MIN_RUNS runs) and measure (HISTORY_MEASURES, each its own family): its
     change points, each with the runs of the segment before and after compared, decided by evidence.decide."""
     rows, comparisons = [], []
+    permutations = shuffles_for(runs.workload.nunique())
     for column, (quantity, unit) in HISTORY_MEASURES.items():
         for workload, h in runs.groupby("workload", sort=False):
-            found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}")
+            found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}", permutations)
             known = h[h[column] > 0].reset_index(drop=True)
             rows += [{**row, "workload": workload, "label": f"{known.jobname[row['at']]} ({known.rw[row['at']]} "
                                                              f"{known.bs[row['at']]})",
                       "what else changed": nb.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
                      for row in found]
             comparisons += records
-    decided = evidence.decide(comparisons)
+    rows, decided = found_only(rows, evidence.decide(comparisons))
     changes = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
     record = evidence.frame(decided)
     if len(changes):
@@ -268,16 +289,18 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     submissions in time order, each one run: their runs' geometric mean), the submissions either side compared,
     decided by evidence.decide."""
     rows, comparisons = [], []
+    permutations = shuffles_for(int((submissions.groupby(["system", "score_rule"]).size() >= MIN_RUNS).sum()))
     for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
         h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
-        found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score")
+        found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score",
+                                         permutations=permutations)
         rows += [{"system": system, "score rule": rule, "nth": row["run"],
                   "submission": f"submission-{h.submission[row['at']]}", "started": row["started"],
                   "permutation p": row["permutation p"], "submissions before": row["runs before"], "submissions after": row["runs after"],
-                  "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]]))}
-                 for row in found]
+                  "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]])),
+                  "found": row["found"]} for row in found]
         comparisons += records
-    decided = evidence.decide(comparisons)
+    rows, decided = found_only(rows, evidence.decide(comparisons))
     changes = pd.DataFrame(rows, columns=["system", "score rule", "nth", "submission", "started", "permutation p", "submissions before",
                                           "submissions after", "what else changed"])
     record = evidence.frame(decided)
@@ -339,7 +362,8 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
     searched = int((sizes >= MIN_RUNS).sum())
     found.append(Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with a "
                               f"score (a run submitted again counted once); {searched:,} of them {MIN_RUNS} or more, enough "
-                              f"to search for a change point; {len(changes):,} found.", target="fig-history-io500"))
+                              f"to search for a change point; {len(changes):,} found, {sum(c.decided for c in decided):,} "
+                              f"decided.", target="fig-history-io500"))
     return found
 
 
