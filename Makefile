@@ -57,9 +57,10 @@ system-deps:
 # one of them, in that order: conftest.PUBLISHED_GROUP). One process kept ~1 core busy: 2 took the suite from
 # 11.9 to 6.8 minutes on this 2-core machine (2026-11-26).
 TEST_WORKERS ?= 2
+# The sanitize file by its absolute path: each test process works in a folder of its own (conftest.own_working_folder).
 test: venv system-deps
 	$(PY) -m compileall -q iobook  # each of the ~50 kernels imports it (PYTHONDONTWRITEBYTECODE=1 here)
-	$(PY) -m pytest -n $(TEST_WORKERS) --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg
+	$(PY) -m pytest -n $(TEST_WORKERS) --nbval --nbval-sanitize-with "$(CURDIR)/tests/nbval-sanitize.cfg"
 
 # The tests that run no kernel, build no book and drive no browser or real tool (conftest marks the others
 # slow): parsers, statistics, the evidence model, studies' reports on small databases. Under a minute.

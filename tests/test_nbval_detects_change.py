@@ -49,7 +49,7 @@ def nbval(copy: Path) -> tuple[int, int, int]:
     """(exit status, cells checked, cells failed) of nbval on the copy's published chapter."""
     report = copy / "nbval.xml"
     result = run(copy, "-m", "pytest", "-p", "no:cacheprovider", "--nbval", "--nbval-sanitize-with",
-                 "tests/nbval-sanitize.cfg", f"--junitxml={report}", f"book/{CHAPTER}.ipynb")
+                 str(copy / "tests" / "nbval-sanitize.cfg"), f"--junitxml={report}", f"book/{CHAPTER}.ipynb")
     suite = ET.parse(report).getroot().find("testsuite")
     failed = int(suite.get("failures")) + int(suite.get("errors"))
     return result.returncode, int(suite.get("tests")), failed
