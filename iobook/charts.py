@@ -120,15 +120,15 @@ def wrap_titles(spec, width_px: float = DEFAULT_WIDTH_PX):
     width = spec["width"] if isinstance(spec.get("width"), (int, float)) else width_px
     out = {key: wrap_titles(value, width) for key, value in spec.items() if key != "title"}
     title = spec.get("title")
-    if not CHART_KEYS & spec.keys():  # an axis', legend's or tooltip's title: Vega-Lite places those itself
-        if title is not None:
+    if not CHART_KEYS & spec.keys() or title is None:  # an axis', legend's, header's or tooltip's title
+        if "title" in spec:  # (Vega-Lite places those itself), or None: no title at all
             out["title"] = title
     elif isinstance(title, (str, list)):
         out["title"] = _wrap(title, width, TITLE_CHAR_PX)
     elif isinstance(title, dict):
         out["title"] = {**title, **({"text": _wrap(title["text"], width, TITLE_CHAR_PX)} if "text" in title else {}),
                         **({"subtitle": _wrap(title["subtitle"], width, SUBTITLE_CHAR_PX)} if "subtitle" in title else {})}
-    elif title is not None:
+    else:
         out["title"] = title
     encoding = out.get("encoding")
     if isinstance(encoding, dict):  # axis titles: x along the width, y (drawn turned) along the height

@@ -146,6 +146,17 @@ def test_long_titles_wrap_to_the_chart_width_and_axis_titles_to_the_axis():
     assert spec["encoding"]["x"]["field"] == "a" and "tooltip" not in spec["encoding"]
 
 
+def test_a_title_set_to_none_stays_none(tmp_path, monkeypatch):
+    """title=None is Vega-Lite's "no title": History's IO500 panels (a facet on the column `history`) showed the
+    column's name, "history", above them once wrap_titles dropped the null; an axis title of None alike."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame({"history": ["a", "b"], "value": [1.0, 2.0]})
+    panels = alt.Chart(frame).mark_point().encode(x=alt.X("value:Q", title=None)).facet(
+        facet=alt.Facet("history:N", title=None), columns=2)
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", charts._render(panels.to_dict())["text/html"])
+    assert "history" not in texts and "value" not in texts and {"a", "b"} <= set(texts)
+
+
 def test_a_chart_draws_at_most_max_marks_and_says_so(tmp_path, monkeypatch):
     """Every rank of submission-694's mdtest-hard-read.csv (2,080 ranks, slowest first) as a rule, a point and a
     label each would be 6,240 marks: the chart draws the 1,000 slowest, says so, and downloads what it drew."""

@@ -37,6 +37,7 @@ STEADY_SLOPE_PCT = 30.0
 # is its own family of change points (evidence.decide).
 HISTORY_MEASURES = {"bw_bytes_s": ("bandwidth", "B/s"), "p99_ns": ("clat p99", "ns")}
 IO500_MEASURE = ("IO500 score", "score")
+IO500_PANELS_A_ROW = 2  # three of 200 px with their axes were wider than the page's text column (cut at 1280 px)
 # An IO500 system (institution + system + file system, iobook.labels) is shown over time from this many submissions (its
 # archive submissions, a run submitted again counted once: io500_runs.counted); searched from MIN_RUNS.
 IO500_MIN_SUBMISSIONS = 3
@@ -328,7 +329,7 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
         data=data).properties(width=200, height=120)
     header = alt.Header(labelFontSize=10, labelExpr="split(datum.value, '\\n')")  # the title in lines that fit
     return layer.facet(facet=alt.Facet("history:N", title=None, header=header),
-                       columns=3).resolve_scale(x="independent", y="independent")
+                       columns=IO500_PANELS_A_ROW).resolve_scale(x="independent", y="independent")
 
 
 def fio_findings(changes: pd.DataFrame, decided: list, histories: pd.Index, sizes: pd.Series,
