@@ -181,6 +181,8 @@ def test_a_change_point_is_decided_by_its_permutation_test_over_every_history_se
     assert searched >= 2 and record.p == pytest.approx(max(row["permutation p"], welch_p), rel=1e-3) and record.p < 0.05
     assert record.family_size >= searched and record.p_adjusted == pytest.approx(min(1.0, record.family_size * record.p))
     assert record.p_adjusted > 0.05 and row.verdict == "undecided" and not record.decided
+    (finding,) = [f.text for f in r.findings if record in f.evidence]
+    assert "score may have changed to 2.95×" in finding  # an undecided change is not said to be one
 
 
 def test_fio_io_carries_the_p9999_fio_printed(tmp_path):

@@ -332,13 +332,18 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
                        columns=IO500_PANELS_A_ROW).resolve_scale(x="independent", y="independent")
 
 
+def changed(c: evidence.Comparison) -> str:
+    """The verb of a change point's finding: only a decided one is said to have changed."""
+    return "changed" if c.decided else "may have changed"
+
+
 def fio_findings(changes: pd.DataFrame, decided: list, histories: pd.Index, sizes: pd.Series,
                  unsteady: evidence.Count) -> list[Finding]:
     """The fio histories' findings: decided changes before undecided ones, the largest first; the histories with
     none; the unsteady runs."""
     found = []
     for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
-        found.append(Finding(text=f"{nb.md_escape(row['label'])}: {row['measure']} changed to {evidence.phrase(c)} at run "
+        found.append(Finding(text=f"{nb.md_escape(row['label'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} at run "
                                   f"{row['run']}, {row['started']:%Y-%m-%d %H:%M:%S} UTC; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
     quiet = histories.difference(changes.workload)
@@ -356,7 +361,7 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
     were searched and shown."""
     found = []
     for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
-        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score changed to {evidence.phrase(c)} at its "
+        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score {changed(c)} to {evidence.phrase(c)} at its "
                                   f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: {row['what else changed']}.",
                              target="tab-history-io500-changes", evidence=(c,)))
     sizes = submissions.groupby(["system", "score_rule"]).size()
