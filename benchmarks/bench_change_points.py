@@ -2,9 +2,9 @@
 
     .venv/bin/python benchmarks/bench_change_points.py [--runs 7,30,100] [--repeat 3]
 
-For each history length n: the best single split (ruptures' Binseg, at least MIN_UNITS a side) of
-PERMUTATIONS shuffles of n log-normal values, once on history.RunningSumsL2 (what the chapter uses) and once
-on ruptures' CostL2 (the baseline); prints the median seconds of each over --repeat runs, their ratio, and
+For each history length n: the best single split (history._split_gain: ruptures' Binseg, at least MIN_UNITS a
+side) of PERMUTATIONS shuffles of n log-normal values, once on history.RunningSumsL2 (what the chapter uses)
+and once on ruptures' CostL2 (the baseline); prints the median seconds of each over --repeat runs, their ratio, and
 whether both found the same split with the same gain (to 1e-9) in every shuffle. Numbers are as noisy as the
 machine's load; the ratio is what to compare between machines.
 """
@@ -18,17 +18,7 @@ import numpy as np
 import ruptures as rpt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from iobook import evidence  # noqa: E402
 from iobook.studies import history  # noqa: E402
-
-
-def best_splits(shuffles: list[np.ndarray], make_cost) -> list[tuple[int, float]]:
-    out = []
-    for x in shuffles:
-        algo = rpt.Binseg(custom_cost=make_cost(), min_size=evidence.MIN_UNITS, jump=1).fit(x)
-        split = algo.predict(n_bkps=1)[0]
-        out.append((split, algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)])))
-    return out
 
 
 def main() -> None:
@@ -47,7 +37,7 @@ def main() -> None:
             times = []
             for _ in range(args.repeat):
                 started = time.perf_counter()
-                found[name] = best_splits(shuffles, make_cost)
+                found[name] = [history._split_gain(x, make_cost()) for x in shuffles]
                 times.append(time.perf_counter() - started)
             seconds[name] = statistics.median(times)
         same = all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 * max(abs(b[1]), 1e-300)

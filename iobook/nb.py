@@ -44,6 +44,12 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 
+def not_a_copy(source_id: str) -> str:
+    """SQL condition: the fio, IOR or mdtest log in the column `source_id` is no copy of a log stored already (view
+    duplicate_logs): a copy of a file is the same run, counted once."""
+    return f"{source_id} NOT IN (SELECT source_id FROM duplicate_logs)"
+
+
 def half_up(x: float, digits: int) -> float:
     """Round as slides and tools print (0.05 -> 0.1), not as Python's round() does (to even)."""
     return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))

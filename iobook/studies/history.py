@@ -57,9 +57,9 @@ def get_runs(con) -> pd.DataFrame:
                max(io.lat_p99_ns) AS p99_ns
         FROM fio_jobs j JOIN fio_io io USING (job_id) JOIN sources s USING (source_id)
         WHERE j.started IS NOT NULL AND j.error = 0
-          AND j.source_id NOT IN (SELECT source_id FROM duplicate_logs)  -- a copy of a file is the same run
+          AND {not_a_copy}
         GROUP BY ALL ORDER BY j.started, j.job_id
-        """.format(workload=", ".join([*(f"'{o}=' || j.{o}" for o in WORKLOAD_OPTIONS),
+        """.format(not_a_copy=nb.not_a_copy("j.source_id"), workload=", ".join([*(f"'{o}=' || j.{o}" for o in WORKLOAD_OPTIONS),
                                         *(f"'{o}=' || json_extract_string(j.options, '$.{o}')"
                                           for o in TARGET_OPTIONS)]))).df()
 
@@ -101,10 +101,11 @@ class RunningSumsL2(rpt.base.BaseCost):
         return max(float(self.squares[end] - self.squares[start] - total * total / (end - start)), 0.0)
 
 
-def _split_gain(x: np.ndarray) -> tuple[int, float]:
+def _split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[int, float]:
     """The best single split of x (ruptures' binary segmentation, least squares, at least MIN_UNITS a side):
-    its index (first value after) and how much it lowers the sum of squares."""
-    algo = rpt.Binseg(custom_cost=RunningSumsL2(), min_size=evidence.MIN_UNITS, jump=1).fit(x)
+    its index (first value after) and how much it lowers the sum of squares. `cost`: RunningSumsL2 unless given
+    (benchmarks/bench_change_points.py gives ruptures' CostL2, its baseline)."""
+    algo = rpt.Binseg(custom_cost=cost or RunningSumsL2(), min_size=evidence.MIN_UNITS, jump=1).fit(x)
     split = algo.predict(n_bkps=1)[0]
     return split, float(algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)]))
 
@@ -157,8 +158,7 @@ def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, fami
     """Every split change_points tests in one history of one column (its runs in time order, the column known and
     positive), each with the runs either side of it up to the next splits below 1 - CONFIDENCE compared (ratio of
     geometric means, Replicate.RUN, p the larger of Welch's and the permutation test's; undecided until
-    evidence.decide): (rows of what each
-    is, `found` when its p alone is below 1 - CONFIDENCE; their Comparisons)."""
+    evidence.decide): (rows of what each is, `found` when its p alone is below 1 - CONFIDENCE; their Comparisons)."""
     h = h[h[column] > 0].reset_index(drop=True)
     if len(h) < MIN_RUNS:
         return [], []

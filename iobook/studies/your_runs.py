@@ -202,7 +202,7 @@ def get_fio(con) -> pd.DataFrame:
     up). Jobs that reported an error are left out. The run (`unit`) is the file: one fio invocation. A job whose
     output states no options (terse) is its name and operations, its parameters unknown (UNSTATED_PARAMETERS)."""
     df = con.execute(
-        """
+        f"""
         WITH manifest AS (
             SELECT source_id, string_agg(DISTINCT key || '=' || value, ', ' ORDER BY key || '=' || value) AS manifest
             FROM run_labels WHERE source_id IS NOT NULL AND NOT list_contains(?, key) GROUP BY source_id
@@ -214,7 +214,7 @@ def get_fio(con) -> pd.DataFrame:
                max(io.lat_p9999_ns) / 1e6 AS p9999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
         WHERE coalesce(j.error, 0) = 0 AND io.bw_bytes_s > 0
-          AND j.source_id NOT IN (SELECT source_id FROM duplicate_logs)  -- a copy of a file is the same run
+          AND {nb.not_a_copy('j.source_id')}
         GROUP BY ALL
         ORDER BY j.source_id, j.groupid, io.direction
         """,
@@ -233,13 +233,13 @@ def get_ior(con) -> pd.DataFrame:
     """One row per IOR iteration of a write or read: bandwidth (MiB/s), IOPS and IOR's Latency(s) column (ms).
     The run (`unit`) is the test of one invocation that the iterations (-i) repeat."""
     df = con.execute(
-        """
+        f"""
         SELECT t.source_id, t.test_index, t.api, t.transfer_bytes AS transfer, t.block_bytes AS block, t.segments,
                t.tasks, t.nodes, t.file_per_proc, t.collective, t.ordering_in_file, t.ordering_inter_file,
                i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
-          AND t.source_id NOT IN (SELECT source_id FROM duplicate_logs)
+          AND {nb.not_a_copy('t.source_id')}
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
         """).df()
     df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
@@ -273,12 +273,12 @@ def get_mdtest(con) -> pd.DataFrame:
     which is one run (`unit`); mdtest prints no iteration's own rate. Phases the run did not do (printed as 0)
     and phases that failed (get_failed_phases) are left out."""
     df = con.execute(
-        """
+        f"""
         SELECT r.source_id, r.summary_index, r.command, r.items, r.item_kind, r.tasks, r.nodes,
                r.iterations, x.operation AS workload, x.mean AS ops_s
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
         WHERE x.table_kind = 'rate' AND x.mean > 0 AND NOT x.failed
-          AND r.source_id NOT IN (SELECT source_id FROM duplicate_logs)
+          AND {nb.not_a_copy('r.source_id')}
         ORDER BY r.source_id, r.summary_index, x.line
         """).df()
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
