@@ -37,15 +37,16 @@ _MARK = re.compile(r'<(path|rect|circle|ellipse|line|polygon|polyline|image)\b([
 
 
 # A coordinate's digits past the second decimal (vl-convert prints up to 14): a hundredth of a pixel is
-# below what any screen draws, and the digits were a tenth of a chart's bytes.
-_GEOMETRY = re.compile(r'\b(transform|d)="([^"]*)"')
+# below what any screen draws, the digits were a tenth of a chart's bytes, and a line's end
+# (x2="135.6986163786736") carried its data's last bit into the page.
+_GEOMETRY = re.compile(r'\s(transform|d|x|y|x1|x2|y1|y2|width|height)="([^"]*)"')
 _LONG_DECIMALS = re.compile(r"(\d\.\d\d)\d+")
 
 
 def svg_with_tooltips(svg: str) -> str:
     """vl-convert's SVG with each mark's aria-label moved into a <title> child (a tooltip on hover), and its
     coordinates to a hundredth of a pixel (the data in the tooltips is left as it is)."""
-    svg = _GEOMETRY.sub(lambda m: f'{m[1]}="{_LONG_DECIMALS.sub(lambda d: d[1], m[2])}"', svg)
+    svg = _GEOMETRY.sub(lambda m: f' {m[1]}="{_LONG_DECIMALS.sub(lambda d: d[1], m[2])}"', svg)
     return _MARK.sub(lambda m: f"<{m[1]}{m[2]}{m[4]}><title>{m[3]}</title></{m[1]}>", svg)
 
 

@@ -16,6 +16,7 @@ Rates and ratios are compared on the log scale (geometric means, Welch's t), so 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from . import stats
 from .stats import holm, n_per_side, ratio_row
 
 CONFIDENCE = 0.95  # every interval and test in the book
@@ -63,9 +65,9 @@ def plural(n: int, noun: str) -> str:
 def geometric_mean(values) -> float:
     """exp(mean(log x)) of positive values; NaN when there are none or one is not positive."""
     x = np.asarray(values, dtype=float)
-    # scipy's gmean, written out: the same bits (exp of the mean log), without its ~0.3 ms of array-API
-    # dispatch per call, which Your runs pays thousands of times
-    return float(np.exp(np.log(x).mean())) if len(x) and (x > 0).all() else float("nan")
+    # scipy's gmean, written out without its ~0.3 ms of array-API dispatch per call (Your runs pays it thousands
+    # of times), and with log and exp of the same bits on every machine
+    return float(stats.exp(stats.log(x).mean())) if len(x) and (x > 0).all() else float("nan")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,10 +88,10 @@ class Observations:
                                "are not pooled: compare within each design")
         if self.units is None:
             return values
-        if len(set(self.units)) == len(self.units):  # one value a unit (most runs): no groupby, the same bits
-            return np.exp(np.log(values))
-        frame = pd.DataFrame({"unit": list(self.units), "log": np.log(values)})
-        return np.exp(frame.groupby("unit", sort=False)["log"].mean().to_numpy())
+        if len(set(self.units)) == len(self.units):  # one value a unit (most runs): its own geometric mean
+            return values
+        frame = pd.DataFrame({"unit": list(self.units), "log": stats.log(values)})
+        return stats.exp(frame.groupby("unit", sort=False)["log"].mean().to_numpy())
 
 
 def _per_unit(values) -> np.ndarray:
@@ -161,8 +163,8 @@ def estimate(values, *, quantity: str, unit: str, replicate: Replicate, log: boo
     if log:
         if len(x) and (x <= 0).any():
             raise ValueError(f"{quantity}: a log-scale estimate needs positive values")
-        x = np.log(x)
-    back = np.exp if log else float
+        x = stats.log(x)
+    back = stats.exp if log else float
     value = float(back(x.mean())) if len(x) else float("nan")
     reason = ("one unit" if len(x) == 1 else "no units") if len(x) < 2 else (
         "no spread between units" if x.std() == 0 else None)
@@ -196,13 +198,13 @@ def compare_to_reference(sample, reference: float, *, quantity: str, unit: str, 
                          label: str = "", reference_label: str = "") -> Comparison:
     """A group against a published figure taken as exact: the ratio of its geometric mean to `reference`, with
     the one-sample t interval and p of the log values against log(reference)."""
-    logs = np.log(_per_unit(sample)) - np.log(reference)
-    ratio = float(np.exp(logs.mean())) if len(logs) else float("nan")
+    logs = stats.log(_per_unit(sample)) - math.log(reference)
+    ratio = float(stats.exp(logs.mean())) if len(logs) else float("nan")
     low = high = p = sd = None
     if len(logs) >= 2 and logs.std() > 0:
         test = sps.ttest_1samp(logs, 0.0)
         ci = test.confidence_interval(CONFIDENCE)
-        low, high, p, sd = float(np.exp(ci.low)), float(np.exp(ci.high)), float(test.pvalue), float(logs.std(ddof=1))
+        low, high, p, sd = float(stats.exp(ci.low)), float(stats.exp(ci.high)), float(test.pvalue), float(logs.std(ddof=1))
     return Comparison(quantity=quantity, unit=unit, label=label, baseline_label=reference_label, ratio=ratio, low=low,
                       high=high, p=p, n=len(logs), n_baseline=0, replicate=replicate, family=family, sd_log=sd,
                       reference=float(reference))
@@ -216,7 +218,7 @@ def _units_to_decide(c: Comparison, alpha: float) -> int | None:
         return None
     # one sample: the two-sample size with the spread shared by sqrt(2) (one side exact) is the same design
     spread = c.sd_log if c.reference is None else c.sd_log / np.sqrt(2)
-    n = n_per_side(np.log(c.ratio), spread, alpha)
+    n = n_per_side(math.log(c.ratio), spread, alpha)
     return None if n is None else max(n, MIN_UNITS)
 
 

@@ -5,6 +5,7 @@ recomputed from the printed rows it summarises, and under which definition."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -66,6 +67,31 @@ def recompute_summary(rows: pd.DataFrame, printed: pd.Series, definitions: dict[
     return pd.DataFrame(out)
 
 
+def _log(v: float) -> float:
+    return math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+
+
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def log(values) -> np.ndarray:
+    """np.log with the same bits on every machine. numpy takes the vector path the CPU offers, and its AVX-512
+    log and exp differ from its AVX2 ones in the last bit: a ratio on a page, and the download name hashed
+    from it, moved between two machines (issue 37). The C library's log, a value at a time, does not."""
+    x = np.asarray(values, dtype=float)
+    return np.fromiter(map(_log, x.ravel()), float, x.size).reshape(x.shape)
+
+
+def exp(values) -> np.ndarray:
+    """np.exp with the same bits on every machine (see `log`)."""
+    x = np.asarray(values, dtype=float)
+    return np.fromiter(map(_exp, x.ravel()), float, x.size).reshape(x.shape)
+
+
 POWER = 0.8  # of the two-sided t-test, for the repetitions that would decide a comparison
 
 
@@ -76,14 +102,14 @@ def ratio_row(sample, baseline, confidence: float = 0.95) -> dict[str, float]:
     `n_baseline`; `sd_log` = the two sides' spread of the log values (root of the mean of their variances),
     which sets the repetitions that would decide. Interval, p and sd_log are NaN with fewer than two values
     on a side, or when neither side varies."""
-    a, b = np.log(np.asarray(sample, dtype=float)), np.log(np.asarray(baseline, dtype=float))
-    row = {"n": len(a), "n_baseline": len(b), "ratio": float(np.exp(a.mean() - b.mean())),
+    a, b = log(sample), log(baseline)
+    row = {"n": len(a), "n_baseline": len(b), "ratio": _exp(a.mean() - b.mean()),
            "low": np.nan, "high": np.nan, "p": np.nan, "sd_log": np.nan}
     if min(len(a), len(b)) < 2 or (a.var() == 0 and b.var() == 0):
         return row
     test = stats.ttest_ind(a, b, equal_var=False)
     ci = test.confidence_interval(confidence)
-    return row | {"low": float(np.exp(ci.low)), "high": float(np.exp(ci.high)), "p": float(test.pvalue),
+    return row | {"low": _exp(ci.low), "high": _exp(ci.high), "p": float(test.pvalue),
                   "sd_log": float(np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2))}
 
 

@@ -34,8 +34,9 @@ DERIVED_MEMORY_LIMIT = "512MB"
 # sorts and aggregates to a temporary folder rather than growing: the process stays under issue 30's 2 GB.
 READ_MEMORY_LIMIT = "768MB"
 # Each thread builds its own share of a hash table or sort at once: memory grows with threads. Two are this
-# machine's cores; chapters' queries gain little from more.
-DUCKDB_THREADS = 2
+# machine's cores; chapters' queries gain little from more. IOBOOK_DUCKDB_THREADS sets another count: a page
+# must not depend on it (tests/test_reproducible.py executes chapters with one thread).
+DUCKDB_THREADS = int(os.environ.get("IOBOOK_DUCKDB_THREADS", 2))
 
 SOURCES_DDL = """
 CREATE TABLE IF NOT EXISTS sources (

@@ -178,3 +178,15 @@ def test_a_chart_draws_at_most_max_marks_and_says_so(tmp_path, monkeypatch):
     # within the cap: every row, no sentence
     few, none = charts.within_mark_cap(ranks.head(100), marks_per_row=3)
     assert len(few) == 100 and none == ""
+
+
+def test_svg_coordinates_stop_at_a_hundredth_of_a_pixel(tmp_path, monkeypatch):
+    """A rule's end (x2="135.6986163786736", the DAOS vs Lustre page) carried its datum's last bit into the page,
+    which differed between two CPUs (issue 37): every coordinate of a mark is cut at the second decimal."""
+    monkeypatch.chdir(tmp_path)
+    # IBM Tucson's SC23 bandwidth phases as interval rules from half to the whole of each value
+    frame = pd.DataFrame({"phase": ["ior-easy-write", "ior-hard-write"], "low": [53.306482, 25.6557245],
+                          "high": [106.612964, 51.311449]})
+    svg = charts._render(alt.Chart(frame).mark_rule().encode(x="low:Q", x2="high:Q", y="phase:N").to_dict())["text/html"]
+    coordinates = re.findall(r'\s(?:x|y|x1|x2|y1|y2|width|height|d|transform)="([^"]*)"', svg)
+    assert coordinates and not [c for c in coordinates if re.search(r"\d\.\d{3}", c)]

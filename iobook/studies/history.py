@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import ruptures as rpt
 
-from .. import evidence, nb
+from .. import evidence, nb, stats
 from ..evidence import Replicate
 from ..report import Finding, Report, Table
 
@@ -162,7 +162,7 @@ def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, fami
     h = h[h[column] > 0].reset_index(drop=True)
     if len(h) < MIN_RUNS:
         return [], []
-    tested = change_points(np.log(h[column].to_numpy(dtype=float)), permutations=permutations)
+    tested = change_points(stats.log(h[column].to_numpy(dtype=float)), permutations=permutations)
     edges = sorted({0, len(h), *(i for i, p in tested if p < 1 - evidence.CONFIDENCE)})
     rows, comparisons = [], []
     for i, p in tested:
@@ -342,7 +342,7 @@ def fio_findings(changes: pd.DataFrame, decided: list, histories: pd.Index, size
     """The fio histories' findings: decided changes before undecided ones, the largest first; the histories with
     none; the unsteady runs."""
     found = []
-    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
+    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(math.log(rc[1].ratio)))):
         found.append(Finding(text=f"{nb.md_escape(row['label'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} at run "
                                   f"{row['run']}, {row['started']:%Y-%m-%d %H:%M:%S} UTC; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
@@ -360,7 +360,7 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
     """The IO500 histories' findings: each change point, decided ones and the largest first, then how many systems
     were searched and shown."""
     found = []
-    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(np.log(rc[1].ratio)))):
+    for (_, row), c in sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(math.log(rc[1].ratio)))):
         found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score {changed(c)} to {evidence.phrase(c)} at its "
                                   f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: {row['what else changed']}.",
                              target="tab-history-io500-changes", evidence=(c,)))

@@ -6,6 +6,7 @@ exact check, write latency, recovery after deletion, and metadata rates on the s
 with the never-snapshotted control run beside each stage. Every verdict is evidence.decide's."""
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Iterable
 
@@ -738,7 +739,7 @@ def comparison_table(keyed: pd.DataFrame, keys: list[str]) -> Table:
 
 def farthest(records: list[Comparison]) -> Comparison:
     """The comparison whose ratio lies farthest from 1 on the log scale."""
-    return max(records, key=lambda c: abs(np.log(c.ratio)))
+    return max(records, key=lambda c: abs(math.log(c.ratio)))
 
 
 def cow_space_finding(check: pd.DataFrame) -> tuple[str, list[Count]]:
