@@ -41,6 +41,7 @@ class Replicate(StrEnum):
     CENSUS = "census"  # every run checked: counted, never an interval
     RUN = "run"  # one invocation; its iterations, phases and ranks are aggregated to it
     SYSTEM = "system"  # institution + system + file system; its repeat submissions count once
+    MACHINE = "machine"  # one installation whatever its labels (iobook.setups: LRZ's four SuperMUC-NG-Phase2 names)
     ROUND = "round"  # one repetition inside one collector run
     PUBLISHED = "published figure"  # a number printed on a slide: no spread, no n
     POINT = "sweep point"  # one x of a sweep, its runs its own: the points of one sweep are independent of each other
@@ -294,7 +295,7 @@ def _units(n: int, replicate: Replicate) -> str:
     """n with the noun of its unit; a census counts whatever its quantity names, so it has none."""
     if replicate is Replicate.CENSUS:
         return f"{n:,}"
-    noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.ROUND: "round",
+    noun = {Replicate.RUN: "run", Replicate.SYSTEM: "system", Replicate.MACHINE: "machine", Replicate.ROUND: "round",
             Replicate.PUBLISHED: "figure", Replicate.POINT: "point"}[replicate]
     return plural(n, noun)
 

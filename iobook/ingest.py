@@ -234,7 +234,7 @@ def _parse(row: dict, data: bytes) -> Outcome:
                        tables={})
     row.update(format=fmt.name, tool=fmt.tool)
     cut_line = None
-    if not text.endswith("\n"):  # every real log of every format ends in a newline: this one was cut
+    if fmt.ends_in_newline and not text.endswith("\n"):  # every real log ends in a newline: this one was cut
         cut_line = text.count("\n") + 1
         text = text[: text.rfind("\n") + 1]
     cut = (f"truncated: line {cut_line} ends without a newline, so it was cut short; " if cut_line else "")
@@ -673,11 +673,14 @@ def parsers_digest() -> str:
     """What decides the records a file gives: decoding (this module), the parsers, and the code that
     derives and stores them (IO500 runs' attribution with its families' table)."""
     from .families import FILESYSTEMS_CSV
+    from .io500_runs import ARCHIVE_RUNS_CSV
+    from .setups import RELEASES_CSV
 
     package = Path(__file__).parent
-    return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py",
+    return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "setups.py",
                          package / "families.py", package / "labels.py", package / "store.py", Path(__file__)],
-                        package, extra=FILESYSTEMS_CSV.read_bytes())  # the families' table decides attribution
+                        package,  # the reference tables decide attribution and setups
+                        extra=b"".join(p.read_bytes() for p in (FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV)))
 
 
 def _file_sha256(path: str) -> str:

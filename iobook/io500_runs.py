@@ -64,19 +64,19 @@ _SQL_TYPES = {pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE
               pa.bool_(): "BOOLEAN"}
 
 
-def create(con) -> bool:
-    """Create the tables. True when a table was added (or its columns changed) since the database was last
-    rebuilt: the caller (store) then marks the derived tables stale, so the next ingest fills them even when no
-    file changed."""
+def create(con, tables: dict = TABLES) -> bool:
+    """Create the derived `tables` (name -> columns). True when one was added (or its columns changed) to a
+    database holding files: the caller (store) then marks the derived tables stale, so the next ingest fills them
+    even when no file changed."""
     existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    stale = bool(existing & TABLES.keys()) and not TABLES.keys() <= existing
-    for name, columns in TABLES.items():  # a derived table whose columns changed is rebuilt from scratch
+    stale = "sources" in existing and not tables.keys() <= existing
+    for name, columns in tables.items():  # a derived table whose columns changed is rebuilt from scratch
         if name in existing and [c for (c,) in con.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
                 [name]).fetchall()] != list(columns):
             con.execute(f"DROP TABLE {name}")
             stale = True
-    for name, columns in TABLES.items():
+    for name, columns in tables.items():
         cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
     return stale
@@ -373,9 +373,21 @@ def scores_from_logs(con) -> list[dict]:
 # ---------------------------------------------------------------- attribution
 
 LINKED_TABLES = ("io500_run_scores_from_logs", "io500_run_attribution")  # need the runs' phase logs linked first
+# the archive's runs by the fingerprint of their phase values (scripts/io500_archive_reference.py)
+ARCHIVE_RUNS_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "io500_archive_runs.csv"
+ARCHIVE_LISTING = f"the IO500 archive's listing of the same phase values (data/reference/{ARCHIVE_RUNS_CSV.name})"
+
+
+def archive_runs() -> dict[str, dict]:
+    """fingerprint -> institution, system, filesystem, year, submission of the archive's run with those values."""
+    import csv
+
+    with ARCHIVE_RUNS_CSV.open(newline="", encoding="utf-8") as f:
+        return {r["fingerprint"]: {**r, "year": int(r["year"]), "submission": int(r["submission"])}
+                for r in csv.DictReader(f)}
 UNKNOWN = "attribution unknown"
 # a declared value that states nothing: the bash template's 'xxx', 'unknown', 'n/a', '-', ''
-_PLACEHOLDER = re.compile(r"x+|unknown|none|n/?a|tbd|-*|\?*", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"x+|unknown|none|n/?a|tbd|-*|\?*", re.IGNORECASE)
 DECLARED_KEYS = {"institute_name": "institution", "system_name": "system", "filesystem": "filesystem",
                  "filesystem_type": "filesystem"}
 _DATE = re.compile(r"(\d{4})[.-](\d{2})[.-](\d{2})[-_ T]?(\d{2})?[.:]?(\d{2})?")
@@ -390,12 +402,12 @@ def _declared(con) -> dict[int, dict[str, str]]:
             "SELECT m.run_id, i.key, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id) "
             "WHERE list_contains(?, i.key) ORDER BY m.run_id, i.source_id, i.line", [list(DECLARED_KEYS)]).fetchall():
         value = (value or "").strip()
-        if not _PLACEHOLDER.fullmatch(value):
+        if not PLACEHOLDER.fullmatch(value):
             out.setdefault(run_id, {}).setdefault(DECLARED_KEYS[key], value)
     return out
 
 
-def _commands(con) -> dict[int, list[str]]:
+def commands(con) -> dict[int, list[str]]:
     """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links), of its result.txt
     (exe) and of its bash log ([Exec]), and the data and result folders its summary states."""
     out: dict[int, list[str]] = {}
@@ -478,6 +490,8 @@ def attribute(con) -> list[dict]:
     - Outside the layout (and where the folders' file-system name gives no family) the run's own files say:
       declared io500_info values, and the family from the declared file-system name, then from its command
       lines and file names (iobook.families.from_marks).
+    - Outside the layout, a run whose files declare no institution but whose phase values are those of a run of
+      the IO500 archive (data/reference/io500_archive_runs.csv) is that run: institution, system, file system.
     - A labels.yml/labels.csv entry matching the run's folder sets institution, system and family last.
     `files_family`, `files_evidence`: what the run's command lines, io500.sh, config.ini and file names say of its
     file system and API, whatever decided its family (e.g. "DFS API ..." for a DAOS run).
@@ -485,7 +499,9 @@ def attribute(con) -> list[dict]:
     from . import labels
 
     info = con.execute("SELECT run_id, path, coalesce(started, result_dir) FROM io500_run_info ORDER BY run_id").fetchall()
-    declared, commands = _declared(con), _commands(con)
+    fingerprints = dict(con.execute("SELECT run_id, fingerprint FROM io500_run_info").fetchall())
+    listed = archive_runs()
+    declared, run_commands = _declared(con), commands(con)
     commands_below: dict[str, list[str]] = {}
     names_below: dict[str, set[str]] = {}
     for (path,) in con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall():
@@ -511,7 +527,7 @@ def attribute(con) -> list[dict]:
     for run_id, path, started in info:
         loc = archive_location(path)
         own = declared.get(run_id, {})
-        marks = families.from_marks(commands.get(run_id, []) + commands_below.get(own_folder(path), []),
+        marks = families.from_marks(run_commands.get(run_id, []) + commands_below.get(own_folder(path), []),
                                     names_below.get(own_folder(path), ()))
         bundle = loc["scope"] is not None and len(institutions_in.get(loc["scope"], ())) > 1
         row = {"run_id": run_id, "name": run_name(path, started) if loc["scope"] is None else
@@ -530,6 +546,13 @@ def attribute(con) -> list[dict]:
                                          "institutions and this run's files declare none"
                                          + (f" (they suggest {marks[0]}: {marks[1]})" if marks[0] else ""))
             row.update(institution=None, system=None, filesystem=None, year=None, attributed_by=UNKNOWN)
+        elif loc["scope"] is None and "institution" not in own and fingerprints[run_id] in listed:
+            known = listed[fingerprints[run_id]]
+            family, reason = families.resolve(pd.DataFrame([{**known, "run_id": run_id}])).iloc[0][["family", "family_reason"]]
+            if family in ("unknown", "mixed"):
+                family, reason = _own_family(own, marks, family, reason)
+            row.update(institution=known["institution"], system=known["system"], filesystem=known["filesystem"],
+                       year=known["year"], attributed_by=f"{ARCHIVE_LISTING}: submission-{known['submission']}")
         else:
             family, reason = _own_family(own, marks, "unknown", "its files state no file system")
             row.update(institution=own.get("institution"), system=own.get("system"),
@@ -561,10 +584,11 @@ def _own_family(own: dict, marks: tuple[str | None, str], family: str, reason: s
     return family, reason
 
 
-def _replace(con, name: str, rows: list[dict]) -> None:
+def replace_rows(con, name: str, rows: list[dict], tables: dict = TABLES) -> None:
+    """The rows of derived table `name` (its columns in `tables`) replaced by `rows`."""
     con.execute(f"DELETE FROM {name}")
     if rows:
-        con.register("_io500_rows", pa.Table.from_pylist(rows, pa.schema(TABLES[name])))
+        con.register("_io500_rows", pa.Table.from_pylist(rows, pa.schema(tables[name])))
         con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _io500_rows")
         con.unregister("_io500_rows")
 
@@ -576,7 +600,7 @@ def rebuild(con) -> None:
             rows[table].extend(table_rows)
     for name in TABLES:
         if name not in LINKED_TABLES:
-            _replace(con, name, rows[name])
+            replace_rows(con, name, rows[name])
     # from the runs just written, through the io500_phase_logs view that links them to their logs
-    _replace(con, "io500_run_scores_from_logs", scores_from_logs(con))
-    _replace(con, "io500_run_attribution", attribute(con))
+    replace_rows(con, "io500_run_scores_from_logs", scores_from_logs(con))
+    replace_rows(con, "io500_run_attribution", attribute(con))

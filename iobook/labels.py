@@ -29,16 +29,17 @@ FIELDS = ("label", "institution", "system", "family")
 Rule = tuple[str, dict[str, str]]  # (path glob, the fields it states)
 
 
-def _fields(value) -> dict[str, str]:
-    """An entry's value: a label (text) or a mapping of FIELDS; empty values and unknown keys dropped."""
+def _fields(value, fields: tuple[str, ...] = FIELDS) -> dict[str, str]:
+    """An entry's value: a label (text) or a mapping of `fields`; empty values and unknown keys dropped."""
     if isinstance(value, dict):
-        return {k: str(v).strip() for k, v in value.items() if k in FIELDS and v is not None and str(v).strip()}
+        return {k: str(v).strip() for k, v in value.items() if k in fields and v is not None and str(v).strip()}
     return {"label": str(value).strip()} if value is not None and str(value).strip() else {}
 
 
-def read_rules(path: str, sha256: str | None = None) -> tuple[list[Rule], list[str]]:
-    """(pattern, fields) pairs of a labels file, in file order, and notes on what could not be used. With
-    `sha256`, the file is read as ingest saw it: one changed or gone since gives a note and no rules."""
+def read_rules(path: str, sha256: str | None = None, fields: tuple[str, ...] = FIELDS) -> tuple[list[Rule], list[str]]:
+    """(pattern, fields) pairs of a labels file (or a setup.yml: `fields` are iobook.setups'), in file order, and
+    notes on what could not be used. With `sha256`, the file is read as ingest saw it: one changed or gone since
+    gives a note and no rules."""
     name = PurePosixPath(path).name
     try:
         data = Path(path).read_bytes()
@@ -53,7 +54,7 @@ def read_rules(path: str, sha256: str | None = None) -> tuple[list[Rule], list[s
         if rows and [c.strip().lower() for c in rows[0][:2]] in (["pattern", "label"], ["path", "label"]):
             header = ["pattern", *(c.strip().lower() for c in rows[0][1:])]
             rows = rows[1:]
-        entries = [(r[0].strip(), _fields(dict(zip(header[1:], r[1:])))) for r in rows if r]
+        entries = [(r[0].strip(), _fields(dict(zip(header[1:], r[1:])), fields)) for r in rows if r]
         good = [(p, f) for p, f in entries if p and f]
         skipped = len(rows) - len(good)
         return good, [f"{skipped} row(s) without a pattern and a label, skipped"] if skipped else []
@@ -66,7 +67,7 @@ def read_rules(path: str, sha256: str | None = None) -> tuple[list[Rule], list[s
         return [], [f"not YAML{f' (line {mark.line + 1})' if mark else ''}: its labels are not applied"]
     if not isinstance(doc, dict):
         return [], ["not a mapping of path globs to labels: its labels are not applied"]
-    good = [(str(k), f) for k, v in doc.items() if k is not None and (f := _fields(v))]
+    good = [(str(k), f) for k, v in doc.items() if k is not None and (f := _fields(v, fields))]
     skipped = len(doc) - len(good)
     return good, [f"{skipped} entr{'y' if skipped == 1 else 'ies'} without a label, skipped"] if skipped else []
 
@@ -91,9 +92,10 @@ def first_match(rules: dict[str, list[Rule]], path: PurePosixPath) -> tuple[str,
     return None
 
 
-def label_files(con) -> list[tuple[str, str]]:
-    """(path, sha256) of every labels file ingest saw, the deepest first."""
+def label_files(con, names: tuple[str, ...] = FILES) -> list[tuple[str, str]]:
+    """(path, sha256) of every labels file (or other file of these `names`: setup.yml) ingest saw, the deepest
+    first."""
     return con.execute(
         "SELECT path, sha256 FROM sources WHERE status <> 'gone' "
         "AND list_contains(?, lower(regexp_extract(path, '[^/]*$'))) ORDER BY length(path) DESC, path",
-        [list(FILES)]).fetchall()
+        [list(names)]).fetchall()

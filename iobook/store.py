@@ -136,9 +136,9 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 
 def _derived_steps():
     """Tables computed from several sources at once (e.g. IO500 runs from their summary files)."""
-    from . import io500_runs
+    from . import io500_runs, setups
 
-    return (io500_runs,)
+    return (io500_runs, setups)  # in this order: a run's setup reads its attribution
 
 
 def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
@@ -156,7 +156,7 @@ def schema_digest() -> str:
     """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
     package = Path(__file__).parent
     return files_digest([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
-                         package / "io500_runs.py", Path(__file__)], package)
+                         package / "io500_runs.py", package / "setups.py", Path(__file__)], package)
 
 
 def _recorded_schema(con) -> str | None:

@@ -1,7 +1,8 @@
 """Copy the IO500 submissions the book's chapters need from a clone of the public archive into data/raw/io500.
 
-Full submissions (every file) for the systems the chapters study in depth; only the summary files
-(result_summary.txt, result.txt, io-500-summary*) of every other submission. The folder layout
+Full submissions (every file) for the systems the chapters study in depth; of every other submission its
+summary files (result_summary.txt, result.txt, io-500-summary*) and the files that state its setup
+(system-information.txt/.json, config*.ini, *.sh: iobook.setups; 649 files, 2.7 MB). The folder layout
 <institution>/<system>/<file system>/<year>/submission-<id>/ is kept, since ingest reads naming from it.
 
     python scripts/curate_io500.py ../shared/io500-submissions data/raw/io500
@@ -24,8 +25,12 @@ def is_summary(path: Path) -> bool:
     return path.name in SUMMARY_NAMES or path.name.startswith("io-500-summary")
 
 
+def states_setup(path: Path) -> bool:
+    return path.name.startswith("system-information") or path.suffix in (".ini", ".sh")
+
+
 def wanted(rel: Path) -> bool:
-    return any(rel.parts[: len(prefix)] == prefix for prefix in FULL) or is_summary(rel)
+    return any(rel.parts[: len(prefix)] == prefix for prefix in FULL) or is_summary(rel) or states_setup(rel)
 
 
 def main() -> None:

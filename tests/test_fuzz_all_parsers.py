@@ -29,6 +29,8 @@ SEEDS = {
     "io500-summary": RAW / "io500/SUSE/HammerHead/SUSE Enterprise Storage - CephFS/2020/submission-136/result_summary.txt",
     "io500-bash": RAW / "io500/Google and DDN/Lustre on GCP/Exascaler 5.0 PRE - Lustre 2.11-56/2018/submission-147/results/result_summary.txt",
     "io500-verify": BUILT_TOOLS / "io500" / "run1-standard-np2-stonewall10" / "verify.log",
+    "io500-system-information": RAW / "io500/Raytheon/MCK-HPC/ActiveData/2021/submission-593/system-information.txt",
+    "io500-questionnaire": RAW / "io500/Johannes Gutenberg University Mainz/MOGON-NHR/GekkoFS/2024/submission-706/results/2024.05.03-06.00.38/system-information.json",
     "pfind-csv": BUILT_TOOLS / "io500" / "run1-standard-np2-stonewall10" / "2026.11.21-12.37.24" / "find.csv",
     "ior2-fragment": FIX / "ior" / "ior2-mail" / "Best.txt",
     "io500-sc17-log": RAW / "io500/DKRZ/Mistral/lustre02/2019/submission-109/JCAHPC-17/jcahpc/io500-results-2048-8.227609/find-results.txt",

@@ -77,9 +77,11 @@ def test_find_faster_than_a_clock_cycle_is_flagged(con):
     assert found["submission-137"]["implausible"] is None
 
 
-def test_runs_out_of_the_layout_take_family_from_their_files_and_labels(tmp_path):
+def test_runs_out_of_the_layout_take_family_from_the_archive_listing_their_files_and_labels(tmp_path):
     # a user's own copy: Aurora's run folder (config.ini line 19: API = DFS --dfs.pool=mypool ...) and
-    # KAUST's run, neither under <institution>/<system>/<file system>/<year>/submission-<id>
+    # KAUST's run, neither under <institution>/<system>/<file system>/<year>/submission-<id>. Aurora's phase values
+    # are those of the archive's submission-688 (data/reference/io500_archive_runs.csv), whose folder names DAOS;
+    # KAUST's run, one of submission-109's bundle, is in no listing: its own files say
     shutil.copytree(AURORA / "results", tmp_path / "mine" / "aurora" / "results")
     shutil.copytree(BUNDLE / "KAUST", tmp_path / "mine" / "kaust")
     (tmp_path / "mine" / "labels.yml").write_text(
@@ -92,7 +94,7 @@ def test_runs_out_of_the_layout_take_family_from_their_files_and_labels(tmp_path
     aurora = found["aurora 2023-11-06 19:51"]
     assert (aurora["institution"], aurora["system"], aurora["family"]) == (
         "Argonne National Laboratory", "Aurora", "DAOS")
-    assert aurora["family_reason"].startswith("DFS API")
+    assert aurora["family_reason"].startswith("name; config.ini: API = DFS")  # filesystems.csv's row for DAOS
     assert aurora["attributed_by"] == "labels.yml: aurora"
     kaust = found["kaust 2018-06-21 18:59"]
     assert (kaust["institution"], kaust["system"], kaust["family"], kaust["year"]) == (

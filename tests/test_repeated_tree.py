@@ -79,12 +79,12 @@ def test_stragglers_counts_each_run_once(trees):
     """The same phases, ranks and runs on 3 copies as on 1: 679's 5 + 8 IO500 phases with per-rank CSVs and
     590's, each counted once."""
     reports = {c: stragglers.report(store.open_read(trees[c])) for c in (1, COPIES)}
-    counted = ("phases", "units", "ranks", "tested", "null_observed", "null_tested", "null_run_runs",
-               "null_run_observed", "storage_scale_runs", "tested_runs")
+    counted = ("phases", "units", "machines", "ranks", "tested", "null_observed", "null_tested",
+               "null_machine_machines", "null_machine_observed", "storage_scale_machines", "tested_machines")
     assert {k: reports[COPIES].values[k] for k in counted} == {k: reports[1].values[k] for k in counted}
     assert reports[1].values["units"] == len(SUBMISSIONS)
     decided = [c.n for c in reports[COPIES].evidence if hasattr(c, "verdict")]
-    assert decided == [len(SUBMISSIONS)]  # the comparison by run: n = 2 runs, not 6
+    assert decided == [len(SUBMISSIONS)]  # the comparison by machine: n = 2 machines (679 and 590), not 6 copies
 
 
 @pytest.mark.parametrize("name", [c.name for c in chapters.load_registry()])

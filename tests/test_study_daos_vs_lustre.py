@@ -169,20 +169,22 @@ def flat_tree(tmp_path_factory):
 def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
     with store.open_read(flat_tree) as con:
         runs = study.get_runs(con).set_index("run_key")
-    # the files copied flat keep what they say: Frontera's result.txt (line 12 "exe = ./ior ... -a DFS
-    # --dfs.pool=...") states the DFS API, hence DAOS; Helios' result_summary.txt and the local run state no file
-    # system; no file states a system, so no run is a unit of a comparison of systems
-    assert len(runs) == 3 and runs.family.value_counts().to_dict() == {"unknown": 2, "DAOS": 1}
-    assert runs.system.isna().all()
+    # the files copied flat keep who ran them: their phase values are those of the archive's submission-13 (TACC's
+    # Frontera, DAOS, 2020) and submission-708 (ACC Cyfronet AGH's Helios, Lustre, 2024) in
+    # data/reference/io500_archive_runs.csv; the local run states no file system
+    assert len(runs) == 3 and runs.family.value_counts().to_dict() == {"unknown": 1, "DAOS": 1, "Lustre": 1}
+    assert sorted(runs.system.dropna()) == ["Frontera", "Helios"]
+    assert runs.attributed_by["flat0"].endswith("io500_archive_runs.csv): submission-708")
+    assert runs.attributed_by["flat0 2020-07-11 16:19"].endswith("io500_archive_runs.csv): submission-13")
     # a year is the run's own start where its files print one: Frontera's result.txt (2020-07-11), the local run's
-    # timestamp folder (2026.11.21-12.37.24); Helios' result_summary.txt prints none, so the run keeps its folder's name
+    # timestamp folder (2026.11.21-12.37.24); Helios' from the archive's listing (its summary prints none)
     assert runs.year.astype(object).where(runs.year.notna(), None).to_dict() == {
-        "flat0": None, "flat0 2020-07-11 16:19": 2020, "run1-standard-np2-stonewall10 2026-11-21 12:37": 2026}
+        "flat0": 2024, "flat0 2020-07-11 16:19": 2020, "run1-standard-np2-stonewall10 2026-11-21 12:37": 2026}
     text = "\n".join(execute_chapter("daos_vs_lustre", flat_tree, tmp_path, families=pinned))
     assert "Warning" not in text  # Altair guessed the type of a column of the empty per-client-node chart
     assert "3 sit outside the archive layout" in text
-    assert "{numref}`fig-daos-balance-years`" not in text
-    assert ("left out: no file-system family named 'Lustre'" in text) == bool(pinned)
+    assert "{numref}`fig-daos-balance-years`" not in text  # no year holds both DAOS and Lustre
+    assert ("left out: no file-system family named 'Storage Scale/GPFS'" in text) == bool(pinned)
 
 
 def test_client_nodes_from_logs_before_declarations(databases):
@@ -295,10 +297,10 @@ def test_eras_are_kept_apart(databases):
     folders = [f for n in (22, 87, 88, 97, 196, 199) for f in RAW.glob(f"*/*/*/2019/submission-{n}")]
     assert {f.name for f in folders} == set(lustre_ten.index)
     assert len(systems_of(folders)) == 5
-    assert (table["DAOS systems"] == 1).all() and (table["Lustre systems"] == 5).all()
-    # one DAOS system: no interval, no verdict, and no number of systems sized from an unknown spread
+    assert (table["DAOS machines"] == 1).all() and (table["Lustre machines"] == 5).all()
+    # one DAOS machine: no interval, no verdict, and no number of machines sized from an unknown spread
     assert (table.verdict == "too few units").all() and table["95% low"].isna().all()
-    assert table["what would decide it"].str.startswith("1 DAOS system: the spread between DAOS systems is unknown").all()
+    assert table["what would decide it"].str.startswith("1 DAOS machine: the spread between DAOS machines is unknown").all()
     ten_finding = next(f.text for f in r.findings if f.target == "tab-daos-ten-node")
     assert "no n can be sized from these data" in ten_finding and "systems a side would decide" not in ten_finding
     assert r.values["wolf10_year"] == 2019 and r.tables["tab-daos-wolf-10"].frame.pairs.unique().tolist() == [2]
@@ -308,11 +310,15 @@ def test_metadata_per_bandwidth_by_year(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
         chosen = study.choose(study.get_runs(con), BOOK_FAMILIES, [])
-    years = r.tables["tab-daos-balance-years"].frame.set_index("year")
-    assert list(years.index) == ["2019", "2020", "2021", "2023", "2024"]  # 2018 holds no DAOS run, 2025 no Lustre run
-    # 2019 holds one DAOS system (Intel's Wolf, two runs): one value a side gives no interval
-    assert years.loc["2019", "DAOS systems"] == 1 and years.loc[["2019"], ["95% low", "95% high", "p"]].isna().all(axis=None)
-    spans = years.drop(index="2019")
+    table = r.tables["tab-daos-balance-years"].frame
+    # the DAOS runs' object classes (config.ini, --dfs.oclass): every run up to 2021 keeps one copy (S1, SX); of
+    # 2023 and 2024 some replicate or erasure-code (LRZ's -EC runs, Aurora 688/694, Lise 703), compared apart
+    assert table.groupby("DAOS data protection").year.agg(list).to_dict() == {
+        "with": ["2023", "2024"], "without": ["2019", "2020", "2021", "2023", "2024"]}  # 2018: no DAOS, 2025: no Lustre
+    years = table[table["DAOS data protection"] == "without"].set_index("year")
+    # 2019 holds one DAOS machine (Intel's Wolf, two runs): one value a side gives no interval
+    assert years.loc["2019", "DAOS machines"] == 1 and years.loc[["2019"], ["95% low", "95% high", "p"]].isna().all(axis=None)
+    spans = table.dropna(subset=["95% low"])
     assert ((spans["95% low"] > 0) & (spans["95% low"] < spans.ratio) & (spans.ratio < spans["95% high"])).all()
     assert (spans["p (Holm)"] >= spans.p).all()  # corrected over the years tested
     assert years.loc["2020", ["DAOS runs", "Lustre runs"]].tolist() == [11, 13]
@@ -323,16 +329,19 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert all(f.is_dir() for f in lustre_2020)
     chosen_2020 = chosen[chosen.year == 2020].groupby("family").run_key.agg(set)
     assert chosen_2020["DAOS"] == {f.name for f in daos_2020} and chosen_2020["Lustre"] == {f.name for f in lustre_2020}
-    assert years.loc["2020", ["DAOS systems", "Lustre systems"]].tolist() == [4, 8]
+    assert years.loc["2020", ["DAOS machines", "Lustre machines"]].tolist() == [4, 8]
     # this copy's years with DAOS folders (DAOS; Lenovo, QCT and mustang are DAOS too) all hold Lustre runs
     daos_years = {f.name for name in ("DAOS", "Lenovo", "QCT", "mustang") for f in RAW.glob(f"*/*/{name}/*")}
     assert daos_years == set(years.index)
     first = r.findings[0]
     assert first.target == "fig-daos-balance-years"
-    # every year holding both is in the main finding, none chosen: "2019 2.8×, 2020 5.3×, ..."
-    assert all(f"{y} {row.ratio:.1f}×" in first.text for y, row in years.iterrows())
-    decided = years.verdict == "decided"
-    assert f"decided in **{int(decided.sum())} of {len(years)}** years" in first.text
+    # every comparison is in the main finding's ranges, none chosen; the decided one named
+    for design, g in table.groupby("DAOS data protection"):
+        assert f"{design} data protection {g.ratio.min():.1f}–{g.ratio.max():.1f}×" in first.text
+    decided = table[table.verdict == "decided"]
+    assert f"decided in **{len(decided)} of {len(table)}**" in first.text
+    assert [tuple(x) for x in decided[["year", "DAOS data protection"]].values] == [("2020", "without")]
+    assert f"2020 without protection {decided.ratio.iloc[0]:.1f}×" in first.text
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS  # as the page counts
 
 
@@ -428,7 +437,7 @@ def test_metadata_per_bandwidth_has_systems_as_the_unit(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
     row = r.tables["tab-daos-balance-years"].frame.set_index("year").loc["2020"]
-    assert row["DAOS systems"] == len(daos) == 4 and row["Lustre systems"] == len(lustre) == 8
+    assert row["DAOS machines"] == len(daos) == 4 and row["Lustre machines"] == len(lustre) == 8
     assert row["DAOS runs"] == 11 and row["Lustre runs"] == 13
     # the database's scores come from the phase values; the summary lines print them rounded (DKRZ Mistral's
     # submission-176 differs most, 0.08% in metadata per GiB/s): agreement to 0.1%

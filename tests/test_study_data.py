@@ -32,9 +32,11 @@ def test_counts_on_each_database(any_db):
     assert data.source_count(con) == sum(status.values()) == by_kind["files"].sum() == files_on_disk(name)
     assert status["gone"] == 0  # each test database is ingested once
     # read since they have parsers: built_tools io500/run1-.../verify.log (io500 --verify) and find.csv (pfind);
-    # other_io500 the 5 find*.csv of OTHER_SUBMISSIONS (`find ... -name "find*.csv"`)
+    # other_io500 the 5 find*.csv of OTHER_SUBMISSIONS (`find ... -name "find*.csv"`), and the 4 files describing a
+    # system in io500_info lines (`grep -l "^io500_info_"`: Janelia's submission-177/io500.sh, 194, 198 and 203's
+    # io500.cfg): io500-system-information
     expected = {"empty": {"ok": 0, "error": 0, "skipped": 0}, "built_tools": {"ok": 45, "error": 2, "skipped": 5},
-                "other_io500": {"ok": 259, "error": 0, "skipped": 50}}.get(name)
+                "other_io500": {"ok": 263, "error": 0, "skipped": 46}}.get(name)
     if expected is not None:
         assert {k: status[k] for k in expected} == expected
     runs = data.get_run_counts(con)
@@ -74,7 +76,8 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
     with store.open_read(databases["built_tools"]) as con:
         logs = data.get_result_logs(con)
         found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                              data.get_views(con), logs, your_runs.get_failed_phases(con), data.get_copies(con))
+                              data.get_views(con), logs, your_runs.get_failed_phases(con), data.get_copies(con),
+                              data.get_setup_fields(con))
         read = your_runs.get_runs(con)
     assert logs == {"IOR": expected["ior"], "mdtest": expected["mdtest"]} == {"IOR": 12, "mdtest": 13}
     assert sum(logs.values()) == read.source_id.nunique()  # the same files Your runs reads
@@ -141,8 +144,9 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 
     con = store.open_read(databases[name])
     found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con))
-    assert 3 <= len(found) <= 6 and all(f.target.startswith("tab-data-") for f in found)
+                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con),
+                          data.get_setup_fields(con))
+    assert 3 <= len(found) <= 7 and all(f.target.startswith("tab-data-") for f in found)
     assert len(found[0].text.split()) <= nb.FIRST_FINDING_WORDS
     status = data.get_status_counts(con)
     assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
@@ -162,3 +166,18 @@ def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
     assert r.values["phases_failed"] == 5
     (finding,) = [f for f in r.findings if f.target == "tab-data-failed-phases"]
     assert finding.text.startswith("5 phases (mdtest) printed that their operations failed")
+
+
+def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):
+    from iobook import store
+
+    with store.open_read(databases["default"]) as con:
+        fields = data.get_setup_fields(con).set_index("field")
+        runs = data.get_run_counts(con)["IO500"]
+        finding = data.setup_finding(data.get_setup_fields(con), runs)[0].text
+    # every IO500 run of data/raw has a family (io500_runs); the six IBM runs whose find_script changes Storage
+    # Scale's settings while they run (651, 679, 687, 690, 722, 731: tests/test_setups.py), each counted once
+    assert fields.loc["family", "IO500 runs stating it"] == runs
+    assert fields.loc["changed_during_run", "IO500 runs stating it"] == 6
+    assert fields.loc["protection", "IO500 runs stating it"] == 30  # the DAOS runs naming object classes
+    assert f"of the {runs:,} runs" in finding and "30 their data protection" in finding

@@ -362,9 +362,13 @@ def test_722_and_731_alike_only_in_count(databases):
     # mmlsfs -B: SAGUARO_2024/mmlsfs_fs1 line 18 "8388608", EHNINGEN_2024/mmls_bb8nvme line 14 "16777216"
     assert ss.loc["file system block size", ["submission-722", "submission-731"]].tolist() == ["8 MiB", "16 MiB"]
     # mmlsconfig minReleaseLevel: 5.2.0.0 (722) and 5.2.1.0 (731)
-    assert ss.loc["cluster minReleaseLevel", ["submission-722", "submission-731"]].tolist() == ["5.2.0.0", "5.2.1.0"]
+    assert ss.loc["cluster minReleaseLevel (compatibility floor)", ["submission-722", "submission-731"]].tolist() == [
+        "5.2.0.0", "5.2.1.0"]
+    # the release both folder names state ("IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0")
+    assert ss.loc["Storage Scale release (setup record)", ["submission-722", "submission-731"]].tolist() == [
+        "5.2.2-0 (archive folder name)"] * 2
     assert ss.differs[["site", "GPFS cluster", "easy transfer size", "file system block size",
-                       "cluster minReleaseLevel", "IO500 benchmark release"]].all()
+                       "cluster minReleaseLevel (compatibility floor)", "IO500 benchmark release"]].all()
     assert not ss.differs["client nodes × tasks"]
 
 
@@ -651,3 +655,15 @@ def test_report_on_every_database(any_db):
         assert 3 <= len(r.findings) <= 6 and all(f.target for f in r.findings)
         # the landing page's abstract: the SS6000 result, then Tucson's ESS 3500 per block at its line rate
         assert r.abstract[0] is r.findings[0] and "110 GB/s read, 88 % of the clients' line rate" in r.abstract[1].text
+
+
+def test_sites_differ_in_the_installed_release_not_in_min_release_level(databases):
+    # seed 000 line 277: Tucson "Spectrum Scale upgraded to 5.1.9.0", Ehningen "left at 5.1.8.1"; the listings'
+    # minReleaseLevel (5.1.9.0 and 5.1.7.0) is the cluster's compatibility floor and is not named a release
+    with store.open_read(databases["default"]) as con:
+        r = ess.report(con)
+    sites = next(f.text for f in r.findings if f.text.startswith("Ehningen's"))
+    assert "Storage Scale releases (5.1.8.1 and 5.1.9.0, seed 000 line 277)" in sites and "minReleaseLevel" not in sites
+    changed = next(f for f in r.findings if f.target == "fig-ess-hard-delete")
+    # find_script/track_io500.sh of 651, 679, 687, 690, 722, 731 (tests/test_setups.py)
+    assert changed.evidence[0].k == 6 and "6 of the" in changed.text

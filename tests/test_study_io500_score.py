@@ -165,3 +165,43 @@ def test_main_finding_is_a_census_counted_without_an_interval(databases):
     assert isinstance(census, evidence.Count) and census.of is evidence.Replicate.CENSUS
     assert "CI" not in r.findings[0].text and "interval" not in r.findings[0].text
     assert census.n == r.values["comparable"] and r.findings[0].text.startswith(f"{census.k:,} of {census.n:,}")
+
+
+def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
+    # the six IBM runs with find_script/track_io500.sh (mmchconfig ... -i while they run), the 24 DAOS runs whose
+    # config.ini names only S1/SX object classes, the two implausible phases' runs (tests/test_setups.py)
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+        runs = study.get_runs(con)
+    flags = r.tables["tab-io500-flags"].frame
+    assert flags.groupby("code").run.nunique().to_dict() == {"CHANGED_DURING_RUN": 6, "IMPLAUSIBLE": 2, "UNPROTECTED": 24}
+    (audit,) = [f for f in r.findings if f.target == "tab-io500-flags"]
+    assert audit.evidence[0].k == flags.run.nunique() == 32 and audit.evidence[0].n == r.values["runs"]
+    shown = study.default_runs(runs, flagged=set(flags.run))
+    assert not set(shown) & set(flags.run)
+    # without the audit the examples would include an unprotected DAOS run
+    assert set(study.default_runs(runs)) & set(flags.run)
+
+
+def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
+    """submission-784's result_summary.txt (ior-rnd4K-easy-read 13.0 GiB/s, 3.1 % of ior-easy-read 422 GiB/s),
+    as submitted and with its random read set to 1.5 times its easy read: only the second is flagged."""
+    import re
+
+    from conftest import ARCHIVE
+    from iobook.ingest import ingest
+
+    (summary,) = ARCHIVE.glob("*/*/*/*/submission-784/results/*/result_summary.txt")
+    text = summary.read_text()
+    easy = float(re.search(r"ior-easy-read\s+([\d.]+)", text)[1])
+    for name, changed in [("as-submitted", text),
+                          ("cached", re.sub(r"(ior-rnd4K-easy-read\s+)[\d.]+", lambda m: f"{m[1]}{1.5 * easy:.6f}", text))]:
+        (tmp_path / "logs" / name).mkdir(parents=True)
+        (tmp_path / "logs" / name / "result_summary.txt").write_text(changed)
+    db = tmp_path / "mine.duckdb"
+    ingest([tmp_path / "logs"], db, progress=False)
+    with store.open_read(db) as con:
+        r = study.report(con)
+    flags = r.tables["tab-io500-flags"].frame
+    assert flags[["run", "code"]].values.tolist() == [["cached", "RANDOM_READ_CACHED"]]
+    assert "is 150 % of ior-easy-read" in flags.detail.iloc[0]

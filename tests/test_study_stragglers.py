@@ -224,21 +224,21 @@ def test_null_model_is_random_placement(default):
 
 
 @pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])
-def test_first_finding_is_short_and_decided_by_run(databases, name):
+def test_first_finding_is_short_and_decided_by_machine(databases, name):
     con = store.open_read(databases[name])
     r = study.report(con)
     main = r.findings[0]
     assert len(main.text.split()) <= 30
     # built_tools holds 2 runs with ranks, each on one node: fewer than MIN_UNITS, so the sentence shows no
     # interval, and no finding links the figure of nodes
-    assert ("no interval on 2 runs" if name == "built_tools" else "95%") in main.text
+    assert ("no interval on 2 machines" if name == "built_tools" else "95%") in main.text
     if name == "built_tools":
         assert main.text.startswith("No phase here spans several nodes")
         assert not any(f.target == "fig-stragglers-every-run" for f in r.findings)
-    if name != "built_tools":  # several nodes: the comparison by run, n = runs (never phases)
+    if name != "built_tools":  # several nodes: the comparison by machine, n = machines (never phases or repeat runs)
         (record,) = main.evidence
         runs = _load(con)
-        assert record.n == runs[study.clustering_tested(runs)].unit.nunique() and record.replicate == "run"
+        assert record.n == runs[study.clustering_tested(runs)].machine.nunique() and record.replicate == "machine"
         assert record.verdict is not None and record.low > 0
 
 
@@ -278,11 +278,12 @@ def test_shifted_phases_and_the_slowest_node(default):
 
 
 def test_storage_scale_share_and_stonewall_wear_out(default):
-    """10 of the 12 runs' folders name a Storage Scale file system (data/reference/filesystems.csv; 694 and 696
-    are DAOS); 586's ior-hard-write.txt line 34: "stonewalling pairs accessed min: 5130 max: 32971"."""
+    """The 12 runs are 9 machines (iobook.setups): Aurora's 694 and 696, Tucson's Arches 651 and 679 (their
+    mmlscluster listings name the same 15 nodes), Tucson's Saguaro 722 and 784; 8 of the 9 are Storage Scale (694
+    and 696 are DAOS); 586's ior-hard-write.txt line 34: "stonewalling pairs accessed min: 5130 max: 32971"."""
     con, runs = default
     r = study.report(con)
-    assert (r.values["storage_scale_runs"], r.values["tested_runs"]) == (10, 12)
+    assert (r.values["storage_scale_machines"], r.values["tested_machines"]) == (8, 9)
     line = (SANDBOX_586 / "ior-hard-write.txt").read_text().splitlines()[33]
     assert line.startswith("stonewalling pairs accessed min: 5130 max: 32971")
     assert r.values["wait_run"] == "submission-586 ior-hard-write"
@@ -290,12 +291,12 @@ def test_storage_scale_share_and_stonewall_wear_out(default):
     assert "5,130 to 32,971 items" in text and "wear-out" in text
 
 
-def test_intervals_resample_runs_not_phases(default):
-    """The median ratios' intervals come from resampling the 12 runs, not the 102 or 48 phases."""
+def test_intervals_resample_machines_not_phases(default):
+    """The median ratios' intervals come from resampling the 9 machines of the 12 runs, not the 102 or 48 phases."""
     con, _ = default
     r = study.report(con)
     estimates = [e for e in r.evidence if isinstance(e, evidence.Estimate)]
-    assert estimates and all(e.n == 12 and e.replicate == "run" for e in estimates)
+    assert estimates and all(e.n == 9 and e.replicate == "machine" for e in estimates)
 
 
 def test_logs_outside_the_archive_layout(tmp_path):
@@ -365,13 +366,14 @@ def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default):
     assert "assum" in values["placement_text"].data and f"{inherited}" in values["placement_text"].data
 
 
-def test_null_by_run_is_random_placement(default):
-    """Phases of one run share its nodes: the count by run (runs where most tested phases crowd) against random
-    placement simulated with numpy (seed 1), each phase's times dealt anew."""
+def test_null_by_machine_is_random_placement(default):
+    """Phases of one run share its nodes, runs of one machine its hardware: the count by machine (machines where
+    most tested phases crowd) against random placement simulated with numpy (seed 1), each phase's times dealt
+    anew."""
     con, runs = default
-    model = study.null_by_run(runs)
+    model = study.null_by_machine(runs)
     tested = runs[study.clustering_tested(runs)]
-    assert model["runs"] == tested.unit.nunique() == 12
+    assert model["machines"] == tested.machine.nunique() == 9 and tested.unit.nunique() == 12
     rng = np.random.default_rng(1)
     draws = 200
     crowded = {}  # run -> crowded phases per draw
@@ -382,14 +384,14 @@ def test_null_by_run_is_random_placement(default):
         for d in range(draws):
             slow = nodes[rng.permutation(len(nodes))[: run.slow_ranks]]
             hits[d] = (slow == slow[0]).sum() > share[slow[0]]
-        crowded[run.unit] = crowded.get(run.unit, 0) + hits
-    phases = tested.groupby("unit").size()
+        crowded[run.machine] = crowded.get(run.machine, 0) + hits
+    phases = tested.groupby("machine").size()
     counts = sum((crowded[k] > phases[k] // 2).astype(int) for k in crowded)
     assert abs(counts.mean() - model["expected"]) < 4 * max(counts.std(), 0.05) / np.sqrt(draws) + 0.05
     assert np.percentile(counts, 97.5) <= model["high"] + 1
-    # observed: per run, its phases crowded (over twice an even share on the slowest rank's node)
-    observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("unit"))
-    assert model["observed"] == observed == 10 and model["observed"] > model["high"]
+    # observed: per machine, its phases crowded (over twice an even share on the slowest rank's node)
+    observed = sum(g.crowded_node.sum() > len(g) // 2 for _, g in tested.groupby("machine"))
+    assert model["observed"] == observed == 7 and model["observed"] > model["high"]
 
 
 def test_failed_mdtest_phases_are_no_straggler_phases(tmp_path):

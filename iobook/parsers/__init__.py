@@ -16,7 +16,8 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
   as Arrow tables (``Parsed.tables``, one per record class, columns named as its fields), split, checked
   and converted by pyarrow (``arrow_csv``) from the text that was parsed, not record by record in Python.
 - Every real log of every format ends in a newline: a file that does not was cut inside its last line, and
-  ingest parses the whole lines before it (then records the cut) rather than the cut line.
+  ingest parses the whole lines before it (then records the cut) rather than the cut line. (A format whose
+  files need not, ``Format.ends_in_newline=False``, is parsed whole: its parser tells a cut file.)
 - A parser that knows where its tool's output begins or ends (IOR's banner and last result, a JSON
   document) says so in ``Parsed.start`` and ``Parsed.end``; ``parse_outputs`` then reads the text before
   and after it as other outputs (a job script's stdout holds one tool's output after another's).
@@ -72,6 +73,9 @@ class Format:
     tool: str
     detect: Callable[[str], bool]
     parse: Callable[[str], Parsed]
+    # a document a web form wrote (the IO500 questionnaire's JSON) may end without a newline: its parser knows
+    # a cut one (JSON that does not close), so the newline rule below does not apply to it
+    ends_in_newline: bool = True
 
 
 # Known by their whole first line, so no other format's file can be one of them. Tried first: a third of

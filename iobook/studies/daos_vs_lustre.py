@@ -9,7 +9,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import evidence, families, io500_runs, nb, published
-from ..evidence import Replicate
+from ..evidence import Replicate, plural
 from ..report import Finding, Report, Table
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from .io500_score import release_text
@@ -46,12 +46,25 @@ def get_runs(con) -> pd.DataFrame:
         """
         SELECT r.run_key, r.run_id, r.institution, r.system, r.filesystem, r.year, r.submission, r.io500_version,
                r.family, r.family_reason, r.attributed_by, r.files_evidence, r.implausible, s.score, s.bw_gib_s, s.md_kiops, s.valid,
-               NOT r.counted AS duplicate
-        FROM io500_runs r JOIN io500_scores s USING (run_id) ORDER BY r.run_key
+               NOT r.counted AS duplicate, g.machine, g.protection, g.era
+        FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN setups g USING (run_id) ORDER BY r.run_key
         """
     ).df()
     runs["release"] = runs.io500_version.fillna("not printed")
+    runs["data_protection"] = [protection_design(p) for p in runs.protection]
     return runs
+
+
+# What the DAOS runs' object classes give (setups.protection): runs of different protection are compared apart
+PROTECTED, UNPROTECTED, NOT_STATED = "with data protection", "without data protection", "protection not stated"
+
+
+def protection_design(protection: str | None) -> str:
+    """A run's data protection as the chapter compares it: none (S1, SX: one copy), some (replication or erasure
+    code on every class; 'partly none' runs count as with), or not stated by its files."""
+    if protection is None or pd.isna(protection):
+        return NOT_STATED
+    return UNPROTECTED if protection == "none" else PROTECTED
 
 
 def archive_years(runs: pd.DataFrame) -> dict:
@@ -106,27 +119,35 @@ def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> 
 
 
 def system_units(runs: pd.DataFrame) -> list[str]:
-    """Each run's system, the unit of replication (evidence.Replicate.SYSTEM): institution, system and file system
-    as attributed (io500_runs). Runs of one system are repeat submissions, not independent repetitions."""
-    return (runs.institution.astype(str) + " · " + runs.system.astype(str) + " · " + runs.filesystem.astype(str)).tolist()
+    """Each run's machine, the unit of replication (evidence.Replicate.MACHINE): the setup record's machine (one
+    installation under several submission labels: LRZ's SuperMUC-NG-Phase2, -EC, -10 and -EC-10 are one), else
+    institution, system and file system as attributed. Runs of one machine are repeat submissions, not
+    independent repetitions."""
+    labels = runs.institution.astype(str) + " · " + runs.system.astype(str) + " · " + runs.filesystem.astype(str)
+    return runs.machine.fillna(labels).tolist()
 
 
 def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: str, family: str) -> pd.DataFrame:
-    """Per archive year holding runs of both FIRST and SECOND: the runs a side and the comparison of `value`
-    (evidence.compare: ratio of geometric means over systems, each system the geometric mean of its runs that
-    year), not yet decided: `decide_tables` decides every year (and measure) read together at once."""
+    """Per archive year and FIRST's data protection, where the year holds runs of both FIRST and SECOND: the runs a
+    side and the comparison of `value` (evidence.compare: ratio of geometric means over machines, each the
+    geometric mean of its runs that year), not yet decided: `decide_tables` decides every row read together at
+    once. FIRST's runs of different protection are never pooled (evidence.MixedDesigns)."""
     rows = []
     # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
     both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
     for year, g in both.groupby("period_order", sort=True):
-        a, b = g[g.family == FIRST], g[g.family == SECOND]
-        if len(a) and len(b):
-            rows.append({"year": int(year), f"{FIRST} runs": len(a), f"{SECOND} runs": len(b), "record": evidence.compare(
-                evidence.Observations(values=a[value].to_numpy(), units=system_units(a)),
-                evidence.Observations(values=b[value].to_numpy(), units=system_units(b)),
-                quantity=quantity, unit=unit, replicate=Replicate.SYSTEM, family=family,
-                label=f"{FIRST} {int(year)}", baseline_label=f"{SECOND} {int(year)}")})
-    return pd.DataFrame(rows, columns=["year", f"{FIRST} runs", f"{SECOND} runs", "record"])
+        b = g[g.family == SECOND]
+        for design in (PROTECTED, UNPROTECTED, NOT_STATED):
+            a = g[(g.family == FIRST) & (g.data_protection == design)]
+            if len(a) and len(b):
+                rows.append({"year": int(year), "protection": design, f"{FIRST} runs": len(a), f"{SECOND} runs": len(b),
+                             "record": evidence.compare(
+                                 evidence.Observations(values=a[value].to_numpy(), units=system_units(a),
+                                                       designs=a.data_protection.tolist()),
+                                 evidence.Observations(values=b[value].to_numpy(), units=system_units(b)),
+                                 quantity=quantity, unit=unit, replicate=Replicate.MACHINE, family=family,
+                                 label=f"{FIRST} {design} {int(year)}", baseline_label=f"{SECOND} {int(year)}")})
+    return pd.DataFrame(rows, columns=["year", "protection", f"{FIRST} runs", f"{SECOND} runs", "record"])
 
 
 def decide_tables(*tables: pd.DataFrame) -> None:
@@ -140,24 +161,23 @@ def decide_tables(*tables: pd.DataFrame) -> None:
 
 
 def what_would_decide(c: evidence.Comparison) -> str:
-    """What an undecided comparison of systems lacks, honestly: with one system on a side the spread between
-    systems is unknown, so no number of systems can be sized from these data."""
+    """What an undecided comparison of machines lacks, honestly: with one machine on a side the spread between
+    machines is unknown, so no number of machines can be sized from these data."""
     if c.decided:
         return ""
     fewest = min(c.n, c.n_baseline)
     side = FIRST if c.n <= c.n_baseline else SECOND
     if fewest < 2:
-        return (f"{fewest} {side} system: the spread between {side} systems is unknown, so no number of systems "
-                f"can be sized from these data; a verdict needs at least {evidence.MIN_UNITS} systems a side")
+        return (f"{fewest} {side} machine: the spread between {side} machines is unknown, so no number of machines "
+                f"can be sized from these data; a verdict needs at least {evidence.MIN_UNITS} machines a side")
     if c.n_to_decide:
-        return f"about {c.n_to_decide:,} systems a side would decide it at this ratio and spread"
-    return f"a verdict needs at least {evidence.MIN_UNITS} systems a side"
+        return f"about {c.n_to_decide:,} machines a side would decide it at this ratio and spread"
+    return f"a verdict needs at least {evidence.MIN_UNITS} machines a side"
 
 
 def sides_text(c: evidence.Comparison, runs: int, runs_baseline: int) -> str:
-    """A comparison's two sides in words, systems (the unit) with their runs: '4 systems (11 runs) vs 8 (13)'."""
-    return (f"{c.n:,} system{'' if c.n == 1 else 's'} ({runs:,} run{'' if runs == 1 else 's'}) vs "
-            f"{c.n_baseline:,} ({runs_baseline:,})")
+    """A comparison's two sides in words, machines (the unit) with their runs: '4 machines (11 runs) vs 8 (13)'."""
+    return f"{plural(c.n, 'machine')} ({plural(runs, 'run')}) vs {c.n_baseline:,} ({runs_baseline:,})"
 
 
 def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -167,8 +187,8 @@ def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
     for row in table.to_dict("records"):
         c = row["record"]
         rows.append({**({"measure": c.quantity} if "measure" in table else {}), "year": str(row["year"]),
-                     f"{FIRST} systems": c.n, f"{FIRST} runs": row[f"{FIRST} runs"],
-                     f"{SECOND} systems": c.n_baseline, f"{SECOND} runs": row[f"{SECOND} runs"],
+                     f"{FIRST} data protection": row["protection"].removesuffix(" data protection"),
+                     f"{FIRST} machines": c.n, f"{FIRST} runs": row[f"{FIRST} runs"], f"{SECOND} machines": c.n_baseline, f"{SECOND} runs": row[f"{SECOND} runs"],
                      "ratio": c.ratio, "95% low": c.low, "95% high": c.high, "p": c.p, "p (Holm)": c.p_adjusted,
                      "verdict": str(c.verdict), "what would decide it": what_would_decide(c)})
     return pd.DataFrame(rows)
@@ -179,20 +199,21 @@ def chart_compare_by_year(table: pd.DataFrame, what: str) -> alt.Chart:
     verdict of evidence.decide."""
     shown = comparison_table(table).assign(
         label=[sides_text(r["record"], r[f"{FIRST} runs"], r[f"{SECOND} runs"]) for r in table.to_dict("records")])
+    shown["comparison"] = shown.year + ", " + shown[f"{FIRST} data protection"]
     decided = shown[shown.verdict == str(evidence.Verdict.DECIDED)]
-    base = alt.Chart(shown).encode(y=alt.Y("year:O", title="archive year"))
+    base = alt.Chart(shown).encode(y=alt.Y("comparison:O", title=f"archive year, {FIRST} data protection"))
     bars = base.mark_rule(size=2).encode(x=alt.X("95% low:Q", scale=alt.Scale(type="log"), title=f"{FIRST} / {SECOND}, {what}"),
                                          x2="95% high:Q")
     points = base.mark_point(filled=True, size=60).encode(
         x="ratio:Q", color=alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
-        tooltip=["year", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("95% low:Q", format=".2f"),
+        tooltip=["comparison", "label", alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("95% low:Q", format=".2f"),
                  alt.Tooltip("95% high:Q", format=".2f"), alt.Tooltip("p (Holm):Q", format=".2g"), "verdict"])
     one = base.transform_aggregate(rows="count()").mark_rule(strokeDash=[4, 4], color="#999").encode(
         x=alt.datum(1.0), y=alt.value(0), y2=alt.value(28 * len(shown)))  # one mark, no second dataset
     return (bars + points + one).properties(width=420, height=alt.Step(28), title=alt.TitleParams(
-        f"{FIRST} above {SECOND} in {sum(decided.ratio > 1)} of {len(shown)} years, below in "
-        f"{sum(decided.ratio < 1)}", subtitle=[f"{what}: ratio per archive year, 95% interval;",
-                                                "systems as units, Holm over the years"]))
+        f"{FIRST} above {SECOND} in {sum(decided.ratio > 1)} of {len(shown)} comparisons, below in "
+        f"{sum(decided.ratio < 1)}", subtitle=[f"{what}: ratio per archive year and {FIRST} protection, 95% interval;",
+                                                "machines as units, Holm over the comparisons"]))
 
 
 def choose(runs: pd.DataFrame, wanted: list[str], years: list[int]) -> pd.DataFrame:
@@ -308,8 +329,9 @@ def tianhe_runs(con) -> pd.DataFrame:
     printed = sc19[(sc19.row == "Tianhe-2E") & (sc19.column == "score")].value.item()
     runs = con.execute(
         """
-        SELECT r.run_key, r.run_id, r.year, s.score, s.bw_gib_s, s.md_kiops, s.reported_score, s.valid
-        FROM io500_runs r JOIN io500_scores s USING (run_id)
+        SELECT r.run_key, r.run_id, r.year, s.score, s.bw_gib_s, s.md_kiops, s.reported_score, s.valid, g.era,
+               g.benchmark
+        FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN setups g USING (run_id)
         WHERE r.institution = ? AND r.system = ? ORDER BY r.run_key
         """,
         [TIANHE["institution"], TIANHE["system"]],
@@ -793,16 +815,33 @@ def caveats_text(seed_servers: pd.DataFrame, dfs: evidence.Count) -> str:
             + ("" if dfs.k == dfs.n else "; the others keep none that says") + ").")
 
 
+def eras_text(lustre: pd.Series, seed_servers: pd.DataFrame) -> str:
+    """The Tianhe-2E pair's benchmark versions: the Lustre run's (its setup record) and the DAOS runs' (seed 002)."""
+    version, line = _seed_text(seed_servers, "daos_isc20", "version")
+    lustre_era = lustre.era if isinstance(lustre.era, str) else "a version its files do not state"
+    return (f"The pair also crosses benchmark versions: the Lustre run is of the {lustre_era}"
+            + (f" ({lustre.benchmark})" if isinstance(lustre.benchmark, str) else "")
+            + f", the DAOS runs printed {version} (seed 002 line {line}), the C app of ISC20: their phases ran under "
+            "different rules, so the pair is two designs as well as two file systems.")
+
+
 def _first_finding(balance_years: pd.DataFrame) -> str:
-    """The main result over every archive year holding both families (no year chosen): each year's ratio, or
-    their range beyond LISTED_YEARS, and how many years evidence.decide decides."""
+    """The main result over every archive year holding both families (no year chosen): per data protection of the
+    DAOS runs, the range of the years' ratios, and which comparisons evidence.decide decides (named while the
+    finding stays within nb.FIRST_FINDING_WORDS)."""
     records = list(balance_years.record)
-    decided = [c for c in records if c.decided]
-    years = (", ".join(f"{y} {c.ratio:.1f}×" for y, c in zip(balance_years.year, records))
-             if len(records) <= LISTED_YEARS else
-             f"{min(c.ratio for c in records):.1f}–{max(c.ratio for c in records):.1f}× in {len(records)} years")
-    return (f"{FIRST} over {SECOND}, metadata per GiB/s by archive year: {years}; decided in **{len(decided)} of "
-            f"{len(records)}** years (systems as units).")
+    decided = [(row.year, row.protection, row.record) for row in balance_years.itertuples() if row.record.decided]
+    parts = []
+    for design, g in balance_years.groupby("protection", sort=False):
+        ratios = [c.ratio for c in g.record]
+        shown = (f"{g.year.iloc[0]} {ratios[0]:.1f}×" if len(ratios) == 1 else
+                 f"{min(ratios):.1f}–{max(ratios):.1f}× ({plural(len(ratios), 'year')})")
+        parts.append(f"{design} {shown}")
+    text = (f"{FIRST} over {SECOND}, metadata per GiB/s by year: {'; '.join(parts)}; decided in **{len(decided)} of "
+            f"{len(records)}**")
+    named = text + ": " + ", ".join(f"{y} {p.split()[0]} protection {c.ratio:.1f}×" for y, p, c in decided) + "."
+    words = len([w for w in named.split() if any(ch.isalnum() for ch in w)])
+    return named if decided and words <= nb.FIRST_FINDING_WORDS else text + "."
 
 
 def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
@@ -848,6 +887,9 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     gekko = gekko_runs(runs)
     seed_servers = published.load("seed002_tianhe_servers")
     dfs = dfs_runs(chosen[chosen.family == FIRST])
+    first_runs = chosen[chosen.family == FIRST]
+    unprotected = evidence.count(int((first_runs.data_protection == UNPROTECTED).sum()), len(first_runs),
+                                 quantity=f"{FIRST} runs without data protection", of=Replicate.CENSUS)
     counted = runs[~runs.duplicate]  # a census counts each run once, not its copies
     unknown = evidence.count(int((counted.attributed_by == io500_runs.UNKNOWN).sum()), len(counted),
                              quantity="runs whose attribution is unknown", of=Replicate.RUN)
@@ -859,6 +901,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
               "tianhe_runs": len(tianhe), "gekko_runs": len(gekko), "gekko_equal": int(gekko.equals_seed_004.sum()),
               "garbled": int(rescored["garbled printed numbers"].sum()), "score_numbers": 3 * len(rescored),
               "caveats_text": Markdown(caveats), "dfs_text": evidence.phrase(dfs),
+              "unprotected_text": evidence.phrase(unprotected),
               "unknown_text": evidence.phrase(unknown), "implausible_runs": int(runs.implausible.notna().sum()),
               "copies": int(runs.duplicate.sum()), "min_units": evidence.MIN_UNITS, **nextgenio_values()}
     values["coverage_short"] = (f"this copy: {_runs_text(cov['runs'])}"
@@ -889,7 +932,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     figures = {"fig-daos-tianhe-phases": chart_phases(
         tianhe_phases(con, None if lustre is None else int(lustre.run_id)),
         ["Tianhe-2E: Lustre (io500_phases) and DAOS runs", "(seed 002, slides 'ISC 2020'); whole systems"])}
-    evidence_records = [dfs, unknown]
+    evidence_records = [dfs, unknown, unprotected]
     findings, abstract = [], []
     if len(balance_years):
         evidence_records += list(balance_years.record)
@@ -925,7 +968,8 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
         values["clients_text"] = Markdown(clients)
         findings.append(Finding(text=f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance "
                                 f"issues\") against its SC19 Lustre run: metadata {values['same_md_text']}, bandwidth "
-                                f"{values['same_bw_text']}. {caveats}", target="tab-daos-same-servers",
+                                f"{values['same_bw_text']}. {caveats} {eras_text(lustre, seed_servers)}",
+                                target="tab-daos-same-servers",
                                 evidence=(md, bw, dfs)))
         abstract.append(Finding(
             text=f"Tianhe-2E's DAOS (DFS API; NVRAM emulated in DRAM on tmpfs) against its Lustre run (NVMe) on the "

@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 from IPython.display import HTML
 
-from .. import charts, nb
+from .. import charts, nb, setups
 from ..evidence import plural
 from ..report import Finding, Report, Table
 from ..units import MIB
@@ -29,10 +29,16 @@ VIEW_ROWS = {
                   "(attributed_by, family_reason; 'attribution unknown' in a folder bundling other sites' runs); "
                   "counted: false for a later copy of a run filed twice; implausible: why a value cannot be; "
                   "run_key names it in chapter parameters",
+    "setups": "IO500 run: its setup, a column a field (machine, release, API, data protection, client nodes, what "
+              "changed during it, ...), from its own files, then setup.yml, then data/reference (iobook/setups.py)",
+    "setup_fields_stated": "setup field: how many IO500 runs state it and the kinds of source that say so",
+    "io500_run_flags": "finding of the validity audit on an IO500 run: code (RANDOM_READ_CACHED, CHANGED_DURING_RUN, "
+                       "UNPROTECTED, IMPLAUSIBLE), what its files show, source",
     "io500_implausible_phases": "IO500 phase claiming more than 5e9 items/s per process (one item per cycle of a "
                                 "5 GHz core): value, processes, reason",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",
-    "io500_run_system_files": "Storage Scale listing (mmlsconfig, mmlscluster, mmlsfs) describing an IO500 run's system: "
+    "io500_run_system_files": "file describing an IO500 run's system (Storage Scale mmlsconfig, mmlscluster, mmlsfs; "
+                              "system-information.txt or .json): "
                               "in the folder of one of the run's files or above it",
     "io500_phases": "phase of an IO500 run, named as the C app names it: value in GiB/s or kIOPS, time, "
                     "scored, valid",
@@ -173,6 +179,14 @@ def get_result_logs(con) -> dict[str, int]:
     return {shown: counts[tool] for tool, shown in TOOL_NAMES.items() if counts[tool]}
 
 
+def get_setup_fields(con) -> pd.DataFrame:
+    """Each setup field (iobook.setups.FIELDS, in its order) with what it is, the IO500 runs stating it and the
+    kinds of source that do: a census."""
+    stated = con.execute("SELECT field, runs, sources FROM setup_fields_stated").df().set_index("field")
+    return pd.DataFrame([{"field": field, "what": what, "IO500 runs stating it": int(stated.runs.get(field, 0)),
+                          "from": stated.sources.get(field, "–")} for field, what in setups.FIELDS.items()])
+
+
 def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
     """get_run_counts and get_result_logs as one table: a row per study, then per tool of the result logs."""
     what = ["IO500 runs" if study == "IO500" else f"{study} collector runs" for study in runs]
@@ -180,8 +194,25 @@ def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame({"what": what, "count": [*runs.values(), *other.values()]})
 
 
+# the setup fields the Data chapter's finding names, as it names them
+SETUP_FINDING = {"client_nodes": "their client nodes", "release": "their software release",
+                 "protection": "their data protection", "changed_during_run": "what their scripts change while they run"}
+
+
+def setup_finding(setup_fields: pd.DataFrame, io500_runs: int) -> list[Finding]:
+    """How many IO500 runs state the setup fields chapters compare by (a census), or nothing without IO500 runs."""
+    if not io500_runs:
+        return []
+    stated = setup_fields.set_index("field")["IO500 runs stating it"]
+    parts = [f"{stated[field]:,} {what}" for field, what in SETUP_FINDING.items()]
+    return [Finding(text=(f"Each IO500 run's setup is read from its own files first, then a setup.yml beside them, then "
+                          f"curated references that cite their source: of the {plural(io500_runs, 'run')}, "
+                          + ", ".join(parts[:-1]) + f" and {parts[-1]}."), target="tab-data-setups")]
+
+
 def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
-             other: dict[str, int], failed_phases: pd.DataFrame, copies: int) -> list[Finding]:
+             other: dict[str, int], failed_phases: pd.DataFrame, copies: int,
+             setup_fields: pd.DataFrame) -> list[Finding]:
     """The chapter's findings, each with the table that shows it: the files' outcomes first (the main result),
     then the failures, the runs they describe and the views chapters read them through."""
     files = sum(n for outcome, n in status.items() if outcome != "gone")  # this build's files
@@ -206,7 +237,7 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                  + (f"; {copies:,} more {'was a copy' if copies == 1 else 'were copies'} of a run or log stored "
                     "already, each counted once." if copies else "."))
     return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]), *phases,
-            Finding(text=described, target="tab-data-runs"),
+            Finding(text=described, target="tab-data-runs"), *setup_finding(setup_fields, runs["IO500"]),
             Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
                     target="tab-data-views")]
 
@@ -284,8 +315,9 @@ def report(con) -> Report:
     runs, logs, views = get_run_counts(con), get_result_logs(con), get_views(con)
     skipped, sources, exported = get_skip_reasons(con), get_sources(con), export_parquet(con)
     failed_phases = your_runs.get_failed_phases(con)  # listed as Your runs lists them: one query, one reason
+    setup_fields = get_setup_fields(con)
     return Report(
-        values={"has_data": True, "files": int(by_kind.files.sum()), "files_ok": status["ok"],
+        values={"has_data": True, "has_io500": runs["IO500"] > 0, "files": int(by_kind.files.sum()), "files_ok": status["ok"],
                 "files_gone": status["gone"], "has_failed": not failed.empty, "has_skipped": not skipped.empty,
                 "has_gone": status["gone"] > 0, "files_failed": len(failed),
                 "has_failed_phases": not failed_phases.empty, "phases_failed": len(failed_phases), "files_skipped": int(skipped.files.sum()),
@@ -297,5 +329,6 @@ def report(con) -> Report:
                 "tab-data-failed": Table(frame=failed, formats={"line": ",.0f"}),
                 "tab-data-failed-phases": Table(frame=failed_phases, formats={"line": ",d"}),
                 "tab-data-sources": Table(frame=sources, formats={"size (bytes)": ",d"}, searchable=True),
+                "tab-data-setups": Table(frame=setup_fields, formats={"IO500 runs stating it": ",d"}),
                 "tab-data-views": Table(frame=views)},
-        findings=findings(status, failed, runs, views, logs, failed_phases, get_copies(con)))
+        findings=findings(status, failed, runs, views, logs, failed_phases, get_copies(con), setup_fields))

@@ -58,10 +58,16 @@ def get_runs(con) -> pd.DataFrame:
     it (`ibm`: the institution starts with "IBM", as IBM Tucson, IBM Ehningen System, IBMDL do) and the IBM
     model its system and file-system names state (`model`: ESS 3200, ESS 3500, Storage Scale System 6000;
     "unknown" when they state none or the run is not a Storage Scale run), and a `label` for prose.
-    `io500_version` is the benchmark release the run printed (io500-isc24_v3), not the list it was made for."""
+    `io500_version` is the benchmark release the run printed (io500-isc24_v3), not the list it was made for.
+    From the setup record (iobook.setups): `scale_release_stated` (never minReleaseLevel) and its `release_source`,
+    `changed_during_run` (what its scripts change while it runs)."""
     runs = con.execute(
-        "SELECT run_id, run_key, path, institution, system, filesystem, year, submission, started, procs, "
-        "io500_version, family, family_reason FROM io500_runs WHERE counted ORDER BY started, run_key").df()
+        "SELECT r.run_id, r.run_key, r.path, r.institution, r.system, r.filesystem, r.year, r.submission, r.started, "
+        "r.procs, r.io500_version, r.family, r.family_reason, g.release AS scale_release_stated, "
+        "s.source AS release_source, g.changed_during_run "
+        "FROM io500_runs r LEFT JOIN setups g USING (run_id) "
+        "LEFT JOIN io500_run_setup s ON s.run_id = r.run_id AND s.field = 'release' "
+        "WHERE r.counted ORDER BY r.started, r.run_key").df()
     runs["ibm"] = runs.institution.fillna("").str.startswith("IBM")
     names = runs.system.fillna("") + " " + runs.filesystem.fillna("")
     model = names.str.extract(r"\b(3200|3500|6000)\b", expand=False).map(MODELS)
@@ -523,7 +529,9 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
     """Runs of one model and building-block count, set side by side: one row per attribute, one column per
     run (its run_key), and `differs` (the runs' values are not all the same; "–", unknown, counts as a
     value). Attributes: site (as the talk names it for the runs its tables print, else the institution),
-    the IO500 benchmark release, the release the folder names, the GPFS cluster (mmlscluster) and its minReleaseLevel (mmlsconfig), client nodes and tasks and the easy
+    the IO500 benchmark release, the release the folder names, the installed Storage Scale release (the setup
+    record), the GPFS cluster (mmlscluster) and its minReleaseLevel (mmlsconfig: the compatibility floor, not the
+    release), what the run's scripts change while it runs, client nodes and tasks and the easy
     phases' transfer size (IOR logs), the file system's block size and format version (mmlsfs), and
     bandwidth per building block. `group` names the model and count. Empty when no two runs share both."""
     counted = per_block[per_block.building_blocks != "unknown"].drop_duplicates("run_id")
@@ -559,7 +567,11 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
                 "IO500 benchmark release": version if pd.notna(version) and version else NO_VALUE,
                 "release in the folder name": by_run.filesystem[r],
                 "GPFS cluster": cluster.get(r, NO_VALUE),
-                "cluster minReleaseLevel": levels.get(r, NO_VALUE),
+                "Storage Scale release (setup record)": (
+                    f"{by_run.scale_release_stated[r]} ({short_source(by_run.release_source[r])})"
+                    if pd.notna(by_run.scale_release_stated[r]) else NO_VALUE),
+                "cluster minReleaseLevel (compatibility floor)": levels.get(r, NO_VALUE),
+                "changed while it ran": by_run.changed_during_run[r] if pd.notna(by_run.changed_during_run[r]) else NO_VALUE,
                 "client nodes × tasks": (f"{int(easy.nodes[r])} × {int(easy.tasks[r])}"
                                          if r in easy.index and pd.notna(easy.nodes[r]) else NO_VALUE),
                 "easy transfer size": (f"{int(easy.transfer_bytes[r]) // 2**20} MiB"
@@ -714,7 +726,8 @@ def chart_per_block(per_block: pd.DataFrame) -> alt.Chart:
 
 def get_system_files(con, run_ids: Iterable[int]) -> pd.DataFrame:
     """The Storage Scale listings (mmlsconfig, mmlscluster, mmlsfs) linked to each run (`io500_run_system_files`)."""
-    return con.execute("SELECT run_id, source_id, format FROM io500_run_system_files WHERE list_contains(?, run_id)",
+    return con.execute("SELECT run_id, source_id, format FROM io500_run_system_files WHERE list_contains(?, run_id) "
+                       "AND format LIKE 'gpfs-%'",
                        [[int(r) for r in run_ids]]).df()
 
 
@@ -970,10 +983,16 @@ def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | 
                    target=TAB_CEILINGS)
 
 
-def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, config: pd.DataFrame) -> Finding | None:
+def short_source(source: str) -> str:
+    """A setup value's source up to its first colon: 'seed 000 line 277', 'archive folder name'."""
+    return source.partition(":")[0]
+
+
+def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, runs: pd.DataFrame) -> Finding | None:
     """The talk's SC23 runs at Ehningen and Tucson side by side: total read change, read per building block,
-    client line rates and their shares, and what else differs (transfer size from the IOR logs,
-    minReleaseLevel from the listings): what one run per site can and cannot tell. None without both."""
+    client line rates and their shares, and what else differs (transfer size from the IOR logs, the installed
+    Storage Scale release from the setup record, never minReleaseLevel): what one run per site can and cannot
+    tell. None without both."""
     sc23 = talk[(talk.list == "SC23") & talk.site.isin([TUCSON, EHNINGEN])].drop_duplicates("site").set_index("site")
     read = ceilings[ceilings.phase == "ior-easy-read"].set_index("run_id")
     if len(sc23) < 2 or not set(sc23.run_id) <= set(read.index):
@@ -982,13 +1001,15 @@ def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame,
     if pd.isna(t.blocks) or pd.isna(e.blocks) or pd.isna(t.client_ceiling_gb_s) or pd.isna(e.client_ceiling_gb_s):
         return None
     easy = ior[ior.phase == "ior-easy-read"].set_index("run_id").transfer_bytes
-    level = config[config.key.str.lower() == "minreleaselevel"].groupby("run_id").value.agg(lambda v: ", ".join(sorted(set(v))))
+    stated = runs.set_index("run_id")
     differ = []
     ids = (sc23.run_id[EHNINGEN], sc23.run_id[TUCSON])
     if all(i in easy.index for i in ids) and easy[ids[0]] != easy[ids[1]]:
         differ.append(f"transfer sizes ({' and '.join(f'{int(easy[i]) // 2**20} MiB' for i in ids)})")
-    if all(i in level.index for i in ids) and level[ids[0]] != level[ids[1]]:
-        differ.append(f"releases (minReleaseLevel {' and '.join(level[i] for i in ids)})")
+    release = stated.scale_release_stated.reindex(ids)
+    if release.notna().all() and release.iloc[0] != release.iloc[1]:
+        sources = listing(sorted({short_source(stated.release_source[i]) for i in ids}))
+        differ.append(f"Storage Scale releases ({' and '.join(release)}, {sources})")
     return Finding(text=(
         f"{EHNINGEN}'s {plural(int(e.blocks), 'building block')} ({e.run_key}) read {(e.gb_s / t.gb_s - 1) * 100:+.1f} % "
         f"in total against {TUCSON}'s {int(t.blocks)} ({t.run_key}), {e.per_block_gb_s:,.0f} against "
@@ -1019,6 +1040,21 @@ def release_mix_finding(pair: pd.Series, releases: pd.DataFrame) -> Finding:
         f"mdtest-hard-delete moved {pair.change_pct:+.1f} % and mdtest-easy-stat {pair.stat_change_pct:+.1f} %. The talk "
         f"heads both 'Storage Scale {talk_release()}', but {before}{settings}: the changes mix the upgrade with "
         f"the settings."), target=FIG_HARD_DELETE)
+
+
+def changed_during_run_text(runs: pd.DataFrame, changed: evidence.Count) -> str:
+    """What the runs' own scripts change while the benchmark runs (the setup record's changed_during_run): which
+    runs, and that no listing shows it."""
+    if not changed.k:
+        return f"None of the {plural(changed.n, 'run')} here keeps a script that changes the file system while it runs."
+    which = runs[runs.changed_during_run.notna()]
+    stopped = which.changed_during_run.str.contains("SIGSTOP")
+    return (f"{changed.k} of the {plural(changed.n, 'run')} here ({listing(which.run_key)}) keep scripts that change "
+            f"the file system while the "
+            f"benchmark runs: `mmchconfig ... -i` of `inodePrefetchThreshold` from `[find]` to `[ior-easy-read]`"
+            + (f", and {int(stopped.sum())} of them stop and resume every io500 process (SIGSTOP, SIGCONT)"
+               if stopped.any() else "")
+            + ": their find and the phases around it ran under settings that no listing shows.")
 
 
 def block_count_findings(blocks: pd.DataFrame, runs: pd.DataFrame) -> list[Finding]:
@@ -1088,12 +1124,10 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     compared = compare_config(config, runs)
     fewest = fewest_blocks(per_block)
     files = get_system_files(con, runs.run_id)
-    levels = get_config(con, runs.run_id, ["minReleaseLevel"])
     source_ids = (set(ior.source_id) | set(ior.summary_source_id) | set(per_block.source_id) | set(hard.source_id)
                   | set(files.source_id))
     bounded = ceilings[ceilings.client_ceiling_gb_s.notna() | ceilings.quoted_gb_s.notna()]
     rated = per_block.pct_of_claim.notna().any()
-    r.evidence = records
 
     ss6000, tucson = model_values(per_block, MODELS["6000"]), site_values(ceilings, TUCSON)
     model = lead_model(per_block)
@@ -1101,8 +1135,15 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
         "No selected run has both a building-block count and a claim from IBM for its model and release, so none "
         "is set against IBM's claims."), target=TAB_BLOCKS)]
     findings += per_run_findings(per_block, records, model)
-    findings += [f for f in (line_rate_finding(ceilings, links), sites_finding(ceilings, talk, ior, levels)) if f]
-    findings += [release_mix_finding(pair, releases)] if pair is not None else []
+    findings += [f for f in (line_rate_finding(ceilings, links), sites_finding(ceilings, talk, ior, runs)) if f]
+    r.evidence = records
+    if pair is not None:
+        changed = evidence.count(int(runs.changed_during_run.notna().sum()), len(runs),
+                                 quantity="runs whose scripts change the file system while they run", of=Replicate.CENSUS)
+        r.evidence = [*records, changed]
+        mix = release_mix_finding(pair, releases)
+        findings.append(Finding(text=mix.text + " " + changed_during_run_text(runs, changed), target=mix.target,
+                                evidence=(changed,)))
     findings += block_count_findings(blocks, runs)
     r.findings = findings[:MAX_FINDINGS]
     r.abstract = findings[:1] + ([site_finding(tucson)] if tucson["runs"] != NO_VALUE else [])

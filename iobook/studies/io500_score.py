@@ -111,10 +111,34 @@ def get_mismatches(con) -> pd.DataFrame:
     ).df()
 
 
-def default_runs(runs: pd.DataFrame, n: int = 3) -> list[str]:
+def get_flags(con) -> pd.DataFrame:
+    """The validity audit's flags (view io500_run_flags: one coded finding per run, with what its files show and
+    where), of each run counted once."""
+    return con.execute(
+        """
+        SELECT r.run_key, r.institution, r.system, f.code, f.detail, f.source
+        FROM io500_run_flags f JOIN io500_runs r USING (run_id) WHERE r.counted ORDER BY f.code, r.run_key
+        """
+    ).df()
+
+
+def flags_finding(flags: pd.DataFrame, runs: int) -> tuple[Finding, evidence.Count]:
+    """How many runs the validity audit flags, by code (a census), and that none of them is shown as an example."""
+    flagged = evidence.count(flags.run_key.nunique(), runs, quantity="runs the validity audit flags",
+                             of=evidence.Replicate.CENSUS)
+    by_code = flags.groupby("code").run_key.nunique()
+    parts = ", ".join(f"{code} {n:,}" for code, n in by_code.items())
+    return Finding(text=(f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs"
+                         + (f" ({parts})" if parts else "")
+                         + "; no flagged run is shown as an example."), target="tab-io500-flags",
+                   evidence=(flagged,)), flagged
+
+
+def default_runs(runs: pd.DataFrame, n: int = 3, flagged: set[str] = frozenset()) -> list[str]:
     """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
-    or among all runs with a score when none is valid; never a run with an implausible value."""
-    scored = runs[runs.score.notna() & runs.implausible.isna()]
+    or among all runs with a score when none is valid; never a run with an implausible value or one the validity
+    audit flags (`flagged`: run_keys)."""
+    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.run_key.isin(flagged)]
     pool = scored[scored.valid] if scored.valid.any() else scored
     return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
 
@@ -326,7 +350,9 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     runs = get_runs(con)
     if runs.empty:
         return Report(values={"has_data": False}, note=nb.no_data("IO500 runs", HOW_TO_ADD))
-    shown = nb.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else default_runs(runs)
+    flags = get_flags(con)
+    shown = (nb.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else
+             default_runs(runs, flagged=set(flags.run_key)))
     agree = agreement(runs)
     census = evidence.count(agree["from_summary"], agree["comparable"], of=evidence.Replicate.CENSUS,
                             quantity="printed scores recomputed from the summary's phases")
@@ -358,6 +384,9 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
                          "elsewhere": "printed elsewhere"}),
             formats={"raw value": ",.6f", "raw rounded": ",.1f", "raw rounded twice": ",.1f", "printed elsewhere": ",.1f"})
     found = findings(agree, census, weights, best, shown, phases, mismatches, sc23, elsewhere)
+    audit, _ = flags_finding(flags, agree["runs"])
+    found.insert(1, audit)
+    tables["tab-io500-flags"] = Table(frame=flags.rename(columns={"run_key": "run"}))
     return Report(
         values={
             "has_data": True, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
@@ -366,6 +395,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
             "release_text": Markdown(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
             "widest": widest_phase(phases), "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
+            "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
             "phase_rule": Markdown("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
                                    "recomputed scores among the valid runs (the default when `phase_runs` is empty)"),
             "sc23_source": f"{sc23.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(sc23) else "",

@@ -227,6 +227,10 @@ def load_phases(con) -> pd.DataFrame:
     phases.loc[io500 & several_ops, "run"] += " (" + phases.operation + ")"
     phases.loc[several_its, "run"] += ", iteration " + phases.iteration.astype(str)
     phases["unit"] = phases.run_key.fillna(phases.file)
+    # the unit of replication: the run's machine (iobook.setups: one installation whatever its submission labels),
+    # a CSV outside an IO500 run its own
+    machines = dict(con.execute("SELECT run_id, machine FROM setups WHERE machine IS NOT NULL").fetchall())
+    phases["machine"] = [machines.get(int(r), u) if pd.notna(r) else u for r, u in zip(phases.run_id, phases.unit)]
     phases = phases[phases.ranks >= 2].reset_index(drop=True)
     found = [placement(t, k, m, s) for t, k, m, s in
              zip(phases.tasks_per_node, phases.ranks, phases.nodemap_ranks, phases.nodemap_stride)]
@@ -318,7 +322,7 @@ def null_model(runs: pd.DataFrame) -> dict:
     """The number of tested phases whose slowest rank's node holds more than twice its even share of the slow
     ranks, observed and under random placement: each phase's chance (exact, hypergeometric) summed into the
     distribution of the count (Poisson binomial: phases taken as independent, which phases of one run sharing
-    its nodes are not; `null_by_run` counts by run), its mean and central 95 % range."""
+    its nodes are not; `null_by_machine` counts by machine), its mean and central 95 % range."""
     tested = runs[clustering_tested(runs)]
     pmf = _poisson_binomial(tested.chance_crowded_node)
     cdf = np.cumsum(pmf)
@@ -335,21 +339,21 @@ def _poisson_binomial(chances) -> np.ndarray:
     return pmf
 
 
-def null_by_run(runs: pd.DataFrame) -> dict:
-    """The same count by run (its `unit`): per run, its tested phases' chances of crowding give the chance that
-    more than half of them crowd (Poisson binomial within the run, as under random placement each phase is
-    dealt anew); runs, on different nodes and days, are independent: the number of runs where most phases
-    crowd, observed and by chance (mean, central 95 % range)."""
+def null_by_machine(runs: pd.DataFrame) -> dict:
+    """The same count by machine (the unit: a machine's runs and their phases together, as its repeat runs are
+    not independent): per machine, its tested phases' chances of crowding give the chance that more than half of
+    them crowd (Poisson binomial, as under random placement each phase is dealt anew); machines are independent:
+    the number of machines where most phases crowd, observed and by chance (mean, central 95 % range)."""
     tested = runs[clustering_tested(runs)]
     majority, observed = [], 0
-    for _, g in tested.groupby("unit", sort=True):
+    for _, g in tested.groupby("machine", sort=True):
         pmf = _poisson_binomial(g.chance_crowded_node)
         most = len(g) // 2 + 1  # more than half of its phases
         majority.append(float(pmf[most:].sum()))
         observed += int(g.crowded_node.sum()) >= most
     pmf = _poisson_binomial(majority)
     cdf = np.cumsum(pmf)
-    return {"runs": len(majority), "observed": int(observed), "expected": float(sum(majority)),
+    return {"machines": len(majority), "observed": int(observed), "expected": float(sum(majority)),
             "low": int(np.searchsorted(cdf, 0.025)), "high": int(np.searchsorted(cdf, 0.975))}
 
 
@@ -513,15 +517,15 @@ def _observed(observed, expected) -> str:
     return "–" if pd.isna(observed) else f"{int(observed)} ({expected:.1f})"
 
 
-def _median_by_run(values: pd.Series, units: pd.Series, *, quantity: str) -> Estimate:
-    """The median of phases' values with its interval from resampling runs, not phases (phases of one run share
-    its nodes): n is the number of runs."""
+def _median_by_machine(values: pd.Series, units: pd.Series, *, quantity: str) -> Estimate:
+    """The median of phases' values with its interval from resampling machines, not phases (phases of one run share
+    its nodes, runs of one machine its hardware): n is the number of machines."""
     low, high = cluster_bootstrap(values, units, np.median)
     n = int(units.nunique())
     return Estimate(quantity=quantity, unit="times", value=float(np.median(values)), low=None if n < 2 else low,
-                    high=None if n < 2 else high, n=n, replicate=Replicate.RUN,
-                    method="median over phases, runs resampled (cluster bootstrap)",
-                    no_interval="one run" if n < 2 else None)
+                    high=None if n < 2 else high, n=n, replicate=Replicate.MACHINE,
+                    method="median over phases, machines resampled (cluster bootstrap)",
+                    no_interval="one machine" if n < 2 else None)
 
 
 def _placement_values(runs: pd.DataFrame) -> dict:
@@ -553,8 +557,8 @@ def _placement_values(runs: pd.DataFrame) -> dict:
 
 
 def _families(tested: pd.DataFrame) -> pd.DataFrame:
-    """One row per tested run (unit) with its file-system family (families.py; "unknown" outside an IO500 run)."""
-    units = tested.drop_duplicates("unit")[["unit", "run_id", "filesystem", "institution", "system", "year"]]
+    """One row per tested machine with its file-system family (families.py; "unknown" outside an IO500 run)."""
+    units = tested.drop_duplicates("machine")[["machine", "run_id", "filesystem", "institution", "system", "year"]]
     return families.resolve(units)
 
 
@@ -572,7 +576,7 @@ def report(con) -> Report:
     v = {"has_data": True, "has_nodes": len(tested) > 0, "single_node": len(tested) == 0,
          "has_positions": len(position_runs) > 0, "has_stonewall": len(stonewall) > 0,
          "slow_share": f"{SLOW_SHARE:.0%}", "barrier_tied": f"{BARRIER_TIED:.1%}", "min_seconds": f"{MIN_SECONDS:g}",
-         "phases": len(runs), "units": int(runs.unit.nunique()), "ior_phases": int((runs.tool == "IOR").sum()),
+         "phases": len(runs), "units": int(runs.unit.nunique()), "machines": int(runs.machine.nunique()), "ior_phases": int((runs.tool == "IOR").sum()),
          "mdtest_phases": int((runs.tool == "mdtest").sum()), "ranks": int(runs.ranks.sum()),
          "tested": len(tested), **_placement_values(runs)}
     tied = int(runs.barrier_tied.sum())
@@ -590,15 +594,15 @@ def report(con) -> Report:
     untied = runs[~runs.barrier_tied]
     timed = untied[untied.max_s >= MIN_SECONDS]
     timed = timed if len(timed) else untied if len(untied) else runs
-    ratio = _median_by_run(timed.ratio, timed.unit, quantity="slowest over median rank time")
+    ratio = _median_by_machine(timed.ratio, timed.machine, quantity="slowest over median rank time")
     evidence.append(ratio)
     ratio_text = f"the slowest rank took a median {phrase(ratio)} the median rank's time over {len(timed):,} phases"
 
     if len(tested):
         variance = decide([compare_to_reference(
-            Observations(values=tested.node_variance_ratio.to_numpy(), units=tested.unit.to_list()), 1.0,
+            Observations(values=tested.node_variance_ratio.to_numpy(), units=tested.machine.to_list()), 1.0,
             quantity="variance of log rank times between nodes over random placement's", unit="×",
-            replicate=Replicate.RUN, family=FAMILY, label="ranks grouped by node",
+            replicate=Replicate.MACHINE, family=FAMILY, label="ranks grouped by node",
             reference_label="random placement")])[0]
         evidence.append(variance)
         v.update(variance_ratio=variance.ratio, variance_decided=variance.decided,
@@ -606,14 +610,15 @@ def report(con) -> Report:
         found.append(Finding(text=f"Rank times go together within a node: the variance between a phase's nodes is "
                                   f"**{phrase(variance)}** random placement's.",
                              target="tab-stragglers-runs", evidence=(variance,)))
-        model, by_run = null_model(runs), null_by_run(runs)
+        model, by_machine = null_model(runs), null_by_machine(runs)
         v.update({f"null_{k}": x for k, x in model.items() if k != "pmf"})
-        v.update({f"null_run_{k}": x for k, x in by_run.items()})
-        most = count(by_run["observed"], by_run["runs"], quantity="runs where most phases crowd slow ranks on a node")
+        v.update({f"null_machine_{k}": x for k, x in by_machine.items()})
+        most = count(by_machine["observed"], by_machine["machines"],
+                     quantity="machines where most phases crowd slow ranks on a node", of=Replicate.MACHINE)
         evidence.append(most)
         found.append(Finding(
             text=(f"Slow ranks crowd onto one node in most phases of **{phrase(most)}**, against "
-                  f"{by_run['expected']:.1f} expected at random (95% range {by_run['low']}–{by_run['high']}); "
+                  f"{by_machine['expected']:.1f} expected at random (95% range {by_machine['low']}–{by_machine['high']}); "
                   f"{model['observed']} of {model['tested']} phases ({model['expected']:.0f} expected)."),
             target="fig-stragglers-null", evidence=(most,)))
         crowded = crowded_nodes_by_run(runs)
@@ -634,10 +639,11 @@ def report(con) -> Report:
             target="tab-stragglers-crowded-nodes", evidence=(changes,)))
         tables["tab-stragglers-crowded-nodes"] = Table(frame=crowded)
         fam = _families(tested)
-        scale = count(int((fam.family == STORAGE_SCALE).sum()), len(fam), quantity="tested runs on Storage Scale")
+        scale = count(int((fam.family == STORAGE_SCALE).sum()), len(fam), quantity="tested machines on Storage Scale",
+                      of=Replicate.MACHINE)
         evidence.append(scale)
-        others = fam[fam.family != STORAGE_SCALE].groupby("family").unit.agg(lambda u: _and(sorted(u)))
-        v.update(storage_scale_runs=scale.k, tested_runs=scale.n)
+        others = fam[fam.family != STORAGE_SCALE].groupby("family").machine.agg(lambda u: _and(sorted(u)))
+        v.update(storage_scale_machines=scale.k, tested_machines=scale.n)
         # said with the crowding it qualifies: the page opens with at most six findings
         found[-2] = Finding(text=found[-2].text + (
             f" {phrase(scale)} are {STORAGE_SCALE} systems, so these results describe those"
@@ -723,7 +729,7 @@ def report(con) -> Report:
                 f"{nb.md_escape(last.run)}): IO500's rate includes that tail.")
         counted = walled[walled.stonewall_items_min > 0]
         if len(counted):
-            imbalance = _median_by_run(counted.stonewall_items_max / counted.stonewall_items_min, counted.unit,
+            imbalance = _median_by_machine(counted.stonewall_items_max / counted.stonewall_items_min, counted.machine,
                                        quantity="busiest over least busy rank's items at the stonewall")
             evidence.append(imbalance)
             v.update(imbalance_median=imbalance.value)

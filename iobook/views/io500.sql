@@ -85,7 +85,8 @@ CREATE OR REPLACE VIEW io500_system_info AS
 SELECT DISTINCT m.run_id, i.key, i.value
 FROM raw_io500_info i JOIN io500_run_members m USING (source_id);
 
--- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster/mmlsfs listings):
+-- Files describing a run's system rather than its results (Storage Scale mmlsconfig/mmlscluster/mmlsfs listings,
+-- system-information.txt and the JSON questionnaire):
 -- those in the folder of one of the run's files or in a folder above it. Chapters read this view, never
 -- path patterns of their own.
 -- a run's folders and every folder above them, joined to a listing's folder by equality: a prefix test
@@ -98,5 +99,6 @@ above AS (
 )
 SELECT DISTINCT a.run_id, s.source_id, s.path, s.format
 FROM above a
-JOIN sources s ON s.tool = 'gpfs' AND s.status = 'ok' AND a.folder = parse_dirpath(s.path)
+JOIN sources s ON (s.tool = 'gpfs' OR s.format IN ('io500-system-information', 'io500-questionnaire'))
+                 AND s.status = 'ok' AND a.folder = parse_dirpath(s.path)
 WHERE a.folder <> '';

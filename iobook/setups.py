@@ -1,0 +1,309 @@
+"""Every IO500 run's setup, each field with where it came from: what decides what a run may be compared with.
+
+A run is known by more than its labels (institution, system, folder). Its own files say first: the result
+files (benchmark version), system-information.txt's io500_info lines (client nodes, storage installed, release),
+io500.sh / config.ini and every script beside them (API, DAOS object classes, Storage Scale settings changed while
+the benchmark ran), IOR and mdtest command lines. Then a user's `setup.yml` beside the data (path glob -> fields,
+as labels.yml; iobook.labels), for what the files do not say. Then the curated references of
+data/reference/releases.csv, each row citing its source. Nothing is guessed: a field no source states is absent.
+
+Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `setups` has a column a field.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePath, PurePosixPath
+
+import pyarrow as pa
+
+from . import io500_runs, labels
+
+FIELDS = {
+    "machine": "one physical system across its submissions' labels",
+    "institution": "who ran it",
+    "system": "the system's name",
+    "filesystem": "the file system's name",
+    "family": "file-system family",
+    "release": "installed release of the file system's software (never minReleaseLevel)",
+    "min_release_level": "Storage Scale minReleaseLevel: the cluster's compatibility floor, not its release",
+    "benchmark": "IO500 version the result files print",
+    "era": "IO500 generation and list whose rules the run followed",
+    "api": "I/O interface of IOR and mdtest (POSIX, DFS, MPIIO, ...)",
+    "object_classes": "DAOS object classes of its files and directories",
+    "protection": "data protection its object classes give (none, replication, erasure code)",
+    "client_nodes": "client nodes",
+    "procs_per_node": "processes per client node",
+    "procs": "MPI processes",
+    "stonewall_s": "stonewall time (s)",
+    "changed_during_run": "what its scripts change while the benchmark runs",
+}
+TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value": pa.string(),
+                              "source": pa.string()}}
+SETUP_FILES = ("setup.yml", "setup.yaml")
+# curated releases of runs whose files do not state them, each citing its source
+RELEASES_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "releases.csv"
+
+# system-information.txt's io500_info keys (both templates) for each field
+INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.information.number_clientNodes"),
+             "procs_per_node": ("procs_per_node", "client_procs_per_node", "Site.IO500.information.procsPerNode"),
+             "release": ("filesystem_version", "ds_software_version")}
+# what makes one machine of several labels: the same institution, storage installed the same day, same family
+# (Queen Mary's Apocrita scratch and e8Scratch: one E8 D24, GPFS 5.0.2 and 4.2.3; LRZ's four SuperMUC-NG-Phase2)
+MACHINE_KEY = "storage_install_date"
+
+_OCLASS = re.compile(r"\boclass\s*[= ]\s*[\"']?([A-Z][A-Z0-9_]*)")
+_API = re.compile(r"(?:^|\s)(?:API[ \t]*=[ \t]*|-a[ \t]+|--api[= ])([A-Za-z][A-Za-z0-9]*)\b", re.MULTILINE)
+# a Storage Scale setting changed at once (-i) by a script that follows the run's result file
+_LIVE_CHANGE = re.compile(r"mmchconfig\s+(\S+=\S+)\s+-i")
+_FOLLOWS_RUN = re.compile(r"tail\s+-f|result\.txt")
+_SIGSTOP = re.compile(r"SIGSTOP|kill\s+-(?:STOP|19)\b")
+_FOLDER_RELEASE = re.compile(r"(?:Storage Scale|Spectrum Scale|GPFS|Lustre|DAOS|BeeGFS)\s+v?(\d+\.\d+(?:[.-]\d+)*)")
+_ERA = re.compile(r"io500-(isc|sc)(\d\d)")
+
+
+def era(version: str | None, kinds: set[str]) -> str | None:
+    """The IO500 generation whose rules a run followed: the 2017 script, the bash script (2018-2019 lists), or
+    the C app with the list its version names (io500-isc20_v4 -> 'C app, ISC20')."""
+    if version and (m := _ERA.match(version)):
+        return f"C app, {m[1].upper()}{m[2]}"
+    if version == "sc17" or kinds & {"sc17-log", "sc17-fragment"}:
+        return "2017 script"
+    if kinds & {"bash-summary", "bash-log"}:
+        return "bash script"
+    return version
+
+
+def protection(classes: set[str]) -> str | None:
+    """What DAOS object classes protect: S1/SX/S32 none; RP_<n>G* n-way replication; EC_<k>P<m>* erasure code."""
+    kinds = set()
+    for c in classes:
+        if m := re.match(r"RP_(\d+)", c):
+            kinds.add(f"{m[1]}-way replication")
+        elif m := re.match(r"EC_(\d+)P(\d+)", c):
+            kinds.add(f"erasure code {m[1]}+{m[2]}")
+        elif re.match(r"S(\d+|X)\b", c):
+            kinds.add("none")
+    if not kinds:
+        return None
+    return "none" if kinds == {"none"} else ("partly none: " if "none" in kinds else "") + ", ".join(sorted(kinds - {"none"}))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Script:
+    path: str
+    text: str
+
+
+def _as_ingested(path: str, sha256: str) -> str | None:
+    """A file's text as ingest saw it (same sha256), else None: a file changed since is not read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if hashlib.sha256(data).hexdigest() == sha256 else None
+
+
+def scripts(con) -> list[Script]:
+    """Every shell script and INI file ingest saw (io500.sh, config.ini, IBM's find_script/*.sh, LRZ's
+    io500.daos.*.sh), with its text."""
+    rows = con.execute("SELECT path, sha256 FROM sources WHERE status <> 'gone' AND "
+                       "regexp_matches(path, '\\.(sh|ini)$') ORDER BY path").fetchall()
+    return [Script(path=p, text=t) for p, sha in rows if (t := _as_ingested(p, sha)) is not None]
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _where(script: Script, folder: str, lines: list[int]) -> str:
+    shown = PurePath(script.path).relative_to(folder) if PurePath(script.path).is_relative_to(folder) else script.path
+    return f"{shown} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+
+
+def changed_during_run(script_list: list[Script], folder: str) -> tuple[str, str] | None:
+    """(what, where) a run's scripts change while it runs: Storage Scale settings set at once (`mmchconfig ... -i`)
+    by a script that follows the run's result file, and its processes stopped (SIGSTOP)."""
+    what, where = [], []
+    for s in script_list:
+        live = [m for m in _LIVE_CHANGE.finditer(s.text) if not s.text[:m.start()].rstrip().endswith("#")]
+        if live and _FOLLOWS_RUN.search(s.text):
+            what.append("mmchconfig " + ", ".join(dict.fromkeys(m[1] for m in live)) + " -i while it runs")
+            where.append(_where(s, folder, [_line(s.text, m.start()) for m in live]))
+        stops = list(_SIGSTOP.finditer(s.text))
+        if stops and "io500" in s.text:
+            what.append("SIGSTOP and SIGCONT of the io500 processes")
+            where.append(_where(s, folder, [_line(s.text, m.start()) for m in stops]))
+    return ("; ".join(dict.fromkeys(what)), "; ".join(where)) if what else None
+
+
+def _releases() -> dict[int, tuple[str, str]]:
+    """submission -> (release, source) from data/reference/releases.csv."""
+    with RELEASES_CSV.open(encoding="utf-8") as f:
+        return {int(r["submission"]): (r["release"], r["source"]) for r in csv.DictReader(f)}
+
+
+def _setup_rules(con) -> dict[str, list]:
+    rules = {}
+    for path, sha in labels.label_files(con, names=SETUP_FILES):
+        rules[path] = labels.read_rules(path, sha, fields=tuple(FIELDS))[0]
+    return rules
+
+
+def derive(con) -> list[dict]:
+    runs = con.execute(
+        """SELECT i.run_id, i.path, i.io500_version, i.procs, i.stonewall_s, i.submission, i.fingerprint,
+                  a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
+                  list(DISTINCT f.kind ORDER BY f.kind) AS kinds
+           FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
+           JOIN io500_run_members m USING (run_id) JOIN raw_io500_files f USING (source_id)
+           GROUP BY ALL ORDER BY i.run_id""").fetchall()
+    info: dict[int, dict[str, str]] = {}  # what the run's own summaries print (bash logs' io500_info lines)
+    described: dict[int, dict[str, str]] = {}
+    for run_id, key, value in con.execute(
+            "SELECT run_id, key, value FROM io500_system_info ORDER BY run_id, key").fetchall():
+        if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
+            info.setdefault(run_id, {}).setdefault(key, value.strip())
+    # what the system-information files in the folder of one of its files or above say (io500_run_system_files),
+    # the nearest first; then the run's own summaries win
+    for run_id, key, value in con.execute(
+            """SELECT x.run_id, i.key, i.value FROM io500_run_system_files x JOIN raw_io500_info i USING (source_id)
+               WHERE x.format IN ('io500-system-information', 'io500-questionnaire')
+               ORDER BY x.run_id, length(x.path) DESC, x.path, i.line""").fetchall():
+        if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
+            described.setdefault(run_id, {}).setdefault(key, value.strip())
+    min_release = {run_id: (level, PurePath(path).name) for run_id, level, path in con.execute(
+        """SELECT x.run_id, min(c.value), min(x.path) FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
+           WHERE c.key = 'minReleaseLevel' GROUP BY x.run_id""").fetchall()}
+    commands = io500_runs.commands(con)
+    all_scripts = scripts(con)
+    releases = _releases()
+    setup_rules = _setup_rules(con)
+
+    by_run: dict[int, dict[str, tuple[str, str]]] = {}
+    labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
+    listed = io500_runs.archive_runs()
+    for (run_id, path, version, procs, stonewall, submission, fingerprint, institution, system, filesystem, family,
+         family_reason, attributed_by, kinds) in runs:
+        submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
+        folder = io500_runs.own_folder(path)
+        own_scripts = [s for s in all_scripts if PurePath(s.path).is_relative_to(folder)]
+        stated = {**described.get(run_id, {}), **info.get(run_id, {})}
+        fields: dict[str, tuple[str, str]] = {}
+
+        def put(field, value, source):
+            if value is not None and str(value).strip() and field not in fields:
+                fields[field] = (str(value).strip(), source)
+
+        put("institution", institution, attributed_by)
+        put("system", system, attributed_by)
+        put("filesystem", filesystem, attributed_by)
+        put("family", family, family_reason)
+        put("benchmark", version, "result files")
+        put("era", era(version, set(kinds)), "benchmark version" if version else "result file format")
+        put("procs", procs, "result files")
+        put("stonewall_s", None if stonewall is None else f"{stonewall:g}", "result files")
+        for field, keys in INFO_KEYS.items():
+            for key in [k for k in keys if k in stated][:1]:
+                put(field, stated[key], f"system-information: {key if '.' in key else 'io500_info_' + key}")
+        folder_release = _FOLDER_RELEASE.search(filesystem or "")
+        put("release", folder_release and folder_release[1], "archive folder name")
+        if submission in releases:
+            put("release", *releases[submission])
+        if run_id in min_release:
+            put("min_release_level", min_release[run_id][0], f"{min_release[run_id][1]}: minReleaseLevel")
+        texts = [*(s.text for s in own_scripts), *commands.get(run_id, [])]
+        classes = sorted({m[1] for t in texts for m in _OCLASS.finditer(t)})
+        put("object_classes", ", ".join(classes) or None, "config.ini, scripts and command lines (oclass)")
+        put("protection", protection(set(classes)), "DAOS object classes")
+        apis = sorted({m[1].upper() for t in texts for m in _API.finditer(t)})
+        put("api", ", ".join(apis) or None, "config.ini, scripts and command lines (API =, -a)")
+        change = changed_during_run(own_scripts, folder)
+        if change:
+            put("changed_during_run", *change)
+        if institution and system:
+            labelled[run_id] = (institution, system, filesystem or "", family)  # labels.yml may state no file system
+            if stated.get(MACHINE_KEY):
+                installed[run_id] = (institution, stated[MACHINE_KEY], family)
+        match = labels.first_match(setup_rules, PurePosixPath(PurePath(path).as_posix()))
+        if match is not None:
+            pattern, user = setup_rules[match[0]][match[1]]
+            for field, value in user.items():
+                fields.setdefault(field, (value, f"{PurePath(match[0]).name}: {pattern}"))
+        by_run[run_id] = fields
+    nodes = {run_id: frozenset(names) for run_id, names in con.execute(
+        """SELECT x.run_id, list(DISTINCT n.daemon_node) FROM io500_run_system_files x JOIN gpfs_nodes n USING (source_id)
+           GROUP BY x.run_id""").fetchall()}
+    for run_id, machine in machines(labelled, installed, nodes).items():
+        by_run[run_id]["machine"] = machine  # what the files say of it comes before a setup.yml's name
+    return [{"run_id": run_id, "field": f, "value": v, "source": s}
+            for run_id, fields in by_run.items() for f, (v, s) in fields.items()]
+
+
+# Two runs whose Storage Scale listings (mmlscluster) share at least this share of the smaller one's node names
+# ran on one machine, whatever its cluster was named or recreated as (651 and 679: the same 15 Arches nodes)
+SHARED_NODES = 0.5
+UNSTATED_FAMILIES = ("unknown", "mixed")  # iobook.families' words for a family no evidence gives
+
+
+def machines(labelled: dict[int, tuple], installed: dict[int, tuple],
+             nodes: dict[int, frozenset]) -> dict[int, tuple[str, str]]:
+    """run_id -> (machine, source). Runs are one machine, transitively (connected components, scipy), when they
+    carry the same labels (institution, system and file-system family: a folder name's release, as IBM's, is no
+    other machine; runs of one system on two file systems of one family count once, which errs toward fewer
+    units), state the same installation (institution, storage install date and family in their
+    system-information: LRZ's four SuperMUC-NG-Phase2 labels), or list the same nodes (SHARED_NODES)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    runs = sorted(labelled)
+    position = {r: i for i, r in enumerate(runs)}
+    # a family nothing states joins nothing: the file system's own name stands for it
+    label_of = {r: labelled[r][:2] + (labelled[r][3] if labelled[r][3] not in UNSTATED_FAMILIES else labelled[r][2],)
+                for r in runs}
+    edges, reasons = [], {}
+    for key_of, reason in ((label_of, "same institution, system and family"),
+                           (installed, "same institution, storage install date and family in system-information")):
+        first: dict[tuple, int] = {}
+        for r in runs:
+            if r in key_of:
+                edges.append((position[r], position[first.setdefault(key_of[r], r)]))
+                if first[key_of[r]] != r:
+                    reasons[r] = reason
+    listed = [r for r in runs if nodes.get(r)]
+    for i, a in enumerate(listed):
+        for b in listed[i + 1:]:
+            if len(nodes[a] & nodes[b]) >= SHARED_NODES * min(len(nodes[a]), len(nodes[b])):
+                edges.append((position[a], position[b]))
+                reasons[b] = "their Storage Scale listings name the same nodes"
+    graph = coo_matrix(([1] * len(edges), ([a for a, _ in edges], [b for _, b in edges])), shape=(len(runs),) * 2)
+    _, component = connected_components(graph, directed=False)
+    members: dict[int, list[int]] = {}
+    for r in runs:
+        members.setdefault(component[position[r]], []).append(r)
+    out = {}
+    for group in members.values():
+        names = sorted({labelled[r][:3] for r in group})
+        if len(names) == 1:
+            machine, source = ", ".join(p for p in names[0] if p), "institution, system and file system"
+        else:
+            by_institution: dict[str, set[str]] = {}
+            for i, s, f in names:
+                by_institution.setdefault(i, set()).add(f"{s} ({f})" if f else s)
+            machine = "; ".join(f"{i}: {' / '.join(sorted(labels))}" for i, labels in sorted(by_institution.items()))
+            why = sorted({reasons[r] for r in group if r in reasons})
+            dates = sorted({installed[r][1] for r in group if r in installed})
+            source = (f"one machine under {len(names)} labels: " + "; ".join(why)
+                      + (f" (storage installed {', '.join(dates)})" if dates else ""))
+        out.update({r: (machine, source) for r in group})
+    return out
+
+
+def create(con) -> bool:
+    return io500_runs.create(con, TABLES)
+
+
+def rebuild(con) -> None:
+    io500_runs.replace_rows(con, "io500_run_setup", derive(con), TABLES)

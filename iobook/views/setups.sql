@@ -1,0 +1,56 @@
+-- Every IO500 run's setup (iobook/setups.py: what its own files say, then setup.yml, then data/reference), a
+-- column a field; io500_run_setup has each value with its source. A field no source states is NULL.
+CREATE OR REPLACE VIEW setups AS
+SELECT r.run_id, r.run_key,
+       any_value(s.value) FILTER (WHERE s.field = 'machine') AS machine,
+       any_value(s.value) FILTER (WHERE s.field = 'institution') AS institution,
+       any_value(s.value) FILTER (WHERE s.field = 'system') AS system,
+       any_value(s.value) FILTER (WHERE s.field = 'filesystem') AS filesystem,
+       any_value(s.value) FILTER (WHERE s.field = 'family') AS family,
+       any_value(s.value) FILTER (WHERE s.field = 'release') AS release,
+       any_value(s.value) FILTER (WHERE s.field = 'min_release_level') AS min_release_level,
+       any_value(s.value) FILTER (WHERE s.field = 'benchmark') AS benchmark,
+       any_value(s.value) FILTER (WHERE s.field = 'era') AS era,
+       any_value(s.value) FILTER (WHERE s.field = 'api') AS api,
+       any_value(s.value) FILTER (WHERE s.field = 'object_classes') AS object_classes,
+       any_value(s.value) FILTER (WHERE s.field = 'protection') AS protection,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_nodes') AS BIGINT) AS client_nodes,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'procs_per_node') AS BIGINT) AS procs_per_node,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'procs') AS BIGINT) AS procs,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'stonewall_s') AS DOUBLE) AS stonewall_s,
+       any_value(s.value) FILTER (WHERE s.field = 'changed_during_run') AS changed_during_run
+FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id)
+GROUP BY r.run_id, r.run_key;
+
+-- The validity audit: one coded flag a finding, with its rule. A flagged run stays in every table; chapters
+-- keep it out of "best run" examples and say which flags a comparison's runs carry.
+--   RANDOM_READ_CACHED  random 4 KiB reads at least as fast as its sequential easy read: storage serves small
+--                       random reads slower than large sequential ones, so these came from a cache (IO500 issue
+--                       #109 compares ior-rnd4K-easy-read with ior-easy-read)
+--   CHANGED_DURING_RUN  its scripts change the file system's settings or stop its processes while it runs
+--   UNPROTECTED         its DAOS object classes keep one copy of the data (S1, SX): no replication, no erasure code
+--   IMPLAUSIBLE         a phase above one item per cycle of a 5 GHz core per process (io500_implausible_phases)
+CREATE OR REPLACE VIEW io500_run_flags AS
+SELECT x.run_id, 'RANDOM_READ_CACHED' AS code,
+       'ior-rnd4K-easy-read ' || printf('%.4g', x.value) || ' GiB/s is ' || printf('%.0f', 100 * x.value / e.value)
+           || ' % of ior-easy-read ' || printf('%.4g', e.value) || ' GiB/s' AS detail,
+       'result files' AS source
+FROM io500_run_phases x JOIN io500_run_phases e ON e.run_id = x.run_id AND e.phase = 'ior-easy-read'
+WHERE x.phase = 'ior-rnd4K-easy-read' AND e.value > 0 AND x.value >= e.value
+UNION ALL
+SELECT run_id, 'CHANGED_DURING_RUN', value, source FROM io500_run_setup WHERE field = 'changed_during_run'
+UNION ALL
+SELECT run_id, 'UNPROTECTED', 'DAOS object classes ' || o.value, o.source
+FROM io500_run_setup p JOIN io500_run_setup o USING (run_id)
+WHERE p.field = 'protection' AND p.value = 'none' AND o.field = 'object_classes'
+UNION ALL
+SELECT run_id, 'IMPLAUSIBLE', reason, 'result files' FROM io500_implausible_phases;
+
+-- How many IO500 runs (each once: io500_runs.counted) state each setup field, and the kinds of source that say so
+-- (the part of io500_run_setup.source before its first ':', ';' or '(').
+CREATE OR REPLACE VIEW setup_fields_stated AS
+SELECT s.field, count(DISTINCT s.run_id) AS runs,
+       string_agg(DISTINCT trim(regexp_extract(s.source, '^[^:;(]*')), '; ' ORDER BY trim(regexp_extract(s.source, '^[^:;(]*'))) AS sources
+FROM io500_run_setup s JOIN io500_runs r USING (run_id)
+WHERE r.counted
+GROUP BY s.field;

@@ -1,0 +1,164 @@
+"""Every IO500 run's setup read from its own files (iobook.setups), on real submissions of the shared archive.
+Expected values: the files named in each test (config.ini's and the phase logs' oclass, system-information.txt,
+IBM's find_script/*.sh), seed 000 line 277 for Storage Scale releases, issue 35 for the counts."""
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from iobook import setups, store
+from iobook.ingest import ingest
+from iobook.parsers import ParseError, io500
+
+from conftest import ARCHIVE
+
+
+def submission(number: int) -> Path:
+    (folder,) = ARCHIVE.glob(f"*/*/*/*/submission-{number}")
+    return folder
+
+
+def setups_of(tmp_path: Path, *paths: Path) -> duckdb.DuckDBPyConnection:
+    db = tmp_path / "setups.duckdb"
+    ingest(list(paths), db, progress=False)
+    return store.open_read(db)
+
+
+def by_submission(con, column: str) -> dict:
+    return dict(con.execute(f"SELECT r.submission, s.{column} FROM setups s JOIN io500_runs r USING (run_id) "
+                            "WHERE r.counted ORDER BY 1").fetchall())
+
+
+# Every DAOS run of the archive that names its object classes (config.ini, --dfs.oclass in the phase logs)
+DAOS_SUBMISSIONS = [1, 2, 4, 6, 7, 8, 11, 12, 13, 14, 16, 17, 453, 546, 554, 581, 584, 664, 667, 668, 669, 671, 683,
+                    684, 688, 694, 695, 696, 703, 732]
+PROTECTED = {668, 669, 683, 688, 694, 703}  # LRZ's -EC runs, Aurora 688/694, Lise 703: RP_2G*, EC_*P1*
+
+
+def test_one_machine_whether_or_not_a_run_states_its_installation():
+    # DDN's AI400X (2020): two runs state storage_install_date 2020-06-30, two do not; LRZ-like labels joined by
+    # their installation; Tucson's Arches under two spellings joined by the nodes their mmlscluster lists
+    labelled = {1: ("DDN", "AI400X", "Exascaler", "Lustre"), 2: ("DDN", "AI400X", "Exascaler", "Lustre"),
+                3: ("LRZ", "A", "DAOS", "DAOS"), 4: ("LRZ", "A-EC", "DAOS", "DAOS"), 5: ("LRZ", "B", "DAOS", "DAOS"),
+                6: ("IBM Tuscon", "Arches 2", "Scale 5.1.7.1", "Storage Scale/GPFS"),
+                7: ("IBM Tucson", "Arches", "Scale", "Storage Scale/GPFS"), 8: ("X", "Y", "unknown fs", "unknown"),
+                9: ("X", "Y", "other fs", "unknown")}
+    installed = {1: ("DDN", "2020-06-30", "Lustre"), 3: ("LRZ", "2022-03-25", "DAOS"), 4: ("LRZ", "2022-03-25", "DAOS")}
+    nodes = {6: frozenset({"arches1ib", "arches2ib", "ems"}), 7: frozenset({"arches1ib", "arches2ib", "client9"})}
+    found = {run: name for run, (name, _) in setups.machines(labelled, installed, nodes).items()}
+    assert found == {1: "DDN, AI400X, Exascaler", 2: "DDN, AI400X, Exascaler", 3: "LRZ: A (DAOS) / A-EC (DAOS)",
+                     4: "LRZ: A (DAOS) / A-EC (DAOS)", 5: "LRZ, B, DAOS",
+                     6: "IBM Tucson: Arches (Scale); IBM Tuscon: Arches 2 (Scale 5.1.7.1)",
+                     7: "IBM Tucson: Arches (Scale); IBM Tuscon: Arches 2 (Scale 5.1.7.1)",
+                     8: "X, Y, unknown fs", 9: "X, Y, other fs"}  # a family nothing states joins nothing
+
+
+def test_daos_protection_is_read_from_each_runs_files(tmp_path):
+    con = setups_of(tmp_path, *map(submission, DAOS_SUBMISSIONS))
+    protection = by_submission(con, "protection")
+    assert len(protection) == 30
+    assert {s for s, p in protection.items() if p != "none"} == PROTECTED  # the 24/6 split of issue 35
+    assert protection[688] == "2-way replication, erasure code 16+1"
+    assert protection[703] == "2-way replication, erasure code 8+1"  # Lise: EC_8P1GX
+    assert by_submission(con, "object_classes")[671] == "S1, SX"
+    # every 2019-2021 DAOS run keeps one copy of its data
+    years = dict(con.execute("SELECT submission, year FROM io500_runs WHERE counted").fetchall())
+    assert all(protection[s] == "none" for s, y in years.items() if y <= 2021)
+    unprotected = {s for (s,) in con.execute("SELECT r.submission FROM io500_run_flags f JOIN io500_runs r USING (run_id) "
+                                             "WHERE f.code = 'UNPROTECTED'").fetchall()}
+    assert unprotected == set(DAOS_SUBMISSIONS) - PROTECTED
+
+
+def test_lrz_four_labels_are_one_machine(tmp_path):
+    con = setups_of(tmp_path, ARCHIVE / "LRZ")
+    machines = con.execute("SELECT DISTINCT system, machine FROM setups ORDER BY 1").fetchall()
+    # SuperMUC-NG-Phase2, -EC, -10 and -EC-10: one DAOS installation (system-information.txt of each:
+    # io500_info_storage_install_date="2022-03-25", institution LRZ)
+    assert [s for s, _ in machines] == ["SuperMUC-NG-Phase2", "SuperMUC-NG-Phase2-10", "SuperMUC-NG-Phase2-EC",
+                                        "SuperMUC-NG-Phase2-EC-10"]
+    assert {m for _, m in machines} == {"LRZ: SuperMUC-NG-Phase2 (DAOS) / SuperMUC-NG-Phase2-10 (DAOS) / "
+                                        "SuperMUC-NG-Phase2-EC (DAOS) / SuperMUC-NG-Phase2-EC-10 (DAOS)"}
+    (source,) = {s for (s,) in con.execute("SELECT source FROM io500_run_setup WHERE field = 'machine'").fetchall()}
+    assert source.startswith("one machine under 4 labels: same institution, storage install date")
+    assert by_submission(con, "client_nodes") == {668: 24, 669: 10, 671: 10, 683: 90, 684: 90}
+
+
+def test_ibm_scripts_that_change_the_file_system_while_the_run_runs(tmp_path):
+    con = setups_of(tmp_path, *map(submission, [651, 679, 687, 690, 722]))
+    changed = by_submission(con, "changed_during_run")
+    assert set(changed) == {651, 679, 687, 690, 722}
+    assert all("mmchconfig inodePrefetchThreshold=2000000, inodePrefetchThreshold=5 -i" in v for v in changed.values())
+    # stop_cont_io500.sh: kill -19 (SIGSTOP) of every io500 process; 687 holds no such script
+    assert {s for s, v in changed.items() if "SIGSTOP" in v} == {651, 679, 690, 722}
+    (source,) = con.execute("SELECT s.source FROM io500_run_setup s JOIN io500_runs r USING (run_id) "
+                            "WHERE r.submission = 679 AND s.field = 'changed_during_run'").fetchone()
+    assert source == "find_script/stop_cont_io500.sh line 5; find_script/track_io500.sh lines 27, 36"
+
+
+def test_storage_scale_release_is_never_min_release_level(tmp_path):
+    con = setups_of(tmp_path, submission(679), submission(690), submission(651))
+    release, floor = by_submission(con, "release"), by_submission(con, "min_release_level")
+    # mmlsconfig's minReleaseLevel is the cluster's compatibility floor (679: 5.1.9.0, 690: 5.1.7.0, 651: 5.1.6.0)
+    assert floor == {651: "5.1.6.0", 679: "5.1.9.0", 690: "5.1.7.0"}
+    # seed 000 line 277: Tucson upgraded to 5.1.9.0, Ehningen left at 5.1.8.1; 651's folder names 5.1.7.1
+    assert release == {651: "5.1.7.1", 679: "5.1.9.0", 690: "5.1.8.1"}
+
+
+def test_a_run_copied_out_of_the_archive_layout_keeps_its_attribution(tmp_path):
+    run = tmp_path / "copied" / "my-run"
+    shutil.copytree(submission(690) / "results" / "2023.11.06-05.10.43", run)
+    con = setups_of(tmp_path, tmp_path / "copied")
+    row = con.execute("SELECT institution, system, filesystem, family, release, changed_during_run IS NOT NULL "
+                      "FROM setups").fetchone()
+    assert row == ("IBM Ehningen System", "DACH Storage Scale System 3500", "IBM Storage Scale", "Storage Scale/GPFS",
+                   "5.1.8.1", True)
+
+
+def rnd4k_run(folder: Path, share: float | None) -> Path:
+    """submission-784's result_summary.txt (ior-rnd4K-easy-read 13.0 GiB/s, 3.1 % of ior-easy-read 422 GiB/s),
+    with the random read set to `share` of the easy read (None: as submitted)."""
+    (summary,) = submission(784).glob("results/*/result_summary.txt")
+    text = summary.read_text()
+    if share is not None:
+        easy = float(re.search(r"ior-easy-read\s+([\d.]+)", text)[1])
+        text = re.sub(r"(ior-rnd4K-easy-read\s+)[\d.]+", lambda m: f"{m[1]}{easy * share:.6f}", text)
+    folder.mkdir(parents=True)
+    (folder / "result_summary.txt").write_text(text)
+    return folder
+
+
+def test_random_4k_reads_as_fast_as_sequential_ones_are_flagged(tmp_path):
+    runs = {"as submitted": None, "at 4 %": 0.04, "equal": 1.0, "above": 1.5}
+    con = setups_of(tmp_path, *(rnd4k_run(tmp_path / name, share) for name, share in runs.items()))
+    flagged = {r[0] for r in con.execute(
+        "SELECT regexp_extract(r.path, '[^/]+$') FROM io500_run_flags f JOIN io500_runs r USING (run_id) "
+        "WHERE f.code = 'RANDOM_READ_CACHED'").fetchall()}
+    assert flagged == {"equal", "above"}
+
+
+def test_system_information_in_both_forms():
+    text = next(submission(671).glob("results/*/system-information.txt")).read_text()
+    info = {r.key: r.value for r in io500.parse_system_information(text).records}
+    assert info["storage_install_date"] == "2022-03-25" and info["client_nodes"] == "10"
+    questionnaire = next(submission(706).glob("results/*/system-information.json")).read_text()
+    info = {r.key: r.value for r in io500.parse_questionnaire(questionnaire).records}
+    assert info["Site.IO500.information.number_clientNodes"] == "10"
+    assert info["Site.Supercomputer.Nodes.Interconnect.speed"] == "100 GBit"
+    with pytest.raises(ParseError):
+        io500.parse_questionnaire(questionnaire[: len(questionnaire) // 2])
+
+
+def test_setup_yml_states_what_the_files_do_not(tmp_path, tucson_results):
+    # seed 000 line 139: "IBM Tucson (EPYC 7302P 16-Core, 10 clients, ...)"; submission-679's files do not say
+    (tmp_path / "logs").mkdir()
+    shutil.move(tucson_results, tmp_path / "logs" / "tucson")
+    (tmp_path / "logs" / "setup.yml").write_text(
+        'tucson:\n  client_nodes: 10\n  release: 5.1.0.0\n  colour: blue\n')
+    con = setups_of(tmp_path, tmp_path / "logs")
+    rows = dict(con.execute("SELECT field, value || ' | ' || source FROM io500_run_setup").fetchall())
+    assert rows["client_nodes"] == "10 | setup.yml: tucson"
+    # what the run's own files and the curated references state wins over setup.yml; unknown fields are dropped
+    assert rows["release"] == "5.1.9.0 | " + rows["release"].split(" | ")[1] and "seed 000" in rows["release"]
+    assert "colour" not in rows
