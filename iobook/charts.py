@@ -141,8 +141,39 @@ def wrap_titles(spec, width_px: float = DEFAULT_WIDTH_PX):
     return out
 
 
+def _is_database_id(key: str, rows: list[dict]) -> bool:
+    return (key in ("id", "run_id", "source_id") or key.endswith(("_id", "_source_id"))) and all(
+        row.get(key) is None or isinstance(row.get(key), int) for row in rows)
+
+
+def without_database_ids(spec: dict) -> dict:
+    """The spec with every integer id column (run_id, source_id, step_id, ...) that no part of the chart reads
+    left out of its data. Ingest numbers rows in the order it meets files, so an id differs between a database
+    built at once and one that grew: in the data it changed the chart's id and download on a fresh clone, though
+    no mark drew it. Ids the chart does read (a collector's run_id names a run) stay."""
+    datasets = spec.get("datasets")
+    if not datasets:
+        return spec
+    read = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+    kept, renamed = {}, {}
+    for name, rows in datasets.items():
+        unread = {k for row in rows[:1] for k in row
+                  if not re.search(rf"\b{re.escape(k)}\b", read) and _is_database_id(k, rows)}
+        if not unread:
+            kept[name] = rows
+            continue
+        rows = [{k: v for k, v in row.items() if k not in unread} for row in rows]
+        # Altair names a dataset by a hash of its rows: named again from what is left
+        renamed[name] = "data-" + hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:32]
+        kept[renamed[name]] = rows
+    text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+    for old, new in renamed.items():
+        text = text.replace(f'"{old}"', f'"{new}"')
+    return {**json.loads(text), "datasets": kept}
+
+
 def _render(spec: dict, **_metadata) -> dict:
-    spec = wrap_titles(spec)
+    spec = without_database_ids(wrap_titles(spec))
     text = json.dumps(spec, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _counts[digest] = _counts.get(digest, 0) + 1  # the same chart twice on a page needs two ids

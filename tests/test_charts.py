@@ -190,3 +190,21 @@ def test_svg_coordinates_stop_at_a_hundredth_of_a_pixel(tmp_path, monkeypatch):
     svg = charts._render(alt.Chart(frame).mark_rule().encode(x="low:Q", x2="high:Q", y="phase:N").to_dict())["text/html"]
     coordinates = re.findall(r'\s(?:x|y|x1|x2|y1|y2|width|height|d|transform)="([^"]*)"', svg)
     assert coordinates and not [c for c in coordinates if re.search(r"\d\.\d{3}", c)]
+
+
+def test_database_ids_no_mark_reads_stay_out_of_the_chart(tmp_path, monkeypatch):
+    """Ingest numbers rows in the order it meets files: the DAOS vs Lustre page's charts carried run_id (644 on a
+    database that grew, 690 on a fresh clone's) and changed id and download on a fresh clone (issue 37)."""
+    monkeypatch.chdir(tmp_path)
+    phases = chart().data
+    first = charts._render(alt.Chart(phases.assign(run_id=644, source_id=1)).mark_point().encode(
+        x="value:Q", y="phase:N").to_dict())
+    again = charts._render(alt.Chart(phases.assign(run_id=690, source_id=7)).mark_point().encode(
+        x="value:Q", y="phase:N").to_dict())
+    digest = [r["text/plain"].rsplit("-", 1)[0] for r in (first, again)]  # the id but its count on the page
+    download = [re.search(r"downloads/(\w+)\.csv", r["text/html"])[1] for r in (first, again)]
+    assert digest[0] == digest[1] and download[0] == download[1]
+    # an id a mark reads stays: a collector's run as the colour
+    read = charts.without_database_ids(alt.Chart(phases.assign(run_id=3)).mark_point().encode(
+        x="value:Q", color="run_id:N").to_dict())
+    assert all("run_id" in row for rows in read["datasets"].values() for row in rows)

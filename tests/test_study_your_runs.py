@@ -176,11 +176,18 @@ def test_mdtest_iterations_are_one_run(databases):
 
 def test_mdtest_options_from_the_command_line():
     assert study.mdtest_options("mdtest '-n' '1000' '-i' '3' '-d' '/tmp/x'") == {
-        "branching": None, "depth": None, "write_bytes": None, "read_bytes": None, "unique_dir": False}
+        "branching": None, "depth": None, "write_bytes": None, "read_bytes": None, "unique_dir": False,
+        "stonewall": None}
     # an IO500 mdtest-hard phase: ./mdtest ... -t -w 3901 -e 3901 -P -G=-1572524095 -N 1 -F -d ...
     assert study.mdtest_options("./mdtest -n 1000000 -t -w 3901 -e 3901 -u -b=3 -z 2 -d /x") == {
-        "branching": 3, "depth": 2, "write_bytes": 3901, "read_bytes": 3901, "unique_dir": True}
-    assert study.mdtest_options(None) == dict.fromkeys(["branching", "depth", "write_bytes", "read_bytes", "unique_dir"])
+        "branching": 3, "depth": 2, "write_bytes": 3901, "read_bytes": 3901, "unique_dir": True, "stonewall": None}
+    assert study.mdtest_options(None) == dict.fromkeys(
+        ["branching", "depth", "write_bytes", "read_bytes", "unique_dir", "stonewall"])
+    # built-tools' mdtest_stonewall_W2_np2.log line 4; IO500 submission-679's mdtest-hard-stat.txt reads the
+    # write's status file (-x .../mdtest-hard.stonewall)
+    assert study.mdtest_options("mdtest '-F' '-W' '2' '-n' '200000' '-x' '/tmp/sw.status' '-C'")["stonewall"] == "2 s"
+    assert study.mdtest_options("./mdtest '-n' '1000000' '-x' '/r/mdtest-hard.stonewall' '-T'")["stonewall"] == \
+        study.STATUS_FILE
     assert study.tree_directories(3, 2) == 1 + 3 + 9 and study.tree_directories(None, None) is None
 
 
@@ -293,7 +300,9 @@ def test_sweeps_are_found_per_design(databases):
     con, runs, configs = configurations(databases["built_tools"])
     found = study.get_sweeps(configs)[0].set_index("sweep")
     assert (found.loc["mdtest · mdtest Directory creation", ["x", "lines"]] == ["items", "tasks"]).all()
-    assert "mdtest · mdtest File creation" not in found.index
+    # the -F logs' items (mdtest_stonewall_W2_np2.log: -W 2 -n 200000) are bounds their stonewall stopped: no point
+    # of the File creation sweep, which holds the four files/directories configurations of 100 to 2,000 items
+    assert found.loc["mdtest · mdtest File creation", ["x", "lines", "configurations"]].tolist() == ["items", "tasks", 4]
     con.close()
 
 
@@ -604,3 +613,19 @@ def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
     r = study.report(con)
     assert r.tables["tab-runs-failed"].frame.equals(failed)
     assert str(r.values["failed"].data).startswith("5 mdtest phases in 3 files printed that their operations failed")
+
+
+def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
+    """IO500 submission-651's mdtest-easy-write.txt line 4: "-n 10000000000 ... -x .../mdtest-easy.stonewall -C -Y
+    -W 300" on 200 tasks: 2,000,000,000,000 items (as mdtest counts them, 10^10 a rank) is what the run may do, not
+    what it did before its 300 s stonewall; its later phases (-x, the status file) do what the write did."""
+    con, runs, configs = configurations(databases["default"])
+    con.close()
+    table, _ = study.configuration_table(configs, "mdtest")
+    easy = table[table["label"] == "Arches 2 Storage Scale 3500 BBs"]
+    assert set(easy["items"]) == {"at most 2,000,000,000,000"} and set(easy["tasks"]) == {"200"}
+    assert set(easy["stonewall"]) == {"300 s", study.STATUS_FILE}
+    # a count no stonewall stops is shown as it is: the bash-era runs without -W or -x
+    unbounded = table[table["stonewall"] == "–"]
+    assert len(unbounded) and not unbounded["items"].str.startswith("at most").any()
+    assert table[table["stonewall"] != "–"]["items"].str.startswith("at most").all()

@@ -47,14 +47,27 @@ HOW_TO_ADD = ("Build the book on folders of fio (JSON or text), IOR or mdtest ou
 PARAMETERS = {
     "fio": ["rw", "bs", "iodepth", "numjobs", "direct", "ioengine", "size", "other"],
     "ior": ["api", "transfer", "block", "segments", "tasks", "nodes", "file_per_proc", "collective",
-            "ordering_in_file", "ordering_inter_file"],
+            "ordering_in_file", "ordering_inter_file", "stonewall"],
     "mdtest": ["items", "item_kind", "tasks", "nodes", "branching", "depth", "unique_dir", "write_bytes",
-               "read_bytes"],
+               "read_bytes", "stonewall"],
 }
 ALL_PARAMETERS = list(dict.fromkeys(p for ps in PARAMETERS.values() for p in ps))
 SHOWN_NAMES = {"file_per_proc": "file per process", "ordering_in_file": "offsets", "ordering_inter_file": "reorder",
                "unique_dir": "unique dir", "item_kind": "items are", "write_bytes": "write bytes",
                "read_bytes": "read bytes"}
+# With a stonewall (IOR -D, mdtest -W) a write stops when it expires, and the phases after it do what it did (IOR's
+# stoneWallingStatusFile, mdtest's -x): the block or item count is only an upper bound, which IO500 sets far beyond
+# what a run reaches (mdtest -n 2,000,000,000,000)
+BOUNDED_BY_STONEWALL = {"ior": "block", "mdtest": "items"}
+STATUS_FILE = "as the write's status file says"
+
+
+def stonewall(seconds, follows_write: bool) -> str | None:
+    """A run's stonewall as its command line states it: its own deadline in seconds, or the status file of the
+    write before it (`follows_write`: IO500's later phases), else None."""
+    if not _missing(seconds) and seconds > 0:
+        return f"{int(seconds)} s"
+    return STATUS_FILE if follows_write else None
 # Sizes in bytes, as fio writes them ("4k", "1m") or as numbers of bytes (IOR, mdtest).
 BYTE_PARAMETERS = {"bs", "size", "transfer", "block", "write_bytes", "read_bytes"}
 # fio options that name files, logs or output, or only shape the report: not part of what was measured.
@@ -236,6 +249,7 @@ def get_ior(con) -> pd.DataFrame:
         f"""
         SELECT t.source_id, t.test_index, t.api, t.transfer_bytes AS transfer, t.block_bytes AS block, t.segments,
                t.tasks, t.nodes, t.file_per_proc, t.collective, t.ordering_in_file, t.ordering_inter_file,
+               t.stonewall_s, t.command,
                i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
@@ -243,16 +257,20 @@ def get_ior(con) -> pd.DataFrame:
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
         """).df()
     df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
-    return df.drop(columns=["test_index"])
+    df["stonewall"] = [stonewall(s, "stoneWallingStatusFile" in (c or "")) for s, c in
+                       zip(_values(df.stonewall_s), _values(df.command))]
+    return df.drop(columns=["test_index", "stonewall_s", "command"])
 
 
 def mdtest_options(command: str | None) -> dict:
-    """Tree shape, unique folders and file sizes as mdtest's command line set them: -b (branching), -z
-    (depth), -w and -e (bytes written and read per file), -u. A valued option not on the line is unknown
-    (mdtest's default applies, which the log does not print); a flag not on a known line is off."""
-    valued = {"-b": "branching", "-z": "depth", "-w": "write_bytes", "-e": "read_bytes"}
+    """Tree shape, unique folders, file sizes and stonewall as mdtest's command line set them: -b (branching), -z
+    (depth), -w and -e (bytes written and read per file), -u, -W (stonewall seconds) or -x (the write's stonewall
+    status file: a later phase does what the write did). A valued option not on the
+    line is unknown (mdtest's default applies, which the log does not print); a flag not on a known line is off."""
+    valued = {"-b": "branching", "-z": "depth", "-w": "write_bytes", "-e": "read_bytes", "-W": "stonewall_s"}
     out: dict = dict.fromkeys([*valued.values(), "unique_dir"])
     if not command:
+        out["stonewall"] = stonewall(out.pop("stonewall_s"), False)
         return out
     try:
         words = shlex.split(command)  # mdtest 3.4+ quotes every word: mdtest '-n' '1000' ...
@@ -265,6 +283,7 @@ def mdtest_options(command: str | None) -> dict:
             value = word[2:].lstrip("=") or (words[i + 1] if i + 1 < len(words) else "")
             if value.isdigit():
                 out[valued[flag]] = int(value)
+    out["stonewall"] = stonewall(out.pop("stonewall_s"), "-x" in words)
     return out
 
 
@@ -282,7 +301,7 @@ def get_mdtest(con) -> pd.DataFrame:
         ORDER BY r.source_id, r.summary_index, x.line
         """).df()
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
-                        columns=["branching", "depth", "write_bytes", "read_bytes", "unique_dir"])
+                        columns=["branching", "depth", "write_bytes", "read_bytes", "unique_dir", "stonewall"])
     df = pd.concat([df.drop(columns=["command"]), tree], axis=1)
     df["unit"] = df["source_id"].astype(str) + ":" + df["summary_index"].astype(str)
     return df.drop(columns=["summary_index"])
@@ -1075,6 +1094,14 @@ def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame,
     for p in PARAMETERS[tool]:
         if p != "rw":  # the workload says it
             out[SHOWN_NAMES.get(p, p)] = [shown_value(p, v) for v in g[p]]
+    if tool in BOUNDED_BY_STONEWALL:  # a count the stonewall stops long before is a bound, not what was done
+        stopped = g["stonewall"].notna().to_numpy()
+        # IOR loops over segments, each a block: with several segments (ior-hard) the segment count is the bound
+        several = ((pd.to_numeric(g["segments"], errors="coerce").fillna(1) > 1).to_numpy() if tool == "ior"
+                   else np.zeros(len(g), dtype=bool))
+        for column, rows in [(BOUNDED_BY_STONEWALL[tool], stopped & ~several), ("segments", stopped & several)]:
+            if rows.any():
+                out[column] = np.where(rows, "at most " + out[column].astype(str), out[column])
     out["runs"] = g["runs"].astype(int)
     for m, name in MEASURES[tool].items():
         if m == MAIN_MEASURE[tool]:
