@@ -667,3 +667,18 @@ def test_sites_differ_in_the_installed_release_not_in_min_release_level(database
     changed = next(f for f in r.findings if f.target == "fig-ess-hard-delete")
     # find_script/track_io500.sh of 651, 679, 687, 690, 722, 731 (tests/test_setups.py)
     assert changed.evidence[0].k == 6 and "6 of the" in changed.text
+
+
+def test_per_block_chart_shows_both_yardsticks(databases):
+    """Tucson's 651 and 679 read ~110 GB/s a building block (2 blocks each) at the same client line rate per block
+    (10 clients x 1 HDR200 link: 250 GB/s, 125 a block; seed 000 line 271), while IBM's claims for their releases
+    differ (91 before ESS 6.1.8, 126 from it): the chart draws GB/s with both, not a share of the claim alone."""
+    with store.open_read(databases["default"]) as con:
+        r = ess.report(con)
+    spec = r.figures["fig-ess-per-block"].to_dict()
+    (rows,) = spec["datasets"].values()
+    read = {row["run_key"]: row for row in rows if row["phase"] == "ior-easy-read"}
+    assert read["submission-651"]["line_rate_per_block_gb_s"] == read["submission-679"]["line_rate_per_block_gb_s"] == 125
+    assert (read["submission-651"]["claim_gb_s"], read["submission-679"]["claim_gb_s"]) == (91, 126)
+    assert abs(read["submission-651"]["per_block_gb_s"] - read["submission-679"]["per_block_gb_s"]) < 2
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "per_block_gb_s"
