@@ -159,6 +159,10 @@ def test_an_io500_system_over_its_submissions(databases):
     ratio, low, high, _ = log_welch(printed[5:], printed[:5])
     assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)
     assert "io500\\-sc20" in row["what else changed"]
+    # and what the setup record reads in submission-461's system-information.txt (io500_info_filesystem_version
+    # "3.8.1", io500_info_client_nodes "40"), which the submissions before it do not state
+    assert "release not stated → 3\\.8\\.1" in row["what else changed"]
+    assert "client nodes not stated → 40" in row["what else changed"]
     assert (subs.groupby(["system", "score_rule"]).size() >= history.IO500_MIN_SUBMISSIONS).all()
 
 

@@ -242,7 +242,11 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_b
 # --- the IO500 archive as history -----------------------------------------------------------------------------
 
 IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "runs", "io500_version", "procs",
-                      "valid", "run_keys"]
+                 "valid", "run_keys", "release", "client_nodes", "api", "protection", "changed_during_run"]
+# what a change point's "what else changed" compares, submission against submission: the runs' own files' setup
+IO500_SETUP_COMPARED = (("io500_version", "IO500 version"), ("procs", "processes"), ("release", "release"),
+                        ("client_nodes", "client nodes"), ("api", "API"), ("protection", "data protection"),
+                        ("changed_during_run", "changed during the run"))
 
 
 def io500_submissions(con) -> pd.DataFrame:
@@ -257,14 +261,20 @@ def io500_submissions(con) -> pd.DataFrame:
         WITH runs AS (
             SELECT r.institution || ' · ' || r.system || ' · ' || r.filesystem AS system, s.score_rule, r.submission,
                    try_strptime(r.started, ['%Y.%m.%d-%H.%M.%S', '%Y-%m-%d %H:%M:%S']) AS started, s.score,
-                   r.io500_version, r.procs, s.valid, r.run_key
-            FROM io500_runs r JOIN io500_scores s USING (run_id)
+                   r.io500_version, r.procs, s.valid, r.run_key, g.release, g.client_nodes, g.api, g.protection,
+                   g.changed_during_run
+            FROM io500_runs r JOIN io500_scores s USING (run_id) LEFT JOIN setups g USING (run_id)
             WHERE r.counted AND s.score > 0 AND r.system IS NOT NULL AND r.submission IS NOT NULL
         ), submissions AS (
             SELECT system, score_rule, submission, min(started) AS started, exp(avg(ln(score))) AS score,
                    count(*) AS runs, string_agg(DISTINCT io500_version, ', ') AS io500_version,
                    string_agg(DISTINCT procs::VARCHAR, ', ') AS procs, bool_and(valid) AS valid,
-                   string_agg(run_key, ', ' ORDER BY run_key) AS run_keys
+                   string_agg(run_key, ', ' ORDER BY run_key) AS run_keys,
+                   string_agg(DISTINCT release, ', ' ORDER BY release) AS release,
+                   string_agg(DISTINCT client_nodes::VARCHAR, ', ' ORDER BY client_nodes::VARCHAR) AS client_nodes,
+                   string_agg(DISTINCT api, ', ' ORDER BY api) AS api,
+                   string_agg(DISTINCT protection, ', ' ORDER BY protection) AS protection,
+                   string_agg(DISTINCT changed_during_run, '; ' ORDER BY changed_during_run) AS changed_during_run
             FROM runs WHERE started IS NOT NULL GROUP BY ALL
         )
         SELECT * FROM submissions
@@ -275,14 +285,15 @@ def io500_submissions(con) -> pd.DataFrame:
 
 
 def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
-    """What the runs state differently in the last submission before and the first after a change point: IO500
-    version and processes ('not stated' where a run's files do not say)."""
+    """What the runs' setups state differently in the last submission before and the first after a change point
+    (IO500_SETUP_COMPARED: IO500 version, processes, release, client nodes, API, data protection, what changed
+    during the run; 'not stated' where a run's files do not say)."""
     def stated(value) -> str:
         return "not stated" if pd.isna(value) else str(value)
 
-    changed = [f"{name} {stated(before[k])} → {stated(after[k])}" for k, name in
-               (("io500_version", "IO500 version"), ("procs", "processes")) if stated(before[k]) != stated(after[k])]
-    return "; ".join(changed) or "neither IO500 version nor processes"
+    changed = [f"{name} {stated(before[k])} → {stated(after[k])}" for k, name in IO500_SETUP_COMPARED
+               if stated(before[k]) != stated(after[k])]
+    return "; ".join(changed) or "none of " + ", ".join(name for _, name in IO500_SETUP_COMPARED)
 
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
@@ -420,7 +431,9 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT, confidence: float
         found += io500_findings(submissions, io500, io500_decided)
         values |= {"io500_systems": int(submissions.groupby(["system", "score_rule"]).ngroups),
                    "has_io500_changes": len(io500) > 0}
-        tables |= {"tab-history-io500": Table(frame=submissions, formats={"score": ",.4g"}, searchable=True),
+        # the setup fields that are long text stay in the change points' "what else changed", not every row
+        tables |= {"tab-history-io500": Table(frame=submissions.drop(columns=["api", "protection", "changed_during_run"]),
+                                              formats={"score": ",.4g"}, searchable=True),
                    "tab-history-io500-changes": Table(frame=io500, formats={"permutation p": ".3f", "ratio": ".3g",
                                                                             "low": ".3g", "high": ".3g"})}
         figures["fig-history-io500"] = chart_io500(submissions, io500)
