@@ -166,7 +166,7 @@ def without_database_ids(spec: dict) -> dict:
         # Altair names a dataset by a hash of its rows: named again from what is left
         renamed[name] = "data-" + hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:32]
         kept[renamed[name]] = rows
-    text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+    text = read
     for old, new in renamed.items():
         text = text.replace(f'"{old}"', f'"{new}"')
     return {**json.loads(text), "datasets": kept}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 FILESYSTEMS_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "filesystems.csv"
+UNSTATED = ("unknown", "mixed")  # the families no evidence decides: no name, or a name several families share
 QUALIFIERS = ("institution", "system", "year")  # empty in a row = any
 
 
@@ -107,7 +108,7 @@ def from_declared(name: str | None) -> str | None:
     """The family a declared file-system name states ('Lustre', 'GPFS 5.1', 'DataWarp'), else None."""
     if not name:
         return None
-    if name in _rows_by_name() and lookup(name)["family"] not in ("unknown", "mixed"):
+    if name in _rows_by_name() and lookup(name)["family"] not in UNSTATED:
         return lookup(name)["family"]
     return next((fam for pattern, fam in DECLARED_WORDS if re.search(pattern, name, re.IGNORECASE)), None)
 

@@ -17,6 +17,7 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path, PurePath, PurePosixPath
 
 import pandas as pd
@@ -378,6 +379,7 @@ ARCHIVE_RUNS_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / 
 ARCHIVE_LISTING = f"the IO500 archive's listing of the same phase values (data/reference/{ARCHIVE_RUNS_CSV.name})"
 
 
+@cache
 def archive_runs() -> dict[str, dict]:
     """fingerprint -> institution, system, filesystem, year, submission of the archive's run with those values."""
     import csv
@@ -432,23 +434,38 @@ def commands(con) -> dict[int, list[str]]:
 RUN_SCRIPTS = ("io500.sh", "config.ini")  # what a run was told to do: its workdir, API, lfs setstripe
 
 
+@dataclass(frozen=True, kw_only=True)
+class Script:
+    path: str
+    text: str
+
+
+def _as_ingested(path: str, sha256: str) -> str | None:
+    """A file's text as ingest saw it (same sha256), else None: a file changed since is not read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if hashlib.sha256(data).hexdigest() == sha256 else None
+
+
+def scripts(con) -> list[Script]:
+    """Every shell script and INI file ingest saw (io500.sh, config.ini, IBM's find_script/*.sh, LRZ's
+    io500.daos.*.sh), with its text, in path order."""
+    rows = con.execute("SELECT path, sha256 FROM sources WHERE status <> 'gone' AND "
+                       "regexp_matches(path, '\\.(sh|ini)$') ORDER BY path").fetchall()
+    return [Script(path=p, text=t) for p, sha in rows if (t := _as_ingested(p, sha)) is not None]
+
+
 def _run_scripts(con) -> dict[str, str]:
     """folder -> the text of the io500.sh and config.ini files in it (comments dropped: the bash template's
     comments mention `lfs setstripe` and every file system), as ingest saw them (same sha256)."""
-    import hashlib
-
     out: dict[str, str] = {}
-    for path, sha in con.execute(
-            "SELECT path, sha256 FROM sources WHERE status <> 'gone' AND list_contains(?, regexp_extract(path, '[^/]*$'))",
-            [list(RUN_SCRIPTS)]).fetchall():
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            continue
-        if hashlib.sha256(data).hexdigest() == sha:
-            lines = (re.sub(r"\s[#;].*$|^\s*[#;].*$", "", line) for line in data.decode("utf-8", "replace").splitlines())
-            out.setdefault(str(PurePath(path).parent), "")
-            out[str(PurePath(path).parent)] += "\n".join(lines) + "\n"
+    for script in scripts(con):
+        if PurePath(script.path).name in RUN_SCRIPTS:
+            lines = (re.sub(r"\s[#;].*$|^\s*[#;].*$", "", line) for line in script.text.splitlines())
+            folder = str(PurePath(script.path).parent)
+            out[folder] = out.get(folder, "") + "\n".join(lines) + "\n"
     return out
 
 
@@ -539,7 +556,7 @@ def attribute(con) -> list[dict]:
             row.update(institution=loc["institution"], system=loc["system"], filesystem=loc["filesystem"],
                        year=loc["year"], attributed_by="archive folders" + (
                            f", confirmed by its io500_info in bundle {loc['scope'].rsplit('/', 1)[-1]}" if bundle else ""))
-            if family in ("unknown", "mixed"):
+            if family in families.UNSTATED:
                 family, reason = _own_family(own, marks, family, reason)
         elif loc["scope"] is not None and "institution" not in own:
             family, reason = "unknown", (f"{UNKNOWN}: {loc['scope'].rsplit('/', 1)[-1]} bundles runs of several "
@@ -549,7 +566,7 @@ def attribute(con) -> list[dict]:
         elif loc["scope"] is None and "institution" not in own and fingerprints[run_id] in listed:
             known = listed[fingerprints[run_id]]
             family, reason = families.resolve(pd.DataFrame([{**known, "run_id": run_id}])).iloc[0][["family", "family_reason"]]
-            if family in ("unknown", "mixed"):
+            if family in families.UNSTATED:
                 family, reason = _own_family(own, marks, family, reason)
             row.update(institution=known["institution"], system=known["system"], filesystem=known["filesystem"],
                        year=known["year"], attributed_by=f"{ARCHIVE_LISTING}: submission-{known['submission']}")

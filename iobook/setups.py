@@ -12,14 +12,12 @@ Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `s
 from __future__ import annotations
 
 import csv
-import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import io500_runs, labels
+from . import families, io500_runs, labels
 
 FIELDS = {
     "machine": "one physical system across its submissions' labels",
@@ -91,39 +89,16 @@ def protection(classes: set[str]) -> str | None:
     return "none" if kinds == {"none"} else ("partly none: " if "none" in kinds else "") + ", ".join(sorted(kinds - {"none"}))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Script:
-    path: str
-    text: str
-
-
-def _as_ingested(path: str, sha256: str) -> str | None:
-    """A file's text as ingest saw it (same sha256), else None: a file changed since is not read."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace") if hashlib.sha256(data).hexdigest() == sha256 else None
-
-
-def scripts(con) -> list[Script]:
-    """Every shell script and INI file ingest saw (io500.sh, config.ini, IBM's find_script/*.sh, LRZ's
-    io500.daos.*.sh), with its text."""
-    rows = con.execute("SELECT path, sha256 FROM sources WHERE status <> 'gone' AND "
-                       "regexp_matches(path, '\\.(sh|ini)$') ORDER BY path").fetchall()
-    return [Script(path=p, text=t) for p, sha in rows if (t := _as_ingested(p, sha)) is not None]
-
-
 def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def _where(script: Script, folder: str, lines: list[int]) -> str:
+def _where(script: io500_runs.Script, folder: str, lines: list[int]) -> str:
     shown = PurePath(script.path).relative_to(folder) if PurePath(script.path).is_relative_to(folder) else script.path
     return f"{shown} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
 
 
-def changed_during_run(script_list: list[Script], folder: str) -> tuple[str, str] | None:
+def changed_during_run(script_list: list[io500_runs.Script], folder: str) -> tuple[str, str] | None:
     """(what, where) a run's scripts change while it runs: Storage Scale settings set at once (`mmchconfig ... -i`)
     by a script that follows the run's result file, and its processes stopped (SIGSTOP)."""
     what, where = [], []
@@ -178,7 +153,7 @@ def derive(con) -> list[dict]:
         """SELECT x.run_id, min(c.value), min(x.path) FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
            WHERE c.key = 'minReleaseLevel' GROUP BY x.run_id""").fetchall()}
     commands = io500_runs.commands(con)
-    all_scripts = scripts(con)
+    all_scripts = io500_runs.scripts(con)
     releases = _releases()
     setup_rules = _setup_rules(con)
 
@@ -245,7 +220,6 @@ def derive(con) -> list[dict]:
 # Two runs whose Storage Scale listings (mmlscluster) share at least this share of the smaller one's node names
 # ran on one machine, whatever its cluster was named or recreated as (651 and 679: the same 15 Arches nodes)
 SHARED_NODES = 0.5
-UNSTATED_FAMILIES = ("unknown", "mixed")  # iobook.families' words for a family no evidence gives
 
 
 def machines(labelled: dict[int, tuple], installed: dict[int, tuple],
@@ -261,7 +235,7 @@ def machines(labelled: dict[int, tuple], installed: dict[int, tuple],
     runs = sorted(labelled)
     position = {r: i for i, r in enumerate(runs)}
     # a family nothing states joins nothing: the file system's own name stands for it
-    label_of = {r: labelled[r][:2] + (labelled[r][3] if labelled[r][3] not in UNSTATED_FAMILIES else labelled[r][2],)
+    label_of = {r: labelled[r][:2] + (labelled[r][3] if labelled[r][3] not in families.UNSTATED else labelled[r][2],)
                 for r in runs}
     edges, reasons = [], {}
     for key_of, reason in ((label_of, "same institution, system and family"),
