@@ -37,6 +37,14 @@ FIELDS = {
     "procs": "MPI processes",
     "stonewall_s": "stonewall time (s)",
     "changed_during_run": "what its scripts change while the benchmark runs",
+    "servers": "data server nodes",
+    "drives": "data storage devices",
+    "server_network": "the data servers' network, as named",
+    "client_links": "network links per client node",
+    "client_link_gbit_s": "rate of one client link (Gbit/s)",
+    "server_links": "network links per data server",
+    "server_link_gbit_s": "rate of one server link (Gbit/s)",
+    "drive_gb_s": "rate of one data storage device (GB/s)",
 }
 TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value": pa.string(),
                               "source": pa.string()}}
@@ -47,7 +55,14 @@ RELEASES_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "rel
 # system-information.txt's io500_info keys (both templates) for each field
 INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.information.number_clientNodes"),
              "procs_per_node": ("procs_per_node", "client_procs_per_node", "Site.IO500.information.procsPerNode"),
-             "release": ("filesystem_version", "ds_software_version")}
+             "release": ("filesystem_version", "ds_software_version"),
+             "servers": ("num_data_server_nodes", "ds_nodes", "Site.StorageSystem.Servers"),
+             "drives": ("num_data_storage_devices", "ds_storage_devices"),
+             "server_network": ("storage_network", "ds_network"),
+             "client_links": ("Site.Supercomputer.Nodes.Interconnect.links",),
+             "client_link_gbit_s": ("Site.Supercomputer.Nodes.Interconnect.speed",)}
+# a link's rate as the questionnaire prints it ("100 GBit", "200 Gb/s", "25Gbps"): Gbit/s
+_GBIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*G(?:Bit|b)(?:it)?(?:/s|ps)?\s*", re.IGNORECASE)
 # what makes one machine of several labels: the same institution, storage installed the same day, same family
 # (Queen Mary's Apocrita scratch and e8Scratch: one E8 D24, GPFS 5.0.2 and 4.2.3; LRZ's four SuperMUC-NG-Phase2)
 MACHINE_KEY = "storage_install_date"
@@ -182,7 +197,10 @@ def derive(con) -> list[dict]:
         put("stonewall_s", None if stonewall is None else f"{stonewall:g}", "result files")
         for field, keys in INFO_KEYS.items():
             for key in [k for k in keys if k in stated][:1]:
-                put(field, stated[key], f"system-information: {key if '.' in key else 'io500_info_' + key}")
+                value = stated[key]
+                if field == "client_link_gbit_s":
+                    value = (m := _GBIT.fullmatch(value)) and m[1]  # a rate in other units is not stated as one
+                put(field, value, f"system-information: {key if '.' in key else 'io500_info_' + key}")
         folder_release = _FOLDER_RELEASE.search(filesystem or "")
         put("release", folder_release and folder_release[1], "archive folder name")
         if submission in releases:

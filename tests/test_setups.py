@@ -162,3 +162,30 @@ def test_setup_yml_states_what_the_files_do_not(tmp_path, tucson_results):
     # what the run's own files and the curated references state wins over setup.yml; unknown fields are dropped
     assert rows["release"] == "5.1.9.0 | " + rows["release"].split(" | ")[1] and "seed 000" in rows["release"]
     assert "colour" not in rows
+
+
+def test_bound_of_a_run_from_the_links_its_questionnaire_states(tmp_path):
+    # submission-706 (MOGON-NHR, GekkoFS) system-information.json: number_clientNodes "10", Interconnect links "1",
+    # speed "100 GBit", StorageSystem Servers "64"; result.txt: ior-easy-write 79.654754 GiB/s
+    con = setups_of(tmp_path, submission(706))
+    setup = con.execute("SELECT client_nodes, client_links, client_link_gbit_s, servers FROM setups").fetchone()
+    assert setup == (10, 1, 100.0, 64)
+    bound = dict(con.execute("SELECT phase, (binding, round(bound_gib_s, 3), round(share, 3)) FROM io500_run_bounds"
+                             ).fetchall())
+    assert bound["ior-easy-write"] == ("client links", 116.415, 0.684)  # 10 x 100 Gbit/s = 125 GB/s
+    assert not con.execute("SELECT * FROM io500_run_flags WHERE code = 'ABOVE_LINKS'").fetchall()
+
+
+def test_a_rate_above_the_links_a_user_states_is_flagged(tmp_path, tucson_results):
+    # submission-679 states no links; a user's setup.yml says 10 Gbit/s a client and 2 drives of 7 GB/s: its
+    # ior-easy-write (result.txt: 106.612964 GiB/s) is far above either
+    (tmp_path / "logs").mkdir()
+    shutil.move(tucson_results, tmp_path / "logs" / "tucson")
+    (tmp_path / "logs" / "setup.yml").write_text(
+        'tucson:\n  client_nodes: 10\n  client_links: 1\n  client_link_gbit_s: 10\n  drives: 2\n  drive_gb_s: 7\n')
+    con = setups_of(tmp_path, tmp_path / "logs")
+    limits = dict(con.execute("SELECT limit_name, round(gib_s, 3) FROM io500_run_limits").fetchall())
+    assert limits == {"client links": 11.642, "drives": 13.039}  # 12.5 GB/s; 14 GB/s
+    flagged = dict(con.execute("SELECT detail, source FROM io500_run_flags WHERE code = 'ABOVE_LINKS'").fetchall())
+    assert any(d.startswith("ior-easy-write ") and "of its client links (10 nodes x 1 x 10.0 Gbit/s)" in d
+               for d in flagged)

@@ -183,6 +183,19 @@ def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
     assert set(study.default_runs(runs)) & set(flags.run)
 
 
+def test_runs_against_the_limits_their_setup_states(databases):
+    # in data/raw only submission-706's system-information.json states its client links (10 nodes, 1 link of
+    # "100 GBit": 116.415 GiB/s); its best bandwidth phase, ior-easy-write 79.654754 GiB/s (result.txt), is 68 %
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    bounds = r.tables["tab-io500-bounds"].frame
+    assert set(bounds.run) == {"submission-706"}
+    (finding,) = [f for f in r.findings if f.target == "tab-io500-bounds"]
+    stating, reaching = finding.evidence
+    assert (stating.k, stating.n) == (1, r.values["runs"]) and (reaching.k, reaching.n) == (1, 1)
+    assert round(bounds["share of limit"].max(), 3) == 0.684
+
+
 def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
     """submission-784's result_summary.txt (ior-rnd4K-easy-read 13.0 GiB/s, 3.1 % of ior-easy-read 422 GiB/s),
     as submitted and with its random read set to 1.5 times its easy read: only the second is flagged."""

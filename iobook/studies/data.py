@@ -32,8 +32,12 @@ VIEW_ROWS = {
     "setups": "IO500 run: its setup, a column a field (machine, release, API, data protection, client nodes, what "
               "changed during it, ...), from its own files, then setup.yml, then data/reference (iobook/setups.py)",
     "setup_fields_stated": "setup field: how many IO500 runs state it and the kinds of source that say so",
+    "io500_run_limits": "limit an IO500 run's setup states, in GiB/s: client links, server links or drives, each "
+                        "count x rate as stated",
+    "io500_run_bounds": "bandwidth phase of an IO500 run against the least limit its setup states: GiB/s, limit, "
+                        "which limit, its share",
     "io500_run_flags": "finding of the validity audit on an IO500 run: code (RANDOM_READ_CACHED, CHANGED_DURING_RUN, "
-                       "UNPROTECTED, IMPLAUSIBLE), what its files show, source",
+                       "UNPROTECTED, ABOVE_LINKS, IMPLAUSIBLE), what its files show, source",
     "io500_implausible_phases": "IO500 phase claiming more than 5e9 items/s per process (one item per cycle of a "
                                 "5 GHz core): value, processes, reason",
     "io500_run_files": "file of an IO500 run, with its role (summary, result.txt, copy, ...)",

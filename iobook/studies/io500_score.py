@@ -134,6 +134,37 @@ def flags_finding(flags: pd.DataFrame, runs: int) -> tuple[Finding, evidence.Cou
                    evidence=(flagged,)), flagged
 
 
+# A run "reaches" its setup's limit when its best bandwidth phase moves at least this share of it
+REACHES_LIMIT = 0.5
+
+
+def get_bounds(con) -> pd.DataFrame:
+    """Each bandwidth phase of the runs (counted once) whose setup states a limit, against the least such limit
+    (view io500_run_bounds)."""
+    return con.execute(
+        """
+        SELECT r.run_key, b.phase, b.gib_s, b.bound_gib_s, b.binding, b.stated, b.share
+        FROM io500_run_bounds b JOIN io500_runs r USING (run_id) WHERE r.counted ORDER BY r.run_key, b.phase
+        """
+    ).df()
+
+
+def bounds_finding(bounds: pd.DataFrame, runs: int) -> Finding:
+    """How many runs state a limit of their setup, and how many of those reach REACHES_LIMIT of it (a census)."""
+    best = bounds.groupby("run_key").share.max()
+    stating = evidence.count(len(best), runs, quantity="runs whose setup states a limit (links or drives x rate)",
+                             of=evidence.Replicate.CENSUS)
+    reaching = evidence.count(int((best >= REACHES_LIMIT).sum()), len(best), of=evidence.Replicate.CENSUS,
+                              quantity=f"runs reaching {REACHES_LIMIT:.0%} of their setup's least limit")
+    text = (f"{stating.k:,} of the {stating.n:,} runs state a limit of their setup (client or server links times "
+            "their rate, or drives times theirs)")
+    if len(best):
+        text += (f"; {reaching.k:,} of those {reaching.n:,} reach at least {REACHES_LIMIT:.0%} of the least one in "
+                 f"their best bandwidth phase ({best.min():.0%} to {best.max():.0%})")
+    return Finding(text=text + "; the others state no limit to measure them against.", target="tab-io500-bounds",
+                   evidence=(stating, reaching) if len(best) else (stating,))
+
+
 def default_runs(runs: pd.DataFrame, n: int = 3, flagged: set[str] = frozenset()) -> list[str]:
     """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
     or among all runs with a score when none is valid; never a run with an implausible value or one the validity
@@ -351,6 +382,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     if runs.empty:
         return Report(values={"has_data": False}, note=nb.no_data("IO500 runs", HOW_TO_ADD))
     flags = get_flags(con)
+    bounds = get_bounds(con)
     shown = (nb.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else
              default_runs(runs, flagged=set(flags.run_key)))
     agree = agreement(runs)
@@ -386,7 +418,12 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     found = findings(agree, census, weights, best, shown, phases, mismatches, sc23, elsewhere)
     audit, _ = flags_finding(flags, agree["runs"])
     found.insert(1, audit)
+    found.insert(2, bounds_finding(bounds, agree["runs"]))
     tables["tab-io500-flags"] = Table(frame=flags.rename(columns={"run_key": "run"}))
+    tables["tab-io500-bounds"] = Table(
+        frame=bounds.rename(columns={"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/s",
+                                     "binding": "least limit", "stated": "as stated", "share": "share of limit"}),
+        formats={"GiB/s": ",.3f", "limit GiB/s": ",.3f", "share of limit": ".0%"})
     return Report(
         values={
             "has_data": True, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
@@ -396,6 +433,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "release_text": Markdown(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
             "widest": widest_phase(phases), "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
             "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
+            "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
             "phase_rule": Markdown("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
                                    "recomputed scores among the valid runs (the default when `phase_runs` is empty)"),
             "sc23_source": f"{sc23.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(sc23) else "",

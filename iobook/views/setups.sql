@@ -18,9 +18,42 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'procs_per_node') AS BIGINT) AS procs_per_node,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'procs') AS BIGINT) AS procs,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'stonewall_s') AS DOUBLE) AS stonewall_s,
-       any_value(s.value) FILTER (WHERE s.field = 'changed_during_run') AS changed_during_run
+       any_value(s.value) FILTER (WHERE s.field = 'changed_during_run') AS changed_during_run,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'servers') AS BIGINT) AS servers,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drives') AS BIGINT) AS drives,
+       any_value(s.value) FILTER (WHERE s.field = 'server_network') AS server_network,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_links') AS BIGINT) AS client_links,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_link_gbit_s') AS DOUBLE) AS client_link_gbit_s,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_links') AS BIGINT) AS server_links,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_link_gbit_s') AS DOUBLE) AS server_link_gbit_s,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s
 FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id)
 GROUP BY r.run_id, r.run_key;
+
+-- The limits a run's setup states, in GiB/s (2^30 B/s, as IO500 prints): its client nodes' links times their rate,
+-- its data servers' links times theirs, its drives times one drive's rate. A limit with a factor no source states
+-- is absent (a network named without its links or rate states no limit).
+CREATE OR REPLACE VIEW io500_run_limits AS
+SELECT run_id, 'client links' AS limit_name, client_nodes * client_links * client_link_gbit_s * 1e9 / 8 / 2^30 AS gib_s,
+       client_nodes || ' nodes x ' || client_links || ' x ' || client_link_gbit_s || ' Gbit/s' AS stated
+FROM setups WHERE client_nodes > 0 AND client_links > 0 AND client_link_gbit_s > 0
+UNION ALL
+SELECT run_id, 'server links', servers * server_links * server_link_gbit_s * 1e9 / 8 / 2^30,
+       servers || ' servers x ' || server_links || ' x ' || server_link_gbit_s || ' Gbit/s'
+FROM setups WHERE servers > 0 AND server_links > 0 AND server_link_gbit_s > 0
+UNION ALL
+SELECT run_id, 'drives', drives * drive_gb_s * 1e9 / 2^30, drives || ' drives x ' || drive_gb_s || ' GB/s'
+FROM setups WHERE drives > 0 AND drive_gb_s > 0;
+
+-- Each bandwidth phase against the least limit its run's setup states (the binding one): its share of what the
+-- setup allows at most.
+CREATE OR REPLACE VIEW io500_run_bounds AS
+WITH bound AS (
+    SELECT run_id, limit_name AS binding, gib_s AS bound_gib_s, stated FROM io500_run_limits
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY gib_s, limit_name) = 1)
+SELECT p.run_id, p.phase, p.value AS gib_s, b.bound_gib_s, b.binding, b.stated, p.value / b.bound_gib_s AS share
+FROM io500_run_phases p JOIN bound b USING (run_id)
+WHERE p.unit = 'GiB/s' AND p.value > 0;
 
 -- The validity audit: one coded flag a finding, with its rule. A flagged run stays in every table; chapters
 -- keep it out of "best run" examples and say which flags a comparison's runs carry.
@@ -29,6 +62,8 @@ GROUP BY r.run_id, r.run_key;
 --                       #109 compares ior-rnd4K-easy-read with ior-easy-read)
 --   CHANGED_DURING_RUN  its scripts change the file system's settings or stop its processes while it runs
 --   UNPROTECTED         its DAOS object classes keep one copy of the data (S1, SX): no replication, no erasure code
+--   ABOVE_LINKS         a bandwidth phase above the least limit its setup states (io500_run_bounds): data that
+--                       did not cross the links, as from a client's cache (IO500 issue #88)
 --   IMPLAUSIBLE         a phase above one item per cycle of a 5 GHz core per process (io500_implausible_phases)
 CREATE OR REPLACE VIEW io500_run_flags AS
 SELECT x.run_id, 'RANDOM_READ_CACHED' AS code,
@@ -43,6 +78,11 @@ UNION ALL
 SELECT run_id, 'UNPROTECTED', 'DAOS object classes ' || o.value, o.source
 FROM io500_run_setup p JOIN io500_run_setup o USING (run_id)
 WHERE p.field = 'protection' AND p.value = 'none' AND o.field = 'object_classes'
+UNION ALL
+SELECT run_id, 'ABOVE_LINKS',
+       phase || ' ' || printf('%.4g', gib_s) || ' GiB/s is ' || printf('%.0f', 100 * share) || ' % of its ' || binding
+           || ' (' || stated || ')', 'setup record'
+FROM io500_run_bounds WHERE share > 1
 UNION ALL
 SELECT run_id, 'IMPLAUSIBLE', reason, 'result files' FROM io500_implausible_phases;
 
