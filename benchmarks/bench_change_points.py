@@ -18,7 +18,7 @@ import numpy as np
 import ruptures as rpt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from iobook.studies import history  # noqa: E402
+from iobook.studies.history import analysis as history  # noqa: E402
 
 
 def main() -> None:

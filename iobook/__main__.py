@@ -1,4 +1,4 @@
-"""Command line: `iobook book|ingest|chapters|registry|new-chapter ...` (or `python -m iobook ...`)."""
+"""Command line: `iobook book|ingest|check|chapters|registry|new-chapter ...` (or `python -m iobook ...`)."""
 from __future__ import annotations
 
 import argparse
@@ -44,6 +44,19 @@ def main(argv: list[str] | None = None) -> int:
     p_ingest.add_argument("--files-per-task", type=int, default=200, help="with --engine dask: files per Dask task")
     p_ingest.add_argument("--from-parquet", type=Path, metavar="DIR",
                           help="load the parts of a Dask ingest into a new --db and build its derived tables")
+
+    p_check = sub.add_parser("check", help="CI gate: exit 1 when the newest runs of a history (fio job, IOR test, mdtest "
+                             "phase) show a decided change in the direction named (default: slower)")
+    p_check.add_argument("--data", nargs="+", type=Path, default=[DEFAULT_DATA], help="folders or files of logs")
+    p_check.add_argument("--db", type=Path, help="DuckDB file (default: the one `book --data` uses)")
+    window = p_check.add_mutually_exclusive_group()
+    window.add_argument("--since", metavar="DATE", help="only change points starting at or after DATE (2026-11-01)")
+    window.add_argument("--last", type=int, metavar="N", help="only change points among a history's last N runs")
+    p_check.add_argument("--direction", choices=["slower", "faster", "either"], default="slower",
+                         help="which decided changes fail the gate: slower (less bandwidth or rate, longer clat p99)")
+    p_check.add_argument("--report-md", type=Path, metavar="FILE", help="write the report as Markdown")
+    p_check.add_argument("--report-json", type=Path, metavar="FILE", help="write the report as JSON")
+    p_check.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p_chapters = sub.add_parser("chapters", help="execute the chapters whose inputs changed into book/")
     p_chapters.add_argument("--db", type=Path, default=store.DEFAULT_DB)
@@ -95,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
             counts = ingest(args.paths, args.db, progress=not args.quiet, prune=args.prune)
         print(format_ingest(counts))
         return 1 if counts["failed"] or counts["failed before"] else 0
+    if args.command == "check":
+        from .check import check
+
+        return check(args.data, args.db, since=args.since, last=args.last, direction=args.direction,
+                     report_md=args.report_md, report_json=args.report_json, progress=not args.quiet)
     if args.command == "chapters":
         from .chapters import format_summary, run_chapters
 

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import store
+from . import source_labels, store
 from .digest import files_digest
 
 def _checkout() -> Path:
@@ -145,11 +145,9 @@ def template_parameters(chapter: Chapter) -> dict:
 
 def _run_labels(con) -> list[str]:
     """The labels of the fio, IOR and mdtest files (Your runs' labels: labels.yml, IO500 system or folder)."""
-    from .studies import your_runs
-
     ids = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE status = 'ok' AND list_contains(?, tool)",
-                                     [list(your_runs.TOOLS)]).fetchall()]
-    return sorted(set(your_runs.get_labels(con, ids)[0]["label"])) if ids else []
+                                     [list(source_labels.TOOLS)]).fetchall()]
+    return sorted(set(source_labels.label_sources(con, ids)[0]["label"])) if ids else []
 
 
 # Parameters whose value names something the data holds ("" names none): key -> (what it names, its names).

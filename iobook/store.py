@@ -114,6 +114,12 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     create_views(con)
 
 
+def query(package: str, name: str) -> str:
+    """The SQL of a study's query `name` (`queries/<name>.sql` beside `package`'s modules): queries are files a reader
+    runs as they stand, parameters bound (?)."""
+    return (resources.files(package) / "queries" / f"{name}.sql").read_text(encoding="utf-8")
+
+
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """Every views/*.sql file run, and no other view left. A file whose views use another file's views is
     retried once those exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""

@@ -47,7 +47,7 @@ def test_change_point_at_the_recorded_run_with_its_ratio(reports):
     # run 15 read 419,651 KiB/s on tmpfs, run 16 1,265 KiB/s on the loop-device ext4 (their fio.json)
     assert bandwidth("change", 16) / bandwidth("change", 15) < 0.01
     assert row.low < row.ratio < row.high < 0.01 and row.verdict == "decided"
-    assert row["what else changed"] == "nothing the fio JSON states"  # the command line stayed the same
+    assert row["what else changed"] == "nothing the fio output states"  # the command line stayed the same
     record = [c for c in reports["change"].evidence if isinstance(c, evidence.Comparison) and c.ratio == row.ratio][0]
     assert record.replicate is evidence.Replicate.RUN and record.n >= evidence.MIN_UNITS and record.decided
 
@@ -56,7 +56,7 @@ def test_no_change_point_without_a_change(reports):
     steady = reports["steady"]
     assert steady.values["histories"] == 1 and steady.values["runs"] == 30
     assert steady.tables["tab-history-changes"].frame.empty and not steady.values["has_changes"]
-    assert steady.findings[0].text == "No change point (bandwidth or clat p99) in 1 of 1 histories (30 runs)."
+    assert steady.findings[0].text == "No change point (bandwidth or clat p99) in 1 of 1 histories, by label: steady (1)."
 
 
 # The buffered 1 GiB reads without a checksum of one checksum collection, runs r1-r7 in time order
@@ -70,7 +70,7 @@ def test_a_shuffle_with_the_same_runs_either_side_ties_and_counts_against_the_ch
     published "decided" change."""
     values = [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] for f in READ_NONE_BUFFERED]
     assert len(values) == 7
-    ((split, p),) = study.change_points(np.log(values))  # the one split tested: nothing below it is searched
+    ((split, p),) = study.analysis.change_points(np.log(values))  # the one split tested: nothing below it is searched
     assert split == 3 and p > 1 - evidence.CONFIDENCE
 
 
@@ -85,3 +85,28 @@ def test_a_climbing_bw_log_is_unsteady(reports):
 @pytest.mark.parametrize("db", ["empty", "default"])
 def test_chapter_executes(databases, db, tmp_path):
     execute_chapter("history", databases[db], tmp_path)
+
+
+def test_identical_jobs_on_two_machines_are_two_histories(tmp_path):
+    """Two machines running one fio job 30 times each: node-a's runs are change/ (its target moved to a loop-device
+    ext4 at run 16: MANIFEST.tsv line 17), node-b's are steady/ with its target directory named as change/'s, so the
+    jobs' options are identical. Pooled (issue 38), node-b's runs, made after node-a's, would make a false change
+    where node-a's runs end; kept apart by label, node-a changes at run 16 and node-b never does."""
+    import shutil
+
+    for node, folder in (("node-a", "change"), ("node-b", "steady")):
+        shutil.copytree(HISTORY / folder, tmp_path / "logs" / node)
+    for f in (tmp_path / "logs" / "node-b").rglob("fio.json"):
+        f.write_text(f.read_text().replace("/mnt/steady", "/mnt/change"))
+    db = tmp_path / "nodes.duckdb"
+    ingest([tmp_path / "logs"], db, progress=False)
+    with store.open_read(db) as con:
+        r = study.report(con)
+    assert r.values["histories"] == 2 and r.values["runs"] == 60
+    changes = r.tables["tab-history-changes"].frame
+    bandwidth_changes = changes[changes.measure == "bandwidth"]
+    assert set(changes.history.str.split(" · ").str[0]) == {"node-a"}
+    assert CHANGED_AT in bandwidth_changes.run.tolist()
+    assert bandwidth_changes.set_index("run").verdict[CHANGED_AT] == "decided"
+    quiet = [f.text for f in r.findings if f.text.startswith("No change point")]
+    assert quiet == ["No change point (bandwidth or clat p99) in 1 of 2 histories, by label: node\\-b (1)."]

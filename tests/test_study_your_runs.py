@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import BUILT_TOOLS, REPO, execute_chapter
-from iobook import build, evidence, nb, store
+from iobook import build, evidence, nb, source_labels, store
 from iobook.ingest import ingest
 from iobook.studies import your_runs as study
 
@@ -225,7 +225,7 @@ def test_two_labels_of_one_run_each_are_compared_undecided(tmp_path):
 def test_labels_yml_names_the_runs_and_notes_what_it_cannot_use(tmp_path):
     tree, db = ior_tree(tmp_path, '"a/*.log": before the upgrade\nb: after the upgrade\n"c/*": nothing here\n')
     con = store.open_read(db)
-    labels, files, notes = study.get_labels(con, study.get_runs(con)["source_id"])
+    labels, files, notes = source_labels.label_sources(con, study.get_runs(con)["source_id"])
     by_file = dict(zip(labels["source_id"].map(dict(con.execute("SELECT source_id, path FROM sources").fetchall())),
                        labels["label"]))
     assert by_file[str(tree.resolve() / "a" / IOR_TEXT.name)] == "before the upgrade"
@@ -236,7 +236,7 @@ def test_labels_yml_names_the_runs_and_notes_what_it_cannot_use(tmp_path):
     # a labels file changed after ingest is not applied (its page would not match its data): folders label
     (tree / "labels.yml").write_text("b: renamed\n")
     con = store.open_read(db)
-    labels, _, notes = study.get_labels(con, study.get_runs(con)["source_id"])
+    labels, _, notes = source_labels.label_sources(con, study.get_runs(con)["source_id"])
     assert sorted(set(labels["label"])) == ["a", "b"]
     assert notes == ["results/labels.yml: changed since it was ingested: rebuild the book to apply it"]
     con.close()
@@ -251,7 +251,7 @@ def test_labels_csv_and_a_broken_labels_file(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tree], db, progress=False)
     con = store.open_read(db)
-    labels, _, notes = study.get_labels(con, study.get_runs(con)["source_id"])
+    labels, _, notes = source_labels.label_sources(con, study.get_runs(con)["source_id"])
     assert labels["label"].tolist() == ["from the csv"]
     assert len(notes) == 1 and notes[0].startswith("t/x/labels.yml: not YAML") and notes[0].endswith("not applied")
     con.close()

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shlex
 from collections.abc import Iterable
@@ -34,11 +33,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from .. import evidence, labels, nb
+from .. import evidence, nb, source_labels
 from .. import report as report_
 from ..units import MIB
 
-TOOLS = ("fio", "ior", "mdtest")
+TOOLS = source_labels.TOOLS
 HOW_TO_ADD = ("Build the book on folders of fio (JSON or text), IOR or mdtest output: "
               "`make book DATA=\"results/system-a results/system-b\"`. Each file's top folder names its label; "
               "a `labels.yml` beside the data (path glob: label) names them otherwise.")
@@ -116,74 +115,6 @@ def _values(column: pd.Series) -> list:
 
 def _missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
-
-
-# --- labels ------------------------------------------------------------------------------------------------
-
-def data_root(con) -> PurePosixPath | None:
-    """The deepest folder holding every file the database read (and did not lose since)."""
-    folders = [str(PurePosixPath(p).parent) for (p,) in
-               con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall()]
-    return PurePosixPath(os.path.commonpath(folders)) if folders else None
-
-
-def io500_systems(con) -> dict[int, str]:
-    """source_id -> the system of the IO500 run whose phase log the file is (io500_phase_log_links); the
-    institution, then the file system, are added where the name alone is not unique among those runs."""
-    df = con.execute(
-        """
-        SELECT DISTINCT l.source_id, r.institution, r.system, r.filesystem
-        FROM io500_phase_log_links l JOIN io500_runs r USING (run_id) WHERE r.system IS NOT NULL
-        """).df()
-    if df.empty:
-        return {}
-    name = df["system"].astype(str)
-    for extra in ("institution", "filesystem"):
-        shared = df.groupby(name)[extra].transform("nunique") > 1
-        name = name.where(~shared, name + " · " + df[extra].astype(str))
-    return dict(zip(df["source_id"].astype(int), name))
-
-
-def get_labels(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """Each source's label and what gave it (`labelled_by`: a labels file's pattern, 'IO500 run' or
-    'folder'); the labels files found (file, patterns, files labelled); and notes (a labels file that
-    cannot be used, patterns that label nothing), the paths in them as readers see them."""
-    ids = sorted({int(s) for s in source_ids})
-    paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
-    root = data_root(con)
-    label_files = labels.label_files(con)
-    shown = dict(zip([p for p, _ in label_files], nb.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
-    notes, rules = [], {}
-    for path, sha in label_files:
-        rules[path], problems = labels.read_rules(path, sha)
-        notes += [f"{shown[path]}: {problem}" for problem in problems]
-    systems = io500_systems(con)
-    used: dict[tuple[str, int], int] = {}
-    rows = []
-    for source_id in ids:
-        path = PurePosixPath(paths[source_id])
-        label = by = None
-        match = labels.first_match(rules, path)
-        if match is not None and (fields := rules[match[0]][match[1]][1]).get("label", fields.get("system")):
-            labels_path, hit = match
-            label, by = fields.get("label", fields.get("system")), f"{shown[labels_path]}: {rules[labels_path][hit][0]}"
-            used[match] = used.get(match, 0) + 1
-        if label is None and source_id in systems:
-            label, by = systems[source_id], "IO500 run"
-        if label is None:
-            parts = path.relative_to(root).parts if root is not None and path.is_relative_to(root) else path.parts
-            label, by = (parts[0] if len(parts) > 1 else (root.name if root is not None else path.parent.name)), "folder"
-        rows.append({"source_id": source_id, "label": label, "labelled_by": by})
-    files = []
-    for labels_path, file_rules in rules.items():
-        unused = [p for i, (p, _) in enumerate(file_rules) if (labels_path, i) not in used]
-        if unused:
-            notes.append(f"{shown[labels_path]}: {len(unused)} pattern(s) label no fio, IOR or mdtest file: "
-                         + ", ".join(unused[:5]) + (", …" if len(unused) > 5 else ""))
-        files.append({"labels file": shown[labels_path], "patterns": len(file_rules),
-                      "files labelled": sum(n for (lp, _), n in used.items() if lp == labels_path)})
-    return (pd.DataFrame(rows, columns=["source_id", "label", "labelled_by"]),
-            pd.DataFrame(files, columns=["labels file", "patterns", "files labelled"]), notes)
 
 
 # --- runs: one row per run of a configuration ----------------------------------------------------------------
@@ -374,7 +305,7 @@ def get_runs(con) -> pd.DataFrame:
     for column in [*ALL_PARAMETERS, *MEASURE_COLUMNS, *PERCENTILES]:
         if column not in df:
             df[column] = None
-    labels, _, _ = get_labels(con, df["source_id"])
+    labels, _, _ = source_labels.label_sources(con, df["source_id"])
     df = df.merge(labels, on="source_id", how="left")
     df["design"] = df["source_id"].map(get_designs(con, df["source_id"]))
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)",
@@ -1297,7 +1228,7 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     comparisons = label_comparisons(runs, configs, baseline)
     tails = tail_comparisons(runs, comparisons)
     curves, curve_points = curve_comparisons(runs, points, baseline)
-    _, label_files, label_notes = get_labels(con, runs["source_id"])
+    _, label_files, label_notes = source_labels.label_sources(con, runs["source_id"])
     failed = get_failed_phases(con)
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
                     "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),

@@ -1,0 +1,72 @@
+"""When did it change? Every fio job, IOR test and mdtest phase a centre repeats, as histories that never mix labels
+(analysis), their change points with the runs either side compared, fio runs' steady-state check, and IO500 systems
+over their archive submissions (the chapter `history`, issues 29 and 38). Layers: queries/*.sql, analysis, charts,
+findings; `report` wires them for the notebook."""
+from __future__ import annotations
+
+from ... import evidence, nb
+from ...evidence import Replicate
+from ...report import Report, Table
+from . import analysis, charts, findings
+from .analysis import MEASURES, MIN_RUNS, PERMUTATIONS, STEADY_SLOPE_PCT, IO500_MIN_SUBMISSIONS
+
+HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest many times, one folder per run, and "
+              "ingest the folders; `scripts/collect_history.sh` and `scripts/collect_ior_history.sh` make such "
+              "histories. Runs under different top folders (or `labels.yml` labels) are separate histories.")
+RUN_TABLE = ["history", "run", "started", "MiB_s", "p99_ms", "ops_s", "version", "samples", "slope_pct_s", "range_pct",
+             "steady", "file"]
+NUMBER_FORMATS = {"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}
+
+
+def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
+    """The chapter: every history's runs over time (fio's with their steady-state flags), its change points of each
+    measure with the runs either side compared, and IO500 systems over the submissions they were submitted to,
+    findings first."""
+    runs = analysis.get_runs(con)
+    submissions = analysis.io500_submissions(con)
+    if runs.empty and submissions.empty:
+        return Report(values={"has_data": False, "has_runs": False, "has_io500": False},
+                      note=nb.no_data("fio, IOR or mdtest runs with a start time", HOW_TO_ADD))
+    values = {"has_data": True, "has_runs": not runs.empty, "has_io500": not submissions.empty, "min_runs": MIN_RUNS,
+              "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct,
+              "io500_min_submissions": IO500_MIN_SUBMISSIONS, "has_histories": False, "has_changes": False,
+              "has_p99_changes": False, "has_io500_changes": False}
+    tables, figures, found, records = {}, {}, [], []
+    if not runs.empty:
+        runs = runs.merge(analysis.steady_state(con, runs.job_id, steady_slope_pct), on="job_id", how="left")
+        searched = analysis.histories_of(runs)
+        changes, decided = analysis.history_changes(runs)
+        logged = runs[runs.steady.notna()]
+        unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
+                                  quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
+        in_history = runs.set_index(["label", "workload"]).index.isin(list(zip(searched.label, searched.workload)))
+        measures = [q for column, (q, _, _) in MEASURES.items() if (runs.loc[in_history, column] > 0).any()]
+        found += findings.run_findings(changes, decided, searched, measures, unsteady)
+        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=nb.reader_paths(con, runs.path))
+        p99 = MEASURES["p99_ns"][0]
+        p99_changed = set(zip(changes.label[changes.measure == p99], changes.workload[changes.measure == p99]))
+        with_p99 = runs[[key in p99_changed for key in zip(runs.label, runs.workload)]]
+        values |= {"histories": len(searched), "runs": len(runs), "has_histories": len(searched) > 0,
+                   "has_changes": len(changes) > 0, "has_p99_changes": len(with_p99) > 0, "unsteady": unsteady.k,
+                   "logged": unsteady.n}
+        tables |= {"tab-history-changes": Table(frame=changes.drop(columns="label"), formats=NUMBER_FORMATS),
+                   "tab-history-runs": Table(frame=shown[RUN_TABLE], formats={
+                       "MiB_s": ",.1f", "p99_ms": ",.3g", "ops_s": ",.4g", "slope_pct_s": ".1f", "range_pct": ".0f"},
+                       searchable=True)}
+        if len(searched):
+            figures["fig-history"] = charts.chart_history(runs[in_history], changes)
+        if len(with_p99):
+            figures["fig-history-p99"] = charts.chart_history(with_p99, changes, "p99_ns")
+        records += [*decided, unsteady]
+    if not submissions.empty:
+        io500, io500_decided = analysis.io500_changes(submissions)
+        found += findings.io500_findings(submissions, io500, io500_decided)
+        values |= {"io500_systems": int(submissions.groupby(["system", "score_rule"]).ngroups),
+                   "has_io500_changes": len(io500) > 0}
+        # the setup fields that are long text stay in the change points' "what else changed", not every row
+        tables |= {"tab-history-io500": Table(frame=submissions.drop(columns=["api", "protection", "changed_during_run"]),
+                                              formats={"score": ",.4g"}, searchable=True),
+                   "tab-history-io500-changes": Table(frame=io500, formats=NUMBER_FORMATS)}
+        figures["fig-history-io500"] = charts.chart_io500(submissions, io500)
+        records += io500_decided
+    return Report(values=values, tables=tables, figures=figures, findings=found, evidence=records)

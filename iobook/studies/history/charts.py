@@ -1,0 +1,67 @@
+"""The History study's charts: each history's runs over time with its change points, and each IO500 system's score
+over its archive submissions."""
+from __future__ import annotations
+
+import re
+import textwrap
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from .analysis import MEASURES
+
+IO500_PANELS_A_ROW = 2  # three of 200 px with their axes were wider than the page's text column (cut at 1280 px)
+# The y axis of a history's panels, per measure: column shown, its title, factor from get_runs' column.
+CHART_MEASURES = {"bw_bytes_s": ("MiB_s", "bandwidth (MiB/s, log)", 2**-20), "p99_ns": ("p99_ms", "clat p99 (ms, log)", 1e-6),
+                  "ops_s": ("ops_s", "rate (ops/s, log)", 1.0)}
+
+
+def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_bytes_s") -> alt.VConcatChart:
+    """Every run's value of one measure (`column`) over time, one panel per history that has it (titled by its label
+    and job, its workload key in the tooltip), fio runs whose bw log is not steady marked, that measure's change
+    points as dashed rules."""
+    shown, title_y, factor = CHART_MEASURES[column]
+    quantity = MEASURES[column][0]
+    time = alt.X("started:T", title="run started (UTC for fio; the machine's clock for IOR and mdtest)",
+                 scale=alt.Scale(type="utc"), axis=alt.Axis(format="%m-%d %H:%M:%S", labelAngle=-30))
+    panels = []
+    for (label, workload), h in runs[runs[column] > 0].groupby(["label", "workload"], sort=False):
+        data = h.assign(**{shown: h[column] * factor},
+                        state=np.where(h.steady.fillna(True).astype(bool), "steady", "not steady"))
+        data = data[["workload", "run", "started", shown, "state"]]
+        points = alt.Chart(data).mark_point(filled=True).encode(
+            x=time, y=alt.Y(f"{shown}:Q", scale=alt.Scale(type="log"), title=title_y),
+            shape=alt.Shape("state:N", title="bw log"), color=alt.Color("state:N", title="bw log"),
+            tooltip=["workload:N", "run:Q", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M:%S"),
+                     alt.Tooltip(f"{shown}:Q", format=",.3g"), "state:N"])
+        at = changes.loc[(changes.label == label) & (changes.workload == workload) & (changes.measure == quantity),
+                         ["run", "started"]]
+        rules = alt.Chart(at).mark_rule(strokeDash=[4, 3], color="black").encode(x=time, tooltip=["run:Q"])
+        target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
+        where = f", target {target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
+        title = f"{h.history.iloc[0]}{where}, {len(h):,} runs"
+        panels.append(alt.layer(points, rules).properties(title=title, width=460, height=160))
+    return alt.vconcat(*panels)
+
+
+def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetChart:
+    """Each system's score at every archive submission, one panel per system and score rule (log scale),
+    change points as dashed rules."""
+    data = submissions.assign(history=[textwrap.fill(f"{s} ({r})", 40) for s, r in zip(submissions.system, submissions.score_rule)],
+                              change=[(s, r, t) in set(zip(changes.system, changes["score rule"], changes.started))
+                                      for s, r, t in zip(submissions.system, submissions.score_rule, submissions.started)])
+    data = data[["history", "started", "score", "submission", "io500_version", "valid", "change"]]
+    time = alt.X("started:T", title="run started (its own timestamp)",
+                 axis=alt.Axis(format="%Y-%m-%d", labelAngle=-30, labelOverlap="greedy"))
+    base = alt.Chart()
+    layer = alt.layer(
+        base.mark_line(point=True).encode(time, alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
+                                          tooltip=["history:N", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M"),
+                                                   alt.Tooltip("score:Q", format=",.4g"), "submission:Q",
+                                                   "io500_version:N", "valid:N"]),
+        base.mark_rule(strokeDash=[4, 3], color="black").encode(time).transform_filter("datum.change"),
+        data=data).properties(width=200, height=120)
+    header = alt.Header(labelFontSize=10, labelExpr="split(datum.value, '\\n')")  # the title in lines that fit
+    return layer.facet(facet=alt.Facet("history:N", title=None, header=header),
+                       columns=IO500_PANELS_A_ROW).resolve_scale(x="independent", y="independent")

@@ -1,0 +1,64 @@
+"""The History study's findings: each change point (decided ones and the largest first), naming its history's label;
+the histories with none, by name; the unsteady fio runs; the IO500 systems searched."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ... import evidence, nb
+from ...report import Finding
+from .analysis import IO500_MIN_SUBMISSIONS, MIN_RUNS
+
+QUIET_NAMED = 6  # labels of the histories without a change point named in the finding; the figure shows each
+
+
+def changed(c: evidence.Comparison) -> str:
+    """The verb of a change point's finding: only a decided one is said to have changed."""
+    return "changed" if c.decided else "may have changed"
+
+
+def _largest_first(changes: pd.DataFrame, decided: list):
+    return sorted(zip(changes.iterrows(), decided), key=lambda rc: (not rc[1].decided, -abs(math.log(rc[1].ratio))))
+
+
+def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, measures: list[str],
+                 unsteady: evidence.Count) -> list[Finding]:
+    """The histories' findings: decided changes before undecided ones, the largest first, each naming its history
+    (label · job); the searched histories (analysis.histories_of) with none, by label; the unsteady fio runs.
+    `measures`: the measures the histories were searched on."""
+    found = []
+    for (_, row), c in _largest_first(changes, decided):
+        found.append(Finding(text=f"{nb.md_escape(row['history'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} "
+                                  f"at run {row['run']}, {row['started']:%Y-%m-%d %H:%M:%S}; else changed: "
+                                  f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
+    with_change = set(zip(changes.label, changes.workload))
+    quiet = searched[[key not in with_change for key in zip(searched.label, searched.workload)]]
+    if len(quiet):
+        # by label (a machine, a node, a system): which of them never changed; the figure names every history
+        per_label = quiet.groupby("label", sort=False).size()
+        names = [f"{nb.md_escape(label)} ({n:,})" for label, n in per_label.items()]
+        shown = ", ".join(names[:QUIET_NAMED]) + (f" and {len(names) - QUIET_NAMED:,} more" if len(names) > QUIET_NAMED else "")
+        found.append(Finding(text=f"No change point ({' or '.join(measures)}) in {len(quiet):,} of {len(searched):,} "
+                                  f"histories, by label: {shown}.", target="fig-history"))
+    if unsteady.n:
+        found.append(Finding(text=f"{evidence.phrase(unsteady)} with a bw log are not steady by fio's slope criterion.",
+                             target="tab-history-runs", evidence=(unsteady,)))
+    return found
+
+
+def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: list) -> list[Finding]:
+    """The IO500 histories' findings: each change point, decided ones and the largest first, then how many systems
+    were searched and shown."""
+    found = []
+    for (_, row), c in _largest_first(changes, decided):
+        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score {changed(c)} to {evidence.phrase(c)} at its "
+                                  f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: "
+                                  f"{row['what else changed']}.", target="tab-history-io500-changes", evidence=(c,)))
+    sizes = submissions.groupby(["system", "score_rule"]).size()
+    searched = int((sizes >= MIN_RUNS).sum())
+    found.append(Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with a "
+                              f"score (a run submitted again counted once); {searched:,} of them {MIN_RUNS} or more, enough "
+                              f"to search for a change point; {len(changes):,} found, {sum(c.decided for c in decided):,} "
+                              f"decided.", target="fig-history-io500"))
+    return found
