@@ -110,3 +110,34 @@ def test_identical_jobs_on_two_machines_are_two_histories(tmp_path):
     assert bandwidth_changes.set_index("run").verdict[CHANGED_AT] == "decided"
     quiet = [f.text for f in r.findings if f.text.startswith("No change point")]
     assert quiet == ["No change point (bandwidth or clat p99) in 1 of 2 histories, by label: node\\-b (1)."]
+
+
+IOR_HISTORY = REPO / "data" / "examples" / "ior-history"  # scripts/collect_ior_history.sh; target moved at run 13
+
+
+@pytest.fixture(scope="module")
+def ior_reports(tmp_path_factory):
+    out = {}
+    for folder in ("change", "steady"):
+        db = tmp_path_factory.mktemp(folder) / "ior.duckdb"
+        ingest([IOR_HISTORY / folder], db, progress=False)
+        with store.open_read(db) as con:
+            out[folder] = study.report(con)
+    return out
+
+
+def test_ior_and_mdtest_histories_change_at_the_recorded_run(ior_reports):
+    """data/examples/ior-history/MANIFEST.tsv: change/'s target is a tmpfs for runs 1-12 and a loop-device ext4 from
+    run 13, where IOR's fsynced writes (-Y) and mdtest's fsynced creates (-y) slow down (README.md: write 2772 ->
+    375 MiB/s, File creation 127062 -> 944 ops/s, the means of each output's summary)."""
+    changes = ior_reports["change"].tables["tab-history-changes"].frame.set_index(["history", "run"])
+    write = changes.loc[("change · IOR write (POSIX, 2 tasks)", 13)]
+    assert write.verdict == "decided" and write.high < 1
+    create = changes.loc[("change · mdtest File creation (1,000 items, 2 tasks)", 13)]
+    assert create.verdict == "decided" and create.high < 0.1
+    assert ior_reports["change"].values["histories"] == 12  # IOR write and read, mdtest's 10 phases
+
+
+def test_ior_and_mdtest_histories_without_a_change_decide_none(ior_reports):
+    changes = ior_reports["steady"].tables["tab-history-changes"].frame
+    assert (changes.verdict != "decided").all()

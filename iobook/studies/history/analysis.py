@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ MIN_RUNS = 2 * evidence.MIN_UNITS  # a change point needs MIN_UNITS runs on each
 PERMUTATIONS = 499  # p resolution 1/500, well below 1 - CONFIDENCE
 TIE_TOLERANCE = 1e-9  # relative: gains equal but for rounding are ties
 SEED = 0
+SEARCH_ROUNDS = 4  # searches with more shuffles (searched_enough), each sized to the last one's splits
 # fio's `--steadystate=bw_slope:<limit>%`: steady when the least-squares slope of the bw samples over the window
 # (here: the whole run, fio's ss_dur, no ss_ramp) is at most this share of their mean per second.
 STEADY_SLOPE_PCT = 30.0
@@ -161,11 +163,25 @@ def _split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[i
     return split, float(algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)]))
 
 
-def shuffles_for(histories: int) -> int:
-    """The shuffles each split of a family of `histories` is tested against: PERMUTATIONS, or more, so that the
-    smallest p a split can have, 1 / (shuffles + 1), still passes Holm's correction over twice as many tests (a
-    history's first split, and the splits of its sides)."""
-    return max(PERMUTATIONS, math.ceil(2 * histories / (1 - evidence.CONFIDENCE)))
+def shuffles_for(tests: int) -> int:
+    """The shuffles each split of a family of `tests` splits is tested against: PERMUTATIONS, or more, so that the
+    smallest p a split can have, 1 / (shuffles + 1), still passes Holm's correction over all of them."""
+    return max(PERMUTATIONS, math.ceil(tests / (1 - evidence.CONFIDENCE)))
+
+
+def searched_enough(search) -> tuple[list[dict], list]:
+    """`search(permutations)` -> (rows, comparisons), run again with more shuffles until every family's splits could
+    pass Holm's correction (shuffles_for: binary segmentation searches each side of a split again, so how many
+    splits a family tests is known only after a search; mdtest's ten phases of one history made 1/500 too coarse).
+    A search with more shuffles may test other splits: at most a few rounds settle it."""
+    permutations = PERMUTATIONS
+    for _ in range(SEARCH_ROUNDS):
+        rows, comparisons = search(permutations)
+        tests = max(Counter(c.family for c in comparisons).values(), default=0)
+        if shuffles_for(tests) <= permutations:
+            break
+        permutations = shuffles_for(tests)
+    return rows, comparisons
 
 
 def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[tuple[int, float]]:
@@ -245,20 +261,24 @@ def histories_of(runs: pd.DataFrame) -> pd.DataFrame:
 def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """Per history (label and workload with at least MIN_RUNS runs) and measure (MEASURES, each its own family): its
     change points, each with the runs of the segment before and after compared, decided by evidence.decide."""
-    rows, comparisons = [], []
     shown = histories_of(runs)
     searched = set(zip(shown.label, shown.workload))
-    permutations = shuffles_for(len(searched))
-    for column, (quantity, unit, _) in MEASURES.items():
-        for (label, workload), h in runs.groupby(["label", "workload"], sort=False):
-            if (label, workload) not in searched:
-                continue
-            found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}", permutations)
-            known = h[h[column] > 0].reset_index(drop=True)
-            rows += [{**row, "label": label, "workload": workload, "history": known.history[row["at"]],
-                      "what else changed": nb.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
-                     for row in found]
-            comparisons += records
+
+    def search(permutations: int) -> tuple[list[dict], list]:
+        rows, comparisons = [], []
+        for column, (quantity, unit, _) in MEASURES.items():
+            for (label, workload), h in runs.groupby(["label", "workload"], sort=False):
+                if (label, workload) not in searched:
+                    continue
+                found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}", permutations)
+                known = h[h[column] > 0].reset_index(drop=True)
+                rows += [{**row, "label": label, "workload": workload, "history": known.history[row["at"]],
+                          "what else changed": nb.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
+                         for row in found]
+                comparisons += records
+        return rows, comparisons
+
+    rows, comparisons = searched_enough(search)
     rows, decided = found_only(rows, evidence.decide(comparisons))
     changes = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
     record = evidence.frame(decided)
@@ -303,19 +323,22 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """Per system and score rule with at least MIN_RUNS submissions: its score's change points (change_points on the
     submissions in time order, each one run: their runs' geometric mean), the submissions either side compared,
     decided by evidence.decide."""
-    rows, comparisons = [], []
-    permutations = shuffles_for(int((submissions.groupby(["system", "score_rule"]).size() >= MIN_RUNS).sum()))
-    for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
-        h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
-        found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score",
-                                         permutations=permutations)
-        rows += [{"system": system, "score rule": rule, "nth": row["run"],
-                  "submission": f"submission-{h.submission[row['at']]}", "started": row["started"],
-                  "permutation p": row["permutation p"], "submissions before": row["runs before"],
-                  "submissions after": row["runs after"],
-                  "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]])),
-                  "found": row["found"]} for row in found]
-        comparisons += records
+    def search(permutations: int) -> tuple[list[dict], list]:
+        rows, comparisons = [], []
+        for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
+            h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
+            found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score",
+                                             permutations=permutations)
+            rows += [{"system": system, "score rule": rule, "nth": row["run"],
+                      "submission": f"submission-{h.submission[row['at']]}", "started": row["started"],
+                      "permutation p": row["permutation p"], "submissions before": row["runs before"],
+                      "submissions after": row["runs after"],
+                      "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]])),
+                      "found": row["found"]} for row in found]
+            comparisons += records
+        return rows, comparisons
+
+    rows, comparisons = searched_enough(search)
     rows, decided = found_only(rows, evidence.decide(comparisons))
     changes = pd.DataFrame(rows, columns=["system", "score rule", "nth", "submission", "started", "permutation p",
                                           "submissions before", "submissions after", "what else changed"])
