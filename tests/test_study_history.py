@@ -141,3 +141,18 @@ def test_ior_and_mdtest_histories_change_at_the_recorded_run(ior_reports):
 def test_ior_and_mdtest_histories_without_a_change_decide_none(ior_reports):
     changes = ior_reports["steady"].tables["tab-history-changes"].frame
     assert (changes.verdict != "decided").all()
+
+
+def test_runs_too_few_for_a_history_still_open_with_a_finding(tmp_path):
+    """Five runs of change/ (runs 1-5): no history of MIN_RUNS (6); the chapter says so rather than no finding (a
+    build on such logs failed: the page pasted a findings key the report lacked)."""
+    import shutil
+
+    for i in range(1, 6):
+        shutil.copytree(HISTORY / "change" / f"run{i:02d}", tmp_path / "logs" / f"run{i:02d}")
+    db = tmp_path / "few.duckdb"
+    ingest([tmp_path / "logs"], db, progress=False)
+    with store.open_read(db) as con:
+        r = study.report(con)
+    assert r.values["runs"] == 5 and r.values["histories"] == 0
+    assert [f.target for f in r.findings] == ["tab-history-runs", "tab-history-runs"]  # none searched; unsteady runs

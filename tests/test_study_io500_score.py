@@ -190,8 +190,8 @@ def test_runs_against_the_limits_their_setup_states(databases):
         r = study.report(con)
     bounds = r.tables["tab-io500-bounds"].frame
     assert set(bounds.run) == {"submission-706"}
-    (finding,) = [f for f in r.findings if f.target == "tab-io500-bounds"]
-    stating, reaching = finding.evidence
+    (finding,) = [f for f in r.findings if f.target == "tab-io500-flags"]
+    _, stating, reaching = finding.evidence
     assert (stating.k, stating.n) == (1, r.values["runs"]) and (reaching.k, reaching.n) == (1, 1)
     assert round(bounds["share of limit"].max(), 3) == 0.684
 

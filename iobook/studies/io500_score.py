@@ -122,16 +122,18 @@ def get_flags(con) -> pd.DataFrame:
     ).df()
 
 
-def flags_finding(flags: pd.DataFrame, runs: int) -> tuple[Finding, evidence.Count]:
-    """How many runs the validity audit flags, by code (a census), and that none of them is shown as an example."""
+def flags_finding(flags: pd.DataFrame, bounds: pd.DataFrame, runs: int) -> tuple[Finding, evidence.Count]:
+    """How many runs the validity audit flags, by code, and how many state the limits of their setup and reach them
+    (censuses); none of the flagged runs is shown as an example."""
     flagged = evidence.count(flags.run_key.nunique(), runs, quantity="runs the validity audit flags",
                              of=evidence.Replicate.CENSUS)
     by_code = flags.groupby("code").run_key.nunique()
     parts = ", ".join(f"{code} {n:,}" for code, n in by_code.items())
+    limits, limit_records = bounds_text(bounds, runs)
     return Finding(text=(f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs"
                          + (f" ({parts})" if parts else "")
-                         + "; no flagged run is shown as an example."), target="tab-io500-flags",
-                   evidence=(flagged,)), flagged
+                         + f"; no flagged run is shown as an example. {limits}."), target="tab-io500-flags",
+                   evidence=(flagged, *limit_records)), flagged
 
 
 # A run "reaches" its setup's limit when its best bandwidth phase moves at least this share of it
@@ -149,20 +151,19 @@ def get_bounds(con) -> pd.DataFrame:
     ).df()
 
 
-def bounds_finding(bounds: pd.DataFrame, runs: int) -> Finding:
-    """How many runs state a limit of their setup, and how many of those reach REACHES_LIMIT of it (a census)."""
+def bounds_text(bounds: pd.DataFrame, runs: int) -> tuple[str, list[evidence.Count]]:
+    """How many runs state a limit of their setup, and how many of those reach REACHES_LIMIT of it (a census): a
+    clause of the audit's finding, and its records."""
     best = bounds.groupby("run_key").share.max()
     stating = evidence.count(len(best), runs, quantity="runs whose setup states a limit (links or drives x rate)",
                              of=evidence.Replicate.CENSUS)
+    text = f"{stating.k:,} of the {stating.n:,} state a limit of their setup (links or drives times their rate)"
+    if not len(best):
+        return text, [stating]
     reaching = evidence.count(int((best >= REACHES_LIMIT).sum()), len(best), of=evidence.Replicate.CENSUS,
                               quantity=f"runs reaching {REACHES_LIMIT:.0%} of their setup's least limit")
-    text = (f"{stating.k:,} of the {stating.n:,} runs state a limit of their setup (client or server links times "
-            "their rate, or drives times theirs)")
-    if len(best):
-        text += (f"; {reaching.k:,} of those {reaching.n:,} reach at least {REACHES_LIMIT:.0%} of the least one in "
-                 f"their best bandwidth phase ({best.min():.0%} to {best.max():.0%})")
-    return Finding(text=text + "; the others state no limit to measure them against.", target="tab-io500-bounds",
-                   evidence=(stating, reaching) if len(best) else (stating,))
+    return (text + f", {reaching.k:,} of those reach {REACHES_LIMIT:.0%} of it ({best.min():.0%} to {best.max():.0%} "
+            "at best)"), [stating, reaching]
 
 
 def default_runs(runs: pd.DataFrame, n: int = 3, flagged: set[str] = frozenset()) -> list[str]:
@@ -416,9 +417,8 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
                          "elsewhere": "printed elsewhere"}),
             formats={"raw value": ",.6f", "raw rounded": ",.1f", "raw rounded twice": ",.1f", "printed elsewhere": ",.1f"})
     found = findings(agree, census, weights, best, shown, phases, mismatches, sc23, elsewhere)
-    audit, _ = flags_finding(flags, agree["runs"])
+    audit, _ = flags_finding(flags, bounds, agree["runs"])
     found.insert(1, audit)
-    found.insert(2, bounds_finding(bounds, agree["runs"]))
     tables["tab-io500-flags"] = Table(frame=flags.rename(columns={"run_key": "run"}))
     tables["tab-io500-bounds"] = Table(
         frame=bounds.rename(columns={"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/s",

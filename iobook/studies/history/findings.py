@@ -32,6 +32,9 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
         found.append(Finding(text=f"{nb.md_escape(row['history'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} "
                                   f"at run {row['run']}, {row['started']:%Y-%m-%d %H:%M:%S}; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
+    if searched.empty:
+        found.append(Finding(text=f"No workload here has {MIN_RUNS} runs or more, the least a history is searched on.",
+                             target="tab-history-runs"))
     with_change = set(zip(changes.label, changes.workload))
     quiet = searched[[key not in with_change for key in zip(searched.label, searched.workload)]]
     if len(quiet):
