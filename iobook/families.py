@@ -11,11 +11,12 @@ import csv
 import re
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
 
 import pandas as pd
 
-FILESYSTEMS_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "filesystems.csv"
+from . import reference
+
+FILESYSTEMS_CSV = reference.path("filesystems.csv")
 UNSTATED = ("unknown", "mixed")  # the families no evidence decides: no name, or a name several families share
 QUALIFIERS = ("institution", "system", "year")  # empty in a row = any
 

@@ -23,7 +23,7 @@ from pathlib import Path, PurePath, PurePosixPath
 import pandas as pd
 import pyarrow as pa
 
-from . import families
+from . import families, reference
 
 from .parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
@@ -375,7 +375,7 @@ def scores_from_logs(con) -> list[dict]:
 
 LINKED_TABLES = ("io500_run_scores_from_logs", "io500_run_attribution")  # need the runs' phase logs linked first
 # the archive's runs by the fingerprint of their phase values (scripts/io500_archive_reference.py)
-ARCHIVE_RUNS_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "io500_archive_runs.csv"
+ARCHIVE_RUNS_CSV = reference.path("io500_archive_runs.csv")
 ARCHIVE_LISTING = f"the IO500 archive's listing of the same phase values (data/reference/{ARCHIVE_RUNS_CSV.name})"
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import csv
 import re
-from pathlib import Path, PurePath, PurePosixPath
+from pathlib import PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import families, io500_runs, labels
+from . import families, io500_runs, labels, reference
 
 FIELDS = {
     "machine": "one physical system across its submissions' labels",
@@ -46,11 +46,14 @@ FIELDS = {
     "server_link_gbit_s": "rate of one server link (Gbit/s)",
     "drive_gb_s": "rate of one data storage device (GB/s)",
 }
+# The fields whose difference a comparison names (History's change points, Your runs' labels): view column -> name
+COMPARED = {"benchmark": "IO500 version", "procs": "processes", "release": "release", "client_nodes": "client nodes",
+            "api": "API", "protection": "data protection", "changed_during_run": "changed during the run"}
 TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value": pa.string(),
                               "source": pa.string()}}
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
-RELEASES_CSV = Path(__file__).resolve().parents[1] / "data" / "reference" / "releases.csv"
+RELEASES_CSV = reference.path("releases.csv")
 
 # system-information.txt's io500_info keys (both templates) for each field
 INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.information.number_clientNodes"),

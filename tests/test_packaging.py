@@ -1,12 +1,19 @@
 """`pip install .` gives the `iobook` command with its dependencies declared in pyproject.toml, pinned as the lock
 that `make venv` installs (requirements.lock) pins them."""
+import csv
 import importlib
+import json
 import re
 import subprocess
 import sys
+import sysconfig
 import tomllib
+import zipfile
 
-from conftest import REPO
+from conftest import REPO, copy_checkout
+
+# data/reference/'s tables, which the package reads through iobook.reference (issue 37)
+REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv")
 
 
 def test_console_script_and_dependencies_match_the_lock():
@@ -37,3 +44,70 @@ def test_the_environment_leaves_out_what_the_overrides_remove():
     removed = re.findall(r"^([A-Za-z0-9_.-]+) *;", (REPO / "requirements-overrides.txt").read_text(), re.M)
     assert removed == ["rfc3987-syntax"]
     assert all(importlib.util.find_spec(name.replace("-", "_")) is None for name in removed)
+
+
+def test_every_package_folder_is_listed():
+    """pyproject.toml lists the packages (packages.find cannot add data/reference/ mapped into the package as
+    iobook.reference_data): every folder of iobook/ is in the list, so that none is left out of the wheel."""
+    from setuptools.discovery import PEP420PackageFinder
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    found = PEP420PackageFinder.find(str(REPO), include=["iobook*"])
+    assert sorted(config["packages"]) == sorted([*found, "iobook.reference_data"])
+    assert config["package-dir"] == {"iobook.reference_data": "data/reference"}
+
+
+def test_an_installed_wheel_reads_the_reference_tables(tmp_path):
+    """Issue 37: `pip install .` (not editable), then `iobook ingest` outside the checkout raised FileNotFoundError
+    for site-packages/data/reference/filesystems.csv. The wheel built from this working tree carries the three
+    tables of data/reference/ (the checkout's one copy) in iobook/reference_data/, and the installed package
+    reads them there: each with the committed file's rows. The build writes into its source folder (setuptools
+    builds in place): all it writes there is ignored by git."""
+    source = copy_checkout(tmp_path / "checkout")
+    before = {p for p in source.rglob("*") if p.is_file()}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+                    "--wheel-dir", str(tmp_path / "wheels"), str(source)], check=True, capture_output=True)
+    written = sorted(str(p.relative_to(source)) for p in source.rglob("*") if p.is_file() and p not in before)
+    ignored = subprocess.run(["git", "-C", str(REPO), "check-ignore", "--no-index", *written],
+                             capture_output=True, text=True).stdout.split()
+    assert written and ignored == written  # build/ and iobook.egg-info/
+
+    (wheel,) = (tmp_path / "wheels").glob("iobook-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        for name in REFERENCE_TABLES:
+            assert z.read(f"iobook/reference_data/{name}") == (REPO / "data" / "reference" / name).read_bytes()
+
+    # a venv of its own with the wheel installed, the dependencies from this one (a .pth line, after its own
+    # site-packages: this venv's editable iobook is not seen)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-deps",
+                    "--no-index", "--quiet", str(wheel)], check=True, capture_output=True)
+    site = venv / "lib" / "python3.11" / "site-packages"
+    (site / "dependencies.pth").write_text(
+        "\n".join(dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))) + "\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    loaded = subprocess.run(
+        [venv / "bin" / "python", "-c", "import json, iobook; from iobook import families, io500_runs, setups;"
+         "print(json.dumps({'package': iobook.__file__, 'paths': [str(families.FILESYSTEMS_CSV),"
+         " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV)], 'rows': ["
+         "sum(map(len, families._rows_by_name().values())), len(setups._releases()),"
+         " len(io500_runs.archive_runs())]}))"], capture_output=True, text=True, cwd=elsewhere)
+    assert loaded.returncode == 0, loaded.stderr
+    loaded = json.loads(loaded.stdout)
+    assert loaded["package"] == str(site / "iobook" / "__init__.py")
+    assert loaded["paths"] == [str(site / "iobook" / "reference_data" / name) for name in REFERENCE_TABLES]
+    committed = []
+    for name in REFERENCE_TABLES:
+        with (REPO / "data" / "reference" / name).open(newline="", encoding="utf-8") as f:
+            committed.append(sum(1 for _ in csv.DictReader(f)))
+    assert loaded["rows"] == committed and min(committed) > 0
+
+    # the console script, as the issue ran it: ingest one run folder (its digest reads the three tables)
+    ingested = subprocess.run([venv / "bin" / "iobook", "ingest", "--quiet", "--db", "runs.duckdb",
+                               str(REPO / "data" / "examples" / "history" / "steady" / "run01")],
+                              capture_output=True, text=True, cwd=elsewhere)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "parsed 2" in ingested.stdout + ingested.stderr and "failed 0" in ingested.stdout + ingested.stderr

@@ -629,3 +629,18 @@ def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
     unbounded = table[table["stonewall"] == "–"]
     assert len(unbounded) and not unbounded["items"].str.startswith("at most").any()
     assert table[table["stonewall"] != "–"]["items"].str.startswith("at most").all()
+
+
+def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
+    """data/raw's IBM ESS 3500 runs: Ehningen's submission-690 (DACH Storage Scale System 3500) and Tucson's 679
+    (Arches Storage Scale System 3500) ran the same IO500 IOR jobs; their installed releases differ (5.1.8.1 and
+    5.1.9.0: data/reference/releases.csv, seed 000 line 277), and 679's find_script changes the file system while
+    it runs (the validity audit's CHANGED_DURING_RUN; tests/test_setups.py)."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con, baseline_label="DACH Storage Scale System 3500")
+    comparisons = r.tables["tab-runs-comparisons"].frame
+    tucson = comparisons[comparisons.label == "Arches Storage Scale System 3500"]
+    assert len(tucson) and (tucson["setups differ in (IO500 runs)"] == "release 5.1.8.1 → 5.1.9.0").all()
+    labels = r.tables["tab-runs-labels"].frame.set_index("label")
+    assert "CHANGED_DURING_RUN" in labels.loc["Arches Storage Scale System 3500", "validity flags (IO500 runs)"]
+    assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "UNPROTECTED"  # DAOS S1/SX object classes

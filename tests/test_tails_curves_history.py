@@ -199,3 +199,25 @@ def test_fio_io_carries_the_p9999_fio_printed(tmp_path):
                            "USING (job_id) WHERE j.job_index IN (1, 2)").fetchall())
     con.close()
     assert got["seq-read read"] == 2375680 and got["randrw-4k write"] == 4177920
+
+
+def printed_metadata(folder) -> float:
+    """The metadata sub-score an IO500 result file prints: '[SCORE] Bandwidth x GB/s : IOPS y kiops : TOTAL z'."""
+    for f in sorted(folder.rglob("result*.txt")):
+        if m := re.search(r"\[SCORE\].*IOPS ([\d.]+) kiops", f.read_text(errors="replace")):
+            return float(m.group(1))
+    raise AssertionError(f"no metadata score in {folder}")
+
+
+def test_an_io500_systems_sub_scores_are_histories_of_their_own(databases):
+    """Janelia's SharedScratch: its metadata sub-score (each result file's '[SCORE] ... IOPS y kiops') over its eight
+    submissions is searched apart from its score; the split at its 6th submission compares the printed sub-scores
+    after over before (issue 38: bandwidth and metadata apart)."""
+    with store.open_read(databases["default"]) as con:
+        r = history.report(con)
+    changes = r.tables["tab-history-io500-changes"].frame
+    row = changes[changes.system.str.startswith("Janelia") & (changes.measure == "IO500 metadata")].iloc[0]
+    assert (row.nth, row.submission) == (6, "submission-461")
+    printed = [printed_metadata(JANELIA / p) for p in JANELIA_ORDER]
+    ratio, low, high, _ = log_welch(printed[5:], printed[:5])
+    assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from .. import evidence, nb, source_labels
+from .. import evidence, nb, setups, source_labels
 from .. import report as report_
 from ..units import MIB
 
@@ -692,6 +692,34 @@ def label_comparisons(runs: pd.DataFrame, configs: pd.DataFrame, baseline: str |
     return with_records(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), evidence.decide(records))
 
 
+def get_setups(con, source_ids: Iterable[int]) -> pd.DataFrame:
+    """Per file that is a phase log of an IO500 run: that run's setup (the setups view's fields that a comparison
+    names, setups.COMPARED) and the codes of its validity audit's flags (io500_run_flags), comma-separated."""
+    fields = ", ".join(f"s.{f}" for f in setups.COMPARED)
+    return con.execute(
+        f"""
+        SELECT l.source_id, {fields},
+               (SELECT string_agg(DISTINCT f.code, ', ' ORDER BY f.code) FROM io500_run_flags f
+                WHERE f.run_id = l.run_id) AS flags
+        FROM io500_phase_log_links l JOIN setups s USING (run_id)
+        WHERE list_contains(?, l.source_id)
+        ORDER BY l.source_id
+        """, [sorted({int(i) for i in source_ids})]).df()
+
+
+def setup_differences(runs: pd.DataFrame, setup: pd.DataFrame, config_baseline: str, config: str) -> str:
+    """The setup fields (setups.COMPARED) the IO500 runs behind two configurations state differently, 'baseline →
+    other' ('not stated' where a side's files do not say); empty where neither side is an IO500 run's phase log."""
+    def stated(cfg: str) -> dict[str, str]:
+        rows = setup[setup.source_id.isin(runs.loc[runs["config"] == cfg, "source_id"])]
+        return {f: ", ".join(sorted({str(v) for v in rows[f].dropna()})) or "not stated" for f in setups.COMPARED}
+
+    if setup.empty:
+        return ""
+    a, b = stated(config_baseline), stated(config)
+    return "; ".join(f"{name} {a[f]} → {b[f]}" for f, name in setups.COMPARED.items() if a[f] != b[f])
+
+
 def with_records(meta: pd.DataFrame, records: list) -> pd.DataFrame:
     """Rows that say what was compared beside their decided Comparisons' columns (evidence.frame), and each
     record itself (`record`), for phrase()."""
@@ -1075,6 +1103,8 @@ def comparison_table(comparisons: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         f"ratio of geometric means ({evidence.CONFIDENCE:.0%} interval)": [ratio_text(r) for _, r in c.iterrows()],
         "Holm p": [f"{p:.2g}" if not _missing(p) else "–" for p in c["p_adjusted"]],
         "verdict": [verdict_text(r) for _, r in c.iterrows()]})
+    if "setups_differ" in c and c["setups_differ"].astype(bool).any():
+        table["setups differ in (IO500 runs)"] = c["setups_differ"].replace("", "nothing stated").to_numpy()
     return split_constant(table, keep=["run", "parameters", "label", "verdict"])
 
 
@@ -1163,15 +1193,20 @@ def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
                        columns=3).resolve_scale(x="independent", y="independent")
 
 
-def labels_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per label and what gave it: files, designs, configurations, runs and tools."""
+def labels_table(runs: pd.DataFrame, setup: pd.DataFrame) -> pd.DataFrame:
+    """Per label and what gave it: files, designs, configurations, runs and tools; and, where its files are IO500
+    runs' phase logs, the validity audit's flags on those runs (io500_run_flags codes: the IO500 score chapter)."""
+    columns = ["label", "labelled by", "files", "designs", "configurations", "runs", "tools"]
     if runs.empty:
-        return pd.DataFrame(columns=["label", "labelled by", "files", "designs", "configurations", "runs", "tools"])
-    return (runs.assign(by=runs["labelled_by"])
-            .groupby(["label", "by"], sort=True)
-            .agg(files=("source_id", "nunique"), designs=("design", "nunique"), configurations=("config", "nunique"),
-                 runs=("unit", "size"), tools=("tool", lambda t: ", ".join(sorted(set(t)))))
-            .reset_index().rename(columns={"by": "labelled by"}))
+        return pd.DataFrame(columns=columns)
+    flags = runs["source_id"].map(setup.set_index("source_id")["flags"]) if len(setup) else pd.Series(index=runs.index)
+    table = (runs.assign(by=runs["labelled_by"], flags=flags)
+             .groupby(["label", "by"], sort=True)
+             .agg(files=("source_id", "nunique"), designs=("design", "nunique"), configurations=("config", "nunique"),
+                  runs=("unit", "size"), tools=("tool", lambda t: ", ".join(sorted(set(t)))),
+                  flags=("flags", lambda f: ", ".join(sorted({c for v in f.dropna() for c in v.split(", ")}))))
+             .reset_index().rename(columns={"by": "labelled by", "flags": "validity flags (IO500 runs)"}))
+    return table if table["validity flags (IO500 runs)"].astype(bool).any() else table[columns]
 
 
 def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:
@@ -1225,7 +1260,10 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     sweeps, points = get_sweeps(configs)
     baseline, baseline_note = choose_baseline(configs, baseline_label)
     effects = sweep_effects(runs, configs, points)
+    setup = get_setups(con, runs["source_id"]) if len(runs) else pd.DataFrame(columns=["source_id", "flags"])
     comparisons = label_comparisons(runs, configs, baseline)
+    comparisons["setups_differ"] = [setup_differences(runs, setup, a, b) for a, b in
+                                    zip(comparisons["config_baseline"], comparisons["config"])]
     tails = tail_comparisons(runs, comparisons)
     curves, curve_points = curve_comparisons(runs, points, baseline)
     _, label_files, label_notes = source_labels.label_sources(con, runs["source_id"])
@@ -1250,7 +1288,7 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
                                  ("curves", curves_table(curves)), ("curve-points", curve_points_table(curve_points))):
         tables[f"tab-runs-{key}"] = searchable(frame)
         values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
-    tables["tab-runs-labels"] = searchable(labels_table(runs))
+    tables["tab-runs-labels"] = searchable(labels_table(runs, setup))
     tables["tab-runs-failed"] = searchable(failed)
     figures = {}
     if len(sweeps):

@@ -65,7 +65,8 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
                    "has_io500_changes": len(io500) > 0}
         # the setup fields that are long text stay in the change points' "what else changed", not every row
         tables |= {"tab-history-io500": Table(frame=submissions.drop(columns=["api", "protection", "changed_during_run"]),
-                                              formats={"score": ",.4g"}, searchable=True),
+                                              formats={"score": ",.4g", "bw_gib_s": ",.4g", "md_kiops": ",.4g"},
+                                              searchable=True),
                    "tab-history-io500-changes": Table(frame=io500, formats=NUMBER_FORMATS)}
         figures["fig-history-io500"] = charts.chart_io500(submissions, io500)
         records += io500_decided

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import ruptures as rpt
 
-from ... import evidence, nb, source_labels, stats, store
+from ... import evidence, nb, setups, source_labels, stats, store
 from ...evidence import Replicate
 
 MIN_RUNS = 2 * evidence.MIN_UNITS  # a change point needs MIN_UNITS runs on each side to be compared at all
@@ -28,15 +28,16 @@ STEADY_SLOPE_PCT = 30.0
 # its own family of change points (evidence.decide).
 MEASURES = {"bw_bytes_s": ("bandwidth", "B/s", True), "p99_ns": ("clat p99", "ns", False),
             "ops_s": ("rate", "ops/s", True)}
-IO500_MEASURE = ("IO500 score", "score")
+# An IO500 system's histories: its score and, apart, its bandwidth and metadata sub-scores (a change in one can hide
+# in the score); each measure its own family of change points. Column -> (name, unit).
+IO500_MEASURES = {"score": ("IO500 score", "score"), "bw_gib_s": ("IO500 bandwidth", "GiB/s"),
+                  "md_kiops": ("IO500 metadata", "kIOPS")}
 # An IO500 system is shown over time from this many archive submissions (a run submitted again counted once)
 IO500_MIN_SUBMISSIONS = 3
-IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "runs", "io500_version", "procs",
+IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_gib_s", "md_kiops", "runs", "io500_version", "procs",
                  "valid", "run_keys", "release", "client_nodes", "api", "protection", "changed_during_run"]
 # what a change point's "what else changed" compares, submission against submission: the runs' own files' setup
-IO500_SETUP_COMPARED = (("io500_version", "IO500 version"), ("procs", "processes"), ("release", "release"),
-                        ("client_nodes", "client nodes"), ("api", "API"), ("protection", "data protection"),
-                        ("changed_during_run", "changed during the run"))
+IO500_SETUP_COMPARED = tuple(({"benchmark": "io500_version"}.get(k, k), name) for k, name in setups.COMPARED.items())
 RUN_COLUMNS = ["tool", "label", "workload", "title", "started", "version", "options", "path", "source_id", "job_id",
                *MEASURES]
 CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "permutation p", "runs before",
@@ -304,7 +305,8 @@ def io500_submissions(con) -> pd.DataFrame:
     whether every run is valid, the runs' keys and their setups. Scores of different rules (sc17-product,
     product, sqrt) are never one history."""
     df = con.execute(_query("io500_submissions"), [IO500_MIN_SUBMISSIONS]).df()
-    df["score"] = [evidence.geometric_mean(s) for s in df.scores]
+    for column, values in (("score", "scores"), ("bw_gib_s", "bw_values"), ("md_kiops", "md_values")):
+        df[column] = [evidence.geometric_mean([v for v in s if v is not None and v == v]) for s in df[values]]
     return df.reindex(columns=IO500_COLUMNS)
 
 
@@ -320,28 +322,32 @@ def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
 
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
-    """Per system and score rule with at least MIN_RUNS submissions: its score's change points (change_points on the
-    submissions in time order, each one run: their runs' geometric mean), the submissions either side compared,
-    decided by evidence.decide."""
+    """Per system and score rule with at least MIN_RUNS submissions, and per measure (IO500_MEASURES): its change
+    points (change_points on the submissions in time order, each one run: their runs' geometric mean), the
+    submissions either side compared, decided by evidence.decide."""
     def search(permutations: int) -> tuple[list[dict], list]:
         rows, comparisons = [], []
-        for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
-            h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
-            found, records = segment_changes(h, "score", *IO500_MEASURE, family="change points: IO500 score",
-                                             permutations=permutations)
-            rows += [{"system": system, "score rule": rule, "nth": row["run"],
-                      "submission": f"submission-{h.submission[row['at']]}", "started": row["started"],
-                      "permutation p": row["permutation p"], "submissions before": row["runs before"],
-                      "submissions after": row["runs after"],
-                      "what else changed": nb.md_escape(io500_what_changed(h.iloc[row["at"] - 1], h.iloc[row["at"]])),
-                      "found": row["found"]} for row in found]
-            comparisons += records
+        for column, (quantity, unit) in IO500_MEASURES.items():
+            for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
+                h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
+                found, records = segment_changes(h, column, quantity, unit, family=f"change points: {quantity}",
+                                                 permutations=permutations)
+                known = h[h[column] > 0].reset_index(drop=True)
+                rows += [{"system": system, "score rule": rule, "measure": quantity, "nth": row["run"],
+                          "submission": f"submission-{known.submission[row['at']]}", "started": row["started"],
+                          "permutation p": row["permutation p"], "submissions before": row["runs before"],
+                          "submissions after": row["runs after"],
+                          "what else changed": nb.md_escape(io500_what_changed(known.iloc[row["at"] - 1],
+                                                                               known.iloc[row["at"]])),
+                          "found": row["found"]} for row in found]
+                comparisons += records
         return rows, comparisons
 
     rows, comparisons = searched_enough(search)
     rows, decided = found_only(rows, evidence.decide(comparisons))
-    changes = pd.DataFrame(rows, columns=["system", "score rule", "nth", "submission", "started", "permutation p",
-                                          "submissions before", "submissions after", "what else changed"])
+    changes = pd.DataFrame(rows, columns=["system", "score rule", "measure", "nth", "submission", "started",
+                                          "permutation p", "submissions before", "submissions after",
+                                          "what else changed"])
     record = evidence.frame(decided)
     if len(changes):
         changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)

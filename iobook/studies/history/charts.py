@@ -49,7 +49,8 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
     """Each system's score at every archive submission, one panel per system and score rule (log scale),
     change points as dashed rules."""
     data = submissions.assign(history=[textwrap.fill(f"{s} ({r})", 40) for s, r in zip(submissions.system, submissions.score_rule)],
-                              change=[(s, r, t) in set(zip(changes.system, changes["score rule"], changes.started))
+                              change=[(s, r, t) in set(zip(*(changes[changes.measure == "IO500 score"][c]
+                                                                   for c in ("system", "score rule", "started"))))
                                       for s, r, t in zip(submissions.system, submissions.score_rule, submissions.started)])
     data = data[["history", "started", "score", "submission", "io500_version", "valid", "change"]]
     time = alt.X("started:T", title="run started (its own timestamp)",

@@ -55,7 +55,7 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
     were searched and shown."""
     found = []
     for (_, row), c in _largest_first(changes, decided):
-        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s score {changed(c)} to {evidence.phrase(c)} at its "
+        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s {row['measure'].removeprefix('IO500 ')} {changed(c)} to {evidence.phrase(c)} at its "
                                   f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: "
                                   f"{row['what else changed']}.", target="tab-history-io500-changes", evidence=(c,)))
     sizes = submissions.groupby(["system", "score_rule"]).size()
