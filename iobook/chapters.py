@@ -152,7 +152,6 @@ def _run_labels(con) -> list[str]:
 
 # Parameters whose value names something the data holds ("" names none): key -> (what it names, its names).
 SELECTIONS = {"baseline_label": ("a label of this data", _run_labels)}
-PROBABILITIES = ("confidence",)  # parameters that are a probability, strictly between 0 and 1
 NEAREST = 3
 
 
@@ -164,7 +163,7 @@ def _nearest(value, choices) -> list:
 
 def check_parameters(con, chapter: Chapter, parameters: dict) -> None:
     """Every parameter the registry gives a chapter, checked the same way before it runs: a key of its template's
-    parameters cell, of the type of its default, a probability where one is meant, and a name the data holds
+    parameters cell, of the type of its default, and a name the data holds
     where it selects by name; else ParameterError naming the key and the nearest valid values."""
     defaults = template_parameters(chapter)
     for key, value in parameters.items():
@@ -179,8 +178,6 @@ def check_parameters(con, chapter: Chapter, parameters: dict) -> None:
                      if isinstance(default, numbers) and not isinstance(default, bool) else type(value) is type(default))
         if not same_type:
             fail(f"{value!r} is a {type(value).__name__}, the template's default {default!r} a {type(default).__name__}")
-        if key in PROBABILITIES and not 0 < value < 1:
-            fail(f"{value!r} is not a probability between 0 and 1 (e.g. {default!r})")
         if key in SELECTIONS and value:
             what, names = SELECTIONS[key]
             valid = names(con)

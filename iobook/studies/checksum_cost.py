@@ -374,7 +374,7 @@ def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
                                                    "sequential (source: fio_io, run_labels views)"})
 
 
-def chart_ratios(comparisons: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+def chart_ratios(comparisons: pd.DataFrame, title: str) -> alt.Chart:
     """Each checksum's bandwidth and fio CPU per GiB as a ratio to no checksum, with its interval on a log
     axis, one panel per measure and phase; filled points are decided."""
     data = comparisons.assign(verdict=np.where(comparisons.decided, "decided", "undecided"))[
@@ -398,7 +398,7 @@ def chart_ratios(comparisons: pd.DataFrame, title: str, confidence: float = 0.95
     one = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(1))
     return alt.layer(one, rules, points, data=data).properties(width=180, height=180).facet(
         column=alt.Column("phase:N", title=None, sort=PHASES), row=alt.Row("measure:N", title=None),
-    ).properties(title={"text": title, "subtitle": [f"point: ratio of geometric means; line: {confidence:.0%} Welch "
+    ).properties(title={"text": title, "subtitle": [f"point: ratio of geometric means; line: {evidence.CONFIDENCE:.0%} Welch "
                                                     "interval on the log scale;", "dashed: no change (source: fio_io)"]})
 
 
@@ -431,8 +431,7 @@ def shown(frame: pd.DataFrame) -> Table:
     return Table(frame=frame[[c for c in SHOWN if c in frame]].rename(columns=SHOWN), formats=SHOWN_FORMATS)
 
 
-def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterable[str]] | None = None,
-           confidence: float = evidence.CONFIDENCE) -> Report:
+def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterable[str]] | None = None) -> Report:
     """The chapter: IBM's published table and its memory factor, the checksum setting in IBM's IO500 listings,
     and the local runs (by default the current one; every run's main comparisons side by side), every verdict
     by evidence.decide. `labels` keeps some steps by their manifest labels (local_runs.keep_labels)."""
@@ -442,7 +441,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     ga, tc = BUILDS
     rounding = rounding_count(factors)
     records: list = [rounding]
-    values = {"slide": slide(pub), "confidence_pct": 100 * confidence, "min_units": evidence.MIN_UNITS,
+    values = {"slide": slide(pub), "confidence_pct": 100 * evidence.CONFIDENCE, "min_units": evidence.MIN_UNITS,
               "clients": NODES["Client"], "servers": NODES["Server"],
               "memory_factor_text": nb.Markdown(memory_factor_text(factors, pub, rounding)),
               "factor_matches": rounding.k, "factors_n": rounding.n}
@@ -562,7 +561,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
         "fig-checksum-bandwidth": chart_bandwidth(
             steps, f"{main_label}: {main.ratio:.2f}× the bandwidth of no checksum, {main.verdict}"),
         "fig-checksum-ratios": chart_ratios(
-            checksums, f"{int(checksums.decided.sum())} of {len(checksums)} ratios decided", confidence),
+            checksums, f"{int(checksums.decided.sum())} of {len(checksums)} ratios decided"),
         "fig-checksum-cpu": chart_cpu(
             steps, f"{costliest.verify} {costliest['mode']} {costliest.phase}s: {costliest.ratio:.0f}× fio's CPU "
                    "per GiB without a checksum")}

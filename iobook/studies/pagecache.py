@@ -587,7 +587,7 @@ def _interval_layers(data: pd.DataFrame, where: dict, x: alt.X, color: alt.Color
     return alt.layer(rules, points)
 
 
-def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+def chart_mode_costs(costs: pd.DataFrame, title: str) -> alt.Chart:
     """Buffered against direct per phase: each measure's mean over the repetitions with its t interval,
     one panel per measure (own scale), runs side by side (shape)."""
     data = costs.round({"mean": 6, "low": 6, "high": 6})
@@ -599,11 +599,11 @@ def chart_mode_costs(costs: pd.DataFrame, title: str, confidence: float = 0.95) 
               for m in MODE_MEASURES.values() if (data.measure == m).any()]
     rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
     return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {evidence.CONFIDENCE:.0%} t interval on the "
                                     "log scale (log axes);", "runs side by side (source: fio_io, fio_series, monitor_series)"]})
 
 
-def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+def chart_read_settings(reads: pd.DataFrame, title: str) -> alt.Chart:
     """Read bandwidth by iodepth (direct, per engine) and by read-ahead (buffered), each with its
     reference series as a dashed line and band, means with t intervals."""
     data = reads[reads.measure == "bandwidth (MiB/s)"].drop(columns="measure").round(
@@ -627,11 +627,11 @@ def chart_read_settings(reads: pd.DataFrame, title: str, confidence: float = 0.9
                   _where(alt.Chart(data), reference).mark_rule(strokeDash=[4, 3]).encode(y="mean:Q", color=color)]
         panels.append(alt.layer(*layers).properties(width=200, height=200, title=experiment))
     return alt.hconcat(*panels).properties(title={
-        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {confidence:.0%} t interval on the "
+        "text": title, "subtitle": [f"point: geometric mean over the repetitions; line: {evidence.CONFIDENCE:.0%} t interval on the "
                                     "log scale (log axes);", "dashed with band: the reference read (source: fio_io, run_labels)"]})
 
 
-def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+def chart_trim_recovery(recovery: pd.DataFrame, title: str) -> alt.Chart:
     """Sequential write bandwidth per second after a trim or none: the mean over the repetitions and its
     t interval as a band."""
     data = recovery.drop(columns="measure").round({"mean": 3, "low": 3, "high": 3})
@@ -645,11 +645,11 @@ def chart_trim_recovery(recovery: pd.DataFrame, title: str, confidence: float = 
                  alt.Tooltip("low:Q", format=",.0f"), alt.Tooltip("high:Q", format=",.0f")])
     return alt.layer(band, line).properties(width=380, height=220).facet(
         row=alt.Row("run_id:N", title=None)).properties(title={
-            "text": title, "subtitle": f"line: geometric mean over the repetitions; band: {confidence:.0%} t interval on "
+            "text": title, "subtitle": f"line: geometric mean over the repetitions; band: {evidence.CONFIDENCE:.0%} t interval on "
                                        "the log scale (source: fio_series)"})
 
 
-def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95) -> alt.Chart:
+def chart_shared_file(steps: pd.DataFrame, title: str) -> alt.Chart:
     """Bandwidth of all writers together, one shared file against one file each, one panel per mode (own
     scale): mean over the repetitions with its t interval, each repetition as a small point, runs side by
     side."""
@@ -668,7 +668,7 @@ def chart_shared_file(steps: pd.DataFrame, title: str, confidence: float = 0.95)
             _interval_layers(data, {"mode": mode, "kind": "mean"}, x, color, "write bandwidth, all writers (MiB/s)",
                              xOffset=alt.XOffset("run_id:N")), points).properties(width=170, height=200, title=mode))
     return alt.hconcat(*panels).resolve_scale(y="independent").properties(title={
-        "text": title, "subtitle": [f"large point: geometric mean over the repetitions; line: {confidence:.0%} t "
+        "text": title, "subtitle": [f"large point: geometric mean over the repetitions; line: {evidence.CONFIDENCE:.0%} t "
                                     "interval on the log scale (log axis);", "small points: repetitions (source: fio_io)"]})
 
 
@@ -757,8 +757,7 @@ def pick(rows: pd.DataFrame, mask) -> pd.DataFrame:
     return rows[rows.record.map(mask)] if len(rows) else rows
 
 
-def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first_s: float = 5,
-           confidence: float = evidence.CONFIDENCE) -> Report:
+def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first_s: float = 5) -> Report:
     """The chapter: the talk's published profile, then the VM demonstration of the method on the build machine,
     experiment by experiment (the current run of each; the modes runs' reads side by side), every verdict by
     evidence.decide."""
@@ -766,7 +765,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     share = facts[facts.unit == "% of profile"].set_index(["row", "column"])["value"]
     runs, status = select_runs(con, run_folders)
     values = {"published_slides": "; ".join(f"'{s}'" for s in sorted({s.split(': ', 1)[1] for s in facts.source})),
-              "min_units": evidence.MIN_UNITS, "confidence_pct": 100 * confidence, "bucket_ms": bucket_ms,
+              "min_units": evidence.MIN_UNITS, "confidence_pct": 100 * evidence.CONFIDENCE, "bucket_ms": bucket_ms,
               "full_pct": 100 * FULL_SHARE, "first_s": first_s}
     tables = {"tab-pagecache-published": Table(frame=facts[["row", "column", "printed", "unit"]].rename(
         columns={"column": "column on the slide"}))}
@@ -824,7 +823,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
                 buckets, bucket_ms, f"Buffered writes swing {cv.ratio:.2f}× as much as direct ones, second to second"),
             "fig-pagecache-modes": chart_mode_costs(
                 get_mode_costs(steps, reclaim), f"Through the page cache, writes cost {sys_cpu.ratio:.2f}× the system "
-                f"CPU per GiB ({sys_cpu.verdict})", confidence),
+                f"CPU per GiB ({sys_cpu.verdict})"),
             "fig-pagecache-memory": chart_memory(
                 first_memory, runs, f"Dirty pages in fio's cgroup peak at "
                 f"{first_memory[first_memory.metric == 'dirty'].mib.max():,.0f} MiB ({lead}, first round)")}
@@ -897,7 +896,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
         wide.columns = [f"{m} {s}" for s, m in wide.columns]
         wide = wide.reset_index()
         bw, lat = "bandwidth (MiB/s)", "completion latency (ms)"
-        figures["fig-pagecache-reads"] = chart_read_settings(reads, title, confidence)
+        figures["fig-pagecache-reads"] = chart_read_settings(reads, title)
         tables["tab-pagecache-reads"] = Table(
             frame=wide[["run_id", "series", "value", f"{bw} repetitions", f"{bw} mean", f"{bw} low", f"{bw} high",
                         f"{lat} mean"]].rename(columns={
@@ -915,7 +914,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
         values["trim_target"] = trim_target_text(target)
         figures["fig-pagecache-trim"] = chart_trim_recovery(
             get_trim_recovery(trim_buckets), f"First {first_s:g} s after a trim: {t.ratio:.2f}× the write bandwidth "
-                                             f"after none, {t.verdict}", confidence)
+                                             f"after none, {t.verdict}")
         tables["tab-pagecache-trim"] = shown(trim)
 
     shared_rows = rows[rows.kind == "shared"]
@@ -929,7 +928,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
         values["writers"] = writers
         figures["fig-pagecache-shared"] = chart_shared_file(
             shared, "One shared file: " + ", ".join(f"{m} {r.ratio:.2f}×" for m, r in by_mode.items())
-            + " the bandwidth of one file each", confidence)
+            + " the bandwidth of one file each")
         tables["tab-pagecache-shared"] = shown(shared_rows)
 
     drift = rows[rows.kind == "drift"]
