@@ -165,7 +165,7 @@ def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
     assert r.tables["tab-data-failed-phases"].frame.equals(your_runs.get_failed_phases(con))
     assert r.values["phases_failed"] == 5
     (finding,) = [f for f in r.findings if f.target == "tab-data-failed-phases"]
-    assert finding.text.startswith("5 phases (mdtest) printed that their operations failed")
+    assert finding.text.startswith("5 phases (mdtest) say they failed")
 
 
 def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):

@@ -612,7 +612,7 @@ def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
                                         "(and 1 more such line)")
     r = study.report(con)
     assert r.tables["tab-runs-failed"].frame.equals(failed)
-    assert str(r.values["failed"].data).startswith("5 mdtest phases in 3 files printed that their operations failed")
+    assert str(r.values["failed"].data).startswith("5 mdtest phases in 3 files say they failed")
 
 
 def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
@@ -644,3 +644,24 @@ def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
     labels = r.tables["tab-runs-labels"].frame.set_index("label")
     assert "CHANGED_DURING_RUN" in labels.loc["Arches Storage Scale System 3500", "validity flags (IO500 runs)"]
     assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "UNPROTECTED"  # DAOS S1/SX object classes
+
+
+def test_a_fio_job_that_states_an_error_is_a_failed_run_shown(tmp_path):
+    """tests/fixtures/fio/fio333-error-path.json (SOURCES.md: its target under a regular file, error 20, ENOTDIR)
+    beside a fio file that ran: the failed job is listed with its errno in Your runs' and the Data chapter's
+    failed phases, never silently absent (issue 36)."""
+    from conftest import REPO
+    from iobook.studies import data
+
+    fixtures = REPO / "tests" / "fixtures" / "fio"
+    for name in ("fio333-error-path.json", "fio333-multi.json"):
+        (tmp_path / "logs").mkdir(exist_ok=True)
+        (tmp_path / "logs" / name).write_bytes((fixtures / name).read_bytes())
+    db = tmp_path / "failed.duckdb"
+    ingest([tmp_path / "logs"], db, progress=False)
+    with store.open_read(db) as con:
+        failed = study.get_failed_phases(con)
+        r = data.report(con)
+    assert failed[["tool", "phase", "reason"]].values.tolist() == [["fio", "broken-path (write)", "fio error 20 (ENOTDIR)"]]
+    assert r.values["phases_failed"] == 1
+    assert r.tables["tab-data-failed-phases"].frame.equals(failed)

@@ -228,8 +228,8 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                (f"{plural(len(failed), 'file')} could not be read; each is listed with the parser's reason and line.",
                 "tab-data-failed"))
     phases = [] if failed_phases.empty else [Finding(
-        text=(f"{plural(len(failed_phases), 'phase')} ({', '.join(sorted(set(failed_phases['tool'])))}) printed that "
-              f"their operations failed: parsed, listed with the line and message, and never read as a rate."),
+        text=(f"{plural(len(failed_phases), 'phase')} ({', '.join(sorted(set(failed_phases['tool'])))}) say they "
+              f"failed: parsed, listed with the reason, and never read as a rate."),
         target="tab-data-failed-phases")]
     collector = sum(runs.values()) - runs["IO500"]
     per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != "IO500")

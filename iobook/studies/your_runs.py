@@ -21,6 +21,7 @@ method section says them to readers; book/methods.md says how the book decides):
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import re
@@ -242,32 +243,40 @@ FAILED_COLUMNS = ["tool", "file", "phase", "line", "reason"]
 
 
 def get_failed_phases(con) -> pd.DataFrame:
-    """The phases whose log printed that their operations failed (mdtest_results.failed): no run, listed with
-    the file as readers see it, the phase, the line of the first such message and the message (with how many
-    more the phase printed)."""
+    """The phases whose log says they failed: an mdtest phase that printed that its operations failed
+    (mdtest_results.failed) and a fio job whose output states an error (fio_jobs.error, an errno). No run: each is
+    listed with the file as readers see it, the phase (fio: the job and its rw), the line of the first such message
+    (mdtest) and the reason (mdtest's message, with how many more the phase printed; fio's errno and its name)."""
     df = con.execute(
-        """
+        f"""
         SELECT 'mdtest' AS tool, r.path AS file, x.operation AS phase, x.failure_line AS line, x.failure,
-               x.failure_lines
+               x.failure_lines, NULL::BIGINT AS errno, r.summary_index AS position, x.line AS within
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
         WHERE x.table_kind = 'rate' AND x.failed
-        ORDER BY r.path, r.summary_index, x.line
+        UNION ALL
+        SELECT 'fio', s.path, j.jobname || ' (' || coalesce(j.rw, 'rw not stated') || ')', NULL, NULL, NULL, j.error,
+               j.job_index, 0
+        FROM fio_jobs j JOIN sources s USING (source_id)
+        WHERE j.error <> 0 AND {nb.not_a_copy('j.source_id')}
+        ORDER BY file, tool, position, within
         """).df()
     df["file"] = nb.reader_paths(con, df["file"])
-    more = df["failure_lines"] - 1
-    df["reason"] = df["failure"] + [f" (and {n:,} more such line{'' if n == 1 else 's'})" if n else "" for n in more]
+    more = df["failure_lines"].fillna(1) - 1
+    df["reason"] = [f"fio error {int(e)} ({errno.errorcode.get(int(e), 'not a Linux errno')})" if pd.notna(e) else
+                    f + (f" (and {int(n):,} more such line{'' if n == 1 else 's'})" if n else "")
+                    for e, f, n in zip(df["errno"], df["failure"], more)]
     return df[FAILED_COLUMNS]
 
 
 def failed_sentence(failed: pd.DataFrame) -> str:
     """How many phases are no run because their log printed a failure, for the page (MyST)."""
     if failed.empty:
-        return "No phase read here printed that its operations failed."
+        return "No phase read here says it failed."
     n, files = len(failed), failed["file"].nunique()
     return (f"{n:,} {'/'.join(sorted(set(failed['tool'])))} phase{'' if n == 1 else 's'} in {files:,} "
-            f"file{'' if files == 1 else 's'} printed that their operations failed (a warning or error naming the "
-            "operation): a failed phase is no run and its printed rate is not read; each is listed below with "
-            "its file, the line and the message.")
+            f"file{'' if files == 1 else 's'} say they failed (mdtest: a warning or error naming the operation; "
+            "fio: the error its output states for the job): a failed phase is no run and its printed rate is not "
+            "read; each is listed below with its file, the line and the message.")
 
 
 COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, then its folder's name

@@ -4,6 +4,9 @@ over their archive submissions (the chapter `history`, issues 29 and 38). Layers
 findings; `report` wires them for the notebook."""
 from __future__ import annotations
 
+import pandas as pd
+from IPython.display import Markdown
+
 from ... import evidence, nb
 from ...evidence import Replicate
 from ...report import Report, Table
@@ -16,6 +19,15 @@ HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest
 RUN_TABLE = ["history", "run", "started", "MiB_s", "p99_ms", "ops_s", "version", "samples", "slope_pct_s", "range_pct",
              "steady", "file"]
 NUMBER_FORMATS = {"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}
+
+
+def others_sentence(accuracy: pd.DataFrame) -> str:
+    """What the other detectors measured beside this search decide on the unchanged histories (MyST)."""
+    unchanged = accuracy[(accuracy.detector != "iobook") & (accuracy.step_pct == 0)]
+    parts = [f"{g.false_per_history.min():.0%} to {g.false_per_history.max():.0%} with {nb.md_escape(d)}"
+             for d, g in unchanged.groupby("detector", sort=False)]
+    return ("On the same unchanged histories, false changes per history: " + "; ".join(parts) + "."
+            if parts else "")
 
 
 def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
@@ -32,6 +44,18 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
               "io500_min_submissions": IO500_MIN_SUBMISSIONS, "has_histories": False, "has_changes": False,
               "has_p99_changes": False, "has_io500_changes": False}
     tables, figures, found, records = {}, {}, [], []
+    accuracy = analysis.detector_accuracy()
+    ours = accuracy[accuracy.detector == "iobook"]
+    large, unchanged = ours[ours.step_pct == ours.step_pct.max()], ours[ours.step_pct == 0]
+    values |= {"accuracy_step_pct": f"{large.step_pct.iloc[0]:g}",
+               "accuracy_found": f"{large.found_share.min():.0%} to {large.found_share.max():.0%}",
+               "accuracy_false_alone": f"{unchanged[unchanged.histories_per_family == 1].false_per_history.max():.0%}",
+               "accuracy_false_together": f"{unchanged[unchanged.histories_per_family > 1].false_per_history.max():.1%}",
+               "accuracy_others": Markdown(others_sentence(accuracy))}
+    tables["tab-history-accuracy"] = Table(frame=analysis.accuracy_table(accuracy), formats={
+        "noise (sd of log)": ".2f", **{c: ".0%" for c in ("found at 5 %", "found at 10 %", "found at 20 %", "found at 50 %")},
+        "false per unchanged history (alone)": ".0%", "false per unchanged history (10 together)": ".1%"})
+    figures["fig-history-accuracy"] = charts.chart_accuracy(accuracy)
     if not runs.empty:
         runs = runs.merge(analysis.steady_state(con, runs.job_id, steady_slope_pct), on="job_id", how="left")
         searched = analysis.histories_of(runs)

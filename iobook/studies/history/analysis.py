@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import ruptures as rpt
 
-from ... import evidence, nb, setups, source_labels, stats, store
+from ... import evidence, nb, reference, setups, source_labels, stats, store
 from ...evidence import Replicate
 
 MIN_RUNS = 2 * evidence.MIN_UNITS  # a change point needs MIN_UNITS runs on each side to be compared at all
@@ -293,6 +293,32 @@ def slower(measure: str, ratio: float) -> bool:
     latency."""
     more_is_better = {name: better for name, _, better in MEASURES.values()}[measure]
     return ratio < 1 if more_is_better else ratio > 1
+
+
+def detector_accuracy() -> pd.DataFrame:
+    """How often this search finds a real change and how many it invents, measured by
+    benchmarks/bench_detector_accuracy.py on real run-to-run noise (data/reference/detector_accuracy.csv): per
+    detector (this search; Apache Otava's e-divisive at the p its method names), noise source, step and histories
+    searched together."""
+    df = pd.read_csv(reference.path("detector_accuracy.csv"))
+    level = df.method.str.extract(r"max_pvalue ([\d.]+)", expand=False)
+    df["detector"] = df.detector.where(level.isna(), df.detector + " (p " + level + ")")
+    return df
+
+
+def accuracy_table(accuracy: pd.DataFrame) -> pd.DataFrame:
+    """One row per detector and noise source: its noise (sd of the log values), the share of histories in which a
+    slowdown of each step was found at its run (+-2), and the false changes per unchanged history, searched alone and
+    ten together (this search only: Otava has no family correction)."""
+    single = accuracy[accuracy.histories_per_family == 1]
+    found = single[single.step_pct > 0].pivot_table(index=["detector", "source", "noise_sd_log"], columns="step_pct",
+                                                     values="found_share", sort=False)
+    found.columns = [f"found at {c:g} %" for c in found.columns]
+    false = accuracy[accuracy.step_pct == 0].pivot_table(index=["detector", "source", "noise_sd_log"],
+                                                          columns="histories_per_family", values="false_per_history",
+                                                          sort=False)
+    false.columns = [f"false per unchanged history ({'alone' if c == 1 else f'{c} together'})" for c in false.columns]
+    return found.join(false).reset_index().rename(columns={"noise_sd_log": "noise (sd of log)"})
 
 
 # --- the IO500 archive as history -----------------------------------------------------------------------------

@@ -66,3 +66,18 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
     header = alt.Header(labelFontSize=10, labelExpr="split(datum.value, '\\n')")  # the title in lines that fit
     return layer.facet(facet=alt.Facet("history:N", title=None, header=header),
                        columns=IO500_PANELS_A_ROW).resolve_scale(x="independent", y="independent")
+
+
+def chart_accuracy(accuracy: pd.DataFrame) -> alt.Chart:
+    """The share of histories in which a slowdown was found, against its size, per noise source (colour) and detector
+    (dashed: Apache Otava's e-divisive at its default p)."""
+    data = accuracy[(accuracy.histories_per_family == 1) & (accuracy.step_pct > 0)][
+        ["detector", "source", "step_pct", "found_share", "noise_sd_log"]]
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("step_pct:O", title="slowdown put into the history (%)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("found_share:Q", title="histories in which it was found", axis=alt.Axis(format="%")),
+        color=alt.Color("source:N", title="real noise of"),
+        strokeDash=alt.StrokeDash("detector:N", title="detector"),
+        tooltip=["detector:N", "source:N", "step_pct:Q", alt.Tooltip("found_share:Q", format=".0%"),
+                 alt.Tooltip("noise_sd_log:Q", format=".2f", title="noise (sd of log)")],
+    ).properties(width=460, height=220)
