@@ -214,20 +214,33 @@ def _text_bytes(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n") if b"\r" in data else data  # the check reads; replace copies
 
 
+INVALID_BYTES_COUNTED = 1000  # a file with more invalid UTF-8 than this is no text log: counting stops there
+INVALID_LINES_SHOWN = 5
+
+
+def _invalid_utf8(data: bytes) -> list[int]:
+    """Offsets of the bytes that are not UTF-8 (each start of an invalid sequence), at most INVALID_BYTES_COUNTED."""
+    found, at = [], 0
+    while len(found) < INVALID_BYTES_COUNTED:
+        try:
+            data[at:].decode("utf-8")
+            break
+        except UnicodeDecodeError as e:
+            found.append(at + e.start)
+            at += e.end
+    return found
+
+
 def _parse(row: dict, data: bytes) -> Outcome:
     data = _text_bytes(_decompressed(data))
     nul = data.find(b"\0", 0, DETECT_BYTES)
     if nul >= 0:
         return Outcome(row={**row, "status": "skipped", "error": "binary file (NUL byte)",
                         "error_line": _line_of(data, nul)}, records=[], tables={})
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        fmt = detect(data[: e.start].decode("utf-8"))
-        return Outcome(row={**row, "status": "error" if fmt else "skipped",
-                        "format": fmt.name if fmt else None, "tool": fmt.tool if fmt else None,
-                        "error": f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
-                        "error_line": _line_of(data, e.start)}, records=[], tables={})
+    invalid = _invalid_utf8(data)
+    # a few bytes that are not UTF-8 (a corrupted header, a host name in Latin-1) cost the log nothing: shown as
+    # U+FFFD, their lines recorded
+    text = data.decode("utf-8", "replace") if invalid else data.decode("utf-8")
     fmt = detect(text[:DETECT_BYTES])
     if fmt is None:
         return Outcome(row={**row, "status": "skipped", "error": "not a log format iobook reads"}, records=[],
@@ -238,6 +251,13 @@ def _parse(row: dict, data: bytes) -> Outcome:
         cut_line = text.count("\n") + 1
         text = text[: text.rfind("\n") + 1]
     cut = (f"truncated: line {cut_line} ends without a newline, so it was cut short; " if cut_line else "")
+    if invalid:
+        lines = sorted({_line_of(data, at) for at in invalid})
+        shown = ", ".join(map(str, lines[:INVALID_LINES_SHOWN])) + (", ..." if len(lines) > INVALID_LINES_SHOWN else "")
+        cut += (f"not valid UTF-8: byte 0x{data[invalid[0]]:02x} and {len(invalid) - 1:,} more on line"
+                f"{'s' if len(lines) > 1 else ''} {shown}, shown as U+FFFD; ") if len(invalid) > 1 else (
+                f"not valid UTF-8: byte 0x{data[invalid[0]]:02x} on line {lines[0]}, shown as U+FFFD; ")
+        cut_line = cut_line or lines[0]
     try:
         parsed = parse_outputs(fmt, text)
     except ParseError as e:
@@ -248,8 +268,9 @@ def _parse(row: dict, data: bytes) -> Outcome:
     if bad:
         return Outcome(row={**row, "status": "error", "error": bad[0], "error_line": bad[1]}, records=[], tables={})
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
-    if cut_line:
-        row.update(error=cut + "the lines before it were loaded", error_line=cut_line)
+    if cut:
+        row.update(error=cut + ("the lines before it were loaded" if "truncated" in cut else "the log was loaded"),
+                   error_line=cut_line)
     return Outcome(row=row, records=parsed.records, tables=parsed.tables)
 
 
@@ -650,7 +671,7 @@ def _parse_and_write(con, workers: _Workers, chunks: list[list[tuple[int, str]]]
                 counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
                 if row.get("racy_stat"):
                     racy.append((source_id, row["path"], row["racy_stat"], row["sha256"]))
-                counts["truncated"] += row["status"] == "ok" and bool(row.get("error"))
+                counts["truncated"] += row["status"] == "ok" and str(row.get("error") or "").startswith("truncated")
                 if row["status"] == "error":
                     tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: "
                                f"{row['error']}")
@@ -760,7 +781,7 @@ def _write(con, batch: Batch) -> Counter:
     for source_id, placeholder in streams:
         row = stream_fio_log(con, source_id, placeholder["path"])
         moved[{"ok": "parsed", "error": "failed"}[row["status"]]] += 1
-        moved["truncated"] += row["status"] == "ok" and bool(row.get("error"))
+        moved["truncated"] += row["status"] == "ok" and str(row.get("error") or "").startswith("truncated")
         if row["status"] == "error":
             tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: {row['error']}")
         if row.get("racy_stat"):

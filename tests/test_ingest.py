@@ -54,9 +54,13 @@ def test_binary_and_non_utf8_are_recorded_and_the_rest_lands(tucson_results, tmp
     rows = dict((p.rsplit("/", 1)[1], (s, e, l)) for p, s, e, l in
                 con.execute("SELECT path, status, error, error_line FROM sources").fetchall())
     assert rows["core.bin"] == ("skipped", "binary file (NUL byte)", 1)
-    assert rows["ior-easy-write.txt"] == ("error", f"not valid UTF-8: byte 0xff at offset {cut}", line)
+    # the log is kept (issue 36: a few bad bytes in an IOR header lost the whole log), the bytes' line recorded
+    assert rows["ior-easy-write.txt"] == ("ok", f"not valid UTF-8: byte 0xff and 1 more on line {line}, shown as "
+                                                "U+FFFD; the log was loaded", line)
     assert rows["result.txt"][0] == "ok" and rows["result_summary.txt"][0] == "ok"
-    assert counts["failed"] == 1
+    assert counts["failed"] == 0 and counts["truncated"] == 0
+    (source_id,) = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE path LIKE '%ior-easy-write.txt'").fetchall()]
+    assert con.execute("SELECT count(*) FROM ior_tests WHERE source_id = ?", [source_id]).fetchone()[0] == 1
 
 
 def test_identical_bytes_at_two_paths_are_both_listed(tucson_results, tmp_path):
@@ -74,8 +78,8 @@ def test_identical_bytes_at_two_paths_are_both_listed(tucson_results, tmp_path):
 def test_cli_exit_status_is_1_when_a_file_failed(tucson_results, tmp_path, capsys):
     db = tmp_path / "t.duckdb"
     assert main(["ingest", "--quiet", "--db", str(db), str(tucson_results)]) == 0
-    log = tucson_results / "ior-easy-write.txt"
-    log.write_bytes(log.read_bytes().replace(b"Options:", b"\xff", 1))
+    summary = tucson_results / "result_summary.txt"  # a phase's rate that is no measurement: the file fails
+    summary.write_bytes(summary.read_bytes().replace(b"106.612964 GiB/s", b"inf GiB/s", 1))
     assert main(["ingest", "--quiet", "--db", str(db), str(tucson_results)]) == 1
     out = capsys.readouterr().out
     assert "changed 1" in out and "failed 1" in out
