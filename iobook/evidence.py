@@ -177,6 +177,13 @@ def estimate(values, *, quantity: str, unit: str, replicate: Replicate, log: boo
                     n=len(x), replicate=replicate, method=method)
 
 
+def described(value: float, *, quantity: str, unit: str, n: int, replicate: Replicate, how: str) -> Estimate:
+    """A number a finding states that is no estimate of a population: a figure a slide prints (Replicate.PUBLISHED),
+    one run's own value, the range over a few runs; `how` says what it is, and why it has no interval."""
+    return Estimate(quantity=quantity, unit=unit, value=float(value), low=None, high=None, n=int(n),
+                    replicate=replicate, method=how, no_interval=how)
+
+
 def count(k: int, n: int, *, quantity: str, of: Replicate = Replicate.RUN) -> Count:
     return Count(quantity=quantity, k=int(k), n=int(n), of=of)
 

@@ -103,3 +103,14 @@ def test_cluster_bootstrap_resamples_runs_not_values():
     # resampling three runs: every resample's median lies within the range of the run medians' extremes
     assert min(values) <= low <= high <= max(values)
     assert np.isnan(evidence.cluster_bootstrap(values, ["one"] * 9, np.median)[0])
+
+
+def test_a_described_number_reads_without_an_interval_and_says_why():
+    # seed 000's checksum table: 90 GB/s read, one figure the slide prints (data/published/seed000_checksum_cpu_memory.csv)
+    printed = evidence.described(90, quantity="IOR Seq Read BW", unit="GB/s", n=1,
+                                 replicate=evidence.Replicate.PUBLISHED, how="one figure the slide prints")
+    assert (printed.low, printed.high, printed.n) == (None, None, 1)
+    assert evidence.phrase(printed) == "90 GB/s (no interval on 1 figure)"
+    spread = evidence.described(22.0, quantity="range", unit="x", n=3, replicate=evidence.Replicate.RUN,
+                                how="a range over 3 runs, not an interval")
+    assert evidence.phrase(spread) == "22 x (no interval: a range over 3 runs, not an interval; 3 runs)"

@@ -1,5 +1,6 @@
-"""Every chapter template is thin (its parameters, at most MAX_CODE_LINES lines of code, markdown), and every
-glue key its markdown pastes is in the report its study returns, on each of the four test databases."""
+"""Every chapter template is thin (its parameters, at most MAX_CODE_LINES lines of code, markdown), every glue key its
+markdown pastes is in the report its study returns, and every finding that states a measured number carries the
+evidence records it rests on (issue 36: one route to a claim), on each of the four test databases."""
 import importlib
 import json
 import re
@@ -13,6 +14,11 @@ from conftest import REPO
 
 MAX_CODE_LINES = 15  # after the parameters cell (issue 26)
 # {glue:text}`key:format`, {glue:md}`key`, {glue}`key`, ```{glue:figure} key, ```{glue:md} key
+# A measured number in a finding: a decimal, a percentage, a ratio, "k of n", or a count of units (a year, a version
+# or a setting such as "10 client nodes" is none)
+MEASURED = re.compile(r"\d[\d,]*\.\d|\d\s?%|\d×|\b\d[\d,]* of (?:the |its |all )?\d|"
+                      r"\b\d[\d,]* (?:runs|files|systems|machines|phases|histories|rounds|configurations)\b")
+ROLES = re.compile(r"\{\w+(?::\w+)?\}`[^`]*`")  # {numref}`...`, {cite:p}`...`: no number of the finding's
 PASTED = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)|```\{glue(?::\w+)?\}\s+([^\s`]+)")
 
 
@@ -51,6 +57,8 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     assert isinstance(report, Report)
     missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
     assert not missing, f"{chapter} on the {name} database pastes keys its report lacks: {sorted(missing)}"
+    unsupported = [f.text for f in report.findings if MEASURED.search(ROLES.sub("", f.text)) and not f.evidence]
+    assert not unsupported, f"{chapter} on the {name} database: findings with numbers and no records: {unsupported}"
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
         assert len(first.split()) <= nb.FIRST_FINDING_WORDS, report.findings[0].text

@@ -222,8 +222,8 @@ def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
 def test_local_finding_frames_the_method_on_the_build_machine(databases):
     """Issue 27: the local half measures fio's sha256 on contended vCPUs, not a storage checksum. The first finding
     (which the landing page lists under the build machine) says so, with the manifest's host (cores, CPU model) and
-    the record of the costliest direct comparison; IBM's published result follows, with no record (one value per
-    build)."""
+    the record of the costliest direct comparison; IBM's published result follows, its records the four figures the
+    slide prints (one value per build: no interval)."""
     run = current_run("checksum")
     host = json.loads((RAW / "checksum" / run / "manifest.json").read_text())["host"]
     r = cc.report(nb.setup(databases["default"]))
@@ -234,7 +234,9 @@ def test_local_finding_frames_the_method_on_the_build_machine(databases):
     (record,) = method.evidence
     assert (record.n, record.n_baseline, str(record.replicate), record.decided) == (6, 6, "round", True)
     published = next(f for f in r.findings if f.target == "tab-checksum-published")
-    assert published.evidence == ()
+    assert [(str(e.replicate), e.value, e.low) for e in published.evidence] == [
+        ("published figure", 90.0, None), ("published figure", 125.0, None), ("published figure", 70.0, None),
+        ("published figure", 88.0, None)]  # seed 000 line 117's table: data/published/seed000_checksum_cpu_memory.csv
 
 
 # --- Issue 27 (the referee's second reading): each fix decided from the file it rests on ---------------------------

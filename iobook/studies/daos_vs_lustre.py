@@ -979,11 +979,12 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                                                                 "raw at printed precision": ",.2f"})
         tables["tab-daos-phases-above"] = Table(frame=phases_above(tianhe_phases(con, int(lustre.run_id)), LUSTRE_LABEL))
     if wolf10 is not None:
-        above = wolf10[wolf10["lowest ratio"] > 1]
+        above = evidence.count(int((wolf10["lowest ratio"] > 1).sum()), len(wolf10), of=Replicate.CENSUS,
+                               quantity="phases where Wolf is above Tianhe-2E per client node in every pair of runs")
         findings.append(Finding(text=f"On {TEN_NODES} client nodes in {wolf10_year}, Intel's Wolf (DAOS) is above "
-                                f"Tianhe-2E (Lustre) per client node in **{len(above)} of {len(wolf10)} phases** over "
+                                f"Tianhe-2E (Lustre) per client node in **{above.k} of {above.n} phases** over "
                                 f"all {int(wolf10.pairs.iloc[0])} pairs of runs (one Wolf run: a range, not an interval).",
-                                target="tab-daos-wolf-10"))
+                                target="tab-daos-wolf-10", evidence=(above,)))
         values["wolf10_year"] = wolf10_year
         tables["tab-daos-wolf-10"] = Table(frame=wolf10, formats={"lowest ratio": ",.2f", "highest ratio": ",.2f"})
     lists = [historic, sc19_list]
@@ -996,10 +997,13 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                             "bandwidth and metadata equal at two decimals.", target="tab-daos-lists-historic",
                             evidence=(found,)))
     if len(gekko):
+        printed = evidence.count(int(gekko.equals_seed_004.sum()), len(gekko), of=Replicate.CENSUS,
+                                 quantity="NextGENIO GekkoFS runs with the score seed 004's slide prints")
         findings.append(Finding(text=f"None of the {_runs_text(len(gekko))} of EPCC's NextGENIO GekkoFS here has the "
-                                "score printed on seed 004's slide." if not gekko.equals_seed_004.any() else
-                                f"{int(gekko.equals_seed_004.sum())} of the {_runs_text(len(gekko))} of EPCC's "
-                                "NextGENIO GekkoFS has the score printed on seed 004's slide.", target="tab-daos-gekko"))
+                                "score printed on seed 004's slide." if not printed.k else
+                                f"{printed.k} of the {_runs_text(len(gekko))} of EPCC's "
+                                "NextGENIO GekkoFS has the score printed on seed 004's slide.", target="tab-daos-gekko",
+                                evidence=(printed,)))
         tables["tab-daos-gekko"] = Table(frame=gekko.drop(columns="run_id"), formats={
             "year": ".0f", "score": ",.3f", "bw_gib_s": ",.3f", "md_kiops": ",.3f"})
         figures["fig-daos-gekko"] = chart_phases(gekko_phases(con, gekko.run_id.tolist()), [

@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 from IPython.display import HTML
 
-from .. import charts, nb, setups
+from .. import charts, evidence, nb, setups
 from ..evidence import plural
 from ..report import Finding, Report, Table
 from ..units import MIB
@@ -208,10 +208,13 @@ def setup_finding(setup_fields: pd.DataFrame, io500_runs: int) -> list[Finding]:
     if not io500_runs:
         return []
     stated = setup_fields.set_index("field")["IO500 runs stating it"]
-    parts = [f"{stated[field]:,} {what}" for field, what in SETUP_FINDING.items()]
+    records = {field: evidence.count(int(stated[field]), io500_runs, quantity=f"IO500 runs stating {what}",
+                                     of=evidence.Replicate.CENSUS) for field, what in SETUP_FINDING.items()}
+    parts = [f"{records[field].k:,} {what}" for field, what in SETUP_FINDING.items()]
     return [Finding(text=(f"Each IO500 run's setup is read from its own files first, then a setup.yml beside them, then "
                           f"curated references that cite their source: of the {plural(io500_runs, 'run')}, "
-                          + ", ".join(parts[:-1]) + f" and {parts[-1]}."), target="tab-data-setups")]
+                          + ", ".join(parts[:-1]) + f" and {parts[-1]}."), target="tab-data-setups",
+                    evidence=tuple(records.values()))]
 
 
 def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int], views: pd.DataFrame,
@@ -240,8 +243,13 @@ def findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[str, int],
                     if other else "")
                  + (f"; {copies:,} more {'was a copy' if copies == 1 else 'were copies'} of a run or log stored "
                     "already, each counted once." if copies else "."))
-    return [Finding(text=outcome, target="tab-data-files"), Finding(text=failure[0], target=failure[1]), *phases,
-            Finding(text=described, target="tab-data-runs"), *setup_finding(setup_fields, runs["IO500"]),
+    parsed = evidence.count(status["ok"], files, quantity="files parsed", of=evidence.Replicate.CENSUS)
+    unread = evidence.count(len(failed), files, quantity="files that could not be read", of=evidence.Replicate.CENSUS)
+    logs = evidence.count(sum(other.values()), files, quantity="fio, IOR or mdtest logs holding results",
+                          of=evidence.Replicate.CENSUS)
+    return [Finding(text=outcome, target="tab-data-files", evidence=(parsed,)),
+            Finding(text=failure[0], target=failure[1], evidence=(unread,)), *phases,
+            Finding(text=described, target="tab-data-runs", evidence=(logs,)), *setup_finding(setup_fields, runs["IO500"]),
             Finding(text=f"Chapters read them through {len(views) - 1} public views and the `sources` table.",
                     target="tab-data-views")]
 

@@ -943,6 +943,12 @@ def per_run_findings(per_block: pd.DataFrame, records: list[evidence.Comparison]
     return out
 
 
+def one_run(value: float, quantity: str, unit: str) -> evidence.Estimate:
+    """The record of a number of one run: a single unit, no interval."""
+    return evidence.described(value, quantity=quantity, unit=unit, n=1, replicate=evidence.Replicate.RUN,
+                              how="one run's value")
+
+
 def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
     """The read per building block and share of the client line rate of the runs at `site` (the talk's name)
     whose line rate is known: rounded ranges, NO_VALUE without such a run."""
@@ -968,24 +974,29 @@ def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | 
     read = ceilings[(ceilings.phase == "ior-easy-read") & ceilings.client_ceiling_gb_s.notna()]
     bound = read[read.clients_bound]
     if len(bound):
-        sentences = []
+        sentences, records = [], []
         for r in bound.itertuples():
+            records += [one_run(r.client_ceiling_gb_s, f"{r.run_key}: clients' nominal line rate", "GB/s"),
+                        one_run(r.quoted_gb_s, f"{r.run_key}: IBM's figure for its building blocks", "GB/s")]
             link = links.set_index("site").loc[r.site]
             at_site = site_values(ceilings, r.site)
             sentences.append(
                 f"{r.run_key}'s clients ({r.nodes:,.0f} nodes in its IOR log, {plural(int(link.links_per_client), 'link')} "
                 f"of {link.link_gbit_s:,.0f} Gb/s each, as the talk states) carry at most {r.client_ceiling_gb_s:,.0f} "
-                f"GB/s, below IBM's {r.quoted_gb_s:,.0f} GB/s for its {plural(int(r.blocks), 'building block')}: "
+                f"GB/s at their nominal rate"
+                f", below IBM's {r.quoted_gb_s:,.0f} GB/s for its {plural(int(r.blocks), 'building block')}: "
                 f"the clients bound it below IBM's figure, whatever the storage could do; {r.site}'s runs ({at_site['runs']}) read "
                 f"{at_site['read_per_block']} GB/s per building block, {at_site['pct_of_line_rate']} % of that line rate.")
-        return Finding(text=" ".join(sentences), target=TAB_CEILINGS)
+        return Finding(text=" ".join(sentences), target=TAB_CEILINGS, evidence=tuple(records))
     linked = read[read.quoted_gb_s.notna()]
     if linked.empty:
         return None
     each = "; ".join(f"{r.run_key} {r.pct_of_client:.0f} % and {r.pct_of_quoted:.0f} %" for r in linked.itertuples())
-    return Finding(text=(f"Easy read as % of the clients' line rate and of IBM's quoted figure: {each}; the data cannot "
-                         f"tell whether the client links bound {'it' if len(linked) == 1 else 'them'}."),
-                   target=TAB_CEILINGS)
+    shares = tuple(one_run(r.pct_of_client, f"{r.run_key}: easy read as % of the clients' nominal line rate", "%")
+                   for r in linked.itertuples())
+    return Finding(text=(f"Easy read as % of the clients' nominal line rate and of IBM's quoted figure: {each}; the data "
+                         f"cannot tell whether the client links bound {'it' if len(linked) == 1 else 'them'}."),
+                   target=TAB_CEILINGS, evidence=shares)
 
 
 def short_source(source: str) -> str:
@@ -1021,7 +1032,8 @@ def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame,
         f"{t.per_block_gb_s:,.0f} GB/s per building block, with a client line rate of {e.client_ceiling_gb_s:,.0f} "
         f"against {t.client_ceiling_gb_s:,.0f} GB/s ({e.pct_of_client:.0f} % and {t.pct_of_client:.0f} % of it "
         f"used). One run per site, on other clients{', ' + listing(differ) if differ else ''}: it cannot tell "
-        f"building blocks from site, clients or release, and is no per-block scaling law."), target=TAB_CEILINGS)
+        f"building blocks from site, clients or release, and is no per-block scaling law."), target=TAB_CEILINGS,
+        evidence=tuple(one_run(r.per_block_gb_s, f"{r.run_key}: easy read per building block", "GB/s") for r in (e, t)))
 
 
 def talk_release(table: str = "seed000_sc23_io500") -> str | None:

@@ -196,12 +196,17 @@ def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
     return wide.sort_values("phase", key=lambda s: s.map(order))
 
 
-def widest_phase(phases: pd.DataFrame) -> str:
-    """The scored phase whose results differ most between the runs shown (ratio of highest to lowest), as text."""
+def widest_phase(phases: pd.DataFrame) -> tuple[str, tuple]:
+    """The scored phase whose results differ most between the runs shown (ratio of highest to lowest), as text, and
+    its record (a range over the runs shown, no interval)."""
     spread = phases[phases.value > 0].groupby("phase", sort=False).value.agg(lambda v: v.max() / v.min())
     if len(phases.run_key.unique()) < 2 or spread.empty:
-        return "no phase (one run shown)"
-    return f"{spread.idxmax()} ({spread.max():,.1f}× between the highest and the lowest)"
+        return "no phase (one run shown)", ()
+    runs = phases.run_key.nunique()
+    record = evidence.described(spread.max(), quantity=f"{spread.idxmax()}: highest over lowest of the runs shown",
+                                unit="x", n=runs, replicate=evidence.Replicate.RUN,
+                                how=f"a range over {runs} runs, not an interval")
+    return f"{spread.idxmax()} ({spread.max():,.1f}× between the highest and the lowest)", (record,)
 
 
 def chart_phases(phases: pd.DataFrame) -> alt.Chart:
@@ -315,18 +320,28 @@ def findings(agree: dict[str, int], census: evidence.Count, weights: pd.DataFram
                  + ("each of the other" if len(seen) == once.n - once.k else f"{len(seen)} of the other")
                  + f" {once.n - once.k} that way in another of its tables.", target="tab-io500-sc23", evidence=(once,)))
     if len(mismatches):
+        no_score = evidence.count(agree["not_comparable"], agree["runs"], of=evidence.Replicate.CENSUS,
+                                  quantity="runs with no printed score to compare with")
+        neither = evidence.count(agree["neither"], agree["comparable"], of=evidence.Replicate.CENSUS,
+                                 quantity="printed scores reproduced neither from the summary nor from the logs")
         found.append(Finding(
-            text=f"{agree['not_comparable']:,} of the {agree['runs']:,} runs have no printed score to compare with "
+            text=f"{no_score.k:,} of the {no_score.n:,} runs have no printed score to compare with "
                  "(the run stopped before its score line, or the script printed 0 for an invalid run); "
-                 + (f"{agree['neither']:,} printed scores are reproduced neither way." if agree["neither"] else
-                    "every printed score is reproduced one way or the other."), target="tab-io500-mismatches"))
+                 + (f"{neither.k:,} printed scores are reproduced neither way." if neither.k else
+                    "every printed score is reproduced one way or the other."), target="tab-io500-mismatches",
+            evidence=(no_score, neither)))
+    halved = tuple(evidence.described(by_group[group], quantity=f"score factor when one {group} phase is halved",
+                                      unit="x", n=1, replicate=evidence.Replicate.RUN,
+                                      how="the score's formula on one run's phases")
+                   for group in ("bandwidth", "metadata"))
     found.append(Finding(
         text=f"One phase weighs little: halving one bandwidth phase of {nb.md_escape(best)} multiplies its score by "
              f"{by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by {by_group['metadata']:.3f} "
-             "(0.5^(1/16)).", target="tab-io500-weights"))
+             "(0.5^(1/16)).", target="tab-io500-weights", evidence=halved))
+    widest, spread = widest_phase(phases)
     found.append(Finding(
         text=f"The highest recomputed scores are {', '.join(map(nb.md_escape, shown))}; their phases differ most in "
-             f"{nb.md_escape(widest_phase(phases))}.", target="fig-io500-phases"))
+             f"{nb.md_escape(widest)}.", target="fig-io500-phases", evidence=spread))
     return found
 
 
@@ -431,7 +446,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "mismatches": len(mismatches), "releases_named": len(releases),
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
             "release_text": Markdown(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
-            "widest": widest_phase(phases), "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
+            "widest": widest_phase(phases)[0], "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
             "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
             "phase_rule": Markdown("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "

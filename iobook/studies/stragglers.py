@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import charts, families, nb
-from ..evidence import (Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference, count, decide,
+from ..evidence import (Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference, count, decide, described,
                         phrase)
 from ..report import Finding, Report, Table
 
@@ -672,7 +672,9 @@ def report(con) -> Report:
             worst_target = "fig-stragglers-positions" if top.run in position_runs else worst_target
         else:
             worst += f"; its node {int(top.slowest_node)} has a median of {node_rel:.2f}× the phase's"
-    found.append(Finding(text=worst + ".", target=worst_target))
+    found.append(Finding(text=worst + ".", target=worst_target, evidence=(described(
+        top.ratio, quantity=f"{top.run}: slowest rank over the median rank", unit="x", n=1,
+        replicate=Replicate.RUN, how="one phase of one run, its ranks no repetitions"),)))
 
     if len(positions):
         p = worst_groups(positions, "position").iloc[0]
@@ -695,7 +697,9 @@ def report(con) -> Report:
                      "not keep): these ranks worked on files that ranks on another node created, so the slowness "
                      "may lie with their node or with the files' node; the data show which ranks were slow, not "
                      "which machine to check.")
-        found.append(Finding(text=text, target="fig-stragglers-every-run"))
+        found.append(Finding(text=text, target="fig-stragglers-every-run", evidence=(described(
+            w.relative, quantity=f"{w.run}: node {int(w.node)}'s median rank over the phase's", unit="x", n=1,
+            replicate=Replicate.RUN, how="one phase of one run, its ranks no repetitions"),)))
         spread = node_spread(nodes)
         figures["fig-stragglers-every-run"], v["every_run_note"] = chart_every_run(spread)
         figures["fig-stragglers-null"] = chart_null(model)

@@ -998,7 +998,10 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
             text=f"Run to run, the main measure of the {len(repeated):,} configurations run at least twice varies by a "
                  f"median {cv.median():.0%} of its mean (sd / mean); most, {cv.max():.0%}, in **{md_escape(worst['label'])}** "
                  f"{worst['tool']} {md_escape(worst['workload'])} ({worst['runs']:,} runs)",
-            target=f"tab-runs-{worst['tool']}")
+            target=f"tab-runs-{worst['tool']}", evidence=(
+                evidence.described(cv.median(), quantity="median run-to-run sd / mean over the configurations run "
+                                   "at least twice", unit="share", n=len(repeated), replicate=evidence.Replicate.RUN,
+                                   how="a median over configurations, each its runs' spread"),))
     if comparison and comparison_tier <= sweep_tier:
         out.append(comparison)
     elif sweep:

@@ -65,7 +65,8 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
                                   quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
         in_history = runs.set_index(["label", "workload"]).index.isin(list(zip(searched.label, searched.workload)))
         measures = [q for column, (q, _, _) in MEASURES.items() if (runs.loc[in_history, column] > 0).any()]
-        found += findings.run_findings(changes, decided, searched, measures, unsteady)
+        found += findings.run_findings(changes, decided, searched, measures, unsteady,
+                                       runs.groupby(["label", "workload"]).ngroups)
         shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=nb.reader_paths(con, runs.path))
         p99 = MEASURES["p99_ns"][0]
         p99_changed = set(zip(changes.label[changes.measure == p99], changes.workload[changes.measure == p99]))

@@ -23,18 +23,20 @@ def _largest_first(changes: pd.DataFrame, decided: list):
 
 
 def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, measures: list[str],
-                 unsteady: evidence.Count) -> list[Finding]:
+                 unsteady: evidence.Count, workloads: int) -> list[Finding]:
     """The histories' findings: decided changes before undecided ones, the largest first, each naming its history
     (label · job); the searched histories (analysis.histories_of) with none, by label; the unsteady fio runs.
-    `measures`: the measures the histories were searched on."""
+    `measures`: the measures the histories were searched on; `workloads`: how many there are (label and workload)."""
     found = []
     for (_, row), c in _largest_first(changes, decided):
         found.append(Finding(text=f"{nb.md_escape(row['history'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} "
                                   f"at run {row['run']}, {row['started']:%Y-%m-%d %H:%M:%S}; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
     if searched.empty:
+        none = evidence.count(0, workloads, of=evidence.Replicate.CENSUS,
+                              quantity=f"workloads with {MIN_RUNS} runs or more, the least a history is searched on")
         found.append(Finding(text=f"No workload here has {MIN_RUNS} runs or more, the least a history is searched on.",
-                             target="tab-history-runs"))
+                             target="tab-history-runs", evidence=(none,)))
     with_change = set(zip(changes.label, changes.workload))
     quiet = searched[[key not in with_change for key in zip(searched.label, searched.workload)]]
     if len(quiet):
@@ -42,8 +44,10 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
         per_label = quiet.groupby("label", sort=False).size()
         names = [f"{nb.md_escape(label)} ({n:,})" for label, n in per_label.items()]
         shown = ", ".join(names[:QUIET_NAMED]) + (f" and {len(names) - QUIET_NAMED:,} more" if len(names) > QUIET_NAMED else "")
-        found.append(Finding(text=f"No change point ({' or '.join(measures)}) in {len(quiet):,} of {len(searched):,} "
-                                  f"histories, by label: {shown}.", target="fig-history"))
+        without = evidence.count(len(quiet), len(searched), of=evidence.Replicate.CENSUS,
+                                 quantity="histories without a change point")
+        found.append(Finding(text=f"No change point ({' or '.join(measures)}) in {without.k:,} of {without.n:,} "
+                                  f"histories, by label: {shown}.", target="fig-history", evidence=(without,)))
     if unsteady.n:
         found.append(Finding(text=f"{evidence.phrase(unsteady)} with a bw log are not steady by fio's slope criterion.",
                              target="tab-history-runs", evidence=(unsteady,)))
@@ -59,9 +63,12 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
                                   f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: "
                                   f"{row['what else changed']}.", target="tab-history-io500-changes", evidence=(c,)))
     sizes = submissions.groupby(["system", "score_rule"]).size()
-    searched = int((sizes >= MIN_RUNS).sum())
+    searched = evidence.count(int((sizes >= MIN_RUNS).sum()), len(sizes), of=evidence.Replicate.CENSUS,
+                              quantity=f"IO500 systems with {MIN_RUNS} or more submissions, enough to search")
+    settled = evidence.count(sum(c.decided for c in decided), len(changes), of=evidence.Replicate.CENSUS,
+                             quantity="IO500 change points decided")
     found.append(Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with a "
-                              f"score (a run submitted again counted once); {searched:,} of them {MIN_RUNS} or more, enough "
-                              f"to search for a change point; {len(changes):,} found, {sum(c.decided for c in decided):,} "
-                              f"decided.", target="fig-history-io500"))
+                              f"score (a run submitted again counted once); {searched.k:,} of them {MIN_RUNS} or more, "
+                              f"enough to search for a change point; {settled.n:,} found, {settled.k:,} decided.",
+                         target="fig-history-io500", evidence=(searched, settled)))
     return found
