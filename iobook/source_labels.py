@@ -1,7 +1,8 @@
 """Each source's label, the name a reader knows its runs by: the first matching pattern of the nearest `labels.yml`
 / `labels.csv` above its file (path glob: label), else the system of the IO500 run whose phase log it is, else its
 file's top folder under the data's root (the deepest folder holding every file ingested). Your runs compares labels;
-History keeps each label's runs a history of their own (one machine's runs are never another's)."""
+History keeps each label's runs a history of their own (one machine's runs are never another's). And each source's
+design (`designs`): the collector run it belongs to, else the tool and version its log prints."""
 from __future__ import annotations
 
 import os
@@ -79,3 +80,19 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
                       "files labelled": sum(n for (lp, _), n in used.items() if lp == labels_path)})
     return (pd.DataFrame(rows, columns=["source_id", "label", "labelled_by"]),
             pd.DataFrame(files, columns=["labels file", "patterns", "files labelled"]), notes)
+
+
+COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, then its folder's name
+
+
+def designs(con, source_ids: Iterable[int]) -> dict[int, str]:
+    """source_id -> its design (Your runs' DESIGN_RULE): 'collector run <folder>' for a file a collector's manifest lists,
+    else the tool and version the log prints ('ior 3.4.0+dev'; 'fio, version not stated')."""
+    rows = con.execute(
+        """
+        SELECT s.source_id, s.tool, s.tool_version, any_value(regexp_extract(r.run_dir, '[^/]*$')) AS run_folder
+        FROM sources s LEFT JOIN run_labels l USING (source_id) LEFT JOIN runs r USING (run_id)
+        WHERE list_contains(?, s.source_id) GROUP BY ALL
+        """, [sorted({int(s) for s in source_ids})]).fetchall()
+    return {source_id: COLLECTOR_RUN + folder if folder else f"{tool} {version}" if version
+            else f"{tool}, version not stated" for source_id, tool, version, folder in rows}

@@ -218,3 +218,13 @@ def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
     flags = r.tables["tab-io500-flags"].frame
     assert flags[["run", "code"]].values.tolist() == [["cached", "RANDOM_READ_CACHED"]]
     assert "is 150 % of ior-easy-read" in flags.detail.iloc[0]
+
+
+def test_the_mismatch_table_lists_the_runs_its_finding_counts(databases):
+    """data/raw's submission-28 holds 8 result folders, one a copy of another (io500_runs.counted): the finding counts
+    7 runs with no printed score, and the table listed 8 (issue 36)."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    (finding,) = [f for f in r.findings if f.target == "tab-io500-mismatches"]
+    no_score = finding.evidence[0]
+    assert no_score.k == 7 and len(r.tables["tab-io500-mismatches"].frame) == no_score.k

@@ -221,3 +221,15 @@ def test_an_io500_systems_sub_scores_are_histories_of_their_own(databases):
     printed = [printed_metadata(JANELIA / p) for p in JANELIA_ORDER]
     ratio, low, high, _ = log_welch(printed[5:], printed[:5])
     assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)
+
+
+def test_collector_steps_are_said_to_be_no_history_and_the_io500_histories_lead(databases):
+    """data/raw's fio histories are the rounds of one collector run each (data/raw/checksum/vm-*/manifest.json,
+    data/raw/snapshots/vm-*: steps minutes apart in one VM), none with a change point: the chapter says so, and opens
+    with the IO500 systems' histories, which are submissions over years (issue 36)."""
+    with store.open_read(databases["default"]) as con:
+        r = history.report(con)
+    assert r.findings[0].target == "fig-history-io500"
+    (quiet,) = [f for f in r.findings if f.text.startswith("No change point")]
+    without, steps = quiet.evidence
+    assert steps.k == steps.n == without.n == r.values["histories"]

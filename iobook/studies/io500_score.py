@@ -102,11 +102,12 @@ def describe(runs: pd.DataFrame, run_key: str) -> str:
 
 
 def get_mismatches(con) -> pd.DataFrame:
-    """Runs whose printed score is reproduced neither from the summary nor from the logs, or cannot be compared."""
+    """Runs (each counted once: io500_runs.counted) whose printed score is reproduced neither from the summary nor
+    from the logs, or cannot be compared."""
     return con.execute(
         """
         SELECT r.run_key, r.institution, r.system, m.score, m.score_from_logs, m.reported_score_native, m.reason
-        FROM io500_score_mismatches m JOIN io500_runs r USING (run_id) ORDER BY r.run_key, r.run_id
+        FROM io500_score_mismatches m JOIN io500_runs r USING (run_id) WHERE r.counted ORDER BY r.run_key, r.run_id
         """
     ).df()
 

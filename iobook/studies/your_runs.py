@@ -279,22 +279,6 @@ def failed_sentence(failed: pd.DataFrame) -> str:
             "read; each is listed below with its file, the line and the message.")
 
 
-COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, then its folder's name
-
-
-def get_designs(con, source_ids: Iterable[int]) -> dict[int, str]:
-    """source_id -> its design (DESIGN_RULE): 'collector run <folder>' for a file a collector's manifest lists,
-    else the tool and version the log prints ('ior 3.4.0+dev'; 'fio, version not stated')."""
-    rows = con.execute(
-        """
-        SELECT s.source_id, s.tool, s.tool_version, any_value(regexp_extract(r.run_dir, '[^/]*$')) AS run_folder
-        FROM sources s LEFT JOIN run_labels l USING (source_id) LEFT JOIN runs r USING (run_id)
-        WHERE list_contains(?, s.source_id) GROUP BY ALL
-        """, [sorted({int(s) for s in source_ids})]).fetchall()
-    return {source_id: COLLECTOR_RUN + folder if folder else f"{tool} {version}" if version
-            else f"{tool}, version not stated" for source_id, tool, version, folder in rows}
-
-
 RUN_COLUMNS = ["label", "labelled_by", "tool", "workload", *ALL_PARAMETERS, "parameters", "design", "config", "unit",
                "source_id", "file", "values", *MEASURE_COLUMNS, *PERCENTILES]
 
@@ -302,7 +286,7 @@ RUN_COLUMNS = ["label", "labelled_by", "tool", "workload", *ALL_PARAMETERS, "par
 def get_runs(con) -> pd.DataFrame:
     """Every run of every fio, IOR and mdtest configuration, one row each: label, labelled_by, tool, workload,
     the parameters (ALL_PARAMETERS; None where the tool has no such parameter or its log does not state it),
-    `parameters` (the known ones as text), `design` (get_designs), `config` (equal for equal label, tool,
+    `parameters` (the known ones as text), `design` (source_labels.designs), `config` (equal for equal label, tool,
     workload, parameters and design), `unit` (the run), the file as readers see it, `values` (the measured
     values the run's are the geometric mean of: IOR's iterations, the jobs of one fio file alike) and the
     measures (MEASURE_COLUMNS; PERCENTILES their mean)."""
@@ -316,7 +300,7 @@ def get_runs(con) -> pd.DataFrame:
             df[column] = None
     labels, _, _ = source_labels.label_sources(con, df["source_id"])
     df = df.merge(labels, on="source_id", how="left")
-    df["design"] = df["source_id"].map(get_designs(con, df["source_id"]))
+    df["design"] = df["source_id"].map(source_labels.designs(con, df["source_id"]))
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)",
                              [sorted({int(s) for s in df["source_id"]})]).fetchall())
     df["file"] = nb.reader_paths(con, df["source_id"].map(paths))
@@ -896,7 +880,7 @@ def _largest(frame: pd.DataFrame):
 
 
 def _design_name(design: str) -> str:
-    return md_escape(design.removeprefix(COLLECTOR_RUN))
+    return md_escape(design.removeprefix(source_labels.COLLECTOR_RUN))
 
 
 def sweep_finding(effects: pd.DataFrame, e) -> str:

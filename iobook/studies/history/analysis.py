@@ -39,7 +39,7 @@ IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_g
 # what a change point's "what else changed" compares, submission against submission: the runs' own files' setup
 IO500_SETUP_COMPARED = tuple(({"benchmark": "io500_version"}.get(k, k), name) for k, name in setups.COMPARED.items())
 RUN_COLUMNS = ["tool", "label", "workload", "title", "started", "version", "options", "path", "source_id", "job_id",
-               *MEASURES]
+               *MEASURES, "design"]
 CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "permutation p", "runs before",
                   "runs after", "what else changed"]
 
@@ -114,6 +114,7 @@ def get_runs(con) -> pd.DataFrame:
     root = source_labels.data_root(con)
     runs.loc[run_folders, "label"] = root.name if root is not None else "runs"
     runs = runs.drop(columns="by_folder")
+    runs["design"] = runs.source_id.map(source_labels.designs(con, runs.source_id))
     runs = runs.sort_values(["started", "job_id", "source_id"], kind="stable").reset_index(drop=True)
     runs["history"] = runs.label + " · " + runs.title
     runs["run"] = runs.groupby(["label", "workload"], sort=False).cumcount() + 1
@@ -254,9 +255,13 @@ def found_only(rows: list[dict], decided: list) -> tuple[list[dict], list]:
 
 def histories_of(runs: pd.DataFrame) -> pd.DataFrame:
     """The histories searched: label, workload, name (`history`) and runs of each with at least MIN_RUNS runs, in
-    the order of their first run."""
-    sizes = runs.groupby(["label", "workload", "history"], sort=False).size().rename("runs").reset_index()
-    return sizes[sizes.runs >= MIN_RUNS].reset_index(drop=True)
+    the order of their first run, and `one_collector_run`: its runs are the steps of one collector run (one
+    schedule in one machine state, minutes apart: repetitions of one experiment, not a system over time)."""
+    one_run = runs.design.str.startswith(source_labels.COLLECTOR_RUN) if "design" in runs else False
+    sizes = (runs.assign(one_run=one_run).groupby(["label", "workload", "history"], sort=False)
+             .agg(runs=("run", "size"), designs=("design", "nunique"), one_run=("one_run", "all")).reset_index())
+    sizes["one_collector_run"] = sizes.one_run & (sizes.designs == 1)
+    return sizes[sizes.runs >= MIN_RUNS].drop(columns=["designs", "one_run"]).reset_index(drop=True)
 
 
 def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:

@@ -46,8 +46,13 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
         shown = ", ".join(names[:QUIET_NAMED]) + (f" and {len(names) - QUIET_NAMED:,} more" if len(names) > QUIET_NAMED else "")
         without = evidence.count(len(quiet), len(searched), of=evidence.Replicate.CENSUS,
                                  quantity="histories without a change point")
+        steps = evidence.count(int(searched.one_collector_run.sum()), len(searched), of=evidence.Replicate.CENSUS,
+                               quantity="histories that are the steps of one collector run")
+        of_steps = (f"; {steps.k:,} of the {steps.n:,} are the steps of one collector run each, minutes apart in one "
+                    "machine state: repetitions of one experiment, not a system over time" if steps.k else "")
         found.append(Finding(text=f"No change point ({' or '.join(measures)}) in {without.k:,} of {without.n:,} "
-                                  f"histories, by label: {shown}.", target="fig-history", evidence=(without,)))
+                                  f"histories, by label: {shown}{of_steps}.", target="fig-history",
+                             evidence=(without, steps)))
     if unsteady.n:
         found.append(Finding(text=f"{evidence.phrase(unsteady)} with a bw log are not steady by fio's slope criterion.",
                              target="tab-history-runs", evidence=(unsteady,)))
@@ -55,20 +60,19 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
 
 
 def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: list) -> list[Finding]:
-    """The IO500 histories' findings: each change point, decided ones and the largest first, then how many systems
-    were searched and shown."""
-    found = []
-    for (_, row), c in _largest_first(changes, decided):
-        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s {row['measure'].removeprefix('IO500 ')} {changed(c)} to {evidence.phrase(c)} at its "
-                                  f"submission {row['nth']} ({row['submission']}, {row['started']:%Y-%m-%d}); else changed: "
-                                  f"{row['what else changed']}.", target="tab-history-io500-changes", evidence=(c,)))
+    """The IO500 histories' findings: how many systems were shown and searched, then each change point, decided ones
+    and the largest first."""
     sizes = submissions.groupby(["system", "score_rule"]).size()
     searched = evidence.count(int((sizes >= MIN_RUNS).sum()), len(sizes), of=evidence.Replicate.CENSUS,
                               quantity=f"IO500 systems with {MIN_RUNS} or more submissions, enough to search")
     settled = evidence.count(sum(c.decided for c in decided), len(changes), of=evidence.Replicate.CENSUS,
                              quantity="IO500 change points decided")
-    found.append(Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with a "
-                              f"score (a run submitted again counted once); {searched.k:,} of them {MIN_RUNS} or more, "
-                              f"enough to search for a change point; {settled.n:,} found, {settled.k:,} decided.",
-                         target="fig-history-io500", evidence=(searched, settled)))
+    found = [Finding(text=f"IO500: {len(sizes):,} systems have {IO500_MIN_SUBMISSIONS} or more archive submissions with "
+                          f"a score; {searched.k:,} have the {MIN_RUNS} a search needs; {settled.n:,} change points "
+                          f"found, {settled.k:,} decided.", target="fig-history-io500", evidence=(searched, settled))]
+    for (_, row), c in _largest_first(changes, decided):
+        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s {row['measure'].removeprefix('IO500 ')} {changed(c)} to "
+                                  f"{evidence.phrase(c)} at its submission {row['nth']} ({row['submission']}, "
+                                  f"{row['started']:%Y-%m-%d}); else changed: {row['what else changed']}.",
+                             target="tab-history-io500-changes", evidence=(c,)))
     return found
