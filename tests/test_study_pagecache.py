@@ -423,7 +423,9 @@ def test_intervals_the_data_cannot_tell_are_not_printed(databases):
     MiB/s (its 2 buffered reads) are no result: a record with fewer than evidence.MIN_UNITS a side is undecided,
     says what n would decide it, and no table or finding prints its interval."""
     r = pc.report(nb.setup(databases["default"]))
-    few = [c for c in r.evidence if isinstance(c, evidence.Comparison) and min(c.n, c.n_baseline) < evidence.MIN_UNITS]
+    # a side's units: a comparison against a reference (a read's own seconds while it filled, paired) has one side
+    few = [c for c in r.evidence if isinstance(c, evidence.Comparison)
+           and min(c.n, c.n if c.reference is not None else c.n_baseline) < evidence.MIN_UNITS]
     assert few and not any(c.decided for c in few)
     text = " ".join(f.text for f in r.findings) + " ".join(str(v) for v in r.values.values())
     assert "31.11" not in text and "0.09–" not in text
@@ -448,3 +450,20 @@ def test_first_finding_carries_its_record_within_the_word_limit(databases):
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
     (record,) = first.evidence
     assert (record.n, record.n_baseline, str(record.replicate)) == (rounds, rounds, "round")
+
+
+def test_cache_full_against_filling_is_paired_by_read_and_counted_right(databases):
+    """Issue 36: 'filling it in 9 of 9 rounds' was wrong by the chapter's own table: every buffered read of the modes
+    run left the cgroup's cache full, 4 of the 9 filled it while they ran (tab-pagecache-fill: the reads with both
+    filling and full seconds); the comparison pairs those 4 reads, each with its own seconds while it filled."""
+    r = pc.report(nb.setup(databases["default"]))
+    table = r.tables["tab-pagecache-fill"].frame
+    modes = table[table.run == current_run("modes")]
+    both = modes[modes.filling.notna() & modes.full.notna()]
+    (finding,) = [f for f in r.findings if f.target == "fig-pagecache-fill"]
+    comparison = next(c for c in finding.evidence if isinstance(c, evidence.Comparison) and current_run("modes") in c.family)
+    assert comparison.reference == 1.0 and comparison.n == len(both) == 4
+    assert comparison.ratio == pytest.approx(np.exp(np.mean(np.log(both.full / both.filling))))
+    counts = {c.quantity: (c.k, c.n) for c in finding.evidence if isinstance(c, evidence.Count)}
+    assert counts[pc.FILLED_QUANTITY.format(run=current_run("modes"))] == (9, 9)
+    assert counts[pc.FILLING_QUANTITY.format(run=current_run("modes"))] == (4, 9)

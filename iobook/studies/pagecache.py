@@ -371,7 +371,8 @@ FILE_READ_EXPERIMENTS = ["modes", "queue-depth"]
 # about a second after the step: fio's bucket [t, t + w) lies within [t + 1, t + w + 2) of the sampler's clock.
 SAMPLER_LEAD_S = (1.0, 2.0)
 FULL_SHARE = 0.95  # of the cgroup's memory limit, at which its page cache counts as full
-FILLED_QUANTITY = "buffered reads of {run} that filled the cgroup's cache"
+FILLED_QUANTITY = "buffered reads of {run} after which the cgroup's cache was full"
+FILLING_QUANTITY = "buffered reads of {run} that filled the cgroup's cache while they ran"
 DIRTY_LEFT_SHARE = 0.05  # of the cgroup's limit: dirty pages a buffered write leaves to the next step
 DIRTY_QUANTITY = "buffered writes leaving dirty pages to the next step"
 SATURATED_IDLE_PCT = 1  # vmstat's idle CPU at or below which the machine had no CPU to spare
@@ -434,26 +435,32 @@ def get_fill_steps(con, fill: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
-    """Per run (each collector run its own experiment, never pooled), buffered read bandwidth once the
-    cgroup's cache was full over while it was filling, each read's bucket mean in either state one value;
-    columns run_id, experiment, record."""
+    """Per run (each collector run its own experiment, never pooled), buffered read bandwidth once the cgroup's cache
+    was full over while it was filling, paired by read: each read that had seconds in both states gives one ratio of
+    its bucket means (a read that was full throughout is in no pair), tested against 1 (compare_to_reference: the
+    one-sample t of the log ratios). Columns run_id, experiment, record."""
     rows = []
     for run_id, part in steps.groupby("run_id", sort=True) if len(steps) else ():
-        full, filling = part.full_mib_s.dropna(), part.filling_mib_s.dropna()
-        if len(full) and len(filling):
-            rows.append({"run_id": run_id, "experiment": part.experiment.iloc[0], "record": evidence.compare(
-                full.to_numpy(), filling.to_numpy(), quantity="buffered read bandwidth, full ÷ filling cache",
-                unit="MiB/s", replicate=evidence.Replicate.ROUND, family=f"{run_id}: cache",
-                label="seconds with the cache full", baseline_label="seconds while it filled")})
+        paired = part[part.full_mib_s.notna() & part.filling_mib_s.notna()]
+        if len(paired):
+            rows.append({"run_id": run_id, "experiment": part.experiment.iloc[0], "record": evidence.compare_to_reference(
+                (paired.full_mib_s / paired.filling_mib_s).to_numpy(), 1.0,
+                quantity="buffered read bandwidth, full ÷ filling cache, paired by read", unit="MiB/s",
+                replicate=evidence.Replicate.ROUND, family=f"{run_id}: cache", label="seconds with the cache full",
+                reference_label="the same read's seconds while it filled")})
     return pd.DataFrame(rows, columns=["run_id", "experiment", "record"])
 
 
 def filled_counts(steps: pd.DataFrame) -> dict:
     """Per run, a census of its buffered reads: how many brought the cgroup's cache to FULL_SHARE of its limit
-    (FILLED_QUANTITY)."""
-    return {run_id: evidence.count(int((part.cache_peak_mib >= FULL_SHARE * part.memory_limit_mib).sum()), len(part),
-                                   quantity=FILLED_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND)
-            for run_id, part in steps.groupby("run_id", sort=True)} if len(steps) else {}
+    (FILLED_QUANTITY), and how many filled it during the read (seconds both filling and full: FILLING_QUANTITY)."""
+    if not len(steps):
+        return {}
+    return {run_id: (evidence.count(int((part.cache_peak_mib >= FULL_SHARE * part.memory_limit_mib).sum()), len(part),
+                                    quantity=FILLED_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND),
+                     evidence.count(int((part.full_mib_s.notna() & part.filling_mib_s.notna()).sum()), len(part),
+                                    quantity=FILLING_QUANTITY.format(run=run_id), of=evidence.Replicate.ROUND))
+            for run_id, part in steps.groupby("run_id", sort=True)}
 
 
 def get_dirty_left(con, steps: pd.DataFrame) -> pd.DataFrame:
@@ -497,13 +504,16 @@ def modes_finding(record, limit_mib: float) -> str:
 
 
 def fill_finding(compared: pd.DataFrame, filled: dict, idle_max_pct: float) -> str:
-    """Buffered reads once the cgroup's cache was full over while it filled, per run, with how many of its
-    reads filled it, and the machine's saturation, which leaves load neither excluded nor measured."""
-    per_run = "; ".join(f"{r.experiment} run {evidence.phrase(r.record)}, its reads filling it in "
-                        f"{evidence.phrase(filled[r.run_id])}" for r in compared.itertuples())
+    """Buffered reads once the cgroup's cache was full over while it filled, per run, paired by read, with how many
+    of its reads left it full and how many filled it while they ran; the confound of a read's first seconds, and
+    the machine's saturation, which leaves load neither excluded nor measured."""
+    per_run = "; ".join(f"{r.experiment} run {evidence.phrase(r.record)}: {evidence.phrase(filled[r.run_id][1])} "
+                        f"filled it while they ran, {evidence.phrase(filled[r.run_id][0])} left it full"
+                        for r in compared.itertuples())
     return (f"Buffered reads ran faster once fio's cgroup cache was full ({FULL_SHARE:.0%} of its limit) than while "
-            f"it filled: {per_run}; the CPUs were never idle (at most {idle_max_pct:.0f} %), so load is neither "
-            "excluded nor measured as a cause")
+            f"it filled, read by read: {per_run}. Filling is always a read's first seconds, when fio ramps up and "
+            f"read-ahead grows, so those may make the difference as well as the cache; the CPUs were never idle (at "
+            f"most {idle_max_pct:.0f} %), so load is neither excluded nor measured as a cause")
 
 
 def dirty_finding(record, left: pd.DataFrame) -> str:
@@ -864,11 +874,11 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     values["has_fill"] = has_fill = not fill_rows.empty
     if has_fill:
         filled = filled_counts(fill_steps)
-        counts += list(filled.values())
+        counts += [c for pair in filled.values() for c in pair]
         idle_max = float(fill_steps.idle_pct.max())
         said_fill = fill_finding(fill_rows, filled, idle_max)
         findings.append(Finding(text=said_fill, target="fig-pagecache-fill",
-                                evidence=(*fill_rows.record, *filled.values())))
+                                evidence=(*fill_rows.record, *(c for pair in filled.values() for c in pair))))
         values |= {"fill_text": said_fill, "free_min_gib": float(fill_steps.free_gib.min()),
                    "reads_idle_max_pct": idle_max, "reads_saturated": idle_max <= SATURATED_IDLE_PCT}
         figures["fig-pagecache-fill"] = chart_read_fill(

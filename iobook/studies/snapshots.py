@@ -37,7 +37,8 @@ COW_PHASES = ["overwrite", "append"]  # fio random overwrite of every block, the
 LATENCY_MEASURES = {"mean": "clat_mean_us", "p99": "clat_p99_us"}
 # The findings' order (at most six: the page check): the exact check leads, then the talk's question (metadata
 # rates) and why it is paired, latency, recovery, and last what the talk's table cannot answer.
-FINDING_ORDER = ["tab-snapshots-cow-space", "tab-snapshots-local", "fig-snapshots-drift", "fig-snapshots-cow-latency",
+# the outcome leads (issue 36): the metadata comparisons' verdicts, then the copy-on-write space check of the method
+FINDING_ORDER = ["tab-snapshots-local", "tab-snapshots-cow-space", "fig-snapshots-drift", "fig-snapshots-cow-latency",
                  "fig-snapshots-recovery", "fig-snapshots-seed-ratios"]
 INTERVAL = f"{evidence.CONFIDENCE:.0%} Welch intervals on the log scale"  # the comparisons' charts say so
 WRITE_BYTES = 4096  # the collector's fio writes are 4 KiB (scripts/collect_snapshots.py, --bs=4k)
@@ -657,12 +658,13 @@ def get_sync_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
         "WHERE list_contains(?, run_id) AND name = 'recovery-subvolume-sync' ORDER BY run_id",
         [list(run_ids)]).df()
 
-def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, list[Comparison]]:
+def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Estimate]]:
     """Per run: the snapshots deleted and how long the longest delete took to return, how long `btrfs subvolume
     sync` waited, btrfs Used just before the deletes and at the last sample (MiB freed), the first sample by
     which FREED_SHARE of that was freed, the samples while the cleaner ran (before the sync returned) and
-    after, and the highest sample p99 latency on each side (ms); with the comparison of the samples' mean
-    overwrite latency while cleaning over after (each sample a round; one family per run)."""
+    after, and the highest sample p99 latency on each side (ms); with the ratio of the samples' mean overwrite
+    latency while cleaning over after (geometric means): one deletion, whose samples are consecutive moments of it,
+    not repetitions, so a description of one run, with no interval and no verdict."""
     out, records = [], []
     run_ids = recovery["run_id"].unique().tolist()
     before = get_space(con, run_ids, "recovery")
@@ -676,10 +678,10 @@ def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, lis
         freed = before[run_id] - group["used_mib"].iloc[-1]
         reached = group[before[run_id] - group["used_mib"] >= FREED_SHARE * freed]
         during, after = group[~group["sync_returned"]], group[group["sync_returned"]]
-        records.append(evidence.compare(
-            during["clat_mean_us"], after["clat_mean_us"], quantity="overwrite mean completion latency", unit="µs",
-            replicate=Replicate.ROUND, family=f"{run_id}: latency while the cleaner ran", label="while cleaning",
-            baseline_label="after the sync returned"))
+        records.append(evidence.described(
+            evidence.geometric_mean(during["clat_mean_us"]) / evidence.geometric_mean(after["clat_mean_us"]),
+            quantity=f"{run_id}: overwrite mean completion latency while the cleaner ran over after the sync returned",
+            unit="x", n=1, replicate=Replicate.RUN, how="one deletion: its samples are moments of it, no repetitions"))
         out.append({"run_id": run_id, "snapshots deleted": int(deletes.loc[run_id, "deletes"]),
                     "longest delete (s)": deletes.loc[run_id, "longest_delete_s"],
                     "sync waited (s)": sync.loc[run_id, "seconds"], "used before delete (MiB)": before[run_id],
@@ -688,7 +690,6 @@ def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, lis
                     "samples while cleaning": len(during), "samples after": len(after),
                     "highest p99 while cleaning (ms)": during["clat_p99_us"].max() / 1e3,
                     "highest p99 after (ms)": after["clat_p99_us"].max() / 1e3})
-    records = evidence.decide(records)
     return pd.DataFrame(out), records
 
 
@@ -769,10 +770,9 @@ def metadata_finding(records: list[Comparison]) -> str:
     """The paired metadata comparisons: range, decided, and the farthest."""
     ratios = [c.ratio for c in records]
     far = farthest(records)
-    return (f"File create, stat and delete rates on the snapshotted subvolume ran {min(ratios):.2f}× to "
-            f"{max(ratios):.2f}× those of the never-snapshotted control beside each stage, "
-            f"{sum(c.decided for c in records)} of {len(records)} decided; the farthest, {far.quantity} at "
-            f"{far.label}: {evidence.phrase(far)}")
+    return (f"Snapshots changed no metadata rate decidedly ({sum(c.decided for c in records)} of {len(records)} "
+            f"comparisons): the snapshotted subvolume ran {min(ratios):.2f}× to {max(ratios):.2f}× a "
+            f"never-snapshotted control's rate; farthest: {far.quantity}, {far.label}")
 
 
 def first_stage_finding(records: list[Comparison]) -> str:
@@ -793,11 +793,13 @@ def drift_finding(records: list[Comparison]) -> str:
             "snapshot effect")
 
 
-def recovery_finding(summary: pd.DataFrame, record: Comparison) -> str:
-    """After the snapshots were deleted: space freed, when, and overwrite latency while the cleaner ran."""
+def recovery_finding(summary: pd.DataFrame, record: evidence.Estimate) -> str:
+    """After the snapshots were deleted: space freed, when, and overwrite latency while the cleaner ran, as one
+    deletion shows it."""
     r = summary.iloc[0]
     return (f"After deleting {r['snapshots deleted']} snapshots, {r['freed (MiB)']:,.0f} MiB came back by "
-            f"{r[FREED_BY]:.0f} s; overwrite latency while the cleaner ran over after it: " + evidence.phrase(record))
+            f"{r[FREED_BY]:.0f} s; overwrite latency while the cleaner ran was {record.value:.2f}× that after it, "
+            "in one deletion (its samples are moments of it, not repetitions: no interval, no verdict)")
 
 
 def _metadata(con, report: Report, run_ids: list[str]) -> set[int]:
