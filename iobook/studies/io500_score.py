@@ -169,9 +169,9 @@ def bounds_text(bounds: pd.DataFrame, runs: int) -> tuple[str, list[evidence.Cou
 
 def default_runs(runs: pd.DataFrame, n: int = 3, flagged: set[str] = frozenset()) -> list[str]:
     """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
-    or among all runs with a score when none is valid; never a run with an implausible value or one the validity
-    audit flags (`flagged`: run_keys)."""
-    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.run_key.isin(flagged)]
+    or among all runs with a score when none is valid; never a run with an implausible value, one the validity
+    audit flags (`flagged`: run_keys) or a copy of a run shown already (three copies of one run are one run)."""
+    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.run_key.isin(flagged) & ~runs.duplicate]
     pool = scored[scored.valid] if scored.valid.any() else scored
     return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
 
