@@ -32,6 +32,9 @@ CONFIDENCE = 0.95  # every interval and test in the book
 # Two units a side leave Welch's t 1-2 degrees of freedom and each side's spread resting on one difference,
 # which one disturbed unit sets alone: three is the least that can decide.
 MIN_UNITS = 3
+# The fewest units a side from which a study's size is computed: a spread estimated from fewer is too uncertain to
+# plan with (at 3 a side the sd's own 95 % interval spans about 0.5-6x it), so "n a side would decide it" is not said
+MIN_UNITS_TO_SIZE = 5
 CORRECTION = "Holm"  # within a family: the family-wise error stays below 1 - CONFIDENCE, whatever the tests' dependence
 BOOTSTRAP_RESAMPLES = 9999
 
@@ -221,8 +224,10 @@ def compare_to_reference(sample, reference: float, *, quantity: str, unit: str, 
 def _units_to_decide(c: Comparison, alpha: float) -> int | None:
     """Units a side (or in the sample, against a published figure) at which the test at `alpha` would find the
     observed ratio with power stats.POWER, given the observed spread of one unit's log value; never fewer than
-    MIN_UNITS, the least that decides."""
+    MIN_UNITS, the least that decides; None from fewer than MIN_UNITS_TO_SIZE units a side."""
     if c.sd_log is None or not np.isfinite(c.ratio) or c.ratio <= 0:
+        return None
+    if min(c.n, c.n if c.reference is not None else c.n_baseline) < MIN_UNITS_TO_SIZE:
         return None
     # one sample: the two-sample size with the spread shared by sqrt(2) (one side exact) is the same design
     spread = c.sd_log if c.reference is None else c.sd_log / np.sqrt(2)
