@@ -1025,7 +1025,10 @@ def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame,
     release = stated.scale_release_stated.reindex(ids)
     if release.notna().all() and release.iloc[0] != release.iloc[1]:
         sources = listing(sorted({short_source(stated.release_source[i]) for i in ids}))
-        differ.append(f"Storage Scale releases ({' and '.join(release)}, {sources})")
+        headed = talk_release()
+        heading = (f"; the talk's SC23 table heads both 'Storage Scale {headed}'"
+                   if headed and not (release == headed).all() else "")
+        differ.append(f"Storage Scale releases ({' and '.join(release)}, {sources}{heading})")
     return Finding(text=(
         f"{EHNINGEN}'s {plural(int(e.blocks), 'building block')} ({e.run_key}) read {(e.gb_s / t.gb_s - 1) * 100:+.1f} % "
         f"in total against {TUCSON}'s {int(t.blocks)} ({t.run_key}), {e.per_block_gb_s:,.0f} against "
