@@ -390,6 +390,7 @@ def archive_runs() -> dict[str, dict]:
 UNKNOWN = "attribution unknown"
 # a declared value that states nothing: the bash template's 'xxx', 'unknown', 'n/a', '-', ''
 PLACEHOLDER = re.compile(r"x+|unknown|none|n/?a|tbd|-*|\?*", re.IGNORECASE)
+PRE_GA = "early pre-GA build"  # how the IO500 archive's folders name the release of IBM's 722 and 731
 DECLARED_KEYS = {"institute_name": "institution", "system_name": "system", "filesystem": "filesystem",
                  "filesystem_type": "filesystem"}
 _DATE = re.compile(r"(\d{4})[.-](\d{2})[.-](\d{2})[-_ T]?(\d{2})?[.:]?(\d{2})?")

@@ -498,7 +498,7 @@ def test_notebook_runs(databases, tmp_path, name):
     else:
         assert "({numref}`" in text and "<table" in text  # the glued findings, linked by number, and tables
     if name == "default":  # the findings of the report (test_first_finding_..., test_679_clients_...) reach the page
-        assert "Storage Scale System 6000 runs read 305–333 GB/s and write 159–162 GB/s" in text
+        assert "Storage Scale System 6000 (early pre-GA build), one block each: read 305–333 and write 159–162 GB/s" in text
         assert "submission-731 is 1 building block, not 2" in text
         assert "submission-651 reads 120 % of 91 GB/s (before ESS 6.1.8)" in text
         assert "the clients bound it below IBM" in text
@@ -685,3 +685,14 @@ def test_per_block_chart_shows_both_yardsticks(databases):
     assert (read["submission-651"]["claim_gb_s"], read["submission-679"]["claim_gb_s"]) == (91, 126)
     assert abs(read["submission-651"]["per_block_gb_s"] - read["submission-679"]["per_block_gb_s"]) < 2
     assert spec["layer"][0]["encoding"]["x"]["field"] == "per_block_gb_s"
+
+
+def test_the_headline_says_what_the_6000_runs_ran_on(databases):
+    """Issue 36: the landing page's Storage Scale System 6000 headline said nothing of what was measured: IBM's
+    submissions 722 and 731, whose archive folders name 'IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS
+    6.2.1-0', each one building block (their mmlsfs disks: tests above)."""
+    with store.open_read(databases["default"]) as con:
+        r = ess.report(con)
+    first = r.findings[0].text
+    assert first.startswith("Storage Scale System 6000 (early pre-GA build), one block each:")
+    assert len(first.split()) <= nb.FIRST_FINDING_WORDS

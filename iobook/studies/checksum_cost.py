@@ -8,7 +8,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import evidence, nb, published
+from .. import evidence, io500_runs, nb, published
 from ..report import Finding, Report, Table
 from . import local_runs
 
@@ -88,7 +88,6 @@ MEASURES = {"bandwidth": ("bw_mib_s", "MiB/s"), "fio CPU per GiB": ("fio_cpu_s_p
 BUFFERED_QUANTITY = "write bandwidth without a checksum, direct ÷ buffered"
 SETTING = "nsdRAIDClientOnlyChecksum"
 SETTING_QUANTITY = f"declustered-RAID IO500 runs setting {SETTING} yes"
-PRE_GA = "early pre-GA build"  # how the IO500 archive names the release of 722 and 731 (their folders)
 ROUNDING_QUANTITY = "printed memory factors reproduced within the slide's rounding"
 GB_S_ROUNDING = 0.5  # the slide prints GB/s as whole numbers
 FACTOR_ROUNDING = 0.05  # and factors to one decimal
@@ -280,12 +279,12 @@ def settings_finding(listings: pd.DataFrame, record: evidence.Count) -> str:
     """What the IBM lab systems' listings set, with the builds the archive names and the systems where a
     Storage Scale RAID setting does not apply."""
     raid = listings[listings.raid & listings.sets]
-    prega = listings[listings.filesystem.str.contains(PRE_GA, regex=False)]
+    prega = listings[listings.filesystem.str.contains(io500_runs.PRE_GA, regex=False)]
     other = listings[~listings.raid]
     return (f"{evidence.phrase(record)} with a Storage Scale listing from IBM's lab systems with declustered RAID "
             f"set `{SETTING} yes` "
             + (f"[{span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
-               + (f"; {' and '.join(str(s) for s in prega.submission)} an {PRE_GA}" if len(prega) else "") + "]"
+               + (f"; {' and '.join(str(s) for s in prega.submission)} an {io500_runs.PRE_GA}" if len(prega) else "") + "]"
                if len(raid) else "")
             + (f"; {', '.join(str(s) for s in other.submission)} has no declustered RAID, where it does not apply"
                if len(other) else ""))
@@ -470,7 +469,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
         records.append(setting)
         findings.append(Finding(text=settings_finding(listings, setting), target="tab-checksum-settings",
                                 evidence=(setting,)))
-        prega = listings[listings.filesystem.str.contains(PRE_GA, regex=False)]
+        prega = listings[listings.filesystem.str.contains(io500_runs.PRE_GA, regex=False)]
         values |= {"settings_runs": len(listings), "settings_not_raid": ", ".join(
                        str(s) for s in listings.submission[~listings.raid]),
                    "prega_runs": " and ".join(str(s) for s in prega.submission),

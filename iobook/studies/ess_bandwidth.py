@@ -16,7 +16,7 @@ import pandas as pd
 
 from IPython.display import Markdown
 
-from .. import evidence, nb, published
+from .. import evidence, io500_runs, nb, published
 from ..evidence import Replicate, plural
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from ..report import Finding, Report, Table
@@ -901,19 +901,25 @@ def figure(gb_s: float) -> str:
     return f"{gb_s:,.0f}" if float(gb_s).is_integer() else f"{gb_s:,.1f}"
 
 
-def main_finding(per_block: pd.DataFrame, records: list[evidence.Comparison], model: str) -> Finding:
+def main_finding(per_block: pd.DataFrame, records: list[evidence.Comparison], model: str,
+                 runs: pd.DataFrame) -> Finding:
     """The chapter's main result in at most 30 words: the rated runs of `model` (lead_model), their read and
     write per building block and their share of IBM's claim for each run's own release, with the verdict
-    (evidence.decide) of their records."""
+    (evidence.decide) of their records; and what they were run on where every one shares it (an early pre-GA
+    build as the archive's folders name it, one building block each)."""
     rows = per_block[per_block.pct_of_claim.notna() & (per_block.model == model)]
+    labels = runs.set_index("run_key").filesystem.reindex(rows.run_key.unique()).fillna("")
+    pre_ga = f" ({io500_runs.PRE_GA})" if len(labels) and labels.str.contains(io500_runs.PRE_GA, regex=False).all() else ""
+    lead = (f"{model}{pre_ga}, one block each:" if (rows.blocks == 1).all() else
+            f"Per building block, {model}{pre_ga} runs")
     phases = [p for p in ("ior-easy-read", "ior-easy-write") if p in set(rows.phase)]
-    rates = " and ".join(f"{SHORT_PHASE[p]} {span(rows[rows.phase == p].per_block_gb_s)} GB/s" for p in phases)
+    rates = " and ".join(f"{SHORT_PHASE[p]} {span(rows[rows.phase == p].per_block_gb_s)}" for p in phases) + " GB/s"
     claims = [rows[rows.phase == p].claim_gb_s.unique() for p in phases]
     claim = (f"IBM's {' and '.join(figure(c[0]) for c in claims)} GB/s" if all(len(c) == 1 for c in claims)
              else "IBM's claim for each run's release")
     mine = [r for r in records if r.label in set(rows.run_key) or r.label.startswith(model)]  # its runs, its systems
     units = rows.unit.nunique()
-    return Finding(text=(f"Per building block, {model} runs {rates}, {span(rows.pct_of_claim)} % of {claim} "
+    return Finding(text=(f"{lead} {rates}, {span(rows.pct_of_claim)} % of {claim} "
                          f"({plural(units, 'system')}: {verdicts(mine)})."),
                    target=FIG_PER_BLOCK, evidence=tuple(mine))
 
@@ -1151,7 +1157,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
 
     ss6000, tucson = model_values(per_block, MODELS["6000"]), site_values(ceilings, TUCSON)
     model = lead_model(per_block)
-    findings = [main_finding(per_block, records, model)] if model else [Finding(text=(
+    findings = [main_finding(per_block, records, model, runs)] if model else [Finding(text=(
         "No selected run has both a building-block count and a claim from IBM for its model and release, so none "
         "is set against IBM's claims."), target=TAB_BLOCKS)]
     findings += per_run_findings(per_block, records, model)
