@@ -665,3 +665,19 @@ def test_a_fio_job_that_states_an_error_is_a_failed_run_shown(tmp_path):
     assert failed[["tool", "phase", "reason"]].values.tolist() == [["fio", "broken-path (write)", "fio error 20 (ENOTDIR)"]]
     assert r.values["phases_failed"] == 1
     assert r.tables["tab-data-failed-phases"].frame.equals(failed)
+
+
+def test_the_current_design_leads_and_no_non_finding_is_made(databases):
+    """Issue 36: the page led with the superseded queue-depth run (data/raw/pagecache/vm-20261123T160557Z, 3 rounds)
+    and printed '0 of 2 configurations ... are decided (2 too few units)'. The current run (vm-20261125T035437Z, 5
+    rounds a side) leads with its interval, the superseded one beside it; labels that share configurations run once
+    a side are said to be not comparable yet."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    lead = r.findings[0]
+    (record,) = lead.evidence
+    assert (record.n, record.n_baseline) == (5, 5) and "vm\\-20261125T035437Z: 1.01×" in lead.text
+    assert "superseded, vm\\-20261123T160557Z" in lead.text
+    (labels,) = [f for f in r.findings if f.target == "tab-runs-comparisons"]
+    assert all(str(c.verdict) == "too few units" for c in labels.evidence)
+    assert "no label can be compared with it yet" in labels.text and "decided" not in labels.text

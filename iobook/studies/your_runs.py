@@ -883,6 +883,16 @@ def _design_name(design: str) -> str:
     return md_escape(design.removeprefix(source_labels.COLLECTOR_RUN))
 
 
+def current_of(effects: pd.DataFrame, e) -> pd.Series:
+    """The same sweep line's change in the newest design of its label and workload (collector runs are named by
+    when they started, so the greatest name is the newest), where the line was swept in several: the current
+    result leads, superseded ones beside it."""
+    same = effects[(effects["tool"] == e["tool"]) & (effects["workload"] == e["workload"]) & (effects["line"] == e["line"])
+                   & (effects["x_name"] == e["x_name"]) & (effects["sweep"].str.split(" · ").str[0] == e["sweep"].split(" · ")[0])]
+    collector = same[same["design"].str.startswith(source_labels.COLLECTOR_RUN)]
+    return collector.sort_values("design").iloc[-1] if len(collector) > 1 else e
+
+
 def sweep_finding(effects: pd.DataFrame, e) -> str:
     """A sweep line's change (MyST), in its design, and beside it the same line's change in every other design
     of that label and workload (never pooled with it)."""
@@ -895,7 +905,7 @@ def sweep_finding(effects: pd.DataFrame, e) -> str:
     where = f" in {_design_name(e['design'])}" if len(same) else ""
     return (f"**{label}** {e['tool']} {md_escape(e['workload'])} {_what(e['measure'])[0]}, {md_escape(e['x_name'])} "
             f"{md_escape(e['x_from'])} → {md_escape(e['x_to'])}{line}{where}: {evidence.phrase(e['record'])}"
-            + (f"; {others}" if others else ""))
+            + (f"; superseded, {others}" if others and where else f"; {others}" if others else ""))
 
 
 def _times(ratio: float) -> str:
@@ -942,11 +952,13 @@ def curve_finding(curves: pd.DataFrame) -> report_.Finding | None:
 
 
 def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame,
-             tails: pd.DataFrame | None = None, curves: pd.DataFrame | None = None) -> list[report_.Finding]:
+             tails: pd.DataFrame | None = None, curves: pd.DataFrame | None = None,
+             failed: pd.DataFrame | None = None) -> list[report_.Finding]:
     """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
     along a sweep, decided ones before those with an interval before the rest (labels before sweeps at each
     step), else the best-repeated configuration's estimate; rankings never name what `rankable` leaves out.
-    Then, where the data holds them: the sweep, the labels compared, the run-to-run spread."""
+    Then, where the data holds them: the sweep, the labels compared (unless none could be: too few units each), the
+    run-to-run spread, the phases whose logs say they failed."""
     if configs.empty:
         return [report_.Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
                                      "(what to add: below)", target=None)]
@@ -955,7 +967,7 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
     sweep = comparison = summary = None
     sweep_tier, pool = _headline_pool(effects, ranked)
     if len(pool):
-        e = _largest(pool)
+        e = current_of(effects, _largest(pool))
         sweep = report_.Finding(text=sweep_finding(effects, e), target="fig-runs-sweeps", evidence=(e["record"],))
     comparison_tier, pool = _headline_pool(comparisons, ranked)
     if len(pool):
@@ -967,7 +979,14 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
             target="tab-runs-comparisons", evidence=(d["record"],))
         verdicts = comparisons["verdict"].astype(str).value_counts()
         needs = comparisons["n_to_decide"].dropna()
+        # comparisons none of which has the units to decide: said as what the labels allow, not as "0 of n decided"
+        too_few = (comparisons["verdict"].astype(str) == str(evidence.Verdict.TOO_FEW)).all()
+        most = int(comparisons[["n", "n_baseline"]].min(axis=1).max())
         summary = report_.Finding(
+            text=f"**{base}** shares {evidence.plural(len(comparisons), 'configuration')} with other labels, run at "
+                 f"most {most:,} time{'' if most == 1 else 's'} a side: no label can be compared with it yet (the least "
+                 f"is {evidence.MIN_UNITS} a side)", target="tab-runs-comparisons",
+            evidence=tuple(comparisons["record"])) if too_few else report_.Finding(
             text=f"{int(comparisons['decided'].sum()):,} of {len(comparisons):,} configurations run under **{base}** and "
                  f"another label are decided ({', '.join(f'{n:,} {v}' for v, n in verdicts.items())})"
                  + (f"; {len(needs):,} of the others would be decided by {int(needs.min()):,} to {int(needs.max()):,} "
@@ -998,7 +1017,15 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
                                   target=f"tab-runs-{best['tool']}", evidence=(e,)))
     curve = curve_finding(curves) if curves is not None else None
     tail = tail_finding(tails) if tails is not None else None
-    out += [f for f in (sweep, summary, curve, tail, spread) if f and f not in out]
+    failures = None
+    if failed is not None and len(failed):
+        files = failed["file"].nunique()
+        counted = evidence.count(len(failed), len(failed), of=evidence.Replicate.CENSUS,
+                                 quantity="phases whose log says they failed, listed and never read as a rate")
+        failures = report_.Finding(text=f"{evidence.plural(counted.k, 'phase')} ({', '.join(sorted(set(failed['tool'])))}) in "
+                                        f"{evidence.plural(files, 'file')} say they failed: each listed with its reason, none read "
+                                        "as a rate", target="tab-runs-failed", evidence=(counted,))
+    out += [f for f in (sweep, summary, curve, tail, spread, failures) if f and f not in out]
     if sweep is None:
         out.append(report_.Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
                                        f"{MAX_SWEEP_PARAMETERS} parameters, one of them numeric, on lines of 2 points "
@@ -1296,4 +1323,4 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     records = [*configs.get("estimate", pd.Series(dtype=object)).dropna(), *effects["record"], *comparisons["record"],
                *tails["record"], *curves["record"], *curve_points["record"]]
     return report_.Report(values=values, tables=tables, figures=figures,
-                          findings=findings(configs, effects, comparisons, tails, curves), evidence=records)
+                          findings=findings(configs, effects, comparisons, tails, curves, failed), evidence=records)
