@@ -27,7 +27,8 @@ machine (Anonymizer.text, in this order):
          mountdir, submission-N, ...) ends the owner's folders. Read from every string
          of the database, and the build machine's user; once known, a name is replaced wherever it stands,
          also between underscores in a file name (`<user>__asu-io500__results__...`, `<user>_gkfs_mountdir`).
-  host   the collectors' host names (runs, run_facts), Storage Scale node names (gpfs_nodes: daemon and
+  host   the collectors' host names (runs, run_facts), IOR's rank-0 node (raw_ior_tests.host, its "Machine"
+         line), Storage Scale node names (gpfs_nodes: daemon and
          admin names and their short form; node names in gpfs_config scopes), cluster names, and the build
          machine's host name
   ip     IPv4 and IPv6 addresses: every address of gpfs_nodes, and any string that looks like one (a
@@ -42,8 +43,7 @@ relative to the folder ingested) but for the names above in them; an absolute pa
 (`/datafiles/2023.05.12-03.07.57/...`, `/tmp/dfuse`) but for a login name in it; system paths; timestamps,
 file names, numbers, tool versions and options; DAOS object classes; institution, system and file-system
 names the IO500 archive's folders publish; a login name that no path, label or owner shows (in free text
-only); owner fields of `ls -l` listings (no format iobook reads prints one); the host name IOR prints as
-`Machine` (not stored, so not shown).
+only); owner fields of `ls -l` listings (no format iobook reads prints one).
 """
 from __future__ import annotations
 
@@ -234,7 +234,7 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
             add("path", str(p))
 
     # hosts
-    for (h,) in _rows(con, "SELECT DISTINCT host FROM runs") + _rows(
+    for (h,) in _rows(con, "SELECT DISTINCT host FROM runs") + _rows(con, "SELECT DISTINCT host FROM raw_ior_tests") + _rows(
             con, "SELECT DISTINCT value FROM run_facts WHERE key LIKE '%hostname%' OR key LIKE '%fqdn%'"):
         add("host", h)
         add("host", (h or "").split(".")[0])

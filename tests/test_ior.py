@@ -540,3 +540,15 @@ def test_ior2_output_rewrapped_by_mail_is_a_failure_with_its_reason():
     assert outcome.row["error_line"] == 58
     assert "wrapped" in outcome.row["error"]
     assert outcome.records == []
+
+
+def test_rank_0s_node_is_read_from_the_machine_line():
+    """IOR prints uname's sysname and nodename as "Machine" (text: 'Machine : Linux vm'; JSON: "Machine": "Linux
+    vm", built-tools/ior of this repository's shared fixtures): History keeps one machine's runs a history of their
+    own by it (issue 38)."""
+    for name in ("ior_posix_fpp_1m_np2_i3.log", "ior_json_posix_fpp_1m_np2_i3.log"):
+        tests = of(parse_file(BUILT / name), ior.IorTest)
+        assert tests and {t.host for t in tests} == {"vm"}, name
+    (tucson,) = ARCHIVE.glob("IBM Tucson/*/*/2023/submission-679/results/*/ior-easy-write.txt")
+    assert {t.host for t in of(parse_file(tucson), ior.IorTest)} == {"arches1"}  # 'Machine : Linux arches1'
+    assert ior.machine_host("Linux vm 6.18.44-fc-v595 #1 SMP PREEMPT_DYNAMIC @0 x86_64") == "vm"

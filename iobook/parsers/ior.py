@@ -65,6 +65,7 @@ class IorTest:
     collective: bool | None = None  # type: collective (-c) or independent
     ordering_in_file: str | None = None  # "sequential" | "random" (-z)
     ordering_inter_file: str | None = None  # "no tasks offsets", "constant task offset" (-C), "random task offset"
+    host: str | None = None  # rank 0's node: the node name of IOR's "Machine" line (uname's sysname, nodename, ...)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,6 +221,12 @@ IOR2_SUMMARY_PARAMETERS = ("#Tasks", "tPN", "reps", "fPP", "reord", "reordoff", 
 # After its table IOR 2 prints the best iteration of each access again: "Max Write: 9403.61 MiB/sec (...)".
 IOR2_BEST = re.compile(r"Max (Write|Read):\s+(\S+) MiB/sec")
 STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)")
+def machine_host(machine) -> str | None:
+    """The node name in IOR's "Machine" value ("Linux node1", or uname's sysname, nodename, release, ...)."""
+    words = str(machine).split() if machine else []
+    return words[1] if len(words) > 1 else None
+
+
 TEST_START = re.compile(r"Test (\d+) started:|TestID\s*:\s*(\d+)\s*$")  # IOR 3.x, then 4.x
 CLIENTS = re.compile(r"(\d+) \((\d+) per node\)")
 SEGMENTS = re.compile(r"\((\d+) segment")
@@ -260,7 +267,7 @@ class _Test:
         deadline = DEADLINE.search(command or "")
         return IorTest(
             test_index=self.index, run_index=self.run["index"], layout="text", version=self.run["version"],
-            ior_test_id=self.ior_test_id, began=self.run.get("began"), command=command,
+            ior_test_id=self.ior_test_id, began=self.run.get("began"), host=self.run.get("host"), command=command,
             api=(o.get("api") or "").split(" ")[0] or summary.get("API"), tasks=tasks,
             tasks_per_node=per_node, nodes=_int(o.get("nodes")) or _nodes(tasks, per_node), segments=segments,
             transfer_bytes=xfer, block_bytes=block,
@@ -373,6 +380,8 @@ def parse_text(text: str) -> Parsed:
                     run = previous
             elif key in ("Began", "Run began"):  # IOR 3 and 4, then IOR 2
                 run["began"] = value
+            elif key == "Machine":
+                run["host"] = machine_host(value)
             elif key == "Summary" and test is None:  # IOR 2 numbers no test: its "Summary:" block starts one
                 test = _Test(run, len(tests), None)
                 tests.append(test)
@@ -546,7 +555,8 @@ def _json_run(doc: dict, run_index: int, first_index: int, first_line: int) -> l
         fpp = params.get("filePerProc")
         records.append(IorTest(
             test_index=index, run_index=run_index, layout="json", version=version, ior_test_id=test_id,
-            began=doc.get("Began"), command=command, api=params.get("api") or options.get("api"), tasks=tasks,
+            began=doc.get("Began"), host=machine_host(doc.get("Machine")), command=command,
+            api=params.get("api") or options.get("api"), tasks=tasks,
             tasks_per_node=per_node, nodes=_json_int(params.get("nodes")) or _nodes(tasks, per_node),
             segments=_json_int(params.get("segmentCount")), transfer_bytes=_json_int(params.get("transferSize")),
             block_bytes=_json_int(params.get("blockSize")), sizes_from="options",

@@ -31,7 +31,8 @@ SELECT t.source_id || ':' || t.test_index AS test_id,
        t.file_per_proc, t.repetitions, t.stonewall_s,
        t.stonewall_pairs_min, t.stonewall_pairs_max,  -- transfers per rank at the stonewall, least and most
        t.rank_csv, t.finished,
-       t.collective, t.ordering_in_file, t.ordering_inter_file  -- from the option block (IOR >= 3.2)
+       t.collective, t.ordering_in_file, t.ordering_inter_file,  -- from the option block (IOR >= 3.2)
+       t.host  -- rank 0's node, from the "Machine" line
 FROM raw_ior_tests AS t
 WHERE NOT (t.layout = 'rank-csv' AND t.source_id IN (SELECT csv_source_id FROM ior_rank_csv_links));
 

@@ -71,9 +71,10 @@ def ior_runs(con) -> pd.DataFrame:
     rows = []
     for (test_id, access), t in df.groupby(["test_id", "access"], sort=False):
         first = t.iloc[0]
+        on = f" on {first.host}" if pd.notna(first.host) else ""  # rank 0's node: one machine's history
         rows.append({
-            "tool": "ior", "workload": f"IOR {access}: {first.command}",
-            "title": f"IOR {access} ({first.api}, {first.tasks} tasks)", "started": pd.to_datetime(
+            "tool": "ior", "workload": f"IOR {access}{on}: {first.command}",
+            "title": f"IOR {access} ({first.api}, {first.tasks} tasks{on})", "started": pd.to_datetime(
                 first.began, format="%a %b %d %H:%M:%S %Y", errors="coerce"),
             "version": first.version, "options": _options(api=first.api, tasks=first.tasks, nodes=first.nodes,
                                                           transfer=first.transfer_bytes, block=first.block_bytes,
