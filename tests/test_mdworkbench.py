@@ -57,3 +57,22 @@ def test_every_process_and_operation_is_read(site):
 def test_the_status_file_is_no_output():
     """mdworkbench.status ("pos: 7932") is md-workbench's position file, not its output."""
     assert detect((RUNS["GWDG"] / "mdworkbench.status").read_text()) is None
+
+
+def test_a_damaged_number_is_a_parse_error_with_its_line():
+    """hypothesis found it (test_fuzz_all_parsers, md-workbench-text): a phase's 'process max:59.96s' damaged into
+    '.59.96s', or the header's working set into '1.2.3 MiB', raised ValueError, not ParseError, so the file's
+    failure had no line. GWDG's submission-582 mdworkbench-create.txt with those bytes changed."""
+    import re
+
+    from iobook.parsers import ParseError
+
+    (path,) = sorted(RUNS["GWDG"].glob("**/mdworkbench-create.txt"))
+    text = path.read_text()
+    fmt = detect(text[: 1 << 20])
+    for damaged in (re.sub(r"process max:([\d.]+)s", r"process max:.\1.1s", text, count=1),
+                    re.sub(r"workingset size: ([\d.]+) MiB", r"workingset size: \1.1.2 MiB", text, count=1)):
+        assert damaged != text
+        with pytest.raises(ParseError) as e:
+            parse_outputs(fmt, damaged)
+        assert e.value.line >= 1

@@ -73,11 +73,12 @@ class MdworkbenchLatency:
 
 RECORDS = (MdworkbenchRun, MdworkbenchPhase, MdworkbenchLatency)
 
-_HEADER = re.compile(r"MD-Workbench total objects: (\d+) workingset size: ([\d.]+) MiB \(version: ([^)]*)\) "
+_NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+_DECIMAL = r"\d+(?:\.\d+)?"  # a size or a time as printed: one point at most ('.59.96' is no number)
+_HEADER = re.compile(rf"MD-Workbench total objects: (\d+) workingset size: ({_DECIMAL}) MiB \(version: ([^)]*)\) "
                      r"time: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*")
 _HEADER_LINE = re.compile(r"MD-Workbench total objects: ")
-_PHASE = re.compile(r"(?:(\d+): )?(precreate|benchmark|cleanup) process max:([\d.]+)s (.*)")
-_NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+_PHASE = re.compile(rf"(?:(\d+): )?(precreate|benchmark|cleanup) process max:({_DECIMAL})s (.*)")
 _VALUE = re.compile(rf"([a-z][\w-]*): ?({_NUMBER})( iops/s| obj/s| dset/s| MiB/s|s)?(?= |$)")
 _ERRORS = re.compile(r"\((\d+) errs(?:!!!)?\)(?= |$)")
 _LATENCY = re.compile(rf"(read|stat|create|delete)\(((?:{_NUMBER}s, ){{6}}{_NUMBER}s)\)(?= |$)")
