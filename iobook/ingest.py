@@ -6,6 +6,7 @@ transaction; a file that fails is recorded with its error and line while the res
 from __future__ import annotations
 
 import bz2
+import codecs
 import ctypes
 import functools
 import hashlib
@@ -214,21 +215,28 @@ def _text_bytes(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n") if b"\r" in data else data  # the check reads; replace copies
 
 
+TRUNCATED = "truncated: "  # how a loaded file's note starts when its last line was cut
 INVALID_BYTES_COUNTED = 1000  # a file with more invalid UTF-8 than this is no text log: counting stops there
 INVALID_LINES_SHOWN = 5
 
 
 def _invalid_utf8(data: bytes) -> list[int]:
-    """Offsets of the bytes that are not UTF-8 (each start of an invalid sequence), at most INVALID_BYTES_COUNTED."""
-    found, at = [], 0
+    """Offsets of the bytes that are not UTF-8 (each start of an invalid sequence), at most INVALID_BYTES_COUNTED.
+    Each decode stops at the next invalid byte and reads a view, not a copy: one pass over the data."""
+    found, at, view = [], 0, memoryview(data)
     while len(found) < INVALID_BYTES_COUNTED:
         try:
-            data[at:].decode("utf-8")
+            codecs.utf_8_decode(view[at:], "strict", True)
             break
         except UnicodeDecodeError as e:
             found.append(at + e.start)
             at += e.end
     return found
+
+
+def _truncated(row: dict) -> bool:
+    """A file loaded but for its last, cut line (an ok row whose note says so)."""
+    return row["status"] == "ok" and str(row.get("error") or "").startswith(TRUNCATED)
 
 
 def _parse(row: dict, data: bytes) -> Outcome:
@@ -237,10 +245,12 @@ def _parse(row: dict, data: bytes) -> Outcome:
     if nul >= 0:
         return Outcome(row={**row, "status": "skipped", "error": "binary file (NUL byte)",
                         "error_line": _line_of(data, nul)}, records=[], tables={})
-    invalid = _invalid_utf8(data)
-    # a few bytes that are not UTF-8 (a corrupted header, a host name in Latin-1) cost the log nothing: shown as
-    # U+FFFD, their lines recorded
-    text = data.decode("utf-8", "replace") if invalid else data.decode("utf-8")
+    try:
+        text, invalid = data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        # a few bytes that are not UTF-8 (a corrupted header, a host name in Latin-1) cost the log nothing: shown
+        # as U+FFFD, their lines recorded
+        text, invalid = data.decode("utf-8", "replace"), _invalid_utf8(data)
     fmt = detect(text[:DETECT_BYTES])
     if fmt is None:
         return Outcome(row={**row, "status": "skipped", "error": "not a log format iobook reads"}, records=[],
@@ -250,7 +260,8 @@ def _parse(row: dict, data: bytes) -> Outcome:
     if fmt.ends_in_newline and not text.endswith("\n"):  # every real log ends in a newline: this one was cut
         cut_line = text.count("\n") + 1
         text = text[: text.rfind("\n") + 1]
-    cut = (f"truncated: line {cut_line} ends without a newline, so it was cut short; " if cut_line else "")
+    cut = (f"{TRUNCATED}line {cut_line} ends without a newline, so it was cut short; " if cut_line else "")
+    loaded = "the lines before it were loaded" if cut_line else "the log was loaded"
     if invalid:
         lines = sorted({_line_of(data, at) for at in invalid})
         shown = ", ".join(map(str, lines[:INVALID_LINES_SHOWN])) + (", ..." if len(lines) > INVALID_LINES_SHOWN else "")
@@ -269,8 +280,7 @@ def _parse(row: dict, data: bytes) -> Outcome:
         return Outcome(row={**row, "status": "error", "error": bad[0], "error_line": bad[1]}, records=[], tables={})
     row.update(format=parsed.format, tool=parsed.tool, tool_version=parsed.tool_version, status="ok")
     if cut:
-        row.update(error=cut + ("the lines before it were loaded" if "truncated" in cut else "the log was loaded"),
-                   error_line=cut_line)
+        row.update(error=cut + loaded, error_line=cut_line)
     return Outcome(row=row, records=parsed.records, tables=parsed.tables)
 
 
@@ -470,7 +480,7 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
         return row
     row.update(sha256=digest.hexdigest(), bytes=size, status="ok", error=None)
     if rest.rstrip(b"\0"):  # a NUL tail is a crash's padding; anything else is a line cut short
-        row.update(error=f"truncated: line {lines + 1} ends without a newline, so it was cut short; the lines "
+        row.update(error=f"{TRUNCATED}line {lines + 1} ends without a newline, so it was cut short; the lines "
                          "before it were loaded", error_line=lines + 1)
     if stat_signature(before) == stat_signature(after) and size == before.st_size:
         row["stat"] = trusted_stat(before, read_ns)
@@ -671,7 +681,7 @@ def _parse_and_write(con, workers: _Workers, chunks: list[list[tuple[int, str]]]
                 counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[row["status"]]] += 1
                 if row.get("racy_stat"):
                     racy.append((source_id, row["path"], row["racy_stat"], row["sha256"]))
-                counts["truncated"] += row["status"] == "ok" and str(row.get("error") or "").startswith("truncated")
+                counts["truncated"] += _truncated(row)
                 if row["status"] == "error":
                     tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: "
                                f"{row['error']}")
@@ -781,7 +791,7 @@ def _write(con, batch: Batch) -> Counter:
     for source_id, placeholder in streams:
         row = stream_fio_log(con, source_id, placeholder["path"])
         moved[{"ok": "parsed", "error": "failed"}[row["status"]]] += 1
-        moved["truncated"] += row["status"] == "ok" and str(row.get("error") or "").startswith("truncated")
+        moved["truncated"] += _truncated(row)
         if row["status"] == "error":
             tqdm.write(f"error: {store.printable_path(row['path'])}:{row.get('error_line') or ''}: {row['error']}")
         if row.get("racy_stat"):
