@@ -49,6 +49,17 @@ FIELDS = {
 # The fields whose difference a comparison names (History's change points, Your runs' labels): view column -> name
 COMPARED = {"benchmark": "IO500 version", "procs": "processes", "release": "release", "client_nodes": "client nodes",
             "api": "API", "protection": "data protection", "changed_during_run": "changed during the run"}
+NOT_STATED = "not stated"
+
+
+def differences(before: dict[str, str | None], after: dict[str, str | None]) -> list[str]:
+    """'<name> <before> → <after>' for each COMPARED field two sides state differently (NOT_STATED where a side's
+    files do not say, None): what else changed between the runs either side (History's change points, Your runs'
+    labels compared)."""
+    a, b = ({f: side.get(f) if side.get(f) is not None else NOT_STATED for f in COMPARED} for side in (before, after))
+    return [f"{name} {a[f]} → {b[f]}" for f, name in COMPARED.items() if a[f] != b[f]]
+
+
 TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value": pa.string(),
                               "source": pa.string()}}
 SETUP_FILES = ("setup.yml", "setup.yaml")

@@ -150,13 +150,17 @@ def test_system_information_in_both_forms():
         io500.parse_questionnaire(questionnaire[: len(questionnaire) // 2])
 
 
-def test_setup_yml_states_what_the_files_do_not(tmp_path, tucson_results):
-    # seed 000 line 139: "IBM Tucson (EPYC 7302P 16-Core, 10 clients, ...)"; submission-679's files do not say
+def tucson_with_setup_yml(tmp_path: Path, tucson_results: Path, setup_yml: str) -> duckdb.DuckDBPyConnection:
+    """submission-679's results as logs/tucson beside a user's logs/setup.yml, ingested."""
     (tmp_path / "logs").mkdir()
     shutil.move(tucson_results, tmp_path / "logs" / "tucson")
-    (tmp_path / "logs" / "setup.yml").write_text(
-        'tucson:\n  client_nodes: 10\n  release: 5.1.0.0\n  colour: blue\n')
-    con = setups_of(tmp_path, tmp_path / "logs")
+    (tmp_path / "logs" / "setup.yml").write_text(setup_yml)
+    return setups_of(tmp_path, tmp_path / "logs")
+
+
+def test_setup_yml_states_what_the_files_do_not(tmp_path, tucson_results):
+    # seed 000 line 139: "IBM Tucson (EPYC 7302P 16-Core, 10 clients, ...)"; submission-679's files do not say
+    con = tucson_with_setup_yml(tmp_path, tucson_results, 'tucson:\n  client_nodes: 10\n  release: 5.1.0.0\n  colour: blue\n')
     rows = dict(con.execute("SELECT field, value || ' | ' || source FROM io500_run_setup").fetchall())
     assert rows["client_nodes"] == "10 | setup.yml: tucson"
     # what the run's own files and the curated references state wins over setup.yml; unknown fields are dropped
@@ -179,11 +183,8 @@ def test_bound_of_a_run_from_the_links_its_questionnaire_states(tmp_path):
 def test_a_rate_above_the_links_a_user_states_is_flagged(tmp_path, tucson_results):
     # submission-679 states no links; a user's setup.yml says 10 Gbit/s a client and 2 drives of 7 GB/s: its
     # ior-easy-write (result.txt: 106.612964 GiB/s) is far above either
-    (tmp_path / "logs").mkdir()
-    shutil.move(tucson_results, tmp_path / "logs" / "tucson")
-    (tmp_path / "logs" / "setup.yml").write_text(
-        'tucson:\n  client_nodes: 10\n  client_links: 1\n  client_link_gbit_s: 10\n  drives: 2\n  drive_gb_s: 7\n')
-    con = setups_of(tmp_path, tmp_path / "logs")
+    con = tucson_with_setup_yml(tmp_path, tucson_results, 'tucson:\n  client_nodes: 10\n  client_links: 1\n'
+                                '  client_link_gbit_s: 10\n  drives: 2\n  drive_gb_s: 7\n')
     limits = dict(con.execute("SELECT limit_name, round(gib_s, 3) FROM io500_run_limits").fetchall())
     assert limits == {"client links": 11.642, "drives": 13.039}  # 12.5 GB/s; 14 GB/s
     flagged = dict(con.execute("SELECT detail, source FROM io500_run_flags WHERE code = 'ABOVE_LINKS'").fetchall())

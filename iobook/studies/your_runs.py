@@ -703,14 +703,13 @@ def get_setups(con, source_ids: Iterable[int]) -> pd.DataFrame:
 def setup_differences(runs: pd.DataFrame, setup: pd.DataFrame, config_baseline: str, config: str) -> str:
     """The setup fields (setups.COMPARED) the IO500 runs behind two configurations state differently, 'baseline →
     other' ('not stated' where a side's files do not say); empty where neither side is an IO500 run's phase log."""
-    def stated(cfg: str) -> dict[str, str]:
+    def stated(cfg: str) -> dict[str, str | None]:
         rows = setup[setup.source_id.isin(runs.loc[runs["config"] == cfg, "source_id"])]
-        return {f: ", ".join(sorted({str(v) for v in rows[f].dropna()})) or "not stated" for f in setups.COMPARED}
+        return {f: ", ".join(sorted({str(v) for v in rows[f].dropna()})) or None for f in setups.COMPARED}
 
     if setup.empty:
         return ""
-    a, b = stated(config_baseline), stated(config)
-    return "; ".join(f"{name} {a[f]} → {b[f]}" for f, name in setups.COMPARED.items() if a[f] != b[f])
+    return "; ".join(setups.differences(stated(config_baseline), stated(config)))
 
 
 def with_records(meta: pd.DataFrame, records: list) -> pd.DataFrame:
@@ -883,12 +882,17 @@ def _design_name(design: str) -> str:
     return md_escape(design.removeprefix(source_labels.COLLECTOR_RUN))
 
 
+def same_line(effects: pd.DataFrame, e) -> pd.DataFrame:
+    """The changes of sweep line `e` in every design of its label and workload (its own among them)."""
+    return effects[(effects["tool"] == e["tool"]) & (effects["workload"] == e["workload"]) & (effects["line"] == e["line"])
+                   & (effects["x_name"] == e["x_name"]) & (effects["sweep"].str.split(" · ").str[0] == e["sweep"].split(" · ")[0])]
+
+
 def current_of(effects: pd.DataFrame, e) -> pd.Series:
     """The same sweep line's change in the newest design of its label and workload (collector runs are named by
     when they started, so the greatest name is the newest), where the line was swept in several: the current
     result leads, superseded ones beside it."""
-    same = effects[(effects["tool"] == e["tool"]) & (effects["workload"] == e["workload"]) & (effects["line"] == e["line"])
-                   & (effects["x_name"] == e["x_name"]) & (effects["sweep"].str.split(" · ").str[0] == e["sweep"].split(" · ")[0])]
+    same = same_line(effects, e)
     collector = same[same["design"].str.startswith(source_labels.COLLECTOR_RUN)]
     return collector.sort_values("design").iloc[-1] if len(collector) > 1 else e
 
@@ -898,9 +902,8 @@ def sweep_finding(effects: pd.DataFrame, e) -> str:
     of that label and workload (never pooled with it)."""
     label = md_escape(e["sweep"].split(" · ", 1)[0])
     line = f" ({md_escape(e['line'])})" if e["line"] != "all" else ""
-    same = effects[(effects["tool"] == e["tool"]) & (effects["workload"] == e["workload"]) & (effects["line"] == e["line"])
-                   & (effects["x_name"] == e["x_name"]) & (effects["sweep"].str.split(" · ").str[0] == e["sweep"].split(" · ")[0])
-                   & (effects["design"] != e["design"])]
+    same = same_line(effects, e)
+    same = same[same["design"] != e["design"]]
     others = "; ".join(f"{_design_name(o['design'])}: {_times(o['ratio'])}×" for _, o in same.iterrows())
     where = f" in {_design_name(e['design'])}" if len(same) else ""
     return (f"**{label}** {e['tool']} {md_escape(e['workload'])} {_what(e['measure'])[0]}, {md_escape(e['x_name'])} "

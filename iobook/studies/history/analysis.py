@@ -36,10 +36,12 @@ IO500_MEASURES = {"score": ("IO500 score", "score"), "bw_gib_s": ("IO500 bandwid
 IO500_MIN_SUBMISSIONS = 3
 IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_gib_s", "md_kiops", "runs", "io500_version", "procs",
                  "valid", "run_keys", "release", "client_nodes", "api", "protection", "changed_during_run"]
-# what a change point's "what else changed" compares, submission against submission: the runs' own files' setup
-IO500_SETUP_COMPARED = tuple(({"benchmark": "io500_version"}.get(k, k), name) for k, name in setups.COMPARED.items())
+# the setup fields a change point compares (setups.COMPARED) under the submissions' column names
+IO500_SETUP_COLUMNS = {"benchmark": "io500_version"}
 RUN_COLUMNS = ["tool", "label", "workload", "title", "started", "version", "options", "path", "source_id", "job_id",
                *MEASURES, "design"]
+IO500_CHANGE_COLUMNS = ["system", "score rule", "measure", "nth", "submission", "started", "permutation p",
+                        "submissions before", "submissions after", "what else changed"]
 CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "permutation p", "runs before",
                   "runs after", "what else changed"]
 
@@ -247,11 +249,16 @@ def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, fami
     return rows, comparisons
 
 
-def found_only(rows: list[dict], decided: list) -> tuple[list[dict], list]:
-    """The splits whose p alone is below 1 - CONFIDENCE, with their records: the ones shown (each decided over every
-    split tested in its family)."""
-    kept = [(row, c) for row, c in zip(rows, decided) if row["found"]]
-    return [row for row, _ in kept], [c for _, c in kept]
+def decided_changes(rows: list[dict], comparisons: list, columns: list[str]) -> tuple[pd.DataFrame, list]:
+    """The splits whose p alone is below 1 - CONFIDENCE (rows' `found`), each decided over every split tested in its
+    family: the change points shown (`columns`, with ratio, interval and verdict) and their records."""
+    kept = [(row, c) for row, c in zip(rows, evidence.decide(comparisons)) if row["found"]]
+    decided = [c for _, c in kept]
+    changes = pd.DataFrame([row for row, _ in kept], columns=columns)
+    record = evidence.frame(decided)
+    if len(changes):
+        changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
+    return changes, decided
 
 
 def histories_of(runs: pd.DataFrame) -> pd.DataFrame:
@@ -285,13 +292,7 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
                 comparisons += records
         return rows, comparisons
 
-    rows, comparisons = searched_enough(search)
-    rows, decided = found_only(rows, evidence.decide(comparisons))
-    changes = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
-    record = evidence.frame(decided)
-    if len(changes):
-        changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
-    return changes, decided
+    return decided_changes(*searched_enough(search), CHANGE_COLUMNS)
 
 
 def slower(measure: str, ratio: float) -> bool:
@@ -344,13 +345,11 @@ def io500_submissions(con) -> pd.DataFrame:
 
 def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
     """What the runs' setups state differently in the last submission before and the first after a change point
-    (IO500_SETUP_COMPARED; 'not stated' where a run's files do not say)."""
-    def stated(value) -> str:
-        return "not stated" if pd.isna(value) else str(value)
+    (setups.differences: 'not stated' where a run's files do not say)."""
+    def stated(row: pd.Series) -> dict[str, str | None]:
+        return {f: (None if pd.isna(v := row[IO500_SETUP_COLUMNS.get(f, f)]) else str(v)) for f in setups.COMPARED}
 
-    changed = [f"{name} {stated(before[k])} → {stated(after[k])}" for k, name in IO500_SETUP_COMPARED
-               if stated(before[k]) != stated(after[k])]
-    return "; ".join(changed) or "none of " + ", ".join(name for _, name in IO500_SETUP_COMPARED)
+    return "; ".join(setups.differences(stated(before), stated(after))) or "none of " + ", ".join(setups.COMPARED.values())
 
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
@@ -375,12 +374,4 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
                 comparisons += records
         return rows, comparisons
 
-    rows, comparisons = searched_enough(search)
-    rows, decided = found_only(rows, evidence.decide(comparisons))
-    changes = pd.DataFrame(rows, columns=["system", "score rule", "measure", "nth", "submission", "started",
-                                          "permutation p", "submissions before", "submissions after",
-                                          "what else changed"])
-    record = evidence.frame(decided)
-    if len(changes):
-        changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
-    return changes, decided
+    return decided_changes(*searched_enough(search), IO500_CHANGE_COLUMNS)
