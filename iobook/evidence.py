@@ -1,6 +1,6 @@
 """The one place the book decides. Every chapter states what it measured as records of this module (a
 census as a `Count`, a value as an `Estimate`, two groups or a group and a published figure as a
-`Comparison`), and `decide` alone says which comparisons are decided. The rules, written once (book/methods.md
+`Comparison`, two measures of the same units as a `Correlation`), and `decide` alone says which comparisons are decided. The rules, written once (book/methods.md
 explains them to readers):
 
 - a census (every run checked) is counted, never given an interval;
@@ -155,6 +155,75 @@ class Comparison:
     n_to_decide: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Correlation:
+    """Two measures of the same units (`x`, `y`): a rank (Spearman) or linear (Pearson) correlation with its
+    percentile bootstrap interval over the units, and the test of no association; verdict set by `decide` only.
+    `reference`, `n_baseline` and `sd_log` are what `decide` reads of any record: tested against 0, one group,
+    no size computed (a correlation's sample size is not the ratio's)."""
+    quantity: str
+    x: str
+    y: str
+    method: str  # "Spearman" or "Pearson"
+    value: float
+    low: float | None
+    high: float | None
+    p: float | None
+    n: int
+    replicate: Replicate
+    family: str
+    reference: float = 0.0
+    n_baseline: int = 0
+    sd_log: None = None
+    p_adjusted: float | None = None
+    family_size: int = 0
+    decided: bool = False
+    verdict: Verdict | None = None
+    n_to_decide: int | None = None
+
+
+def _rank_rows(values: np.ndarray) -> np.ndarray:
+    return sps.rankdata(values, axis=-1)
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row pair (the bootstrap's resamples as rows)."""
+    dx, dy = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample of one repeated unit has no spread: NaN
+        return (dx * dy).sum(axis=-1) / np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
+
+
+def correlate(x, y, *, quantity: str, x_name: str, y_name: str, method: str, replicate: Replicate, family: str,
+              seed: int = 0) -> Correlation:
+    """`x` and `y`: one value each per independent unit, paired. The interval resamples whole units (percentile
+    bootstrap); the p is a permutation test of no association (exact up to 7
+    units: the t approximation gives 3 units in the same order p = 0). Spearman's rs is Pearson's r of the ranks.
+    No interval on fewer than MIN_UNITS units; nothing without spread."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if method == "Spearman":
+        x, y = _rank_rows(x), _rank_rows(y)
+    n = len(x)
+    value = low = high = p = None
+    if n >= 2 and x.std() > 0 and y.std() > 0:
+        test = sps.pearsonr(x, y, method=sps.PermutationMethod(n_resamples=BOOTSTRAP_RESAMPLES,
+                                                               rng=np.random.default_rng(seed)))
+        value, p = float(test.statistic), float(test.pvalue)
+        if n >= MIN_UNITS:
+            # the percentile bootstrap over units, by hand: scipy.stats.bootstrap has no way to leave out the
+            # resamples that draw one unit only (no spread, no correlation), which make its interval NaN
+            picks = np.random.default_rng(seed).integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
+            a, b = x[picks], y[picks]
+            if method == "Spearman":  # a resample's ranks are ranked again: its ties are its own
+                a, b = _rank_rows(a), _rank_rows(b)
+            resampled = _pearson_rows(a, b)
+            resampled = resampled[np.isfinite(resampled)]
+            tail = (1 - CONFIDENCE) / 2 * 100
+            low, high = (float(v) for v in np.percentile(resampled, [tail, 100 - tail]))
+    return Correlation(quantity=quantity, x=x_name, y=y_name, method=method,
+                       value=float("nan") if value is None else value, low=low, high=high, p=_finite(p), n=n,
+                       replicate=replicate, family=family)
+
+
 def _finite(x) -> float | None:
     return float(x) if x is not None and np.isfinite(x) else None
 
@@ -235,7 +304,7 @@ def _units_to_decide(c: Comparison, alpha: float) -> int | None:
     return None if n is None else max(n, MIN_UNITS)
 
 
-def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
+def decide(comparisons: Iterable[Comparison | Correlation]) -> list[Comparison | Correlation]:
     """THE verdict rule of the book: Holm's correction within each family; decided when both sides have at
     least MIN_UNITS units (the sample alone against a published figure) and the adjusted p is below
     1 - CONFIDENCE. Every other comparison gets the units a side that would decide it at the level its share
@@ -251,8 +320,10 @@ def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
         for i, q in zip(index, adjusted):
             c = items[i]
             enough = c.n >= MIN_UNITS and (c.reference is not None or c.n_baseline >= MIN_UNITS)
+            # two units always lie on a line: a correlation needs MIN_UNITS before its lack of spread says anything
+            least = MIN_UNITS if isinstance(c, Correlation) else 2
             if c.p is None:
-                verdict = Verdict.NO_SPREAD if min(c.n, c.n_baseline or c.n) >= 2 else Verdict.TOO_FEW
+                verdict = Verdict.NO_SPREAD if min(c.n, c.n_baseline or c.n) >= least else Verdict.TOO_FEW
             elif not enough:
                 verdict = Verdict.TOO_FEW
             else:
@@ -263,11 +334,11 @@ def decide(comparisons: Iterable[Comparison]) -> list[Comparison]:
     return out
 
 
-def as_shown(record: Count | Estimate | Comparison) -> Count | Estimate | Comparison:
+def as_shown(record: Count | Estimate | Comparison | Correlation) -> Count | Estimate | Comparison | Correlation:
     """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
     found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or
     two values a side, often orders of magnitude wide) is withheld; any other record as it is."""
-    if isinstance(record, Comparison) and record.verdict == Verdict.TOO_FEW:
+    if isinstance(record, (Comparison, Correlation)) and record.verdict == Verdict.TOO_FEW:
         return replace(record, low=None, high=None)
     if isinstance(record, Estimate) and record.n < MIN_UNITS and record.low is not None:
         return replace(record, low=None, high=None, no_interval=f"fewer than {MIN_UNITS} units")
@@ -312,7 +383,7 @@ def _units(n: int, replicate: Replicate) -> str:
     return plural(n, noun)
 
 
-def phrase(record: Count | Estimate | Comparison) -> str:
+def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
     """The one way a record reads in a sentence, as shown (as_shown: no interval on fewer than MIN_UNITS)."""
     record = as_shown(record)
     if isinstance(record, Count):
@@ -325,6 +396,11 @@ def phrase(record: Count | Estimate | Comparison) -> str:
         if record.n < MIN_UNITS:  # the methods page says why: too few units for any interval
             return f"{_number(record.value)}{unit} (no interval on {units})"
         return f"{_number(record.value)}{unit} (no interval: {record.no_interval}; {units})"
+    if isinstance(record, Correlation):
+        name = {"Spearman": "rs", "Pearson": "r"}[record.method]
+        interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f} to {record.high:.2f}" if record.low is not None
+                    else "no interval")
+        return f"{name} = {record.value:.2f} ({interval}; {_units(record.n, record.replicate)}; {record.verdict or 'not yet decided'})"
     c = record
     interval = _interval(c.low, c.high) if c.low is not None else "no interval"
     sides = (f"{_units(c.n, c.replicate)} against {c.baseline_label or 'the published figure'}"

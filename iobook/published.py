@@ -1,4 +1,5 @@
-"""Published figures transcribed from the seed talks (data/published/<name>.csv, described in its README.md)."""
+"""Published figures transcribed from the seed talks (data/published/<name>.csv, described in its README.md) and
+from papers (data/published/papers/<name>.csv)."""
 from pathlib import Path
 
 import pandas as pd
@@ -10,4 +11,5 @@ def load(name: str) -> pd.DataFrame:
     """One published table in long form: labels and the printed string as text, `value` as a number (NaN if none)."""
     frame = pd.read_csv(PUBLISHED / f"{name}.csv", dtype=str, keep_default_na=False)
     frame["value"] = pd.to_numeric(frame["value"].mask(frame["value"] == ""))
-    return frame.astype({"line": int, "field": int, "char": int})
+    # a seed's cell names its place in the seed text; a paper's figure names its place in `source`
+    return frame.astype({column: int for column in ("line", "field", "char") if column in frame})

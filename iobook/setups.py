@@ -75,6 +75,9 @@ INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.in
              "server_network": ("storage_network", "ds_network"),
              "client_links": ("Site.Supercomputer.Nodes.Interconnect.links",),
              "client_link_gbit_s": ("Site.Supercomputer.Nodes.Interconnect.speed",)}
+# the phase whose IOR log's node count stands for a run's client nodes where no summary states them (IO500 runs
+# every IOR phase on the same nodes)
+NODES_PHASE = "ior-easy-write"
 # a link's rate as the questionnaire prints it ("100 GBit", "200 Gb/s", "25Gbps"): Gbit/s
 _GBIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*G(?:Bit|b)(?:it)?(?:/s|ps)?\s*", re.IGNORECASE)
 # what makes one machine of several labels: the same institution, storage installed the same day, same family
@@ -89,6 +92,7 @@ _FOLLOWS_RUN = re.compile(r"tail\s+-f|result\.txt")
 _SIGSTOP = re.compile(r"SIGSTOP|kill\s+-(?:STOP|19)\b")
 _FOLDER_RELEASE = re.compile(r"(?:Storage Scale|Spectrum Scale|GPFS|Lustre|DAOS|BeeGFS)\s+v?(\d+\.\d+(?:[.-]\d+)*)")
 _ERA = re.compile(r"io500-(isc|sc)(\d\d)")
+RESULT_INI = "result-ini"  # the kind of io500_run_members the C app's result.txt is
 
 
 def era(version: str | None, kinds: set[str]) -> str | None:
@@ -100,6 +104,8 @@ def era(version: str | None, kinds: set[str]) -> str | None:
         return "2017 script"
     if kinds & {"bash-summary", "bash-log"}:
         return "bash script"
+    if not version and RESULT_INI in kinds:  # the C app's result.txt, its [run] section without a version line
+        return "C app, version not stated"
     return version
 
 
@@ -181,6 +187,10 @@ def derive(con) -> list[dict]:
     min_release = {run_id: (level, PurePath(path).name) for run_id, level, path in con.execute(
         """SELECT x.run_id, min(c.value), min(x.path) FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
            WHERE c.key = 'minReleaseLevel' GROUP BY x.run_id""").fetchall()}
+    # the client nodes a run's IOR log counted (its header's 'nodes'): what ran, where no summary states them
+    logged_nodes = dict(con.execute(
+        """SELECT l.run_id, max(t.nodes) FROM io500_phase_log_links l JOIN ior_tests t USING (source_id)
+           WHERE l.phase = ? AND t.nodes > 0 GROUP BY l.run_id""", [NODES_PHASE]).fetchall())
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
     releases = _releases()
@@ -215,6 +225,7 @@ def derive(con) -> list[dict]:
                 if field == "client_link_gbit_s":
                     value = (m := _GBIT.fullmatch(value)) and m[1]  # a rate in other units is not stated as one
                 put(field, value, f"system-information: {key if '.' in key else 'io500_info_' + key}")
+        put("client_nodes", logged_nodes.get(run_id), f"{NODES_PHASE} log: nodes")
         folder_release = _FOLDER_RELEASE.search(filesystem or "")
         put("release", folder_release and folder_release[1], "archive folder name")
         if submission in releases:

@@ -159,10 +159,13 @@ def tucson_with_setup_yml(tmp_path: Path, tucson_results: Path, setup_yml: str) 
 
 
 def test_setup_yml_states_what_the_files_do_not(tmp_path, tucson_results):
-    # seed 000 line 139: "IBM Tucson (EPYC 7302P 16-Core, 10 clients, ...)"; submission-679's files do not say
-    con = tucson_with_setup_yml(tmp_path, tucson_results, 'tucson:\n  client_nodes: 10\n  release: 5.1.0.0\n  colour: blue\n')
+    # submission-679's files state no server links; its ior-easy-write.txt line 20 reads "nodes               : 10"
+    # (seed 000 line 139: "IBM Tucson (EPYC 7302P 16-Core, 10 clients, ...)"), which wins over setup.yml's 12
+    con = tucson_with_setup_yml(tmp_path, tucson_results,
+                                'tucson:\n  server_links: 8\n  client_nodes: 12\n  release: 5.1.0.0\n  colour: blue\n')
     rows = dict(con.execute("SELECT field, value || ' | ' || source FROM io500_run_setup").fetchall())
-    assert rows["client_nodes"] == "10 | setup.yml: tucson"
+    assert rows["server_links"] == "8 | setup.yml: tucson"
+    assert rows["client_nodes"] == "10 | ior-easy-write log: nodes"
     # what the run's own files and the curated references state wins over setup.yml; unknown fields are dropped
     assert rows["release"] == "5.1.9.0 | " + rows["release"].split(" | ")[1] and "seed 000" in rows["release"]
     assert "colour" not in rows

@@ -1,0 +1,85 @@
+"""The IO500 archive as data (the chapter `io500_archive`, issue 39): Kunkel et al.'s statistical study of the IO500
+submissions (arXiv 2605.02194) rebuilt from the raw files: the selection as a query, phase-to-phase rank
+correlations and the sub-scores per client node beside the paper's figures, every list apart, and from the logs
+IOR's close time, the stonewall wear-down and pfind's imbalance. Layers: queries/*.sql, analysis, logs, charts,
+findings; `report` wires them for the notebook."""
+from __future__ import annotations
+
+from ... import evidence, nb
+from ...report import Report, Table
+from . import analysis, charts, findings, logs
+from .analysis import PAPER_LISTS
+
+HOW_TO_ADD = ("Ingest IO500 result folders (`python -m iobook ingest <folder>`), as the archive lays them out "
+              "(`<institution>/<system>/<file system>/<year>/submission-<id>/`): the year folder and the run's start "
+              "date name its list.")
+CORRELATION_FORMATS = {"value": ".2f", "low": ".2f", "high": ".2f", "Holm p": ".3g"}
+SHARE_FORMATS = {"median close share": ".3%", "max close share": ".2%", "median slowest share": ".0%",
+                 "max slowest share": ".0%", "median wear-down share": ".0%", "max wear-down share": ".0%",
+                 "median busiest share": ".1%", "max busiest share": ".1%", "median max/mean": ".3g", "max max/mean": ".3g"}
+LIST_FORMATS = {"lowest score": ",.3g", "highest score": ",.4g", "orders of magnitude": ".1f", "rs per node": ".2f"}
+
+
+def report(con, *, lists: list[str] | None = None) -> Report:
+    """The chapter: the selection of `lists` (the paper's four when empty), its correlations beside the paper's,
+    each list apart, and the log tables, findings first."""
+    runs = analysis.get_runs(con)
+    if runs.empty:
+        return Report(values={"has_data": False, "has_selection": False, "has_lists": False, "has_close": False,
+                              "has_wear_down": False, "has_find": False},
+                      note=nb.no_data("IO500 runs", HOW_TO_ADD))
+    lists = list(lists or PAPER_LISTS)
+    named = f"{lists[0]}-{lists[-1]}" if len(lists) > 1 else lists[0]
+    paper = analysis.paper_figures()
+    chosen, left = analysis.select(runs, lists)
+    wide = analysis.phase_table(chosen, analysis.get_phases(con))
+    per_list, list_records = analysis.per_list(runs)
+    selected = analysis.phase_correlations(wide, named) + analysis.subscore_correlations(chosen, named)
+    decided = evidence.decide(selected + list_records)  # one family: the chapter decides once
+    selected, list_records = decided[:len(selected)], decided[len(selected):]
+    # two machines always rank alike or opposite: no value where the rule has too few units
+    per_list = per_list.assign(record=list_records, **{"rs per node": [
+        None if r.verdict == evidence.Verdict.TOO_FEW else r.value for r in list_records],
+                                                       "verdict": [str(r.verdict) for r in list_records]})
+    bandwidth = [r for r in selected if r.quantity.startswith("bandwidth")]
+    metadata = [r for r in selected if r.quantity.startswith("metadata")]
+    subscores = [r for r in selected if r.quantity.startswith("sub-scores")]
+    values = {"has_data": True, "has_selection": len(chosen) > 0, "has_lists": len(per_list) > 0,
+              "lists": ", ".join(lists), "held": ", ".join(findings.held_lists(runs, lists)) or "none",
+              "unlisted": int(runs.list.isna().sum()), "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
+              **{key.replace(" ", "_"): value for key, value in left.items()}}
+    found, tables, figures = [], {}, {}
+    if len(chosen):
+        shown = analysis.correlation_table(selected)
+        found += [findings.selection_finding(runs, lists, left, bandwidth, paper),
+                  findings.metadata_finding(metadata, paper),
+                  findings.per_node_finding(subscores, paper, int(chosen.bw_per_node.notna().sum()), len(chosen)),
+                  findings.lists_finding(per_list, chosen, paper)]
+        tables["tab-archive-correlations"] = Table(frame=shown, formats=CORRELATION_FORMATS)
+        figures["fig-archive-correlations"] = charts.chart_correlations(shown)
+    if len(per_list):
+        tables["tab-archive-lists"] = Table(frame=per_list.drop(columns="record"), formats=LIST_FORMATS)
+        figures["fig-archive-scores"] = charts.chart_scores(analysis.select_each(runs), analysis.lists_in_order(runs))
+    close = analysis.per_machine(logs.close_time(con), runs)
+    wear = analysis.per_machine(logs.wear_down(con), runs)
+    find = analysis.per_machine(logs.pfind_imbalance(con), runs)
+    values |= {"has_close": len(close) > 0, "has_wear_down": len(wear) > 0, "has_find": len(find) > 0}
+    if len(close):
+        generation = left["generation"] or close.generation.mode().iloc[0]
+        found.append(findings.close_finding(close, generation))
+        if len(wear) and len(find):
+            found.append(findings.stragglers_finding(wear, find, generation))
+        tables["tab-archive-close"] = Table(frame=analysis.summarize(
+            close, ["generation", "family", "phase"], {"close_share": "close share"}), formats=SHARE_FORMATS)
+        figures["fig-archive-close"] = charts.chart_close(close)
+    if len(wear):
+        tables["tab-archive-wear-down"] = Table(frame=analysis.summarize(
+            wear, ["generation", "phase"], {"slowest_share": "slowest share", "wear_down_share": "wear-down share"}),
+            formats=SHARE_FORMATS)
+    if len(find):
+        tables["tab-archive-find"] = Table(frame=analysis.summarize(
+            find[find.ranks_add_up.fillna(False).astype(bool)], ["generation", "family"],
+            {"busiest_total_share": "busiest share", "total_imbalance": "max/mean"}), formats=SHARE_FORMATS)
+    tables["tab-archive-paper"] = Table(frame=paper[["figure", "printed", "unit", "note", "source"]])
+    return Report(values=values, tables=tables, figures=figures, findings=found,
+                  evidence=[*selected, *list_records])

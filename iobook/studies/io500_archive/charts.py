@@ -1,0 +1,53 @@
+"""The IO500 archive study's charts: the phase-to-phase rank correlations as a matrix per domain, and the scores of
+each list's machines."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from .analysis import DOMAINS
+
+
+def chart_correlations(table: pd.DataFrame) -> alt.HConcatChart:
+    """Spearman's rs of each pair of phases (analysis.correlation_table rows of one selection), one matrix per domain,
+    the value printed in its cell."""
+    panels = []
+    for domain, names in DOMAINS.items():
+        rows = table[table.what.str.startswith(f"{domain} phases")]
+        data = rows[["x", "y", "value", "machines", "verdict"]]
+        base = alt.Chart(data).encode(
+            x=alt.X("x:N", sort=list(names), title=None, axis=alt.Axis(labelAngle=-40)),
+            y=alt.Y("y:N", sort=list(names), title=None))
+        cells = base.mark_rect().encode(
+            color=alt.Color("value:Q", title="Spearman rs", scale=alt.Scale(domain=[-1, 1], scheme="redblue")),
+            tooltip=["x:N", "y:N", alt.Tooltip("value:Q", format=".2f"), "machines:Q", "verdict:N"])
+        text = base.mark_text(fontSize=11).encode(text=alt.Text("value:Q", format=".2f"))
+        panels.append(alt.layer(cells, text).properties(title=f"{domain} phases", width=40 * len(names),
+                                                        height=40 * len(names)))
+    return alt.hconcat(*panels).resolve_scale(color="shared")
+
+
+def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.Chart:
+    """Each list's chosen machines' scores (log scale), coloured by the benchmark's generation."""
+    data = chosen[["list", "machine", "score", "generation"]]
+    return alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
+        x=alt.X("list:N", sort=lists, title="list"),
+        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
+        color=alt.Color("generation:N", title="benchmark"),
+        tooltip=["list:N", "machine:N", alt.Tooltip("score:Q", format=",.4g"), "generation:N"],
+    ).properties(width=560, height=260)
+
+
+def chart_close(close: pd.DataFrame) -> alt.Chart:
+    """Each machine's share of an IOR phase's time spent in close (log scale), by file-system family, one row of
+    panels per benchmark generation."""
+    data = close[["generation", "family", "phase", "machine", "close_share", "close_s"]]
+    return alt.Chart(data).mark_point(filled=True, opacity=0.6).encode(
+        x=alt.X("close_share:Q", scale=alt.Scale(type="log"), title="close time, share of the phase (log)",
+                axis=alt.Axis(format="%")),
+        y=alt.Y("family:N", title=None),
+        color=alt.Color("phase:N", title="IOR phase"),
+        row=alt.Row("generation:N", title=None),
+        tooltip=["machine:N", "family:N", "phase:N", alt.Tooltip("close_share:Q", format=".3%"),
+                 alt.Tooltip("close_s:Q", format=",.3g", title="close (s)")],
+    ).properties(width=520)

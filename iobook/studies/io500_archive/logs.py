@@ -1,0 +1,33 @@
+"""The IO500 archive's raw phase logs as data (after Kunkel et al., arXiv 2605.02194): per counted IO500 run and
+phase, where IOR's time went (open, transfers, close), how far apart the ranks stood at the stonewall of the write
+phases and how long the wear-down after it took, and how evenly pfind's find phase spread its work over the ranks.
+Each table is one query of queries/ that a reader can run as it stands."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import store
+
+
+def _query(con, name: str) -> pd.DataFrame:
+    return con.execute(store.query(__package__, name)).df()
+
+
+def close_time(con) -> pd.DataFrame:
+    """Per counted run and IOR phase: open_s, wrrd_s, close_s, total_s of its log's result row, open_share and
+    close_share of total_s (queries/close_time.sql)."""
+    return _query(con, "close_time")
+
+
+def wear_down(con) -> pd.DataFrame:
+    """Per counted run and write phase (IOR and mdtest) whose log states the ranks' progress at the stonewall: its
+    min, max (and mdtest's mean), slowest_share = min / max, and the wear-down time after the deadline
+    (queries/wear_down.sql)."""
+    return _query(con, "wear_down")
+
+
+def pfind_imbalance(con) -> pd.DataFrame:
+    """Per pfind CSV of a counted run: its ranks, the max / mean of directory entries read (checked) and of files
+    scanned (total) over ranks, the busiest rank's share of each, and ranks that read or did nothing
+    (queries/pfind_imbalance.sql)."""
+    return _query(con, "pfind_imbalance")

@@ -1,0 +1,95 @@
+"""The IO500 archive as data (issue 39): the paper's selection rebuilt on the shared archive's 2021 submissions, the
+lists read from the runs' files, one machine one unit, and the correlation record's test on few machines."""
+import duckdb
+import numpy as np
+import pytest
+
+from iobook import evidence
+from iobook.ingest import ingest
+from iobook.studies import io500_archive
+from iobook.studies.io500_archive import analysis
+
+from conftest import ARCHIVE
+
+
+@pytest.fixture(scope="module")
+def archive_2021(tmp_path_factory):
+    """Every 2021 submission of the shared archive (the year of ISC21 and SC21; it holds none of 2022), and
+    submission-689, which holds the run of 548 again (JAMSTEC's Earth Simulator, started 2021-05-25): as in the
+    whole archive, the run counts once, as 689."""
+    folders = sorted(p for p in ARCHIVE.glob("*/*/*/2021") if p.is_dir()) + list(ARCHIVE.glob("*/*/*/2023/submission-689"))
+    db = tmp_path_factory.mktemp("archive") / "archive-2021.duckdb"
+    ingest(folders, db, progress=False)
+    con = duckdb.connect(str(db), read_only=True)
+    yield con
+    con.close()
+
+
+def test_archive_holds_no_2022_list():
+    """The paper's lists are ISC21-SC22; the mirror's year folders hold no 2022 (ls ../shared/io500-submissions/*/*/*)."""
+    years = {p.name for p in ARCHIVE.glob("*/*/*/*") if p.is_dir()}
+    assert "2021" in years and "2022" not in years
+
+
+def test_list_from_folder_year_and_start_date(archive_2021):
+    """ULHPC Aion's submission-583 ran the ISC21 release but started 2021-09-28 17:08:13 (its result.txt's
+    '; START' line): it went to SC21. Intel Endeavour's 554 started 2021-05-31: ISC21."""
+    runs = analysis.get_runs(archive_2021).set_index("submission")
+    assert runs.loc[583, "benchmark"] == "io500-isc21" and runs.loc[583, "list"] == "SC21"
+    assert runs.loc[554, "list"] == "ISC21"
+    # the run 689 holds again started in 2021, but its submission sits in a 2023 folder: that list's
+    assert runs.loc[689, "list"] == "ISC23" and set(runs.list) == {"ISC21", "SC21", "ISC23"}
+
+
+def test_selection_counts_a_machine_once(archive_2021):
+    """Venus2 submitted 552 (started 2021-06-10 20:58:35) and 538 (2021-06-11 18:18:55) to ISC21, Raytheon's
+    MCK-HPC 593 (2021-10-20) and 594 (2021-10-31) to SC21 (their result.txt): each machine's newest stands for it.
+    GWDG's 582 and Janelia's 578 are marked invalid in their summaries: left out. 23 counted runs, 19 machines."""
+    chosen, left = analysis.select(analysis.get_runs(archive_2021), analysis.PAPER_LISTS)
+    assert {538, 594} <= set(chosen.submission) and not {552, 593, 582, 578} & set(chosen.submission)
+    assert left == {"runs": 23, "invalid or flagged": 2, "other generation": 0, "repeat runs of a machine": 2,
+                    "machines": 19, "generation": "C app"}
+
+
+def test_client_nodes_from_the_ior_log(archive_2021):
+    """CMKL's Apex (submission-587) states no client nodes in a summary; its ior-easy-write log's header reads
+    'nodes               : 4' (submission-587/ior-easy-write.txt line 20)."""
+    rows = archive_2021.execute(
+        """SELECT s.value, s.source FROM io500_run_setup s JOIN io500_runs r USING (run_id)
+           WHERE r.submission = 587 AND s.field = 'client_nodes'""").fetchall()
+    assert rows == [("4", "ior-easy-write log: nodes")]
+
+
+def test_report_beside_the_paper(archive_2021):
+    """The chapter on the archive's 2021 lists: every pair of bandwidth (6) and metadata (28) phases and the two
+    per-node sub-score correlations, over 19 machines, with the paper's figures beside (abstract of arXiv
+    2605.02194: bandwidth 0.78-0.96, metadata 0.89-0.98, per node rs 0.92, r 0.53)."""
+    report = io500_archive.report(archive_2021)
+    table = report.tables["tab-archive-correlations"].frame
+    assert len(table) == 6 + 28 + 2 and set(table.machines) == {19}
+    assert report.values["held"] == "ISC21, SC21"
+    assert "the paper's 0.78 to 0.96" in report.findings[0].text
+    assert all(f.evidence for f in report.findings)
+
+
+def test_three_units_in_one_order_decide_nothing():
+    """Three machines whose two measures rank alike: rs = 1, but of the 3! = 6 orders of one measure two are as
+    extreme (rs = 1 and -1), so the exact permutation p is 2/6 (the t approximation gives p = 0: issue 39's SC18)."""
+    (record,) = evidence.decide([evidence.correlate(
+        [1.0, 2.0, 3.0], [10.0, 40.0, 90.0], quantity="q", x_name="a", y_name="b", method="Spearman",
+        replicate=evidence.Replicate.MACHINE, family="f")])
+    assert record.value == pytest.approx(1.0) and record.p == pytest.approx(2 / 6)
+    assert record.verdict == evidence.Verdict.UNDECIDED
+
+
+def test_two_units_are_too_few():
+    """Two points always lie on a line: no verdict but 'too few units'."""
+    (record,) = evidence.decide([evidence.correlate(
+        [1.0, 2.0], [3.0, 5.0], quantity="q", x_name="a", y_name="b", method="Pearson",
+        replicate=evidence.Replicate.MACHINE, family="f")])
+    assert record.verdict == evidence.Verdict.TOO_FEW
+
+
+def test_orders_of_magnitude():
+    """10 and 10,000 span three orders of magnitude."""
+    assert analysis.orders_of_magnitude(np.array([10.0, 10_000.0])) == pytest.approx(3.0)
