@@ -398,7 +398,7 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
         return f"{_number(record.value)}{unit} (no interval: {record.no_interval}; {units})"
     if isinstance(record, Correlation):
         name = {"Spearman": "rs", "Pearson": "r"}[record.method]
-        interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f} to {record.high:.2f}" if record.low is not None
+        interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f}–{record.high:.2f}" if record.low is not None
                     else "no interval")
         return f"{name} = {record.value:.2f} ({interval}; {_units(record.n, record.replicate)}; {record.verdict or 'not yet decided'})"
     c = record

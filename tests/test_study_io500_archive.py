@@ -9,7 +9,7 @@ from iobook.ingest import ingest
 from iobook.studies import io500_archive
 from iobook.studies.io500_archive import analysis
 
-from conftest import ARCHIVE
+from conftest import ARCHIVE, BUILT_TOOLS
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_report_beside_the_paper(archive_2021):
     table = report.tables["tab-archive-correlations"].frame
     assert len(table) == 6 + 28 + 2 and set(table.machines) == {19}
     assert report.values["held"] == "ISC21, SC21"
-    assert "the paper's 0.78 to 0.96" in report.findings[0].text
+    assert "the paper's 0.78–0.96" in report.findings[0].text
     assert all(f.evidence for f in report.findings)
 
 
@@ -93,3 +93,29 @@ def test_two_units_are_too_few():
 def test_orders_of_magnitude():
     """10 and 10,000 span three orders of magnitude."""
     assert analysis.orders_of_magnitude(np.array([10.0, 10_000.0])) == pytest.approx(3.0)
+
+
+def test_a_users_io500_run_alone(tmp_path):
+    """The built-tools IO500 run (io500 made here, 2 ranks, stonewall 10 s; fixtures/built-tools/io500): a user's
+    own run, outside the archive's layout, so of no list. The chapter says so and still reads its logs: its four
+    IOR phases' close times, and find.csv."""
+    db = tmp_path / "own.duckdb"
+    ingest([BUILT_TOOLS / "io500"], db, progress=False)
+    report = io500_archive.report(duckdb.connect(str(db), read_only=True))
+    assert not report.values["has_selection"] and not report.values["has_lists"]
+    assert report.findings[0].text.startswith("No valid run of ISC21, SC21, ISC22, SC22 is in the data: its runs are "
+                                              "of no list; 1 of 1 (100.0%) state no list")
+    # result_summary.txt lines 2 and 5: both IOR writes [INVALID] (10 s stonewall): only the reads are phases
+    close = report.tables["tab-archive-close"].frame
+    assert set(close.phase) == {"ior-easy-read", "ior-hard-read"} and set(close.machines) == {1}
+    assert report.values["has_find"]
+
+
+def test_a_run_copied_out_of_the_layout_keeps_its_list(tmp_path, tucson_results):
+    """submission-679's results folder copied flat is still the archive's run (its fingerprint): SC23 (started
+    2023-10-22 06:40:20, result.txt), not one of the paper's lists."""
+    db = tmp_path / "copied.duckdb"
+    ingest([tucson_results], db, progress=False)
+    report = io500_archive.report(duckdb.connect(str(db), read_only=True))
+    assert report.findings[0].text.startswith("No valid run of ISC21, SC21, ISC22, SC22 is in the data: its runs are "
+                                              "of SC23; 0 of 1 (0.0%) state no list")

@@ -5,6 +5,8 @@ IOR's close time, the stonewall wear-down and pfind's imbalance. Layers: queries
 findings; `report` wires them for the notebook."""
 from __future__ import annotations
 
+import pandas as pd
+
 from ... import evidence, nb
 from ...report import Report, Table
 from . import analysis, charts, findings, logs
@@ -14,9 +16,14 @@ HOW_TO_ADD = ("Ingest IO500 result folders (`python -m iobook ingest <folder>`),
               "(`<institution>/<system>/<file system>/<year>/submission-<id>/`): the year folder and the run's start "
               "date name its list.")
 CORRELATION_FORMATS = {"value": ".2f", "low": ".2f", "high": ".2f", "Holm p": ".3g"}
-SHARE_FORMATS = {"median close share": ".3%", "max close share": ".2%", "median slowest share": ".0%",
-                 "max slowest share": ".0%", "median wear-down share": ".0%", "max wear-down share": ".0%",
-                 "median busiest share": ".1%", "max busiest share": ".1%", "median max/mean": ".3g", "max max/mean": ".3g"}
+PERCENT = 100  # a share shown as a percentage
+# medians and highest over machines: three significant digits (IOR's close share spans 0.0001 % to 50 %)
+SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in (
+    "close, % of phase", "slowest rank, % of fastest", "wear-down, % of phase", "busiest over mean rank",
+    "busiest, % of files")}
+# the measures first: at 1280 px the page's column shows about eight
+LIST_COLUMNS = ["list", "machines", "generation", "rs per node", "verdict", "machines with nodes", "lowest score",
+                "highest score", "orders of magnitude", "runs", "left out", "flagged runs"]
 LIST_FORMATS = {"lowest score": ",.3g", "highest score": ",.4g", "orders of magnitude": ".1f", "rs per node": ".2f"}
 
 
@@ -46,7 +53,8 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     subscores = [r for r in selected if r.quantity.startswith("sub-scores")]
     values = {"has_data": True, "has_selection": len(chosen) > 0, "has_lists": len(per_list) > 0,
               "lists": ", ".join(lists), "held": ", ".join(findings.held_lists(runs, lists)) or "none",
-              "unlisted": int(runs.list.isna().sum()), "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
+              "unlisted": int(runs.list.isna().sum()),
+              "started_earlier": int((runs.started_at.dt.year < runs.year).sum()), "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
               **{key.replace(" ", "_"): value for key, value in left.items()}}
     found, tables, figures = [], {}, {}
     if len(chosen):
@@ -55,31 +63,37 @@ def report(con, *, lists: list[str] | None = None) -> Report:
                   findings.metadata_finding(metadata, paper),
                   findings.per_node_finding(subscores, paper, int(chosen.bw_per_node.notna().sum()), len(chosen)),
                   findings.lists_finding(per_list, chosen, paper)]
-        tables["tab-archive-correlations"] = Table(frame=shown, formats=CORRELATION_FORMATS)
+        tables["tab-archive-correlations"] = Table(frame=shown.drop(columns=["x", "y"]), formats=CORRELATION_FORMATS)
         figures["fig-archive-correlations"] = charts.chart_correlations(shown)
+    else:
+        found.append(findings.no_selection_finding(runs, lists))
     if len(per_list):
-        tables["tab-archive-lists"] = Table(frame=per_list.drop(columns="record"), formats=LIST_FORMATS)
+        tables["tab-archive-lists"] = Table(frame=per_list[LIST_COLUMNS], formats=LIST_FORMATS)
         figures["fig-archive-scores"] = charts.chart_scores(analysis.select_each(runs), analysis.lists_in_order(runs))
     close = analysis.per_machine(logs.close_time(con), runs)
     wear = analysis.per_machine(logs.wear_down(con), runs)
     find = analysis.per_machine(logs.pfind_imbalance(con), runs)
     values |= {"has_close": len(close) > 0, "has_wear_down": len(wear) > 0, "has_find": len(find) > 0}
+    # the log findings read the selection's generation, else the one most of the logs ran
+    logged = pd.concat([close.generation, wear.generation, find.generation])
+    generation = left["generation"] or (logged.mode().iloc[0] if len(logged) else None)
     if len(close):
-        generation = left["generation"] or close.generation.mode().iloc[0]
         found.append(findings.close_finding(close, generation))
-        if len(wear) and len(find):
-            found.append(findings.stragglers_finding(wear, find, generation))
         tables["tab-archive-close"] = Table(frame=analysis.summarize(
-            close, ["generation", "family", "phase"], {"close_share": "close share"}), formats=SHARE_FORMATS)
-        figures["fig-archive-close"] = charts.chart_close(close)
-    if len(wear):
-        tables["tab-archive-wear-down"] = Table(frame=analysis.summarize(
-            wear, ["generation", "phase"], {"slowest_share": "slowest share", "wear_down_share": "wear-down share"}),
+            close, ["generation", "family", "phase"], {"close_share": ("close, % of phase", PERCENT)}),
             formats=SHARE_FORMATS)
+        figures["fig-archive-close"] = charts.chart_close(close)
+    if generation is not None:
+        found += [f for f in [findings.stragglers_finding(wear, find, generation)] if f is not None]
+    if len(wear):
+        tables["tab-archive-wear-down"] = Table(frame=analysis.summarize(wear, ["generation", "phase"], {
+            "slowest_share": ("slowest rank, % of fastest", PERCENT),
+            "wear_down_share": ("wear-down, % of phase", PERCENT)}), formats=SHARE_FORMATS)
     if len(find):
         tables["tab-archive-find"] = Table(frame=analysis.summarize(
             find[find.ranks_add_up.fillna(False).astype(bool)], ["generation", "family"],
-            {"busiest_total_share": "busiest share", "total_imbalance": "max/mean"}), formats=SHARE_FORMATS)
-    tables["tab-archive-paper"] = Table(frame=paper[["figure", "printed", "unit", "note", "source"]])
+            {"total_imbalance": ("busiest over mean rank", 1), "busiest_total_share": ("busiest, % of files", PERCENT)}),
+            formats=SHARE_FORMATS)
+    tables["tab-archive-paper"] = Table(frame=paper[["printed", "unit", "note", "source"]])
     return Report(values=values, tables=tables, figures=figures, findings=found,
                   evidence=[*selected, *list_records])

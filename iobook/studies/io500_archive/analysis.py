@@ -142,15 +142,15 @@ def paper_value(figures: pd.DataFrame, name: str) -> float:
 
 
 def correlation_table(records: list[evidence.Correlation]) -> pd.DataFrame:
-    """One row per correlation as shown: its pair, rs with its interval (withheld below MIN_UNITS machines),
-    machines, Holm p and verdict."""
+    """One row per correlation as shown: its pair, value with its interval (withheld where too few machines),
+    machines, Holm p, verdict, method and what it correlates (x and y: the pair's two names, for the chart)."""
     shown = [evidence.as_shown(r) for r in records]
-    return pd.DataFrame({"what": [r.quantity for r in shown], "x": [r.x for r in shown], "y": [r.y for r in shown],
-                         "method": [r.method for r in shown], "value": [round(r.value, 3) for r in shown],
+    return pd.DataFrame({"pair": [f"{r.x} · {r.y}" for r in shown], "value": [round(r.value, 3) for r in shown],
                          "low": [None if r.low is None else round(r.low, 3) for r in shown],
                          "high": [None if r.high is None else round(r.high, 3) for r in shown],
-                         "machines": [r.n for r in shown],
-                         "Holm p": [r.p_adjusted for r in shown], "verdict": [str(r.verdict) for r in shown]})
+                         "machines": [r.n for r in shown], "Holm p": [r.p_adjusted for r in shown],
+                         "verdict": [str(r.verdict) for r in shown], "method": [r.method for r in shown],
+                         "what": [r.quantity for r in shown], "x": [r.x for r in shown], "y": [r.y for r in shown]})
 
 
 def select_each(runs: pd.DataFrame) -> pd.DataFrame:
@@ -161,17 +161,18 @@ def select_each(runs: pd.DataFrame) -> pd.DataFrame:
 def per_machine(logged: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """A log table (logs.close_time, wear_down, pfind_imbalance) as units: the phases IO500 counts valid, of runs the
     audit does not flag (EXCLUDED_FLAGS), each machine's newest run per phase, with its generation and list."""
-    kept = runs[~flagged(runs)][["run_id", "started_at", "generation", "list"]]
-    rows = logged[logged.valid.fillna(False).astype(bool)].merge(kept, on="run_id")
+    kept = runs[~flagged(runs)][["run_id", "machine", "started_at", "generation", "list"]]
+    rows = logged[logged.valid.fillna(False).astype(bool)].drop(columns="machine").merge(kept, on="run_id")
     rows = rows.sort_values(["started_at", "run_id"]).drop_duplicates(["machine", "phase"], keep="last")
     return rows.sort_values(["generation", "family", "phase", "machine"]).reset_index(drop=True)
 
 
-def summarize(units: pd.DataFrame, keys: list[str], measures: dict[str, str]) -> pd.DataFrame:
+def summarize(units: pd.DataFrame, keys: list[str], measures: dict[str, tuple[str, float]]) -> pd.DataFrame:
     """Per `keys`: the machines, and the median and highest of each measure over them (a description of the
-    archive: medians over machines, no interval)."""
-    out = units.groupby(keys, dropna=False).agg(machines=("machine", "nunique"), **{
-        f"{how} {name}": (column, how) for column, name in measures.items() for how in ("median", "max")})
+    archive: medians over machines, no interval). `measures`: column -> (name shown, factor)."""
+    scaled = units.assign(**{column: units[column] * factor for column, (_, factor) in measures.items()})
+    out = scaled.groupby(keys, dropna=False).agg(machines=("machine", "nunique"), **{
+        f"{how} {name}": (column, how) for column, (name, _) in measures.items() for how in ("median", "max")})
     return out.reset_index()
 
 

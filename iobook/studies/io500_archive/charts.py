@@ -33,9 +33,9 @@ def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.Chart:
     return alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
         x=alt.X("list:N", sort=lists, title="list"),
         y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
-        color=alt.Color("generation:N", title="benchmark"),
+        color=alt.Color("generation:N", title="benchmark", legend=alt.Legend(orient="bottom")),
         tooltip=["list:N", "machine:N", alt.Tooltip("score:Q", format=",.4g"), "generation:N"],
-    ).properties(width=560, height=260)
+    ).properties(width=500, height=260)
 
 
 def chart_close(close: pd.DataFrame) -> alt.Chart:
@@ -46,8 +46,8 @@ def chart_close(close: pd.DataFrame) -> alt.Chart:
         x=alt.X("close_share:Q", scale=alt.Scale(type="log"), title="close time, share of the phase (log)",
                 axis=alt.Axis(format="%")),
         y=alt.Y("family:N", title=None),
-        color=alt.Color("phase:N", title="IOR phase"),
+        color=alt.Color("phase:N", title="IOR phase", legend=alt.Legend(orient="bottom", columns=4)),
         row=alt.Row("generation:N", title=None),
         tooltip=["machine:N", "family:N", "phase:N", alt.Tooltip("close_share:Q", format=".3%"),
                  alt.Tooltip("close_s:Q", format=",.3g", title="close (s)")],
-    ).properties(width=520)
+    ).properties(width=480)

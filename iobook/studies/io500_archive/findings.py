@@ -12,15 +12,15 @@ from . import analysis
 
 def _range(records: list[Correlation]) -> str:
     low, high = min(r.value for r in records), max(r.value for r in records)
-    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
 
 
 def _decided(records: list[Correlation]) -> str:
-    return f"{sum(r.decided for r in records)} of {len(records)} pairs decided"
+    return f"{sum(r.decided for r in records)} of {len(records)} decided"
 
 
 def _paper_range(paper: pd.DataFrame, domain: str) -> str:
-    return (f"{analysis.paper_value(paper, f'{domain}_rs_low'):.2f} to "
+    return (f"{analysis.paper_value(paper, f'{domain}_rs_low'):.2f}–"
             f"{analysis.paper_value(paper, f'{domain}_rs_high'):.2f}")
 
 
@@ -35,9 +35,21 @@ def selection_finding(runs: pd.DataFrame, lists, left: dict, bandwidth: list[Cor
     held = held_lists(runs, lists)
     missing = [name for name in lists if name not in held]
     lacking = f" (not {', '.join(missing)})" if missing else ""
-    text = (f"The data holds {len(held)} of the {len(lists)} lists{lacking}: its {left['machines']} machines' "
-            f"bandwidth phases rank together at rs {_range(bandwidth)}; the paper's {_paper_range(paper, 'bandwidth')}.")
+    text = (f"The data holds {len(held)} of {len(lists)} lists{lacking}; its {left['machines']} machines' bandwidth "
+            f"phases rank together at rs {_range(bandwidth)} ({_decided(bandwidth)}), the paper's "
+            f"{_paper_range(paper, 'bandwidth')}.")
     return Finding(text=text, target="tab-archive-correlations", evidence=tuple(bandwidth))
+
+
+def no_selection_finding(runs: pd.DataFrame, lists) -> Finding:
+    """Where no run of the lists is left to take: which lists the runs are of, and how many state none."""
+    unlisted = evidence.count(int(runs.list.isna().sum()), len(runs), of=Replicate.CENSUS,
+                              quantity="IO500 runs of no list (outside the archive's layout, or no start date)")
+    held = analysis.lists_in_order(runs)
+    of = f"its runs are of {', '.join(held)}" if held else "its runs are of no list"
+    text = (f"No valid run of {', '.join(lists)} is in the data: {of}; {evidence.phrase(unlisted)} state no list "
+            f"(outside the archive's layout, or no start date).")
+    return Finding(text=text, evidence=(unlisted,))
 
 
 def metadata_finding(metadata: list[Correlation], paper: pd.DataFrame) -> Finding:
@@ -91,24 +103,38 @@ def close_finding(close: pd.DataFrame, generation: str) -> Finding:
     overall, n = analysis.medians(rows, "close_share")
     groups = rows.groupby(["family", "phase"]).agg(machines=("machine", "nunique"), share=("close_share", "median"))
     groups = groups[groups.machines >= evidence.MIN_UNITS].sort_values("share", ascending=False)
-    (family, phase), top = groups.index[0], groups.iloc[0]
-    records = (_described(overall, n, "IOR close time, share of the phase"),
-               _described(top.share, int(top.machines), f"IOR close time, share of {phase}, {family}"))
-    text = (f"In the {generation}'s IOR phases, close takes a median {_percent(overall)} of a phase's time ({n} machines); "
-            f"most in {nb.md_escape(family)}'s {phase}, a median {_percent(top.share)} over {int(top.machines)} machines.")
-    return Finding(text=text, target="tab-archive-close", evidence=records)
+    records = [_described(overall, n, "IOR close time, share of the phase")]
+    text = f"In the {generation}'s IOR phases, close takes a median {_percent(overall)} of a phase's time ({evidence.plural(n, 'machine')})"
+    if len(groups):
+        (family, phase), top = groups.index[0], groups.iloc[0]
+        records.append(_described(top.share, int(top.machines), f"IOR close time, share of {phase}, {family}"))
+        text += (f"; most in {nb.md_escape(family)}'s {phase}, a median {_percent(top.share)} over "
+                 f"{evidence.plural(int(top.machines), 'machine')}")
+    return Finding(text=text + ".", target="tab-archive-close", evidence=tuple(records))
 
 
-def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) -> Finding:
-    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance."""
+def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) -> Finding | None:
+    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance:
+    the parts the generation's logs hold; None when they hold neither."""
     slowest, n = analysis.medians(wear, "slowest_share", generation=generation, phase=analysis.WEAR_PHASE)
     share, n_share = analysis.medians(wear, "wear_down_share", generation=generation, phase=analysis.WEAR_PHASE)
     spread, n_find = analysis.medians(find[find.ranks_add_up.fillna(False).astype(bool)], "total_imbalance",
                                       generation=generation)
-    records = (_described(slowest, n, f"slowest rank's share of the fastest's transfers at the stonewall, {analysis.WEAR_PHASE}"),
-               _described(share, n_share, f"wear-down's share of {analysis.WEAR_PHASE}"),
-               _described(spread, n_find, "find: files scanned by the busiest rank over the mean rank"))
-    text = (f"At {analysis.WEAR_PHASE}'s deadline the slowest rank had done a median {slowest:.0%} of the fastest's "
-            f"transfers ({n} machines), and the wear-down took {share:.0%} of the phase; in find, the busiest rank "
-            f"scanned a median {spread:.3g} times the mean rank's files ({n_find} machines).")
-    return Finding(text=text, target="tab-archive-wear-down", evidence=records)
+    parts, records = [], []
+    if n:
+        records.append(_described(slowest, n, "slowest rank's share of the fastest's transfers at the stonewall, "
+                                              f"{analysis.WEAR_PHASE}"))
+        parts.append(f"at {analysis.WEAR_PHASE}'s deadline the slowest rank had done a median {slowest:.0%} of the "
+                     f"fastest's transfers ({evidence.plural(n, 'machine')})")
+    if n_share:
+        records.append(_described(share, n_share, f"wear-down's share of {analysis.WEAR_PHASE}"))
+        parts.append(f"the wear-down took {share:.0%} of the phase ({evidence.plural(n_share, 'machine')})")
+    if n_find:
+        records.append(_described(spread, n_find, "find: files scanned by the busiest rank over the mean rank"))
+        parts.append(f"in find, the busiest rank scanned a median {spread:.3g} times the mean rank's files "
+                     f"({evidence.plural(n_find, 'machine')})")
+    if not parts:
+        return None
+    text = "; ".join(parts)
+    return Finding(text=f"In the {generation}'s runs, {text}.", target="tab-archive-wear-down" if n else "tab-archive-find",
+                   evidence=tuple(records))
