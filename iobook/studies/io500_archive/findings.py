@@ -44,11 +44,14 @@ def selection_finding(runs: pd.DataFrame, lists, left: dict, bandwidth: list[Cor
 def no_selection_finding(runs: pd.DataFrame, lists) -> Finding:
     """Where no run of the lists is left to take: which lists the runs are of, and how many state none."""
     unlisted = evidence.count(int(runs.list.isna().sum()), len(runs), of=Replicate.CENSUS,
-                              quantity="IO500 runs of no list (outside the archive's layout, or no start date)")
+                              quantity="IO500 runs of no list (outside the archive, or undated)")
     held = analysis.lists_in_order(runs)
-    of = f"its runs are of {', '.join(held)}" if held else "its runs are of no list"
-    text = (f"No valid run of {', '.join(lists)} is in the data: {of}; {evidence.phrase(unlisted)} state no list "
-            f"(outside the archive's layout, or no start date).")
+    text = f"No valid run of {', '.join(lists)} is in the data"
+    if held:
+        text += f"; its runs are of {', '.join(held)}."
+        text += f" {evidence.phrase(unlisted)} state no list." if unlisted.k else ""
+    else:
+        text += f": {evidence.phrase(unlisted)} of its runs state no list (outside the archive or undated)."
     return Finding(text=text, evidence=(unlisted,))
 
 
