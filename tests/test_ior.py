@@ -55,8 +55,9 @@ def test_io500_app_log_without_summary_v34():
     assert test.block_bytes == 9920000 * 2**20  # "-b 9920000m"; the log prints a rounded "9.46 TiB"
     assert test.sizes_from == "options/command"
     assert (test.stonewall_s, test.finished, test.file_per_proc) == (300, False, True)
-    # line 34: "stonewalling pairs accessed min: 19673 max: 22355 -- min data: 153.7 GiB ..."
+    # line 34: "stonewalling pairs accessed min: 19673 max: 22355 -- min data: 153.7 GiB mean data: 162.5 GiB time: 302.6s"
     assert (test.stonewall_pairs_min, test.stonewall_pairs_max) == (19673, 22355)
+    assert (test.stonewall_mean_gib, test.stonewall_hit_s) == (162.5, 302.6)
     assert test.rank_csv.endswith("/1BB/2023.10.22-06.40.20/ior-easy-write.csv")
     assert (it.access, it.bw_mib_s, it.iops, it.latency_s) == ("write", 109172.0, 13654.0, 0.000262)
     assert (it.block_kib, it.xfer_kib, it.wrrd_s, it.total_s) == (10158080000.0, 8192.0, 327.45, 327.63)

@@ -67,18 +67,19 @@ def test_close_time_of_two_iterations_is_the_first_the_script_scored(con):
         0.317764, 219.11, 0.106886, 219.53, 2)
 
 
-def test_ior_wear_down_is_the_transfer_time_after_the_deadline(con):
-    # ior-easy-write.txt line 27 "stonewallingTime : 300", line 34 "stonewalling pairs accessed min: 19673 max: 22355",
-    # line 39 wr/rd(s) 327.45 and total(s) 327.63. The log has no summary, so no stonewall_hit_s (line 34's
-    # "time: 302.6s" is not parsed)
+def test_ior_wear_down_is_the_transfer_time_after_the_stonewall_hit(con):
+    # ior-easy-write.txt line 27 "stonewallingTime : 300", line 34 "stonewalling pairs accessed min: 19673 max: 22355
+    # -- min data: 153.7 GiB mean data: 162.5 GiB time: 302.6s", line 24 "xfersize : 8 MiB", line 39 wr/rd(s) 327.45
+    # and total(s) 327.63. The log has no summary: the hit time is line 34's
     r = row(logs.wear_down(con), TUCSON / "ior-easy-write.txt")
     assert (r["tool"], r["unit"], r["stonewall_s"], r["stonewall_min"], r["stonewall_max"]) == (
         "IOR", "transfers per rank", 300, 19673, 22355)
     assert r["slowest_share"] == pytest.approx(19673 / 22355, rel=1e-12)
-    assert (r["timed_s"], r["total_s"]) == (327.45, 327.63)
-    assert r["wear_down_s"] == pytest.approx(27.45, abs=1e-9)
-    assert r["wear_down_share"] == pytest.approx(27.45 / 327.63, rel=1e-9)
-    assert pd.isna(r["stonewall_hit_s"])
+    assert r["stonewall_mean"] == pytest.approx(162.5 * 2**30 / 2**23)  # 20,800 transfers of 8 MiB
+    assert r["done_at_stonewall_share"] == pytest.approx(20800 / 22355)
+    assert (r["timed_s"], r["total_s"], r["stonewall_hit_s"]) == (327.45, 327.63, 302.6)
+    assert r["wear_down_s"] == pytest.approx(327.45 - 302.6, abs=1e-9)
+    assert r["wear_down_share"] == pytest.approx((327.45 - 302.6) / 327.63, rel=1e-9)
 
 
 def test_ior_stonewall_hit_comes_from_the_summary(con):

@@ -66,6 +66,10 @@ class IorTest:
     ordering_in_file: str | None = None  # "sequential" | "random" (-z)
     ordering_inter_file: str | None = None  # "no tasks offsets", "constant task offset" (-C), "random task offset"
     host: str | None = None  # rank 0's node: the node name of IOR's "Machine" line (uname's sysname, nodename, ...)
+    # the same stonewall line's "... mean data: 50.2 GiB time: 300.4s" (IOR >= 3.3): the ranks' mean data when the
+    # stonewall hit, as printed, and the time it hit (after the deadline by the transfers in flight)
+    stonewall_mean_gib: float | None = None
+    stonewall_hit_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,7 +224,8 @@ IOR2_SUMMARY_PARAMETERS = ("#Tasks", "tPN", "reps", "fPP", "reord", "reordoff", 
                            "blksiz", "xsize", "aggsize", "RefNum", "API")
 # After its table IOR 2 prints the best iteration of each access again: "Max Write: 9403.61 MiB/sec (...)".
 IOR2_BEST = re.compile(r"Max (Write|Read):\s+(\S+) MiB/sec")
-STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)")
+STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)"
+                             r"(?: -- min data: [\d.]+ GiB mean data: ([\d.]+) GiB time: ([\d.]+)s)?")
 def machine_host(machine) -> str | None:
     """The node name in IOR's "Machine" value ("Linux node1", or uname's sysname, nodename, release, ...)."""
     words = str(machine).split() if machine else []
@@ -244,7 +249,7 @@ class _Test:
         self.iterations: list[IorIteration] = []
         self.summaries: dict[str, tuple[list, int]] = {}  # access -> ((column, word) pairs, line)
         self.abort: tuple[str, int] | None = None  # first ERROR line, for the reason when no result came
-        self.stonewall_pairs: tuple[int, int] | None = None
+        self.stonewall_pairs: tuple[int, int, float | None, float | None] | None = None  # min, max, mean GiB, hit s
         self.ior2_summary = False  # its summary is IOR 2's, which its "Max Write:"/"Max Read:" lines close
         self.best: dict[str, tuple[str, int]] = {}  # access -> (MiB/s as printed, line) of those lines
 
@@ -277,6 +282,8 @@ class _Test:
             stonewall_s=_int(o.get("stonewallingTime")) or (int(deadline.group(1)) if deadline else None),
             stonewall_pairs_min=self.stonewall_pairs[0] if self.stonewall_pairs else None,
             stonewall_pairs_max=self.stonewall_pairs[1] if self.stonewall_pairs else None,
+            stonewall_mean_gib=self.stonewall_pairs[2] if self.stonewall_pairs else None,
+            stonewall_hit_s=self.stonewall_pairs[3] if self.stonewall_pairs else None,
             rank_csv=rank_csv.group(1) if rank_csv else None, finished=self.run["finished"],
             **_orderings(o),
         )
@@ -400,7 +407,8 @@ def parse_text(text: str) -> Parsed:
             continue
         pairs_hit = test is not None and stripped.startswith("stonewalling") and STONEWALL_PAIRS.match(stripped)
         if pairs_hit:
-            test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)))
+            test.stonewall_pairs = (int(pairs_hit.group(1)), int(pairs_hit.group(2)),
+                                    *(None if g is None else float(g) for g in pairs_hit.group(3, 4)))
             continue
         if state == "results" and len(words) > 1 and words[0] in ACCESSES and RESULT_VALUE.fullmatch(words[1]):
             # IOR 2 (-vv) ends each iteration row with an "XXCEL" marker, under no column

@@ -30,6 +30,7 @@ SELECT t.source_id || ':' || t.test_index AS test_id,
        t.sizes_from,  -- summary/options/command: exact bytes; rounded: from a rounded print such as "9.46 TiB"
        t.file_per_proc, t.repetitions, t.stonewall_s,
        t.stonewall_pairs_min, t.stonewall_pairs_max,  -- transfers per rank at the stonewall, least and most
+       t.stonewall_mean_gib, t.stonewall_hit_s,  -- the ranks' mean data then (GiB, as printed), and when it hit
        t.rank_csv, t.finished,
        t.collective, t.ordering_in_file, t.ordering_inter_file,  -- from the option block (IOR >= 3.2)
        t.host  -- rank 0's node, from the "Machine" line

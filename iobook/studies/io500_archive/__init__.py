@@ -19,7 +19,7 @@ CORRELATION_FORMATS = {"value": ".2f", "low": ".2f", "high": ".2f", "Holm p": ".
 PERCENT = 100  # a share shown as a percentage
 # medians and highest over machines: three significant digits (IOR's close share spans 0.0001 % to 50 %)
 SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in (
-    "close, % of phase", "slowest rank, % of fastest", "wear-down, % of phase", "busiest over mean rank",
+    "close, % of phase", "done at the deadline, % of all", "slowest rank, % of fastest", "wear-down, % of phase", "busiest over mean rank",
     "busiest, % of files")}
 # the measures first: at 1280 px the page's column shows about eight
 LIST_COLUMNS = ["list", "machines", "generation", "rs per node", "verdict", "machines with nodes", "lowest score",
@@ -87,6 +87,7 @@ def report(con, *, lists: list[str] | None = None) -> Report:
         found += [f for f in [findings.stragglers_finding(wear, find, generation)] if f is not None]
     if len(wear):
         tables["tab-archive-wear-down"] = Table(frame=analysis.summarize(wear, ["generation", "phase"], {
+            "done_at_stonewall_share": ("done at the deadline, % of all", PERCENT),
             "slowest_share": ("slowest rank, % of fastest", PERCENT),
             "wear_down_share": ("wear-down, % of phase", PERCENT)}), formats=SHARE_FORMATS)
     if len(find):

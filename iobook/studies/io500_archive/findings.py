@@ -120,6 +120,7 @@ def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) 
     """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance:
     the parts the generation's logs hold; None when they hold neither."""
     slowest, n = analysis.medians(wear, "slowest_share", generation=generation, phase=analysis.WEAR_PHASE)
+    done, n_done = analysis.medians(wear, "done_at_stonewall_share", generation=generation, phase=analysis.WEAR_PHASE)
     share, n_share = analysis.medians(wear, "wear_down_share", generation=generation, phase=analysis.WEAR_PHASE)
     spread, n_find = analysis.medians(find[find.ranks_add_up.fillna(False).astype(bool)], "total_imbalance",
                                       generation=generation)
@@ -129,9 +130,13 @@ def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) 
                                               f"{analysis.WEAR_PHASE}"))
         parts.append(f"at {analysis.WEAR_PHASE}'s deadline the slowest rank had done a median {slowest:.0%} of the "
                      f"fastest's transfers ({evidence.plural(n, 'machine')})")
+    if n_done:
+        records.append(_described(done, n_done, f"share of {analysis.WEAR_PHASE}'s transfers done at the deadline"))
+        parts.append(f"all ranks together {done:.0%} of the phase's ({evidence.plural(n_done, 'machine')})")
     if n_share:
         records.append(_described(share, n_share, f"wear-down's share of {analysis.WEAR_PHASE}"))
-        parts.append(f"the wear-down took {share:.0%} of the phase ({evidence.plural(n_share, 'machine')})")
+        parts.append(f"the wear-down after it took {share:.0%} of the phase's time "
+                     f"({evidence.plural(n_share, 'machine')})")
     if n_find:
         records.append(_described(spread, n_find, "find: files scanned by the busiest rank over the mean rank"))
         parts.append(f"in find, the busiest rank scanned a median {spread:.3g} times the mean rank's files "
