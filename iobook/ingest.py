@@ -705,13 +705,14 @@ def parsers_digest() -> str:
     derives and stores them (IO500 runs' attribution with its families' table)."""
     from .families import FILESYSTEMS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
-    from .setups import RELEASES_CSV
+    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
 
     package = Path(__file__).parent
     return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "setups.py",
                          package / "families.py", package / "labels.py", package / "store.py", Path(__file__)],
                         package,  # the reference tables decide attribution and setups
-                        extra=b"".join(p.read_bytes() for p in (FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV)))
+                        extra=b"".join(p.read_bytes() for p in (FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV,
+                                                                  CLIENT_LINKS_CSV)))
 
 
 def _file_sha256(path: str) -> str:

@@ -5,7 +5,7 @@ files (benchmark version), system-information.txt's io500_info lines (client nod
 io500.sh / config.ini and every script beside them (API, DAOS object classes, Storage Scale settings changed while
 the benchmark ran), IOR and mdtest command lines. Then a user's `setup.yml` beside the data (path glob -> fields,
 as labels.yml; iobook.labels), for what the files do not say. Then the curated references of
-data/reference/releases.csv, each row citing its source. Nothing is guessed: a field no source states is absent.
+data/reference/releases.csv and client_links.csv, each row citing its source. Nothing is guessed: a field no source states is absent.
 
 Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `setups` has a column a field.
 """
@@ -65,6 +65,8 @@ TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
+# the client links a talk states for runs whose files do not (seed 000's ESS 3500 clusters), each citing it
+CLIENT_LINKS_CSV = reference.path("client_links.csv")
 
 # system-information.txt's io500_info keys (both templates) for each field
 INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.information.number_clientNodes"),
@@ -155,6 +157,13 @@ def _releases() -> dict[int, tuple[str, str]]:
         return {int(r["submission"]): (r["release"], r["source"]) for r in csv.DictReader(f)}
 
 
+def _client_links() -> dict[int, tuple[str, str, str]]:
+    """submission -> (client links, link rate in Gbit/s, source) from data/reference/client_links.csv."""
+    with CLIENT_LINKS_CSV.open(encoding="utf-8") as f:
+        return {int(r["submission"]): (r["client_links"], r["client_link_gbit_s"], r["source"])
+                for r in csv.DictReader(f)}
+
+
 def _setup_rules(con) -> dict[str, list]:
     rules = {}
     for path, sha in labels.label_files(con, names=SETUP_FILES):
@@ -194,6 +203,7 @@ def derive(con) -> list[dict]:
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
     releases = _releases()
+    client_links = _client_links()
     setup_rules = _setup_rules(con)
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
@@ -230,6 +240,10 @@ def derive(con) -> list[dict]:
         put("release", folder_release and folder_release[1], "archive folder name")
         if submission in releases:
             put("release", *releases[submission])
+        if submission in client_links:
+            links, gbit, source = client_links[submission]
+            put("client_links", links, source)
+            put("client_link_gbit_s", gbit, source)
         if run_id in min_release:
             put("min_release_level", min_release[run_id][0], f"{min_release[run_id][1]}: minReleaseLevel")
         texts = [*(s.text for s in own_scripts), *commands.get(run_id, [])]

@@ -13,7 +13,7 @@ import zipfile
 from conftest import REPO, copy_checkout
 
 # data/reference/'s tables, which the package reads through iobook.reference (issue 37)
-REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv")
+REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv", "client_links.csv")
 
 
 def test_console_script_and_dependencies_match_the_lock():
@@ -92,9 +92,9 @@ def test_an_installed_wheel_reads_the_reference_tables(tmp_path):
     loaded = subprocess.run(
         [venv / "bin" / "python", "-c", "import json, iobook; from iobook import families, io500_runs, setups;"
          "print(json.dumps({'package': iobook.__file__, 'paths': [str(families.FILESYSTEMS_CSV),"
-         " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV)], 'rows': ["
+         " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV), str(setups.CLIENT_LINKS_CSV)], 'rows': ["
          "sum(map(len, families._rows_by_name().values())), len(setups._releases()),"
-         " len(io500_runs.archive_runs())]}))"], capture_output=True, text=True, cwd=elsewhere)
+         " len(io500_runs.archive_runs()), len(setups._client_links())]}))"], capture_output=True, text=True, cwd=elsewhere)
     assert loaded.returncode == 0, loaded.stderr
     loaded = json.loads(loaded.stdout)
     assert loaded["package"] == str(site / "iobook" / "__init__.py")

@@ -183,13 +183,43 @@ def test_bound_of_a_run_from_the_links_its_questionnaire_states(tmp_path):
     assert not con.execute("SELECT * FROM io500_run_flags WHERE code = 'ABOVE_LINKS'").fetchall()
 
 
-def test_a_rate_above_the_links_a_user_states_is_flagged(tmp_path, tucson_results):
-    # submission-679 states no links; a user's setup.yml says 10 Gbit/s a client and 2 drives of 7 GB/s: its
-    # ior-easy-write (result.txt: 106.612964 GiB/s) is far above either
-    con = tucson_with_setup_yml(tmp_path, tucson_results, 'tucson:\n  client_nodes: 10\n  client_links: 1\n'
-                                '  client_link_gbit_s: 10\n  drives: 2\n  drive_gb_s: 7\n')
+def test_a_rate_above_the_links_a_user_states_is_flagged(tmp_path):
+    # submission-722 (Saguaro, Storage Scale System 6000) states no links, nor does any reference; a user's
+    # setup.yml says 10 Gbit/s a client and 2 drives of 7 GB/s: its ior-easy-write (result.txt line 14:
+    # score 151.096382 GiB/s) is far above either
+    (results,) = (submission(722) / "results").iterdir()
+    shutil.copytree(results, tmp_path / "logs" / "saguaro")
+    (tmp_path / "logs" / "setup.yml").write_text('saguaro:\n  client_nodes: 10\n  client_links: 1\n'
+                                                 '  client_link_gbit_s: 10\n  drives: 2\n  drive_gb_s: 7\n')
+    con = setups_of(tmp_path, tmp_path / "logs")
     limits = dict(con.execute("SELECT limit_name, round(gib_s, 3) FROM io500_run_limits").fetchall())
     assert limits == {"client links": 11.642, "drives": 13.039}  # 12.5 GB/s; 14 GB/s
     flagged = dict(con.execute("SELECT detail, source FROM io500_run_flags WHERE code = 'ABOVE_LINKS'").fetchall())
     assert any(d.startswith("ior-easy-write ") and "of its client links (10 nodes x 1 x 10.0 Gbit/s)" in d
                for d in flagged)
+
+
+def test_the_talks_client_links_are_the_setup_records(tmp_path):
+    """data/reference/client_links.csv carries seed 000 line 271's links for the ESS 3500 runs the talk prints
+    (Tucson: 'One HDR200-Infiniband connection per client', Ehningen: 'two HDR200 connections'), as the Storage
+    Scale chapter reads them from the published table; submission-690's ior-easy-write log states 10 nodes, so its
+    clients' links allow 10 x 2 x 200 Gbit/s = 465.66 GiB/s."""
+    from iobook.studies import ess_bandwidth
+
+    talk = ess_bandwidth.get_client_links().set_index("site")
+    site = {651: "Tucson", 679: "Tucson", 690: "Ehningen"}
+    for number, (links, gbit, source) in setups._client_links().items():
+        assert (int(links), float(gbit)) == (talk.links_per_client[site[number]], talk.link_gbit_s[site[number]])
+        assert source.startswith("seed 000 line 271") and site[number] in source
+    con = setups_of(tmp_path, submission(690))
+    assert con.execute("SELECT client_nodes, client_links, client_link_gbit_s FROM setups").fetchone() == (10, 2, 200.0)
+    (limit,) = con.execute("SELECT round(gib_s, 2) FROM io500_run_limits WHERE limit_name = 'client links'").fetchone()
+    assert limit == 465.66
+
+
+def test_the_talks_links_bound_tucsons_read(tmp_path):
+    """submission-679's ior-easy-read (result.txt line 60: score 205.041473 GiB/s) against its 10 clients' one
+    HDR200 link each (seed 000 line 271): 10 x 200 Gbit/s = 232.83 GiB/s, 88 % of it, the setup's least limit."""
+    con = setups_of(tmp_path, submission(679))
+    binding, share = con.execute("SELECT binding, share FROM io500_run_bounds WHERE phase = 'ior-easy-read'").fetchone()
+    assert binding == "client links" and share == pytest.approx(205.041473 / (10 * 200e9 / 8 / 2**30), rel=1e-6)

@@ -499,19 +499,27 @@ def figure_reading(measured_gb_s: float, quoted_gb_s: float) -> str:
     return "above IBM's figure" if measured_gb_s > quoted_gb_s else "below IBM's figure"
 
 
+def get_run_links(con, run_ids) -> pd.DataFrame:
+    """Each run's client links and their rate as its setup record states them (the `setups` view: the run's
+    files, a setup.yml, or data/reference/client_links.csv, which carries the talk's for IBM's ESS 3500 runs)."""
+    return con.execute("SELECT run_id, client_links AS links_per_client, client_link_gbit_s AS link_gbit_s "
+                       "FROM setups WHERE list_contains(?, run_id)", [list(map(int, run_ids))]
+                       ).df().astype({"links_per_client": float})  # NaN, not pd.NA, where none is stated
+
+
 def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
                  links: pd.DataFrame) -> pd.DataFrame:
     """Per run and easy phase in GB/s: the clients' line rate (`client_ceiling_gb_s`: client nodes the IOR log
-    reports x the talk's links per client x link rate, for the runs the talk's tables print at a site whose
-    links it states; NaN elsewhere: no submission states its link speed), a ceiling no transfer exceeds but
-    one a transfer protocol does not fill either, and IBM's quoted figure for the run's building blocks
-    (`quoted_gb_s`: building blocks x IBM's claim for the run's release), no ceiling; the measured GB/s as %
-    of each, `reading` (`figure_reading`), and `clients_bound`: the line rate is below IBM's figure."""
+    reports x the links per client and link rate the run's setup record states (`links`: get_run_links); NaN
+    where it states none), a ceiling no transfer exceeds but one a transfer protocol does not fill either, and
+    IBM's quoted figure for the run's building blocks (`quoted_gb_s`: building blocks x IBM's claim for the run's
+    release), no ceiling; the measured GB/s as % of each, `reading` (`figure_reading`), and `clients_bound`: the
+    line rate is below IBM's figure."""
     site = talk.drop_duplicates("run_id")[["run_id", "site"]]
     nodes = ior[ior.phase.isin(EASY_PHASES)][["run_id", "phase", "nodes"]]
     df = (per_block.merge(site, on="run_id", how="left")
           .merge(nodes, on=["run_id", "phase"], how="left")
-          .merge(links[["site", "links_per_client", "link_gbit_s"]], on="site", how="left"))
+          .merge(links, on="run_id", how="left"))
     df["client_ceiling_gb_s"] = df.nodes * df.links_per_client * df.link_gbit_s / 8
     df["quoted_gb_s"] = df.blocks * df.claim_gb_s
     df["pct_of_client"] = df.gb_s / df.client_ceiling_gb_s * 100
@@ -1140,7 +1148,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     blocks = get_building_blocks(con, runs, ior)
     releases = get_ess_releases(runs, talk)
     per_block = get_per_block(con, runs, blocks, claims, releases)
-    ceilings = get_ceilings(per_block, ior, talk, links)
+    ceilings = get_ceilings(per_block, ior, talk, get_run_links(con, runs.run_id))
     records = claim_records(per_block)
     alike = get_alike(con, runs, per_block, ior, talk)
     hard = get_hard_delete(con, runs)

@@ -163,8 +163,9 @@ def bounds_text(bounds: pd.DataFrame, runs: int) -> tuple[str, list[evidence.Cou
         return text, [stating]
     reaching = evidence.count(int((best >= REACHES_LIMIT).sum()), len(best), of=evidence.Replicate.CENSUS,
                               quantity=f"runs reaching {REACHES_LIMIT:.0%} of their setup's least limit")
-    return (text + f", {reaching.k:,} of those reach {REACHES_LIMIT:.0%} of it ({best.min():.0%} to {best.max():.0%} "
-            "at best)"), [stating, reaching]
+    bests = f"{best.min():.0%}" if len(best) == 1 else f"from {best.min():.0%} to {best.max():.0%}"
+    return (text + f", {reaching.k:,} of those reach {REACHES_LIMIT:.0%} of it in a phase (their best phase: "
+            f"{bests})"), [stating, reaching]
 
 
 def default_runs(runs: pd.DataFrame, n: int = 3, flagged: set[str] = frozenset()) -> list[str]:
