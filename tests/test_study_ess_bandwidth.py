@@ -310,13 +310,13 @@ def summary_gb_s(folder: Path, phase: str) -> float:
 
 def test_ceilings(databases):
     """The client line rate from the raw files: client nodes from each run's ior-easy-read.txt header (nodes x
-    clients per node = tasks), links per client and the link's rate from the talk's table the chapter reads,
-    as seed 000 prints it; IBM's figure x the building blocks from the transcript and the cluster listing."""
+    clients per node = tasks), links per client and the link's rate from the setup record, which carries the
+    talk's (data/reference/client_links.csv), as seed 000 prints it; IBM's figure x the building blocks from the transcript and the cluster listing."""
     con = store.open_read(databases["default"])
     runs_all, runs, ior, per_block = chapter_data(con)
     talk = ess.get_talk_runs(con, runs)
+    ceilings = ess.get_ceilings(per_block, ior, talk, ess.get_run_links(con, runs.run_id))
     con.close()
-    ceilings = ess.get_ceilings(per_block, ior, talk, ess.get_client_links())
     pub = published.load("seed000_ess3500_io500_clients").set_index(["row", "column"])
     seed = seed_000().splitlines()
     _, after, _, _ = ess3500_read_figures()
