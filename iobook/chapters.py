@@ -8,7 +8,8 @@ chapter list are generated from it (`python -m iobook registry`). A chapter `<na
 The executed chapters of data/raw are the published book: they are committed, and `make test` executes them
 again and compares (nbval). A chapter re-executes only when its inputs changed: its template, its parameters,
 the files of the tools it reads (their content, status and path as readers see it: relative, so the same on
-every checkout), the published and reference tables, and the package's code. All but the code are digested
+every checkout), the published and reference tables it read when it last ran (it glues their names) with the
+reference tables the database is derived from, and the package's code. All but the code are digested
 into the notebook's metadata. The code's digest is kept beside the notebooks in a file git ignores
 (EXECUTED): a change to the code re-executes the chapters of this checkout, while a fresh clone trusts its
 committed chapters (nbval checks them against the code), so a code change that leaves a chapter's outputs
@@ -44,8 +45,12 @@ REPO_ROOT = _checkout()
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
-# the repository (digested into the notebook), and code (digested into EXECUTED only).
-TABLE_INPUTS = ("data/published", "data/reference")
+# the repository (digested into the notebook: the ones it read when it last ran, iobook.digest.tables_read, and the
+# reference tables ingest derives the database from; all of these where it never ran), and code (digested into
+# EXECUTED only).
+REFERENCE = "data/reference"
+TABLE_INPUTS = ("data/published", REFERENCE)
+TABLE_SUFFIX = ".csv"
 CODE_INPUTS = ("iobook", "requirements.lock")
 EXECUTED = ".iobook-executed.json"  # in the chapters' folder: chapter -> digest of the code it last ran with
 # Metadata papermill writes that differs on every run or names the machine's paths (input_path, output_path).
@@ -195,6 +200,28 @@ def _digest(roots: tuple[str, ...]) -> str:
     return files_digest(files, REPO_ROOT)
 
 
+def tables_digest(read: list[str] | None) -> str:
+    """The digest of the tables a chapter read (`read`: as glued by its last run; None where it never ran: every
+    table), with the reference tables the database is derived from."""
+    from .ingest import reference_tables
+
+    if read is None:
+        read = [p.relative_to(REPO_ROOT).as_posix() for root in TABLE_INPUTS
+                for p in (REPO_ROOT / root).rglob(f"*{TABLE_SUFFIX}")]
+    names = set(read) | {f"{REFERENCE}/{p.name}" for p in reference_tables()}
+    return files_digest([REPO_ROOT / name for name in names], REPO_ROOT)
+
+
+def tables_of(nb: dict | None) -> list[str] | None:
+    """The tables an executed chapter glued as read (nb.TABLES_READ_KEY), or None (none glued, or no chapter)."""
+    import ast
+
+    from .nb import TABLES_READ_KEY
+
+    glued = glued_plain(nb, TABLES_READ_KEY) if nb is not None else None
+    return None if glued is None else list(ast.literal_eval(glued))
+
+
 def files_read(con, chapter: Chapter) -> list[tuple]:
     """(path, sha256, status) of every file of the tools the chapter reads, in path order (files gone
     from the folders are no longer read). Paths relative to the repository, or to the folder above the
@@ -207,7 +234,7 @@ def files_read(con, chapter: Chapter) -> list[tuple]:
     return [(str(s), sha, status) for s, (_, sha, status) in zip(shown, rows)]
 
 
-def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], tables_digest: str,
+def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], tables: str,
                   anonymized: str | None = None) -> str:
     """`anonymized`: the digest of the anonymizer's originals when the outputs are anonymized (so switching
     --anonymize on or off, or a new host name in the data, executes the chapters again)."""
@@ -215,7 +242,7 @@ def inputs_digest(chapter: Chapter, parameters: dict, files: list[tuple], tables
     h.update(chapter.template.read_bytes())
     h.update(json.dumps(parameters, sort_keys=True).encode())
     h.update(json.dumps(files).encode())
-    h.update(tables_digest.encode())
+    h.update(tables.encode())
     if anonymized:
         h.update(b"anonymized\0" + anonymized.encode())
     return h.hexdigest()
@@ -291,7 +318,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
     out_dir = Path(out_dir) if out_dir is not None else REPO_ROOT / "book"
-    tables_digest, code_digest = _digest(TABLE_INPUTS), _digest(CODE_INPUTS)
+    code_digest = _digest(CODE_INPUTS)
     executed_with = _read(out_dir / EXECUTED) or {}
     anon = None
     if anonymize:
@@ -314,7 +341,8 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         # db_path relative to the executed copy's folder (the kernel's cwd): no absolute path in the notebook
         output = out_dir / chapter.output.name
         parameters = {**chapter.parameters, "db_path": os.path.relpath(Path(db_path).resolve(), output.parent)}
-        digest = inputs_digest(chapter, parameters, reads[chapter.name], tables_digest, anon and anon.digest)
+        digest = inputs_digest(chapter, parameters, reads[chapter.name], tables_digest(tables_of(_read(output))),
+                               anon and anon.digest)
         row = {"chapter": chapter.name, "files read": len(reads[chapter.name]), "status": "unchanged", "seconds": 0.0}
         summary.append(row)
         if chapter.name in refused:
@@ -343,7 +371,10 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         else:
             if anon is not None:
                 anonymize_module.anonymize_notebook(anon, running)
-            text = _published(running, digest)
+            # the tables this run read, which the next run's digest will read back from the chapter
+            read = tables_of(_read(running))
+            text = _published(running, inputs_digest(chapter, parameters, reads[chapter.name], tables_digest(read),
+                                                     anon and anon.digest))
             running.unlink()
             if output.exists() and output.read_text(encoding="utf-8") == text:
                 row["status"] = "same output"

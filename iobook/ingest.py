@@ -700,19 +700,23 @@ def _release_arrow_memory() -> None:
     pa.default_memory_pool().release_unused()
 
 
-def parsers_digest() -> str:
-    """What decides the records a file gives: decoding (this module), the parsers, and the code that
-    derives and stores them (IO500 runs' attribution with its families' table)."""
+def reference_tables() -> tuple[Path, ...]:
+    """The reference tables ingest derives from (IO500 runs' attribution with its families' table, the setup
+    record's curated releases and links): what the database holds depends on them."""
     from .families import FILESYSTEMS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
     from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
 
+    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV
+
+
+def parsers_digest() -> str:
+    """What decides the records a file gives: decoding (this module), the parsers, and the code that
+    derives and stores them, with the reference tables they derive from."""
     package = Path(__file__).parent
     return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "setups.py",
                          package / "families.py", package / "labels.py", package / "store.py", Path(__file__)],
-                        package,  # the reference tables decide attribution and setups
-                        extra=b"".join(p.read_bytes() for p in (FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV,
-                                                                  CLIENT_LINKS_CSV)))
+                        package, extra=b"".join(p.read_bytes() for p in reference_tables()))
 
 
 def _file_sha256(path: str) -> str:

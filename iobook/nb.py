@@ -16,6 +16,7 @@ import pandas as pd
 from IPython.display import HTML, Markdown
 
 from . import charts, store
+from .digest import tables_read
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MAX_ROWS_SHOWN = 25  # longer tables show this many rows and the whole table one click away
@@ -166,6 +167,9 @@ def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings")
     glue({key: Markdown(finding_lines(items))})
 
 
+TABLES_READ_KEY = "iobook_tables_read"  # the tables the chapter read (iobook.digest), for the runner's digest
+
+
 def glue_report(report) -> None:
     """Glue everything a study's report holds (iobook/report.py): values as they are, tables as `table(...)`,
     figures as charts, and the findings under "findings"; shows the report's note, if any."""
@@ -174,7 +178,8 @@ def glue_report(report) -> None:
 
         display(report.note)
     glue({**report.values, **report.figures,
-          **{key: table(t.frame, t.formats, searchable=t.searchable) for key, t in report.tables.items()}})
+          **{key: table(t.frame, t.formats, searchable=t.searchable) for key, t in report.tables.items()},
+          TABLES_READ_KEY: tables_read()})
     for key, items in (("findings", report.findings), ("abstract", report.abstract)):
         if items:
             glue_findings([f.text if f.target is None else (f.text, f.target) for f in items], key)

@@ -4,11 +4,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from .digest import table_read
+
 PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published"
 
 
 def load(name: str) -> pd.DataFrame:
     """One published table in long form: labels and the printed string as text, `value` as a number (NaN if none)."""
+    table_read(f"data/published/{name}.csv")
     frame = pd.read_csv(PUBLISHED / f"{name}.csv", dtype=str, keep_default_na=False)
     frame["value"] = pd.to_numeric(frame["value"].mask(frame["value"] == ""))
     # a seed's cell names its place in the seed text; a paper's figure names its place in `source`

@@ -1,6 +1,7 @@
 """The book rebuilds incrementally: ingest keeps its database between builds and drops files gone from the
 folders, a run killed between writing files and rebuilding the derived tables is completed by the next,
 and a chapter's inputs digest changes exactly when files of a tool it reads change."""
+import json
 import shutil
 import subprocess
 import sys
@@ -394,3 +395,22 @@ def test_chapter_parameters_are_checked_naming_the_key_and_the_nearest_valid_val
             assert str(e.value) == f"{chapter.name}: {message}"
     finally:
         con.close()
+
+
+def test_a_table_executes_only_the_chapters_that_read_it(tmp_path, monkeypatch):
+    """The Checksum chapter reads one published table (book/checksum_cost.ipynb glues
+    data/published/seed000_checksum_cpu_memory.csv): its digest moves when that table changes, not when seed 002's
+    SC19 list does, which every chapter's digest followed before (17 of the last 100 commits rewrote book/)."""
+    for folder in ("data/published", "data/reference"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
+    read = chapters.tables_of(json.loads((REPO / "book" / "checksum_cost.ipynb").read_text()))
+    assert read == ["data/published/seed000_checksum_cpu_memory.csv"]
+    before = chapters.tables_digest(read)
+    with (tmp_path / "data/published/seed002_sc19_list.csv").open("a") as f:
+        f.write("\n")
+    assert chapters.tables_digest(read) == before
+    assert chapters.tables_digest(None) != before  # a chapter that never ran digests every table
+    with (tmp_path / "data/published/seed000_checksum_cpu_memory.csv").open("a") as f:
+        f.write("\n")
+    assert chapters.tables_digest(read) != before

@@ -14,6 +14,7 @@ import pandas as pd
 import ruptures as rpt
 
 from ... import evidence, nb, reference, setups, source_labels, stats, store
+from ...digest import table_read
 from ...evidence import Replicate
 
 MIN_RUNS = 2 * evidence.MIN_UNITS  # a change point needs MIN_UNITS runs on each side to be compared at all
@@ -307,6 +308,7 @@ def detector_accuracy() -> pd.DataFrame:
     benchmarks/bench_detector_accuracy.py on real run-to-run noise (data/reference/detector_accuracy.csv): per
     detector (this search; Apache Otava's e-divisive at the p its method names), noise source, step and histories
     searched together."""
+    table_read("data/reference/detector_accuracy.csv")
     df = pd.read_csv(reference.path("detector_accuracy.csv"))
     level = df.method.str.extract(r"max_pvalue ([\d.]+)", expand=False)
     df["detector"] = df.detector.where(level.isna(), df.detector + " (p " + level + ")")
