@@ -63,15 +63,15 @@ def flagged(runs: pd.DataFrame) -> pd.Series:
     return runs.validity_flags.fillna("").map(lambda flags: bool(set(flags.split(", ")) & set(EXCLUDED_FLAGS)))
 
 
-def select(runs: pd.DataFrame, lists) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The valid runs of `lists` of one generation (the one most of them ran), one per machine, and what was left
-    out: runs of the lists marked invalid or flagged (EXCLUDED_FLAGS), of another generation, repeat runs of a
-    machine."""
+def select(runs: pd.DataFrame, lists, *, one_each: bool = True) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The valid runs of `lists` of one generation (the one most of them ran), one per machine (`one_each`; else
+    every run, as the paper counts submissions), and what was left out: runs of the lists marked invalid or flagged
+    (EXCLUDED_FLAGS), of another generation, repeat runs of a machine."""
     listed = runs[runs.list.isin(list(lists))]
     valid = listed[listed.valid.fillna(False).astype(bool) & listed.score.notna() & ~flagged(listed)]
     main = valid.generation.mode().iloc[0] if len(valid) else None
     same = valid[valid.generation == main]
-    chosen = one_per_machine(same)
+    chosen = one_per_machine(same) if one_each else same
     return chosen, {"runs": len(listed), "invalid or flagged": len(listed) - len(valid), "other generation": len(valid) - len(same),
                     "repeat runs of a machine": len(same) - len(chosen), "machines": len(chosen),
                     "generation": main}

@@ -27,15 +27,22 @@ def chart_correlations(table: pd.DataFrame) -> alt.HConcatChart:
     return alt.hconcat(*panels).resolve_scale(color="shared")
 
 
-def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.Chart:
-    """Each list's chosen machines' scores (log scale), coloured by the benchmark's generation."""
-    data = chosen[["list", "machine", "score", "generation"]]
-    return alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
-        x=alt.X("list:N", sort=lists, title="list"),
-        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="IO500 score (log)"),
+# The distributions each list shows: its machines' score and sub-scores (column -> axis title)
+LIST_MEASURES = {"score": "IO500 score (log)", "bw_gib_s": "bandwidth, GiB/s (log)", "md_kiops": "metadata, kIOPS (log)"}
+
+
+def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.VConcatChart:
+    """Each list's chosen machines' score and its two sub-scores (log scales, one panel each), coloured by the
+    benchmark's generation."""
+    data = chosen[["list", "machine", "generation", *LIST_MEASURES]]
+    panels = [alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
+        x=alt.X("list:N", sort=lists, title="list" if column == "md_kiops" else None,
+                axis=alt.Axis(labels=column == "md_kiops")),
+        y=alt.Y(f"{column}:Q", scale=alt.Scale(type="log"), title=title),
         color=alt.Color("generation:N", title="benchmark", legend=alt.Legend(orient="bottom")),
-        tooltip=["list:N", "machine:N", alt.Tooltip("score:Q", format=",.4g"), "generation:N"],
-    ).properties(width=500, height=260)
+        tooltip=["list:N", "machine:N", alt.Tooltip(f"{column}:Q", format=",.4g"), "generation:N"],
+    ).properties(width=500, height=150) for column, title in LIST_MEASURES.items()]
+    return alt.vconcat(*panels)
 
 
 def chart_close(close: pd.DataFrame) -> alt.Chart:

@@ -10,7 +10,7 @@ from ...report import Finding
 from . import analysis
 
 
-def _range(records: list[Correlation]) -> str:
+def correlation_range(records: list[Correlation]) -> str:
     low, high = min(r.value for r in records), max(r.value for r in records)
     return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
 
@@ -36,7 +36,7 @@ def selection_finding(runs: pd.DataFrame, lists, left: dict, bandwidth: list[Cor
     missing = [name for name in lists if name not in held]
     lacking = f" (not {', '.join(missing)})" if missing else ""
     text = (f"The data holds {len(held)} of {len(lists)} lists{lacking}; its {left['machines']} machines' bandwidth "
-            f"phases rank together at rs {_range(bandwidth)} ({_decided(bandwidth)}), the paper's "
+            f"phases rank together at rs {correlation_range(bandwidth)} ({_decided(bandwidth)}), the paper's "
             f"{_paper_range(paper, 'bandwidth')}.")
     return Finding(text=text, target="tab-archive-correlations", evidence=tuple(bandwidth))
 
@@ -58,9 +58,9 @@ def no_selection_finding(runs: pd.DataFrame, lists) -> Finding:
 def metadata_finding(metadata: list[Correlation], paper: pd.DataFrame) -> Finding:
     find = [r for r in metadata if "find" in (r.x, r.y)]
     mdtest = [r for r in metadata if r not in find]
-    text = (f"Metadata phases rank together at rs {_range(metadata)} ({_decided(metadata)}; the paper: "
-            f"{_paper_range(paper, 'metadata')}); mdtest's phases alone at {_range(mdtest)}, find with them at "
-            f"{_range(find)}.")
+    text = (f"Metadata phases rank together at rs {correlation_range(metadata)} ({_decided(metadata)}; the paper: "
+            f"{_paper_range(paper, 'metadata')}); mdtest's phases alone at {correlation_range(mdtest)}, find with them at "
+            f"{correlation_range(find)}.")
     return Finding(text=text, target="fig-archive-correlations", evidence=tuple(metadata))
 
 
@@ -82,7 +82,7 @@ def lists_finding(lists: pd.DataFrame, chosen: pd.DataFrame, paper: pd.DataFrame
     span = evidence.described(analysis.orders_of_magnitude(chosen.score), quantity="orders of magnitude of the scores",
                               unit="", n=len(chosen), replicate=Replicate.MACHINE,
                               how="log10 of the highest score over the lowest: a census, no interval")
-    shown = f" (rs {_range(decided)})" if decided else ""
+    shown = f" (rs {correlation_range(decided)})" if decided else ""
     text = (f"List by list, the sub-scores per node rank together, decided, in {len(decided)} of the "
             f"{len(decidable)} lists with {evidence.MIN_UNITS} or more machines that state their nodes{shown}. "
             f"The selection's scores span {span.value:.1f} orders of magnitude, the paper's "
