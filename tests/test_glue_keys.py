@@ -5,9 +5,10 @@ import importlib
 import json
 import re
 
+import pandas as pd
 import pytest
 
-from iobook import chapters, nb
+from iobook import chapters, evidence, nb
 from iobook.report import Report
 
 from conftest import REPO
@@ -48,6 +49,27 @@ def test_template_is_parameters_one_call_and_markdown(chapter):
     assert any(".report(" in line for line in lines) and any("nb.glue_report(" in line for line in lines)
 
 
+# A table's interval columns, and the columns that count the units behind a row (evidence.MIN_UNITS: below it, the
+# rule withholds an interval: issue 36's "6,104 ±116 % (0.00277-13,436,786,190)" on two runs)
+INTERVAL_COLUMNS = [("low", "high"), ("95% low", "95% high"), ("interval low (%)", "interval high (%)")]
+UNIT_COLUMNS = ("n", "n baseline", "n none", "machines", "rounds", "DAOS machines", "Lustre machines")
+
+
+def withheld_intervals(report: Report) -> list[str]:
+    """Rows of the report's tables that show an interval on fewer units than the rule allows."""
+    found = []
+    for key, table in report.tables.items():
+        frame = table.frame
+        units = [c for c in UNIT_COLUMNS if c in frame.columns]
+        for low, high in [pair for pair in INTERVAL_COLUMNS if set(pair) <= set(frame.columns)]:
+            if not units:
+                continue
+            fewest = frame[units].apply(pd.to_numeric, errors="coerce").min(axis=1)
+            shown = frame[low].notna() | frame[high].notna()
+            found += [f"{key} row {i}" for i in frame.index[(fewest < evidence.MIN_UNITS) & shown]]
+    return found
+
+
 @pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
 def test_every_pasted_key_is_in_the_report(chapter, any_db):
     name, con = any_db
@@ -59,6 +81,8 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     assert not missing, f"{chapter} on the {name} database pastes keys its report lacks: {sorted(missing)}"
     unsupported = [f.text for f in report.findings if MEASURED.search(ROLES.sub("", f.text)) and not f.evidence]
     assert not unsupported, f"{chapter} on the {name} database: findings with numbers and no records: {unsupported}"
+    shown = withheld_intervals(report)
+    assert not shown, f"{chapter} on the {name} database: intervals on fewer than {evidence.MIN_UNITS} units: {shown}"
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
         assert len(first.split()) <= nb.FIRST_FINDING_WORDS, report.findings[0].text

@@ -185,7 +185,7 @@ def comparison_table(table: pd.DataFrame) -> pd.DataFrame:
     year, systems and runs a side, ratio, interval, p, Holm-adjusted p, verdict and what would decide it."""
     rows = []
     for row in table.to_dict("records"):
-        c = row["record"]
+        c = evidence.as_shown(row["record"])  # no interval on fewer machines than the rule allows
         rows.append({**({"measure": c.quantity} if "measure" in table else {}), "year": str(row["year"]),
                      f"{FIRST} data protection": row["protection"].removesuffix(" data protection"),
                      f"{FIRST} machines": c.n, f"{FIRST} runs": row[f"{FIRST} runs"], f"{SECOND} machines": c.n_baseline, f"{SECOND} runs": row[f"{SECOND} runs"],

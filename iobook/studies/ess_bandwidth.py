@@ -868,8 +868,9 @@ def claim_records(per_block: pd.DataFrame) -> list[evidence.Comparison]:
 
 def claim_table(records: list[evidence.Comparison]) -> pd.DataFrame:
     """The claim records for the page: what is compared, the phase, the GB/s per building block (geometric
-    mean over the units), IBM's figure, the ratio in % with its interval, the units and the verdict."""
-    df = evidence.frame(records)
+    mean over the units), IBM's figure, the ratio in % with its interval (withheld on fewer units than the rule
+    allows), the units and the verdict."""
+    df = evidence.frame(evidence.as_shown(r) for r in records)
     if df.empty:
         return pd.DataFrame(columns=["compared", "phase", "n", "unit"])
     return pd.DataFrame({
