@@ -84,10 +84,10 @@ def phase_table(chosen: pd.DataFrame, phases: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def phase_correlations(wide: pd.DataFrame, lists: str) -> list[evidence.Correlation]:
-    """Spearman's rs of every pair of phases within a domain, over the machines that hold both."""
+def phase_correlations(wide: pd.DataFrame, lists: str, domains=tuple(DOMAINS)) -> list[evidence.Correlation]:
+    """Spearman's rs of every pair of phases within a domain (of `domains`), over the machines that hold both."""
     records = []
-    for domain, names in DOMAINS.items():
+    for domain, names in ((d, DOMAINS[d]) for d in domains):
         for a, b in itertools.combinations([p for p in names if p in wide.columns], 2):
             pair = wide[[a, b]].dropna()
             records.append(evidence.correlate(pair[a], pair[b], quantity=f"{domain} phases, {lists}", x_name=a,
