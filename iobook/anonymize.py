@@ -234,8 +234,8 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
             add("path", str(p))
 
     # hosts
-    for (h,) in _rows(con, "SELECT DISTINCT host FROM runs") + _rows(con, "SELECT DISTINCT host FROM raw_ior_tests") + _rows(
-            con, "SELECT DISTINCT value FROM run_facts WHERE key LIKE '%hostname%' OR key LIKE '%fqdn%'"):
+    for (h,) in (_rows(con, "SELECT DISTINCT host FROM runs") + _rows(con, "SELECT DISTINCT host FROM raw_ior_tests")
+                 + _rows(con, "SELECT DISTINCT value FROM run_facts WHERE key LIKE '%hostname%' OR key LIKE '%fqdn%'")):
         add("host", h)
         add("host", (h or "").split(".")[0])
     nodes = set()

@@ -1,7 +1,7 @@
 """The one place the book decides. Every chapter states what it measured as records of this module (a
 census as a `Count`, a value as an `Estimate`, two groups or a group and a published figure as a
-`Comparison`, two measures of the same units as a `Correlation`), and `decide` alone says which comparisons are decided. The rules, written once (book/methods.md
-explains them to readers):
+`Comparison`, two measures of the same units as a `Correlation`), and `decide` alone says which comparisons are
+decided. The rules, written once (book/methods.md explains them to readers):
 
 - a census (every run checked) is counted, never given an interval;
 - a repetition is an independent unit: a run (its iterations, phases and ranks aggregated to it), a system
@@ -409,7 +409,8 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
         name = {"Spearman": "rs", "Pearson": "r"}[record.method]
         interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f}–{record.high:.2f}" if record.low is not None
                     else "no interval")
-        return f"{name} = {record.value:.2f} ({interval}; {_units(record.n, record.replicate)}; {record.verdict or 'not yet decided'})"
+        verdict = record.verdict or "not yet decided"
+        return f"{name} = {record.value:.2f} ({interval}; {_units(record.n, record.replicate)}; {verdict})"
     c = record
     interval = _interval(c.low, c.high) if c.low is not None else "no interval"
     sides = (f"{_units(c.n, c.replicate)} against {c.baseline_label or 'the published figure'}"

@@ -3,8 +3,8 @@ one place the package asks for one of them (iobook.families, iobook.setups, iobo
 
 The checkout keeps the only copy, in data/reference/ (the chapters digest the tables they read and those ingest
 derives from: iobook.chapters.tables_digest). pyproject.toml maps the package `iobook.reference_data` to that
-folder, so that a wheel (`pip install .`) carries the tables inside the installed package. A path relative to this package's folder
-looked for site-packages/data/reference there (issue 37)."""
+folder, so that a wheel (`pip install .`) carries the tables inside the installed package. A path relative to
+this package's folder looked for site-packages/data/reference there (issue 37)."""
 from importlib.resources import files
 from importlib.util import find_spec
 from pathlib import Path

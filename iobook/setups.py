@@ -5,7 +5,8 @@ files (benchmark version), system-information.txt's io500_info lines (client nod
 io500.sh / config.ini and every script beside them (API, DAOS object classes, Storage Scale settings changed while
 the benchmark ran), IOR and mdtest command lines. Then a user's `setup.yml` beside the data (path glob -> fields,
 as labels.yml; iobook.labels), for what the files do not say. Then the curated references of
-data/reference/releases.csv and client_links.csv, each row citing its source. Nothing is guessed: a field no source states is absent.
+data/reference/releases.csv and client_links.csv, each row citing its source. Nothing is guessed: a field no
+source states is absent.
 
 Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `setups` has a column a field.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import re
-from pathlib import PurePath, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
@@ -151,17 +152,10 @@ def changed_during_run(script_list: list[io500_runs.Script], folder: str) -> tup
     return ("; ".join(dict.fromkeys(what)), "; ".join(where)) if what else None
 
 
-def _releases() -> dict[int, tuple[str, str]]:
-    """submission -> (release, source) from data/reference/releases.csv."""
-    with RELEASES_CSV.open(encoding="utf-8") as f:
-        return {int(r["submission"]): (r["release"], r["source"]) for r in csv.DictReader(f)}
-
-
-def _client_links() -> dict[int, tuple[str, str, str]]:
-    """submission -> (client links, link rate in Gbit/s, source) from data/reference/client_links.csv."""
-    with CLIENT_LINKS_CSV.open(encoding="utf-8") as f:
-        return {int(r["submission"]): (r["client_links"], r["client_link_gbit_s"], r["source"])
-                for r in csv.DictReader(f)}
+def curated(table: Path, *columns: str) -> dict[int, tuple[str, ...]]:
+    """submission -> (its `columns`..., source) from a curated reference table (RELEASES_CSV, CLIENT_LINKS_CSV)."""
+    with table.open(encoding="utf-8") as f:
+        return {int(r["submission"]): (*(r[c] for c in columns), r["source"]) for r in csv.DictReader(f)}
 
 
 def _setup_rules(con) -> dict[str, list]:
@@ -202,8 +196,8 @@ def derive(con) -> list[dict]:
            WHERE l.phase = ? AND t.nodes > 0 GROUP BY l.run_id""", [NODES_PHASE]).fetchall())
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
-    releases = _releases()
-    client_links = _client_links()
+    releases = curated(RELEASES_CSV, "release")
+    client_links = curated(CLIENT_LINKS_CSV, "client_links", "client_link_gbit_s")
     setup_rules = _setup_rules(con)
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}

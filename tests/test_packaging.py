@@ -93,8 +93,8 @@ def test_an_installed_wheel_reads_the_reference_tables(tmp_path):
         [venv / "bin" / "python", "-c", "import json, iobook; from iobook import families, io500_runs, setups;"
          "print(json.dumps({'package': iobook.__file__, 'paths': [str(families.FILESYSTEMS_CSV),"
          " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV), str(setups.CLIENT_LINKS_CSV)], 'rows': ["
-         "sum(map(len, families._rows_by_name().values())), len(setups._releases()),"
-         " len(io500_runs.archive_runs()), len(setups._client_links())]}))"], capture_output=True, text=True, cwd=elsewhere)
+         "sum(map(len, families._rows_by_name().values())), len(setups.curated(setups.RELEASES_CSV, 'release')),"
+         " len(io500_runs.archive_runs()), len(setups.curated(setups.CLIENT_LINKS_CSV))]}))"], capture_output=True, text=True, cwd=elsewhere)
     assert loaded.returncode == 0, loaded.stderr
     loaded = json.loads(loaded.stdout)
     assert loaded["package"] == str(site / "iobook" / "__init__.py")

@@ -208,7 +208,8 @@ def test_the_talks_client_links_are_the_setup_records(tmp_path):
 
     talk = ess_bandwidth.get_client_links().set_index("site")
     site = {651: "Tucson", 679: "Tucson", 690: "Ehningen"}
-    for number, (links, gbit, source) in setups._client_links().items():
+    stated = setups.curated(setups.CLIENT_LINKS_CSV, "client_links", "client_link_gbit_s")
+    for number, (links, gbit, source) in stated.items():
         assert (int(links), float(gbit)) == (talk.links_per_client[site[number]], talk.link_gbit_s[site[number]])
         assert source.startswith("seed 000 line 271") and site[number] in source
     con = setups_of(tmp_path, submission(690))

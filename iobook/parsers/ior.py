@@ -226,6 +226,8 @@ IOR2_SUMMARY_PARAMETERS = ("#Tasks", "tPN", "reps", "fPP", "reord", "reordoff", 
 IOR2_BEST = re.compile(r"Max (Write|Read):\s+(\S+) MiB/sec")
 STONEWALL_PAIRS = re.compile(r"stonewalling pairs accessed min: (\d+) max: (\d+)"
                              r"(?: -- min data: [\d.]+ GiB mean data: ([\d.]+) GiB time: ([\d.]+)s)?")
+
+
 def machine_host(machine) -> str | None:
     """The node name in IOR's "Machine" value ("Linux node1", or uname's sysname, nodename, release, ...)."""
     words = str(machine).split() if machine else []

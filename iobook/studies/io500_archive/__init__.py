@@ -27,11 +27,12 @@ LIST_COLUMNS = ["list", "machines", "generation", "rs per node", "verdict", "mac
 LIST_FORMATS = {"lowest score": ",.3g", "highest score": ",.4g", "orders of magnitude": ".1f", "rs per node": ".2f"}
 
 
-def counted_as_the_paper(runs: pd.DataFrame, con, lists: list[str], named: str) -> dict[str, str | int]:
+def counted_as_the_paper(runs: pd.DataFrame, phases: pd.DataFrame, lists: list[str],
+                         named: str) -> dict[str, str | int]:
     """The selection's correlations with every valid run a unit, as the paper counts submissions (a machine's
     repeat runs are not independent: values to set beside the paper's, never decided)."""
     every, _ = analysis.select(runs, lists, one_each=False)
-    wide = analysis.phase_table(every, analysis.get_phases(con))
+    wide = analysis.phase_table(every, phases)
     bandwidth = analysis.phase_correlations(wide, named, domains=("bandwidth",))
     rs, r = analysis.subscore_correlations(every, named)
     return {"as_paper_runs": len(every), "as_paper_bandwidth": findings.correlation_range(bandwidth),
@@ -50,8 +51,9 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     named = f"{lists[0]}-{lists[-1]}" if len(lists) > 1 else lists[0]
     paper = analysis.paper_figures()
     chosen, left = analysis.select(runs, lists)
-    wide = analysis.phase_table(chosen, analysis.get_phases(con))
-    per_list, list_records = analysis.per_list(runs)
+    phases = analysis.get_phases(con)
+    wide = analysis.phase_table(chosen, phases)
+    per_list, list_records, chosen_each = analysis.per_list(runs)
     selected = analysis.phase_correlations(wide, named) + analysis.subscore_correlations(chosen, named)
     decided = evidence.decide(selected + list_records)  # one family: the chapter decides once
     selected, list_records = decided[:len(selected)], decided[len(selected):]
@@ -65,7 +67,8 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     values = {"has_data": True, "has_selection": len(chosen) > 0, "has_lists": len(per_list) > 0,
               "lists": ", ".join(lists), "held": ", ".join(findings.held_lists(runs, lists)) or "none",
               "unlisted": int(runs.list.isna().sum()),
-              "started_earlier": int((runs.started_at.dt.year < runs.year).sum()), "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
+              "started_earlier": int((runs.started_at.dt.year < runs.year).sum()),
+              "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
               **{key.replace(" ", "_"): value for key, value in left.items()}}
     found, tables, figures = [], {}, {}
     if len(chosen):
@@ -75,16 +78,17 @@ def report(con, *, lists: list[str] | None = None) -> Report:
                   findings.per_node_finding(subscores, paper, int(chosen.bw_per_node.notna().sum()), len(chosen)),
                   findings.lists_finding(per_list, chosen, paper)]
         tables["tab-archive-correlations"] = Table(frame=shown.drop(columns=["x", "y"]), formats=CORRELATION_FORMATS)
-        values |= counted_as_the_paper(runs, con, lists, named)
+        values |= counted_as_the_paper(runs, phases, lists, named)
         figures["fig-archive-correlations"] = charts.chart_correlations(shown)
     else:
         found.append(findings.no_selection_finding(runs, lists))
     if len(per_list):
         tables["tab-archive-lists"] = Table(frame=per_list[LIST_COLUMNS], formats=LIST_FORMATS)
-        figures["fig-archive-scores"] = charts.chart_scores(analysis.select_each(runs), analysis.lists_in_order(runs))
+        figures["fig-archive-scores"] = charts.chart_scores(chosen_each, analysis.lists_in_order(runs))
     close = analysis.per_machine(logs.close_time(con), runs)
     wear = analysis.per_machine(logs.wear_down(con), runs)
     find = analysis.per_machine(logs.pfind_imbalance(con), runs)
+    find = find[find.ranks_add_up.fillna(False).astype(bool)]  # the others' rows are not each rank's own: no shares
     values |= {"has_close": len(close) > 0, "has_wear_down": len(wear) > 0, "has_find": len(find) > 0}
     # the log findings read the selection's generation, else the one most of the logs ran
     logged = pd.concat([close.generation, wear.generation, find.generation])
@@ -104,7 +108,7 @@ def report(con, *, lists: list[str] | None = None) -> Report:
             "wear_down_share": ("wear-down, % of phase", PERCENT)}), formats=SHARE_FORMATS)
     if len(find):
         tables["tab-archive-find"] = Table(frame=analysis.summarize(
-            find[find.ranks_add_up.fillna(False).astype(bool)], ["generation", "family"],
+            find, ["generation", "family"],
             {"total_imbalance": ("busiest over mean rank", 1), "busiest_total_share": ("busiest, % of files", PERCENT)}),
             formats=SHARE_FORMATS)
     tables["tab-archive-paper"] = Table(frame=paper[["printed", "unit", "note", "source"]])

@@ -72,16 +72,15 @@ def select(runs: pd.DataFrame, lists, *, one_each: bool = True) -> tuple[pd.Data
     main = valid.generation.mode().iloc[0] if len(valid) else None
     same = valid[valid.generation == main]
     chosen = one_per_machine(same) if one_each else same
-    return chosen, {"runs": len(listed), "invalid or flagged": len(listed) - len(valid), "other generation": len(valid) - len(same),
-                    "repeat runs of a machine": len(same) - len(chosen), "machines": len(chosen),
-                    "generation": main}
+    return chosen, {"runs": len(listed), "invalid or flagged": len(listed) - len(valid),
+                    "other generation": len(valid) - len(same), "repeat runs of a machine": len(same) - len(chosen),
+                    "machines": len(chosen), "generation": main}
 
 
 def phase_table(chosen: pd.DataFrame, phases: pd.DataFrame) -> pd.DataFrame:
     """run_id x phase: each chosen run's phase values."""
-    wide = phases[phases.run_id.isin(chosen.run_id)].pivot_table(index="run_id", columns="phase", values="value",
+    return phases[phases.run_id.isin(chosen.run_id)].pivot_table(index="run_id", columns="phase", values="value",
                                                                   aggfunc="first")
-    return wide
 
 
 def phase_correlations(wide: pd.DataFrame, lists: str, domains=tuple(DOMAINS)) -> list[evidence.Correlation]:
@@ -115,12 +114,14 @@ def lists_in_order(runs: pd.DataFrame) -> list[str]:
     return sorted(names, key=lambda n: (int(n[-2:]), not n.startswith("ISC")))
 
 
-def per_list(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Correlation]]:
+def per_list(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Correlation], pd.DataFrame]:
     """Each list apart: its runs, the machines chosen, their generation, score span, flagged runs, and the
-    sub-score rank correlation per node (decided only from evidence.MIN_UNITS machines that state their nodes)."""
-    rows, records = [], []
+    sub-score rank correlation per node (decided only from evidence.MIN_UNITS machines that state their nodes);
+    and every list's chosen runs, one list after another."""
+    rows, records, chosen_each = [], [], []
     for name in lists_in_order(runs):
         chosen, left = select(runs, [name])
+        chosen_each.append(chosen)
         listed = runs[runs.list == name]
         (rs,) = subscore_correlations(chosen, name, methods=("Spearman",))
         records.append(rs)
@@ -129,7 +130,7 @@ def per_list(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Correlatio
                      "lowest score": chosen.score.min(), "highest score": chosen.score.max(),
                      "orders of magnitude": orders_of_magnitude(chosen.score),
                      "machines with nodes": int(chosen.bw_per_node.notna().sum()), "record": rs})
-    return pd.DataFrame(rows), records
+    return pd.DataFrame(rows), records, pd.concat(chosen_each, ignore_index=True) if chosen_each else runs.iloc[:0]
 
 
 def paper_figures() -> pd.DataFrame:
@@ -151,11 +152,6 @@ def correlation_table(records: list[evidence.Correlation]) -> pd.DataFrame:
                          "machines": [r.n for r in shown], "Holm p": [r.p_adjusted for r in shown],
                          "verdict": [str(r.verdict) for r in shown], "method": [r.method for r in shown],
                          "what": [r.quantity for r in shown], "x": [r.x for r in shown], "y": [r.y for r in shown]})
-
-
-def select_each(runs: pd.DataFrame) -> pd.DataFrame:
-    """Every list's chosen runs (select), one list after another."""
-    return pd.concat([select(runs, [name])[0] for name in lists_in_order(runs)], ignore_index=True)
 
 
 def per_machine(logged: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:

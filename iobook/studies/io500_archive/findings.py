@@ -117,13 +117,12 @@ def close_finding(close: pd.DataFrame, generation: str) -> Finding:
 
 
 def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) -> Finding | None:
-    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance:
-    the parts the generation's logs hold; None when they hold neither."""
+    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance
+    (`find`: the CSVs whose ranks add up): the parts the generation's logs hold; None when they hold neither."""
     slowest, n = analysis.medians(wear, "slowest_share", generation=generation, phase=analysis.WEAR_PHASE)
     done, n_done = analysis.medians(wear, "done_at_stonewall_share", generation=generation, phase=analysis.WEAR_PHASE)
     share, n_share = analysis.medians(wear, "wear_down_share", generation=generation, phase=analysis.WEAR_PHASE)
-    spread, n_find = analysis.medians(find[find.ranks_add_up.fillna(False).astype(bool)], "total_imbalance",
-                                      generation=generation)
+    spread, n_find = analysis.medians(find, "total_imbalance", generation=generation)
     parts, records = [], []
     if n:
         records.append(_described(slowest, n, "slowest rank's share of the fastest's transfers at the stonewall, "
