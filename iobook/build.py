@@ -94,29 +94,15 @@ def write_provenance(db: Path, anonymize: bool = False, root: Path = chapters.RE
     return target
 
 
-FINDING_LINK = re.compile(r' <a class="iobook-finding-link" href="#([^"]+)">\((figure|table)\)</a>$')
-
-
-def headline(executed: Path) -> tuple[str, str | None] | None:
+def headline(executed: Path) -> str | None:
     """A chapter's headline: the first item of the findings list its executed notebook glued (nb.glue_findings:
-    MyST whose {numref} links to the figure or table resolve from the landing page too), or showed
-    (nb.findings) with the anchor of the figure or table it links to."""
+    MyST whose {numref} links to the figure or table resolve from the landing page too)."""
     nb = json.loads(executed.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             if output.get("metadata", {}).get("scrapbook", {}).get("name") == "findings":
                 text = "".join(output.get("data", {}).get("application/papermill.record/text/markdown", ""))
-                first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
-                return (first, None) if first else None
-    for cell in nb["cells"]:
-        for output in cell.get("outputs", []):
-            text = "".join(output.get("data", {}).get("text/markdown", ""))
-            if text.startswith("## Findings"):
-                first = next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
-                if first is None:
-                    return None
-                link = FINDING_LINK.search(first)
-                return (first[:link.start()], link.group(1)) if link else (first, None)
+                return next((line[2:] for line in text.splitlines() if line.startswith("- ")), None)
     return None
 
 
@@ -143,7 +129,7 @@ MEASURED_ON = {
 
 def write_headlines(registry: list[chapters.Chapter], root: Path | None = None) -> Path:
     """book/_headlines.md, included by the landing page: each study's abstract (or its first finding), linked
-    to the chapter (and to the figure or table that shows it), grouped by what the numbers were measured on:
+    to the chapter (its {numref} to the figure or table that shows it), grouped by what the numbers were measured on:
     real systems first, then the build machine, then the reader's own logs. Rewritten only when it changes,
     like the provenance."""
     root = root or chapters.REPO_ROOT
@@ -152,12 +138,8 @@ def write_headlines(registry: list[chapters.Chapter], root: Path | None = None) 
         output = root / "book" / chapter.output.name
         if not chapter.headline or not output.exists():
             continue
-        items = [(text, None) for text in abstract(output)]
-        found = items or [headline(output)]
-        for item in filter(None, found):
-            text, anchor = item
-            shown = f' <a href="{chapter.name}.html#{anchor}">(see it)</a>' if anchor else ""
-            sections[chapter.measured].append(f"- **[{chapter.title}]({chapter.name})**: {text}{shown}")
+        for text in filter(None, abstract(output) or [headline(output)]):
+            sections[chapter.measured].append(f"- **[{chapter.title}]({chapter.name})**: {text}")
     blocks = [(MEASURED_ON[m] + "\n\n" if MEASURED_ON[m] else "") + "\n".join(lines)
               for m, lines in sections.items() if lines]
     text = ("\n\n".join(blocks) + "\n" if blocks else

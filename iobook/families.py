@@ -49,11 +49,6 @@ def family(filesystem: str, institution: str | None = None, system: str | None =
     return lookup(filesystem, institution, system, year)["family"]
 
 
-def uncovered(names: Iterable[str]) -> list[str]:
-    """The names (sorted, once each) that the CSV does not map yet."""
-    return sorted(set(names) - _rows_by_name().keys())
-
-
 def resolve(runs: pd.DataFrame) -> pd.DataFrame:
     """`runs` (columns run_id, filesystem, institution, system, year) with each run's family and the reason.
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .. import evidence, nb
+from .. import evidence, present
 from ..report import Finding, Report, Table
 
 
@@ -52,7 +52,7 @@ def report(con) -> Report:
     in a sentence with evidence.phrase."""
     files = get_files(con)
     if files.empty:
-        return Report(values={{"has_data": False}}, note=nb.no_data(
+        return Report(values={{"has_data": False}}, note=present.no_data(
             "files", "Build the book on your logs: `make book DATA=path/to/logs`."))
     read = files[files["tool"] != "not read"]
     census = evidence.count(int(read["files"].sum()), int(files["files"].sum()), quantity="files read as logs",
@@ -62,7 +62,7 @@ def report(con) -> Report:
         values={{"has_data": True, "files": census.n}},
         tables={{"tab-{slug}-files": Table(frame=files, formats={{"mib": ",.1f"}})}},
         figures={{"fig-{slug}-files": chart_files(files)}},
-        findings=[Finding(text=f"**{{nb.md_escape(top['tool'])}}** has the most files: {{top['files']:,}} of {{census.n:,}}.",
+        findings=[Finding(text=f"**{{present.md_escape(top['tool'])}}** has the most files: {{top['files']:,}} of {{census.n:,}}.",
                           target="fig-{slug}-files"),
                   Finding(text=f"{{evidence.phrase(census)}} were read as logs.", target="tab-{slug}-files",
                           evidence=(census,))],

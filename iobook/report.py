@@ -9,6 +9,19 @@ from typing import Any
 import pandas as pd
 
 
+FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and the page check read it
+MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
+
+
+class Prose(str):
+    """Markdown a chapter pastes ({glue:md}): a computed sentence whose names from the data are escaped
+    (present.md_escape). Only the notebook layer turns it into what Jupyter shows (nb.shown)."""
+
+
+class Html(str):
+    """An HTML fragment a chapter pastes as it is (a list of links); every name in it escaped."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Table:
     """A table as the chapter shows it: its data, and the format spec of columns that need one (',.1f')."""
@@ -28,10 +41,10 @@ class Finding:
 
 @dataclass(kw_only=True)
 class Report:
-    """values: glue key -> text, number, bool (a bool drives the `only-if:<key>` cells) or Markdown;
+    """values: glue key -> text, number, bool (a bool drives the `only-if:<key>` cells), Prose or Html;
     tables and figures: glue key (`tab-...`, `fig-...`) -> Table or Altair chart; findings: the chapter's
     opening list, the first its main result; evidence: every record the findings rest on; note: what the
-    chapter shows in place of its analysis (nb.no_data when the database holds none of its data); abstract:
+    chapter shows in place of its analysis (present.no_data when the database holds none of its data); abstract:
     what the landing page leads with for this chapter (the first finding when empty)."""
     values: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)

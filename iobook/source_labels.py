@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
-from . import labels, nb
+from . import labels, present
 
 TOOLS = ("fio", "ior", "mdtest")  # the tools whose runs are labelled
 
@@ -48,7 +48,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
     root = data_root(con)
     label_files = labels.label_files(con)
-    shown = dict(zip([p for p, _ in label_files], nb.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
+    shown = dict(zip([p for p, _ in label_files], present.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
     notes, rules = [], {}
     for path, sha in label_files:
         rules[path], problems = labels.read_rules(path, sha)

@@ -15,8 +15,3 @@ def gib_to_gb(gib_per_s: float) -> float:
 def gb_to_gib(gb_per_s: float) -> float:
     """GB/s (10^9 bytes per second) to GiB/s."""
     return gb_per_s * GB / GIB
-
-
-def mib_to_gib(mib_per_s: float) -> float:
-    """IOR's MiB/s to IO500's GiB/s."""
-    return mib_per_s * MIB / GIB

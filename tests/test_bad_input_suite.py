@@ -27,7 +27,7 @@ import pytest
 import zstandard
 
 from conftest import ARCHIVE, BUILT_TOOLS, REPO, TUCSON_SC23
-from iobook import store
+from iobook import present, store
 from iobook.ingest import ingest
 
 TUCSON = TUCSON_SC23 / "results" / "2023.10.22-06.40.20"
@@ -791,7 +791,6 @@ def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatc
     """A file and a folder named in Latin-1 (an old NFS export): sources keeps each path's bytes and shows it
     with \\xNN for the bytes that are not UTF-8; a second ingest finds them unchanged; the Data chapter lists
     them, its downloads are written (and anonymized) and a failed one is printed, all without an error."""
-    from iobook import nb
     from iobook.anonymize import Anonymizer, _anonymized_file
     from iobook.studies import data
 
@@ -821,7 +820,7 @@ def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatc
     listed = data.get_sources(con)
     assert listed["path"].str.contains("caf\\xe9.log", regex=False).sum() == 1
     assert data.get_failed(con)["path"].str.endswith("\\xe9chec.log").sum() == 1
-    assert nb.reader_paths(con, listed["path"]).str.startswith("/").sum() == 0
+    assert present.reader_paths(con, listed["path"]).str.startswith("/").sum() == 0
     assert data.get_files_by_kind(con)["files"].sum() == len(GOOD) + len(names)
     exported = data.export_parquet(con).set_index("view")
     assert exported.loc["sources", "rows"] == len(GOOD) + len(names)

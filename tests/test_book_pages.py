@@ -78,7 +78,7 @@ PROBE = r"""(absolutePath) => {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
                          while (el && el.tagName !== 'UL') el = el.nextElementSibling;
                          return el ? el.children.length : 0; })(),
-      findingLinks: [...article.querySelectorAll('a.iobook-finding-link, li > p > a[href^="#fig-"], li > p > a[href^="#tab-"]')]
+      findingLinks: [...article.querySelectorAll('li > p > a[href^="#fig-"], li > p > a[href^="#tab-"]')]
                       .filter(a => a.closest('li')).length,
       tables: article.querySelectorAll('table.iobook-table:not(details table)').length,
       charts: article.querySelectorAll('.iobook-chart').length,
@@ -126,7 +126,7 @@ FINDINGS = r"""() => {
   let el = [...document.querySelectorAll('article h2')].find(h => /^Findings/.test(h.innerText));
   while (el && el.tagName !== 'UL') el = el.nextElementSibling;
   return el ? [...el.children].map(li => { const item = li.cloneNode(true);
-    item.querySelectorAll('a[href^="#fig-"], a[href^="#tab-"], a.iobook-finding-link').forEach(a => a.remove());
+    item.querySelectorAll('a[href^="#fig-"], a[href^="#tab-"]').forEach(a => a.remove());
     return item.textContent.replace(/\(\s*\)/g, '').replace(/\s+/g, ' ').trim(); }) : [];
 }"""
 

@@ -6,7 +6,7 @@ import re
 import altair as alt
 import pandas as pd
 
-from iobook import charts
+from iobook import charts, present
 
 
 def chart() -> alt.Chart:
@@ -87,24 +87,6 @@ def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
     assert "<details><summary>All 201 rows</summary>" in shorter
 
 
-def test_findings_link_to_the_table_that_shows_them(tmp_path, monkeypatch):
-    from pathlib import Path
-
-    from iobook import nb
-
-    monkeypatch.chdir(tmp_path)
-    ranks = pd.read_csv(Path(__file__).parent / "fixtures" / "mdtest" / "sub679-2023-mdtest-easy-write.csv")
-    html = nb.table(ranks, anchor="tab-ranks").data  # 201 rows: shown twice (head, then all in <details>)
-    assert html.count('id="tab-ranks"') == 1  # an id is unique on a page
-    listed = nb.findings([("201 ranks wrote", "tab-ranks"), ("a chart shows it", "fig-x"), "no link"]).data
-    assert listed.splitlines() == [
-        "## Findings", "",
-        '- 201 ranks wrote <a class="iobook-finding-link" href="#tab-ranks">(table)</a>',
-        '- a chart shows it <a class="iobook-finding-link" href="#fig-x">(figure)</a>',
-        "- no link"]
-    assert nb.anchor('fig-"x"').data == '<span id="fig-&quot;x&quot;" class="iobook-anchor"></span>'
-
-
 def test_a_searchable_table_carries_its_rows_as_script_safe_json(tmp_path, monkeypatch):
     from iobook import nb
 
@@ -118,11 +100,10 @@ def test_a_searchable_table_carries_its_rows_as_script_safe_json(tmp_path, monke
 
 
 def test_files_link_filters_the_data_chapter_to_the_runs_folder():
-    from iobook import nb
 
     paths = pd.Series(["io500/IBM Tucson/submission-679/result_summary.txt",
                        "io500/IBM Tucson/submission-679/results/2023.10.22-06.40.20/ior-easy-write.txt"])
-    link = nb.files_link(paths, "submission-679").data
+    link = present.files_link(paths, "submission-679")
     assert 'href="data.html?files=io500/IBM%20Tucson/submission-679#data-sources"' in link
     assert "(2 read here)" in link and link.startswith('<p class="iobook-files-link">submission-679: ')
 

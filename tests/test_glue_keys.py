@@ -8,8 +8,8 @@ import re
 import pandas as pd
 import pytest
 
-from iobook import chapters, evidence, nb
-from iobook.report import Report
+from iobook import chapters, evidence
+from iobook.report import FIRST_FINDING_WORDS, Report
 
 from conftest import REPO
 
@@ -85,4 +85,4 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     assert not shown, f"{chapter} on the {name} database: intervals on fewer than {evidence.MIN_UNITS} units: {shown}"
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
-        assert len(first.split()) <= nb.FIRST_FINDING_WORDS, report.findings[0].text
+        assert len(first.split()) <= FIRST_FINDING_WORDS, report.findings[0].text

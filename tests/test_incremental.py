@@ -162,14 +162,14 @@ def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monke
     monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
     (tmp_path / "book").mkdir()
     registry = [chapters.Chapter(name=n, title=f"Title {n}", about="", data="", reads=["*"]) for n in ("a", "b", "c")]
-    findings = nb.findings([("247 of the 250 runs agree.", "fig-recomputed"), ("second", "tab-x")])
+    findings = nb.finding_lines([("247 of the 250 runs agree.", "fig-recomputed"), ("second", "tab-x")])
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output(
-        "display_data", data={"text/markdown": findings.data})])])
+        "display_data", data={"application/papermill.record/text/markdown": findings},
+        metadata={"scrapbook": {"name": "findings"}})])])
     nbformat.write(notebook, tmp_path / "book" / "a.ipynb")
     nbformat.write(nbformat.v4.new_notebook(), tmp_path / "book" / "b.ipynb")  # no findings: not listed
     target = build.write_headlines(registry)  # c not executed: not listed
-    assert target.read_text() == ('- **[Title a](a)**: 247 of the 250 runs agree. '
-                                  '<a href="a.html#fig-recomputed">(see it)</a>\n')
+    assert target.read_text() == "- **[Title a](a)**: 247 of the 250 runs agree. ({numref}`fig-recomputed`)\n"
     stamp = target.stat().st_mtime_ns
     build.write_headlines(registry)
     assert target.stat().st_mtime_ns == stamp  # unchanged: not rewritten, so Sphinx rebuilds nothing

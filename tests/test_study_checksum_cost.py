@@ -7,9 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from iobook import nb
+from iobook import nb, selection
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
+from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import DATABASES, REPO, execute_chapter, holm
 
@@ -21,7 +22,7 @@ def test_runs_steps_and_costs_per_database(any_db):
     name, con = any_db
     runs = cc.get_runs(con)
     if name != "default":
-        assert runs.empty and cc.get_steps(con, runs.run_id).empty  # the notebook shows nb.no_data for the local half
+        assert runs.empty and cc.get_steps(con, runs.run_id).empty  # the notebook shows present.no_data for the local half
         return
     # by default the current run only (tests/test_current_runs.py); the run named here is superseded, read when pinned
     assert RUN not in runs.run_folder.tolist() and cc.get_runs(con, [RUN]).run_folder.tolist() == [RUN]
@@ -116,15 +117,15 @@ def test_labels_narrow_the_steps(databases):
     steps = cc.get_steps(con, [RUN], {"verify": ["none", "crc32c"], "mode": ["direct"]})
     assert sorted(set(steps.verify)) == ["crc32c", "none"] and set(steps["mode"]) == {"direct"}
     assert len(steps) == 8
-    with pytest.raises(nb.UnknownSelection, match=r"'crc32'.*nearest \['crc32c'\]"):
+    with pytest.raises(selection.UnknownSelection, match=r"'crc32'.*nearest \['crc32c'\]"):
         cc.get_steps(con, [RUN], {"verify": ["crc32"]})
-    with pytest.raises(nb.UnknownSelection, match=r"'verfy'.*nearest \['verify'\]"):
+    with pytest.raises(selection.UnknownSelection, match=r"'verfy'.*nearest \['verify'\]"):
         cc.get_steps(con, [RUN], {"verfy": ["none"]})
 
 
 def test_unknown_run_folder_names_the_nearest(databases):
     con = nb.setup(databases["default"])
-    with pytest.raises(nb.UnknownSelection, match=rf"'vm-20261121T131429Z'.*nearest \['{RUN}'"):
+    with pytest.raises(selection.UnknownSelection, match=rf"'vm-20261121T131429Z'.*nearest \['{RUN}'"):
         cc.get_runs(con, ["vm-20261121T131429Z"])
     assert cc.get_runs(con, [RUN]).run_id.tolist() == [RUN]
 
@@ -230,7 +231,7 @@ def test_local_finding_frames_the_method_on_the_build_machine(databases):
     method = r.findings[0]
     assert method.text.startswith(f"fio's software sha256 on {host['cores']} contended {host['cpu_model']} vCPUs, "
                                   "not a storage checksum: direct writes at 0.0611×")  # sha256 vs none, direct: the fio JSONs of the run
-    assert len([w for w in method.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    assert len([w for w in method.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS
     (record,) = method.evidence
     assert (record.n, record.n_baseline, str(record.replicate), record.decided) == (6, 6, "round", True)
     published = next(f for f in r.findings if f.target == "tab-checksum-published")

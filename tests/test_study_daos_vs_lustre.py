@@ -6,10 +6,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from iobook import families, nb, store
+from iobook import families, selection, store
 from iobook.ingest import ingest
 from iobook.studies import daos_vs_lustre as study
 from iobook.studies import io500_score
+from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, SHARED, execute_chapter
 
@@ -128,8 +129,8 @@ def test_family_colours():
 def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
     with store.open_read(databases["other_io500"]) as con:
         runs = study.get_runs(con)
-    with pytest.raises(nb.UnknownSelection, match="'Lustre'"):
-        nb.select(["Lustr"], runs.family, "file-system family")
+    with pytest.raises(selection.UnknownSelection, match="'Lustre'"):
+        selection.select(["Lustr"], runs.family, "file-system family")
     wanted, note = study.select_families(runs, ["DAOSS", "Lustre"])
     assert wanted == ["Lustre"] and "'DAOSS'" in note and "'DAOS'" in note
     text = "\n".join(execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"]))
@@ -342,7 +343,7 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert f"decided in **{len(decided)} of {len(table)}**" in first.text
     assert [tuple(x) for x in decided[["year", "DAOS data protection"]].values] == [("2020", "without")]
     assert f"2020 without protection {decided.ratio.iloc[0]:.1f}×" in first.text
-    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS  # as the page counts
+    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS  # as the page counts
 
 
 def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases):
@@ -380,8 +381,8 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
     assert (md.n, md.low, md.verdict, bw.n, bw.low) == (1, None, "too few units", 1, None)  # one run each
     assert f"metadata {md.ratio:.2f}× (no interval" in finding and f"bandwidth {bw.ratio:.2f}× (no interval" in finding
     assert '"network performance issues"' in finding
-    assert r.values["clients_text"].data.startswith(f"The Lustre run's logs count {nodes} client nodes and {tasks:,} tasks")
-    assert f"the DAOS listing prints no client count (a slide names {clients} clients" in r.values["clients_text"].data
+    assert r.values["clients_text"].startswith(f"The Lustre run's logs count {nodes} client nodes and {tasks:,} tasks")
+    assert f"the DAOS listing prints no client count (a slide names {clients} clients" in r.values["clients_text"]
 
 
 def test_same_servers_says_what_seed_002_says_of_its_setup(databases):
@@ -399,7 +400,7 @@ def test_same_servers_says_what_seed_002_says_of_its_setup(databases):
     assert ("52 storage servers with 12 NVMe SSDs each, 40 metadata servers and 480 client nodes (line 274)"
             in finding)
     assert "DRAM-backed DAOS against Lustre on NVMe" in finding
-    assert r.values["caveats_text"].data in finding  # the same words in the section that compares them
+    assert r.values["caveats_text"] in finding  # the same words in the section that compares them
     # the archive's DAOS runs that state an API state DFS: Aurora's submission-695 ior-easy-write.txt
     # "api                 : DFS"; LRZ's submission-683 result.txt line 12 "exe = ./ior ... -a DFS --dfs.pool=..."
     dfs = next(c for c in r.evidence if getattr(c, "quantity", "") == "DAOS runs stating the DFS API")

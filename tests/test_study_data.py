@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from iobook import nb
 from iobook.studies import data, your_runs
+from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
@@ -147,7 +147,7 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
                           data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con),
                           data.get_setup_fields(con))
     assert 3 <= len(found) <= 7 and all(f.target.startswith("tab-data-") for f in found)
-    assert len(found[0].text.split()) <= nb.FIRST_FINDING_WORDS
+    assert len(found[0].text.split()) <= FIRST_FINDING_WORDS
     status = data.get_status_counts(con)
     assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
     con.close()

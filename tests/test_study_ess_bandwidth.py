@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from iobook import nb, published, store
+from iobook import published, selection, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
+from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import DATABASES, SHARED, execute_chapter
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
@@ -414,7 +415,7 @@ def test_unknown_run_names_the_nearest(databases):
     con = store.open_read(databases["default"])
     runs_all = ess.get_runs(con)
     con.close()
-    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
+    with pytest.raises(selection.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         ess.selected_runs(runs_all, ["submission-679", "submission-6790"])
     assert ess.selected_runs(runs_all, ["submission-690", "submission-679"]).run_key.tolist() == [
         "submission-679", "submission-690"]
@@ -535,7 +536,7 @@ def test_first_finding_gives_each_run_its_own_claim(databases):
     r = default_report(databases)
     first = r.findings[0]
     assert "94 %" not in first.text and "70–126" not in first.text
-    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS
     # each record holds one run against the claim for that run's model, phase and release
     per_run = [c for c in r.evidence if getattr(c, "reference", None) is not None and c.n == 1]
     held = {(c.label, c.quantity): c.reference for c in per_run}
@@ -622,7 +623,7 @@ def test_tucson_changes_mix_the_upgrade_with_settings(databases):
     r = default_report(databases)
     assert round(r.values["pair_change"], 1) == round((32.665471 / 26.443120 - 1) * 100, 1) == 23.5
     assert round(r.values["pair_stat_change"], 1) == round((561.431948 / 384.273915 - 1) * 100, 1) == 46.1
-    assert r.values["pair_only_after_keys"].data == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
+    assert r.values["pair_only_after_keys"] == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
     text = next(f.text for f in r.findings if "+23.5 %" in f.text)
     assert "+46.1 %" in text and "5.1.7.1" in text and "5.1.9.0" in text and "nBucketGroups" in text
 
@@ -647,7 +648,7 @@ def test_report_on_every_database(any_db):
     assert r.values["has_data"] is (name in ("other_io500", "default"))
     assert (r.note is None) is r.values["has_data"]
     if r.note is not None:
-        assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in r.note.data
+        assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in r.note
     if name == "other_io500":
         assert r.values["runs_n"] == len(EXPECTED_RUNS[name]) and not r.values["has_rated"] and r.evidence == []
         assert r.findings[0].text.startswith("No selected run has both a building-block count and a claim")
@@ -695,4 +696,4 @@ def test_the_headline_says_what_the_6000_runs_ran_on(databases):
         r = ess.report(con)
     first = r.findings[0].text
     assert first.startswith("Storage Scale System 6000 (early pre-GA build), one block each:")
-    assert len(first.split()) <= nb.FIRST_FINDING_WORDS
+    assert len(first.split()) <= FIRST_FINDING_WORDS

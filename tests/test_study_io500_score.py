@@ -6,7 +6,7 @@ from pathlib import Path
 import papermill
 import pytest
 
-from iobook import evidence, nb, store
+from iobook import evidence, selection, store
 from iobook.studies import io500_score as study
 
 from conftest import DATABASES, execute_chapter
@@ -130,9 +130,9 @@ def test_version_names_the_benchmark_release_not_the_list(databases):
 def test_unknown_run_names_the_nearest(databases, tmp_path):
     with store.open_read(databases["default"]) as con:
         keys = study.get_runs(con).run_key
-    assert nb.select(["submission-1"], keys, "IO500 run") == ["submission-1"]  # exact: not 10-19
-    with pytest.raises(nb.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
-        nb.select(["submission-6790"], keys, "IO500 run")
+    assert selection.select(["submission-1"], keys, "IO500 run") == ["submission-1"]  # exact: not 10-19
+    with pytest.raises(selection.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
+        selection.select(["submission-6790"], keys, "IO500 run")
     with pytest.raises(papermill.PapermillExecutionError, match=r"'submission-130': nearest \[[^]]*'submission-13'"):
         execute_chapter("io500_score", databases["other_io500"], tmp_path, kernel=True, phase_runs=["submission-130"])
 

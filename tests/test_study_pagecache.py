@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from iobook import evidence, nb, store
+from iobook import evidence, nb, selection, store
 from iobook.ingest import ingest
 from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
+from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import DATABASES, REPO, execute_chapter, holm
 
@@ -62,7 +63,7 @@ def test_runs_steps_and_modes_per_database(any_db):
 
 def test_unknown_run_folder_names_the_nearest(databases):
     con = nb.setup(databases["default"])
-    with pytest.raises(nb.UnknownSelection, match=rf"'vm-20261121T132330Z'.*nearest \['{RUN}'"):
+    with pytest.raises(selection.UnknownSelection, match=rf"'vm-20261121T132330Z'.*nearest \['{RUN}'"):
         pc.get_runs(con, ["vm-20261121T132330Z"])
 
 
@@ -442,13 +443,13 @@ def test_intervals_the_data_cannot_tell_are_not_printed(databases):
 
 def test_first_finding_carries_its_record_within_the_word_limit(databases):
     """Replaces the "30 words" test that asserted 28 and exact brackets: the first finding is at most
-    nb.FIRST_FINDING_WORDS words, its evidence is the current modes run's buffered ÷ direct CV, with the rounds
+    FIRST_FINDING_WORDS words, its evidence is the current modes run's buffered ÷ direct CV, with the rounds
     the run's manifest made (facts.decision.rounds)."""
     run = current_run("modes")
     rounds = json.loads((RAW / run / "manifest.json").read_text())["facts"]["decision"]["rounds"]
     r = pc.report(nb.setup(databases["default"]))
     first = r.findings[0]
-    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= nb.FIRST_FINDING_WORDS
+    assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS
     (record,) = first.evidence
     assert (record.n, record.n_baseline, str(record.replicate)) == (rounds, rounds, "round")
 

@@ -8,7 +8,7 @@ import numpy as np
 import papermill
 import pytest
 
-from iobook import evidence, nb
+from iobook import evidence, nb, selection
 from iobook.studies import snapshots
 
 from conftest import REPO, execute_chapter
@@ -75,7 +75,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
 
     with store.open_read(databases["default"]) as con:
         assert snapshots.select_runs(con, [RUN])[0]["run_id"].tolist() == [RUN]
-        with pytest.raises(nb.UnknownSelection, match=RUN):
+        with pytest.raises(selection.UnknownSelection, match=RUN):
             snapshots.select_runs(con, ["vm-20261121T132958Z"])
 
 

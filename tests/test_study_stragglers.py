@@ -363,7 +363,7 @@ def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default):
     values = study.report(con).values
     assert (values["placement_own"], values["placement_inherited"], values["inherited_checked"],
             values["inherited_disagree"]) == (own, inherited, agree + disagree, disagree)
-    assert "assum" in values["placement_text"].data and f"{inherited}" in values["placement_text"].data
+    assert "assum" in values["placement_text"] and f"{inherited}" in values["placement_text"]
 
 
 def test_null_by_machine_is_random_placement(default):

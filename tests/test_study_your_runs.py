@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import BUILT_TOOLS, REPO, execute_chapter
-from iobook import build, evidence, nb, source_labels, store
+from iobook import build, evidence, present, selection, source_labels, store
 from iobook.ingest import ingest
 from iobook.studies import your_runs as study
 
@@ -365,7 +365,7 @@ def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
     ingest([tree], db, progress=False)
     con = store.open_read(db)
     r = study.report(con, baseline_label="c")
-    assert not r.values["has-comparisons"] and "**c** ran no configuration" in r.values["label-notes"].data
+    assert not r.values["has-comparisons"] and "**c** ran no configuration" in r.values["label-notes"]
     r = study.report(con, baseline_label="b")
     assert r.tables["tab-runs-comparisons"].frame["label"].tolist() == ["a", "a"]  # ior read and write
     con.close()
@@ -409,18 +409,17 @@ def test_names_from_folders_reach_the_page_as_text(tmp_path):
     ingest([tree], db, progress=False)
     con = store.open_read(db)
     r = study.report(con)
-    text = "\n".join(f.text for f in r.findings) + r.values["read"].data
+    text = "\n".join(f.text for f in r.findings) + r.values["read"]
     assert r"\<b\>x" in text and r"\*\*y\*\* \{numref\}\`z\`" in text
     assert "<b>" not in text and "**y**" not in text
     con.close()
 
 
-def test_md_escape_and_select_or_note():
-    assert nb.md_escape("a_b *c* <d>\n`e`") == r"a\_b \*c\* \<d\> \`e\`"
-    assert nb.select_or_note(["x", "DAOS"], ["DAOS", "Lustre"], "family")[0] == ["DAOS"]
-    chosen, note = nb.select_or_note(["x"], ["DAOS", "Lustre"], "family")
-    assert chosen == ["DAOS", "Lustre"] and "no family named 'x'" in note
-    assert nb.select_or_note([], ["b", "a"], "family") == (["a", "b"], None)
+def test_md_escape_and_select():
+    assert present.md_escape("a_b *c* <d>\n`e`") == r"a\_b \*c\* \<d\> \`e\`"
+    assert selection.select([], ["b", "a"], "family") == ["a", "b"]
+    with pytest.raises(selection.UnknownSelection, match="no family named 'x'.*nearest"):
+        selection.select(["x", "DAOS"], ["DAOS", "Lustre"], "family")
 
 
 def test_sizes_read_as_fio_and_ior_write_them():
@@ -612,7 +611,7 @@ def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
                                         "(and 1 more such line)")
     r = study.report(con)
     assert r.tables["tab-runs-failed"].frame.equals(failed)
-    assert str(r.values["failed"].data).startswith("5 mdtest phases in 3 files say they failed")
+    assert str(r.values["failed"]).startswith("5 mdtest phases in 3 files say they failed")
 
 
 def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):

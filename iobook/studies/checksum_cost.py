@@ -8,8 +8,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import evidence, io500_runs, nb, published
-from ..report import Finding, Report, Table
+from .. import evidence, io500_runs, present, published
+from ..report import Finding, Prose, Report, Table
 from . import local_runs
 
 PUBLISHED = "seed000_checksum_cpu_memory"
@@ -185,17 +185,6 @@ def get_perf_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
         WHERE list_contains(?, run_id) AND key IN ('facts.perf.memory_controller_pmus',
               'facts.perf.memory_traffic', 'facts.perf.events.instructions', 'facts.perf.events.cycles')
         ORDER BY run_id, key
-        """,
-        [list(run_ids)],
-    ).df()
-
-
-def get_perf_status(con, run_ids: Iterable[str]) -> pd.DataFrame:
-    """perf stat's status per event over the runs' steps ('counted', 'not supported', ...)."""
-    return con.execute(
-        """
-        SELECT run_id, event, status, count(*) AS steps FROM perf_counters
-        WHERE list_contains(?, run_id) GROUP BY ALL ORDER BY run_id, event, status
         """,
         [list(run_ids)],
     ).df()
@@ -446,7 +435,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     records: list = [rounding]
     values = {"slide": slide(pub), "confidence_pct": 100 * evidence.CONFIDENCE, "min_units": evidence.MIN_UNITS,
               "clients": NODES["Client"], "servers": NODES["Server"],
-              "memory_factor_text": nb.Markdown(memory_factor_text(factors, pub, rounding)),
+              "memory_factor_text": Prose(memory_factor_text(factors, pub, rounding)),
               "factor_matches": rounding.k, "factors_n": rounding.n}
     for side in ("Server", "Client"):
         for key, row in (("idle", "CPU Idle"), ("mem", "Mem BW"), ("factor", "Mem Fact")):
@@ -473,7 +462,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
         values |= {"settings_runs": len(listings), "settings_not_raid": ", ".join(
                        str(s) for s in listings.submission[~listings.raid]),
                    "prega_runs": " and ".join(str(s) for s in prega.submission),
-                   "prega_filesystem": nb.Markdown(nb.md_escape(prega.filesystem.iloc[0]) if len(prega) else "")}
+                   "prega_filesystem": Prose(present.md_escape(prega.filesystem.iloc[0]) if len(prega) else "")}
         tables["tab-checksum-settings"] = Table(frame=settings_table(settings), formats={"year": "d"})
     findings.append(Finding(text=memory_factor_finding(factors, rounding), target="tab-checksum-factors",
                             evidence=(rounding,)))
@@ -485,7 +474,7 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     values["has_local"] = has_local = not steps.empty
     values["no_local"] = not has_local
     if not has_local:
-        values["no_local_note"] = nb.no_data(
+        values["no_local_note"] = present.no_data(
             "fio checksum runs (scripts/collect_checksum.py)" + (" with the selected labels" if labels else ""),
             "Make some on any Linux machine with fio: `python3 scripts/collect_checksum.py` (from the repository "
             "root; `--help` for its options) writes a run folder under `data/raw/checksum/`; then "
@@ -522,13 +511,13 @@ def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterabl
     values |= {
         "runs": len(runs), "steps": len(steps), "others_cpu_low_pct": float(others.min()),
         "others_cpu_high_pct": float(others.max()), "others_cpu_steps": len(others),
-        "buffered_direct": evidence.phrase(modes.record), "quiet_text": nb.Markdown(quiet_check_text(con, runs, steps)),
+        "buffered_direct": evidence.phrase(modes.record), "quiet_text": Prose(quiet_check_text(con, runs, steps)),
         "widest_ratio": float(widest.max_mib_s / widest.min_mib_s),
         "widest_config": f"{widest.phase} {widest.verify} {widest['mode']}",
         "widest_low": float(widest.min_mib_s), "widest_high": float(widest.max_mib_s),
         "decided_k": int(checksums.decided.sum()), "decided_n": len(checksums),
         "unmeasured_runs": int(facts[facts.fact == "memory_traffic"].value.str.startswith("not measured").sum()),
-        "files_link": nb.files_link(nb.sources(con, source_ids).path, "The files behind the local figures")}
+        "files_link": present.files_link(present.sources(con, source_ids).path, "The files behind the local figures")}
     values["drift_text"] = ("; ".join(f"{r.label}: {evidence.phrase(r)}" for r in drift.record)
                             or "No run read here measured its baseline again at its end")
     tables |= {

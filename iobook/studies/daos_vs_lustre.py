@@ -6,11 +6,10 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
 
-from .. import evidence, families, io500_runs, nb, published
+from .. import evidence, families, io500_runs, present, published, selection
 from ..evidence import Replicate, plural
-from ..report import Finding, Report, Table
+from ..report import FIRST_FINDING_WORDS, Finding, Prose, Report, Table
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from .io500_score import release_text
 
@@ -112,8 +111,8 @@ def select_families(runs: pd.DataFrame, requested: list[str], most: int = 7) -> 
         return wanted, ("the default: the families with the most valid runs here" if wanted else
                         "the default; no run here has a known family")
     try:
-        return nb.select(requested, known.index, "file-system family"), "chosen in the parameters"
-    except nb.UnknownSelection as missing:
+        return selection.select(requested, known.index, "file-system family"), "chosen in the parameters"
+    except selection.UnknownSelection as missing:
         wanted = [f for f in requested if f in known.index]
         return wanted, f"chosen in the parameters; left out: {missing}"
 
@@ -561,7 +560,7 @@ def featured_families(runs: pd.DataFrame, run_ids) -> pd.DataFrame:
 
 
 def get_sources(con, run_ids) -> pd.DataFrame:
-    """Source ids of every file of these runs (for nb.sources)."""
+    """Source ids of every file of these runs (for present.sources)."""
     return con.execute("SELECT DISTINCT source_id FROM io500_run_files WHERE list_contains(?, run_id) "
                        "ORDER BY source_id", [sorted(int(i) for i in run_ids)]).df()
 
@@ -772,7 +771,7 @@ def _runs_text(n: int) -> str:
 BALANCE_FAMILY = f"{FIRST} over {SECOND}: metadata per GiB/s, every archive year"
 TEN_FAMILY = f"{FIRST} over {SECOND} per client node on {TEN_NODES} client nodes, every year and measure"
 SAME_SERVERS_FAMILY = "Tianhe-2E: the ISC20 DAOS run over the SC19 Lustre run"
-LISTED_YEARS = 5  # the first finding names each year's ratio up to this many years (nb.FIRST_FINDING_WORDS)
+LISTED_YEARS = 5  # the first finding names each year's ratio up to this many years (FIRST_FINDING_WORDS)
 
 
 def dfs_runs(runs: pd.DataFrame) -> evidence.Count:
@@ -828,7 +827,7 @@ def eras_text(lustre: pd.Series, seed_servers: pd.DataFrame) -> str:
 def _first_finding(balance_years: pd.DataFrame) -> str:
     """The main result over every archive year holding both families (no year chosen): per data protection of the
     DAOS runs, the range of the years' ratios, and which comparisons evidence.decide decides (named while the
-    finding stays within nb.FIRST_FINDING_WORDS)."""
+    finding stays within FIRST_FINDING_WORDS)."""
     records = list(balance_years.record)
     decided = [(row.year, row.protection, row.record) for row in balance_years.itertuples() if row.record.decided]
     parts = []
@@ -841,7 +840,7 @@ def _first_finding(balance_years: pd.DataFrame) -> str:
             f"{len(records)}**")
     named = text + ": " + ", ".join(f"{y} {p.split()[0]} protection {c.ratio:.1f}×" for y, p, c in decided) + "."
     words = len([w for w in named.split() if any(ch.isalnum() for ch in w)])
-    return named if decided and words <= nb.FIRST_FINDING_WORDS else text + "."
+    return named if decided and words <= FIRST_FINDING_WORDS else text + "."
 
 
 def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
@@ -850,10 +849,10 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     with most valid runs); `years`: the archive years of the overview and the comparisons (empty: all)."""
     runs = get_runs(con)
     if runs.empty:
-        return Report(values={"has_data": False})
+        return Report(values={"has_data": False}, note=present.no_data("IO500 runs", HOW_TO_ADD))
     cov = coverage(runs)
     wanted, families_note = select_families(runs, list(families))
-    year_choice = nb.select(list(years), runs.year.dropna().astype(int), "archive year") if years else []
+    year_choice = selection.select(list(years), runs.year.dropna().astype(int), "archive year") if years else []
     chosen = choose(runs, wanted, year_choice)
     chosen = chosen.assign(md_per_bw=chosen.md_kiops / chosen.bw_gib_s)
     nodes = client_nodes(con)
@@ -895,12 +894,12 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                              quantity="runs whose attribution is unknown", of=Replicate.RUN)
     caveats = caveats_text(seed_servers, dfs)
 
-    values = {**{k: Markdown(v) if k.endswith("_text") else v for k, v in cov.items() if v is not None},
+    values = {**{k: Prose(v) if k.endswith("_text") else v for k, v in cov.items() if v is not None},
               "has_data": True, "families": ", ".join(wanted) or "none", "families_note": families_note,
               "first": FIRST, "second": SECOND, "ten_nodes": TEN_NODES, "valid_runs": len(chosen),
               "tianhe_runs": len(tianhe), "gekko_runs": len(gekko), "gekko_equal": int(gekko.equals_seed_004.sum()),
               "garbled": int(rescored["garbled printed numbers"].sum()), "score_numbers": 3 * len(rescored),
-              "caveats_text": Markdown(caveats), "dfs_text": evidence.phrase(dfs),
+              "caveats_text": Prose(caveats), "dfs_text": evidence.phrase(dfs),
               "unprotected_text": evidence.phrase(unprotected),
               "unknown_text": evidence.phrase(unknown), "implausible_runs": int(runs.implausible.notna().sum()),
               "copies": int(runs.duplicate.sum()), "min_units": evidence.MIN_UNITS, **nextgenio_values()}
@@ -909,7 +908,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                                 + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
     values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
         ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
-    values["release_text"] = Markdown(release_text(runs))
+    values["release_text"] = Prose(release_text(runs))
     values.update(lustre_storage_servers=_cell(seed_servers, "lustre_sc19", "storage servers"),
                   lustre_metadata_servers=_cell(seed_servers, "lustre_sc19", "metadata servers"))
     counts = normalised.nodes_from.value_counts()
@@ -965,7 +964,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
         slide = tianhe_slide_vs_raw(con, int(lustre.run_id))
         values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
         clients = clients_text(phase_log_clients(con, int(lustre.run_id)), _cell(seed_servers, "daos_isc20", "clients"))
-        values["clients_text"] = Markdown(clients)
+        values["clients_text"] = Prose(clients)
         findings.append(Finding(text=f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance "
                                 f"issues\") against its SC19 Lustre run: metadata {values['same_md_text']}, bandwidth "
                                 f"{values['same_bw_text']}. {caveats} {eras_text(lustre, seed_servers)}",
@@ -1032,7 +1031,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                         "fig-daos-bw-md": chart_bw_md(chosen),
                         "fig-daos-phase-relative": chart_phase_relative(phase_relative(con, chosen)),
                         "fig-daos-per-client-node": chart_per_client_node(normalised)})
-        values["files_overview"] = nb.files_link(nb.sources(con, get_sources(con, chosen.run_id).source_id).path,
+        values["files_overview"] = present.files_link(present.sources(con, get_sources(con, chosen.run_id).source_id).path,
                                                  "The files of the runs compared")
     if len(pair_phases):
         tables["tab-daos-pair-runs"] = Table(frame=pair_runs[[
@@ -1049,7 +1048,7 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     if featured:
         tables["tab-daos-featured"] = Table(frame=featured_families(runs, featured).drop(columns="institution"),
                                             formats={"year": ".0f"})
-        tables["tab-daos-featured-files"] = Table(frame=nb.sources(con, get_sources(con, featured).source_id))
+        tables["tab-daos-featured-files"] = Table(frame=present.sources(con, get_sources(con, featured).source_id))
     values.update({"has_overview": len(chosen) > 0, "no_overview": len(chosen) == 0,
                    "has_compare": len(balance_years) > 0, "has_ten": len(ten_years) > 0,
                    "has_pairs": len(pair_phases) > 0, "has_wolf10": wolf10 is not None,

@@ -7,11 +7,10 @@ import html
 import shutil
 
 import pandas as pd
-from IPython.display import HTML
 
-from .. import charts, evidence, nb, setups
+from .. import charts, evidence, present, setups
 from ..evidence import plural
-from ..report import Finding, Report, Table
+from ..report import MAX_ROWS_SEARCHABLE, Finding, Html, Report, Table
 from ..units import MIB
 from . import your_runs
 
@@ -144,7 +143,7 @@ def get_failed(con) -> pd.DataFrame:
     df = con.execute(
         "SELECT path, format, error AS reason, error_line AS line FROM sources WHERE status = 'error' ORDER BY path"
     ).df()
-    df["path"] = nb.reader_paths(con, df["path"])
+    df["path"] = present.reader_paths(con, df["path"])
     return df
 
 
@@ -154,7 +153,7 @@ def get_sources(con) -> pd.DataFrame:
         """SELECT path, coalesce(format, '–') AS format, status, bytes AS "size (bytes)" FROM sources
            WHERE status <> 'gone'"""
     ).df()
-    df["path"] = nb.reader_paths(con, df["path"])
+    df["path"] = present.reader_paths(con, df["path"])
     return df.sort_values("path", kind="stable", ignore_index=True)
 
 
@@ -286,7 +285,7 @@ def export_parquet(con) -> pd.DataFrame:
     # A folder per database content: Sphinx does not overwrite a changed static file of the same name. Paths
     # as readers see them, so the link (checked by nbval) is the same on every checkout of the same files.
     sources = con.execute(f"SELECT path, sha256, status FROM sources WHERE {IN_BUILD} ORDER BY path").df()
-    sources["path"] = nb.reader_paths(con, sources["path"])
+    sources["path"] = present.reader_paths(con, sources["path"])
     digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in sources.itertuples(index=False)).encode()
                             ).hexdigest()[:12]
     folder = charts.DOWNLOADS / f"database-{digest}"
@@ -322,7 +321,7 @@ def report(con) -> Report:
     describe, every file that could not be read with its reason and line, the public views, and the Parquet
     export of each."""
     if source_count(con) == 0:
-        return Report(values={"has_data": False}, note=nb.no_data("ingested files", HOW_TO_INGEST))
+        return Report(values={"has_data": False}, note=present.no_data("ingested files", HOW_TO_INGEST))
     by_kind, status, failed = get_files_by_kind(con), get_status_counts(con), get_failed(con)
     runs, logs, views = get_run_counts(con), get_result_logs(con), get_views(con)
     skipped, sources, exported = get_skip_reasons(con), get_sources(con), export_parquet(con)
@@ -333,8 +332,8 @@ def report(con) -> Report:
                 "files_gone": status["gone"], "has_failed": not failed.empty, "has_skipped": not skipped.empty,
                 "has_gone": status["gone"] > 0, "files_failed": len(failed),
                 "has_failed_phases": not failed_phases.empty, "phases_failed": len(failed_phases), "files_skipped": int(skipped.files.sum()),
-                "files_listed": len(sources), "max_searchable": nb.MAX_ROWS_SEARCHABLE, "views": len(views) - 1,
-                "parquet_views": len(exported) - 1, "parquet_links": HTML(parquet_links(exported))},
+                "files_listed": len(sources), "max_searchable": MAX_ROWS_SEARCHABLE, "views": len(views) - 1,
+                "parquet_views": len(exported) - 1, "parquet_links": Html(parquet_links(exported))},
         tables={"tab-data-files": Table(frame=by_kind, formats={"files": ",d", "size (MiB)": ",.3f"}),
                 "tab-data-runs": Table(frame=run_table(runs, logs), formats={"count": ",d"}),
                 "tab-data-skipped": Table(frame=skipped, formats={"files": ",d"}),

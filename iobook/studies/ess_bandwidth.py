@@ -14,12 +14,11 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from IPython.display import Markdown
 
-from .. import evidence, io500_runs, nb, published
+from .. import evidence, io500_runs, present, published, selection
 from ..evidence import Replicate, plural
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
-from ..report import Finding, Report, Table
+from ..report import Finding, Prose, Report, Table
 from ..units import gb_to_gib, gib_to_gb
 
 STORAGE_SCALE = "Storage Scale/GPFS"  # the family name in data/reference/filesystems.csv
@@ -78,11 +77,11 @@ def get_runs(con) -> pd.DataFrame:
 
 
 def selected_runs(runs: pd.DataFrame, requested: Iterable[str] | None = None) -> pd.DataFrame:
-    """The runs the chapter shows (the `select_runs` parameter). `requested`: exact run_keys (an unknown key raises nb.UnknownSelection
+    """The runs the chapter shows (the `select_runs` parameter). `requested`: exact run_keys (an unknown key raises selection.UnknownSelection
     naming the nearest); empty: IBM's own Storage Scale runs (the talk's focus), or, when the database holds
     none, every Storage Scale run (other sites' ESS and GPFS systems)."""
     if requested:
-        keys = nb.select(requested, runs.run_key, "IO500 run")
+        keys = selection.select(requested, runs.run_key, "IO500 run")
         return runs[runs.run_key.isin(keys)].reset_index(drop=True)
     scale = runs[runs.family == STORAGE_SCALE]
     return (scale[scale.ibm] if scale.ibm.any() else scale).reset_index(drop=True)
@@ -272,8 +271,8 @@ def get_talk_runs(con, runs: pd.DataFrame) -> pd.DataFrame:
     Columns: run_id, site, list, table, column; a run two tables print has two rows."""
     phases = con.execute("SELECT run_id, phase, value FROM io500_phases WHERE list_contains(?, run_id) "
                          "AND list_contains(?, phase)", [[int(r) for r in runs.run_id], IO500_PHASES]).df()
-    phases = phases.assign(once=phases.value.map(lambda v: nb.half_up(v, 1)),
-                           twice=phases.value.map(lambda v: nb.half_up(nb.half_up(v, 2), 1)))
+    phases = phases.assign(once=phases.value.map(lambda v: present.half_up(v, 1)),
+                           twice=phases.value.map(lambda v: present.half_up(present.half_up(v, 2), 1)))
     rows = []
     for (table, column), (site, event) in TALK_COLUMNS.items():
         printed = published.load(table)
@@ -1141,7 +1140,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     claims = get_claims()
     r = Report(values={"has_data": len(runs) > 0, **claims_values(claims)})
     if runs.empty:
-        r.note = nb.no_data("IO500 runs of a Storage Scale (GPFS) file system", HOW_TO_ADD)
+        r.note = present.no_data("IO500 runs of a Storage Scale (GPFS) file system", HOW_TO_ADD)
         return r
     ior = get_ior_phases(con, runs.run_id)
     talk = get_talk_runs(con, runs)
@@ -1184,12 +1183,12 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
     r.abstract = findings[:1] + ([site_finding(tucson)] if tucson["runs"] != NO_VALUE else [])
 
     r.values.update({
-        "selection_rule": Markdown(selection_rule(runs_all, runs, requested)), "runs_n": len(runs),
+        "selection_rule": Prose(selection_rule(runs_all, runs, requested)), "runs_n": len(runs),
         **{f"ss6000_{k}": v for k, v in ss6000.items() if k != "pct"}, "ss6000_pct_of_claim": ss6000["pct"],
         "ess3500_tucson_read_per_block": tucson["read_per_block"],
         "ess3500_tucson_pct_of_line_rate": tucson["pct_of_line_rate"],
         "client_bound_runs": listing(ceilings[ceilings.clients_bound].run_key.unique()) or NO_VALUE,
-        "no_ceiling_md": Markdown(", ".join(sorted(set(ceilings.run_key) - set(bounded.run_key))) or "none"),
+        "no_ceiling_md": Prose(", ".join(sorted(set(ceilings.run_key) - set(bounded.run_key))) or "none"),
         "sources_n": len(source_ids),
         "has_fewest": len(fewest) > 0, "has_rated": bool(rated), "has_alike": len(alike) > 0, "has_ior": len(ior) > 0,
         "has_hard": len(hard) > 0, "has_pair": pair is not None, "has_config": len(compared) > 0,
@@ -1226,10 +1225,10 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
                 "clients_bound": "line rate below IBM's figure"}),
             formats={"measured (GB/s)": GB_S, "clients": ",.0f", "client line rate (GB/s)": ",.0f",
                      "IBM's figure (GB/s)": ",.0f", "of line rate (%)": PCT, "of IBM's figure (%)": PCT}),
-        "tab-ess-sources": Table(frame=nb.sources(con, source_ids)),
+        "tab-ess-sources": Table(frame=present.sources(con, source_ids)),
     })
     if len(fewest):
-        r.values["fewest_md"] = Markdown("; ".join(
+        r.values["fewest_md"] = Prose("; ".join(
             f"{f.run_key} needs at least {plural(f.at_least, 'building block')} ({f.phase} {f.gb_s:,.1f} GB/s "
             f"against {f.claim_gb_s:,.0f} GB/s each)" for f in fewest.itertuples()))
     if rated:
@@ -1238,13 +1237,13 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
             "per block (GB/s)": GB_S, "IBM's figure (GB/s)": GB_S, "of IBM's figure (%)": PCT,
             "interval low (%)": PCT, "interval high (%)": PCT})
         systems = [c for c in records if c.family == FAMILY_SYSTEMS]
-        r.values["claim_systems_md"] = Markdown("; ".join(
+        r.values["claim_systems_md"] = Prose("; ".join(
             f"{c.label} {SHORT_PHASE[c.quantity.removesuffix(' per building block')]}: {evidence.phrase(c)}"
             for c in systems)
             or "no two systems share a model, a claim and a stated release")
     if len(alike):
         r.tables[TAB_ALIKE] = Table(frame=alike_table(alike))
-        r.values["alike_md"] = Markdown(" ".join(alike_sentences(alike)))
+        r.values["alike_md"] = Prose(" ".join(alike_sentences(alike)))
     if len(ior):
         hard_transfers = sorted(ior[ior.phase.str.contains("hard")].transfer_bytes.dropna().astype(int).unique())
         table = short_runs(runs[["run_id", "run_key"]].merge(ior, on="run_id"))
@@ -1271,7 +1270,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
         r.values.update({"pair_before_run": pair.before_run, "pair_after_run": pair.after_run,
                          "pair_before": float(pair.before), "pair_after": float(pair.after),
                          "pair_change": float(pair.change_pct), "pair_stat_change": float(pair.stat_change_pct),
-                         "pair_only_after_keys": Markdown(listing(f"`{k}`" for k in pair.only_after) or "none"),
+                         "pair_only_after_keys": Prose(listing(f"`{k}`" for k in pair.only_after) or "none"),
                          "talk_release": talk_release() or NO_VALUE})
     if len(compared):
         differ = compared[compared.difference.isin(["value", "not set in every listing"])]
@@ -1279,7 +1278,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
                 for d in ("case/units and scope", "case/units", "scope", "none")}
         r.values.update({"config_runs": config.run_id.nunique(), "config_files": config.source_id.nunique(),
                          "config_keys_n": len(compared), "config_differ_n": len(differ),
-                         "config_form_md": Markdown(
+                         "config_form_md": Prose(
                              f"Same value, written differently and under another scope: {form['case/units and scope']}; "
                              f"written differently only: {form['case/units']}; set cluster-wide in one cluster and per "
                              f"node class in another: {form['scope']}; the same everywhere: {form['none']}.")})

@@ -6,10 +6,9 @@ import re
 
 import altair as alt
 import pandas as pd
-from IPython.display import HTML, Markdown
 
-from .. import evidence, io500_runs, nb, published
-from ..report import Finding, Report, Table
+from .. import evidence, io500_runs, present, published, selection
+from ..report import Finding, Html, Prose, Report, Table
 from ..parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
@@ -246,9 +245,9 @@ def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
     """Seed 000's SC23 table cell by cell beside the same value from the raw logs: each phase from the run's
     summary, the three totals recomputed; rounded to the slide's one decimal half-up. Empty when a run of `sc23_runs` (column label -> run_key) is not in the database."""
     keys = list(sc23_runs.values())
-    present = {k for (k,) in con.execute(
+    held = {k for (k,) in con.execute(
         "SELECT run_key FROM io500_runs WHERE list_contains(?, run_key)", [keys]).fetchall()}
-    if present != set(keys):
+    if held != set(keys):
         return pd.DataFrame()
     label_of = {key: label for label, key in sc23_runs.items()}
     phases = get_phases(con, keys)
@@ -263,7 +262,7 @@ def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
     raw = pd.concat([raw, totals[["column", "row", "value", "run_key"]]], ignore_index=True)
     table = published.load(SC23_TABLE).merge(raw, on=["row", "column"], how="left",
                                               suffixes=("_published", "_raw"))
-    table["raw rounded"] = table.value_raw.map(lambda x: nb.half_up(x, 1))
+    table["raw rounded"] = table.value_raw.map(lambda x: present.half_up(x, 1))
     table["same"] = table["raw rounded"] == table.value_published
     return table
 
@@ -291,7 +290,7 @@ def sc23_printed_elsewhere(sc23: pd.DataFrame) -> pd.DataFrame:
     one: a rule that would fit, but one the talk does not state), and what the same talk prints for the same
     run and phase in its other tables (the seed's lines), with whether that is the raw value rounded once."""
     differ = sc23[~sc23.same].assign(
-        **{"raw rounded twice": lambda d: d.value_raw.map(lambda x: nb.half_up(nb.half_up(x, 2), 1))})
+        **{"raw rounded twice": lambda d: d.value_raw.map(lambda x: present.half_up(present.half_up(x, 2), 1))})
     frames = [published.load(table).query("column == @column").assign(column=run)
               for (table, column), run in SC23_ELSEWHERE.items()]
     elsewhere = pd.concat(frames, ignore_index=True).rename(columns={"value": "elsewhere"})
@@ -337,18 +336,18 @@ def findings(agree: dict[str, int], census: evidence.Count, weights: pd.DataFram
                                       how="the score's formula on one run's phases")
                    for group in ("bandwidth", "metadata"))
     found.append(Finding(
-        text=f"One phase weighs little: halving one bandwidth phase of {nb.md_escape(best)} multiplies its score by "
+        text=f"One phase weighs little: halving one bandwidth phase of {present.md_escape(best)} multiplies its score by "
              f"{by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by {by_group['metadata']:.3f} "
              "(0.5^(1/16)).", target="tab-io500-weights", evidence=halved))
     widest, spread = widest_phase(phases)
     found.append(Finding(
-        text=f"The highest recomputed scores are {', '.join(map(nb.md_escape, shown))}; their phases differ most in "
-             f"{nb.md_escape(widest)}.", target="fig-io500-phases", evidence=spread))
+        text=f"The highest recomputed scores are {', '.join(map(present.md_escape, shown))}; their phases differ most in "
+             f"{present.md_escape(widest)}.", target="fig-io500-phases", evidence=spread))
     return found
 
 
 def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str],
-              elsewhere: pd.DataFrame) -> dict[str, Markdown]:
+              elsewhere: pd.DataFrame) -> dict[str, Prose]:
     """The chapter's sentences whose wording depends on the data (MyST): the mismatches, and seed 000's SC23
     table against the raw logs (its runs present or not, its differing cells and what the talk prints for them
     elsewhere)."""
@@ -376,15 +375,15 @@ def summaries(mismatches: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str,
             f"{len(seen)} of them ({where})." if len(elsewhere) else
             "Every cell is the raw value rounded once."),
     }
-    return {key: Markdown(text) for key, text in texts.items()}
+    return {key: Prose(text) for key, text in texts.items()}
 
 
 def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
-    """The files of the given runs (nb.sources)."""
+    """The files of the given runs (present.sources)."""
     ids = con.execute(
         "SELECT DISTINCT f.source_id FROM io500_run_files f JOIN io500_runs r USING (run_id) "
         "WHERE list_contains(?, r.run_key)", [run_keys]).df().source_id
-    return nb.sources(con, ids)
+    return present.sources(con, ids)
 
 
 HOW_TO_ADD = ("Ingest IO500 results (a `result_summary.txt`, `result.txt` or `io-500-summary*` file per run) with "
@@ -398,10 +397,10 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     SC23 table (`sc23_runs`: its column label -> run_key) set against the raw logs."""
     runs = get_runs(con)
     if runs.empty:
-        return Report(values={"has_data": False}, note=nb.no_data("IO500 runs", HOW_TO_ADD))
+        return Report(values={"has_data": False}, note=present.no_data("IO500 runs", HOW_TO_ADD))
     flags = get_flags(con)
     bounds = get_bounds(con)
-    shown = (nb.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else
+    shown = (selection.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else
              default_runs(runs, flagged=set(flags.run_key)))
     agree = agreement(runs)
     census = evidence.count(agree["from_summary"], agree["comparable"], of=evidence.Replicate.CENSUS,
@@ -447,14 +446,14 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "comparable": agree["comparable"], "reproduced": agree["from_summary"] + agree["from_logs"],
             "mismatches": len(mismatches), "releases_named": len(releases),
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
-            "release_text": Markdown(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
+            "release_text": Prose(release_text(runs)), "best": best, "tolerance_pct": 100 * TOLERANCE,
             "widest": widest_phase(phases)[0], "has_mismatches": len(mismatches) > 0, "has_sc23": len(sc23) > 0,
             "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
-            "phase_rule": Markdown("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
+            "phase_rule": Prose("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
                                    "recomputed scores among the valid runs (the default when `phase_runs` is empty)"),
             "sc23_source": f"{sc23.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(sc23) else "",
-            "files_links": HTML("".join(nb.files_link(get_sources(con, [key]).path, key).data for key in featured)),
+            "files_links": Html("".join(present.files_link(get_sources(con, [key]).path, key) for key in featured)),
             **summaries(mismatches, sc23, sc23_runs, elsewhere)},
         figures={"fig-io500-recomputed": chart_recomputed_vs_reported(runs), "fig-io500-phases": chart_phases(phases)},
         tables=tables, findings=found, evidence=[f for finding in found for f in finding.evidence],

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .. import evidence, nb
+from .. import evidence, present, selection
 from ..units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
@@ -33,7 +33,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
         """,
         [study],
     ).df()
-    df["run_dir"] = nb.reader_paths(con, df["run_dir"])
+    df["run_dir"] = present.reader_paths(con, df["run_dir"])
     return df
 
 
@@ -81,7 +81,7 @@ def select_current(con, study: str, run_folders: Iterable[str] | None = None, ex
                    default_experiment: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, status): the runs a chapter reads and every run's status (get_run_status) with `selected`. By
     default the current run of each experiment; with `run_folders`, the runs named (select_runs: exact
-    folder names, an unknown one raises nb.UnknownSelection), superseded ones too."""
+    folder names, an unknown one raises selection.UnknownSelection), superseded ones too."""
     status = get_run_status(con, study, experiment_label, default_experiment)
     runs = get_runs(con, study)
     if run_folders:
@@ -130,10 +130,10 @@ def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
 
 def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
     """The runs of `study` named by `run_folders` (exact run folder names, e.g. 'vm-20261121T131428Z'),
-    or all of them when it is empty or None. An unknown name raises nb.UnknownSelection naming the
+    or all of them when it is empty or None. An unknown name raises selection.UnknownSelection naming the
     nearest folders. A collector names its folder <hostname>-<UTC second>, so a name picks one run."""
     runs = get_runs(con, study)
-    wanted = nb.select(run_folders, runs["run_folder"], f"{study} collector run folder")
+    wanted = selection.select(run_folders, runs["run_folder"], f"{study} collector run folder")
     return runs[runs["run_folder"].isin(wanted)].reset_index(drop=True)
 
 
@@ -168,14 +168,14 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json",
 
 def keep_labels(steps: pd.DataFrame, wanted: Mapping[str, Iterable[str]] | None) -> pd.DataFrame:
     """Rows of a get_step_labels frame whose labels take the wanted values, e.g. {"verify": ["none",
-    "crc32c"], "mode": ["direct"]}; empty keeps all. An unknown key or value raises nb.UnknownSelection
+    "crc32c"], "mode": ["direct"]}; empty keeps all. An unknown key or value raises selection.UnknownSelection
     naming the nearest that exist."""
     if not wanted:
         return steps
     label_keys = [c for c in steps.columns if c not in STEP_COLUMNS]
     keep = pd.Series(True, index=steps.index)
-    for key in nb.select(list(wanted), label_keys, "manifest label"):
-        values = nb.select(list(wanted[key]), steps[key].dropna(), f"value of label {key!r}")
+    for key in selection.select(list(wanted), label_keys, "manifest label"):
+        values = selection.select(list(wanted[key]), steps[key].dropna(), f"value of label {key!r}")
         keep &= steps[key].isin(values)
     return steps[keep].reset_index(drop=True)
 

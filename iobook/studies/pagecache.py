@@ -12,7 +12,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import evidence, nb, published
+from .. import evidence, present, published
 from ..report import Finding, Report, Table
 from ..units import GIB
 from . import local_runs
@@ -958,7 +958,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     if has_data:
         values |= {"runs": len(runs), "experiments": ", ".join(
                        f"{n} {e}" for e, n in runs.experiment.value_counts().sort_index().items()),
-                   "files_link": nb.files_link(nb.sources(con, get_source_ids(con, runs.run_id)).path,
+                   "files_link": present.files_link(present.sources(con, get_source_ids(con, runs.run_id)).path,
                                                "The files behind the local figures")}
         tables |= {"tab-pagecache-status": Table(frame=local_runs.status_table(status)),
                    "tab-pagecache-runs": Table(
@@ -968,7 +968,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
                            "memory_limit_mib": "cgroup limit (MiB)"}),
                        formats={"load (1 min)": ".2f", "cgroup limit (MiB)": ",.0f"})}
     else:
-        values["no_data_note"] = nb.no_data(
+        values["no_data_note"] = present.no_data(
             "fio page-cache runs (scripts/collect_pagecache.py)",
             "Make some on a Linux machine with fio where you may create a memory cgroup (root, or systemd): "
             "`python3 scripts/collect_pagecache.py` (from the repository root; `--help` for its options) writes a "

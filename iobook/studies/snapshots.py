@@ -13,11 +13,10 @@ from collections.abc import Iterable
 import altair as alt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
 
-from .. import evidence, nb, published, stats
+from .. import evidence, present, published, stats
 from ..evidence import Comparison, Count, Replicate
-from ..report import Finding, Report, Table
+from ..report import Finding, Prose, Report, Table
 from . import local_runs
 
 SEED_TABLE = "seed003_snapshot_mdtest"
@@ -199,7 +198,7 @@ def select_runs(con, run_folders: Iterable[str] | None) -> tuple[pd.DataFrame, p
     """(runs, status): the snapshot collector runs the chapter reads and every run's status per part
     (local_runs.select_current; a part is an experiment, manifest label `part`, 'metadata' for runs made
     before parts existed): by default the current run of each part, else the runs named by their run folder
-    (exact; an unknown name raises nb.UnknownSelection naming the nearest)."""
+    (exact; an unknown name raises selection.UnknownSelection naming the nearest)."""
     return local_runs.select_current(con, STUDY, run_folders, "part", "metadata")
 
 def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -934,11 +933,11 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     all_below = int((signs["below 'No snapshot'"] == signs["states"]).sum())
     out.evidence += sign_counts
     out.values |= {
-        "configuration_text": Markdown(configuration_text(configuration, seed)), "seed_source": source,
+        "configuration_text": Prose(configuration_text(configuration, seed)), "seed_source": source,
         "configuration_source": seed_source(configuration), "state_rows": len(states), "snapshot_rows": len(states) - 1,
         "seed_baseline_runs": baseline_runs,
         "seed_baseline_first": bool(states.index[0] == "No snapshot"),
-        "seed_order_text": Markdown(seed_order_text(signs, baseline_runs))}
+        "seed_order_text": Prose(seed_order_text(signs, baseline_runs))}
     out.tables |= {
         "tab-snapshots-configuration": Table(frame=configuration[["table", "row", "column", "printed", "unit"]]),
         "tab-snapshots-seed": Table(frame=seed_printed(seed)),
@@ -970,7 +969,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     out.values |= {key: bool(ids) for key, ids in read.items()} | {
         "has_since": has_since, "has_any": has_any, "no_runs": not has_any}
     if not has_any:
-        out.values["no_runs_note"] = nb.no_data("snapshot collector runs", HOW_TO_ADD)
+        out.values["no_runs_note"] = present.no_data("snapshot collector runs", HOW_TO_ADD)
         return out
     facts = get_run_facts(con, runs["run_id"])
     out.tables["tab-snapshots-runs"] = Table(frame=pd.DataFrame({
@@ -981,5 +980,5 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     out.tables["tab-snapshots-status"] = Table(frame=local_runs.status_table(status)[
         ["experiment", "run", "started (UTC)", "design", "files", "status", "read here"]])
     source_ids = set(runs["manifest_source_id"]).union(*read.values())
-    out.values["files_link"] = nb.files_link(nb.sources(con, source_ids).path, "The files of the local runs")
+    out.values["files_link"] = present.files_link(present.sources(con, source_ids).path, "The files of the local runs")
     return out

@@ -11,15 +11,14 @@ from __future__ import annotations
 import math
 
 import altair as alt
-from IPython.display import Markdown
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .. import charts, families, nb
+from .. import charts, families, present
 from ..evidence import (Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference, count, decide, described,
                         phrase)
-from ..report import Finding, Report, Table
+from ..report import Finding, Prose, Report, Table
 
 SLOW_SHARE = 0.05  # "the slowest ranks": the slowest 5 % of a phase's ranks (at least one)
 MIN_SECONDS = 1.0  # ratios are read on phases whose slowest rank took at least this long
@@ -218,7 +217,7 @@ def load_phases(con) -> pd.DataFrame:
     if phases.empty:
         return phases
     paths = pd.Series(phases.path.unique())
-    phases["file"] = phases.path.map(dict(zip(paths, nb.reader_paths(con, paths))))
+    phases["file"] = phases.path.map(dict(zip(paths, present.reader_paths(con, paths))))
     per_csv = phases.groupby("csv_source_id")
     several_ops = per_csv["operation"].transform("nunique") > 1
     several_its = per_csv["iteration"].transform("nunique") > 1
@@ -549,7 +548,7 @@ def _placement_values(runs: pd.DataFrame) -> dict:
                  "to hold for them" + (f" (their logs' nodes, tasks and tasks per node agree with it in "
                                        f"{checked - off} of {checked}; that checks the counts, not the order)"
                                        if checked else ""))
-    v["placement_text"] = Markdown(
+    v["placement_text"] = Prose(
         f"Placed block: {v['placement_block']} phases, round-robin: {v['placement_round_robin']}. " + text
         + "".join(f"; {what} for {n}" for what, n in [("assumed block", v["placement_assumed"]),
                                                      ("unknown", v["placement_unknown"])] if n) + ".")
@@ -567,7 +566,7 @@ def report(con) -> Report:
     (decided by run), where the slow ranks sit, and the stonewall's share of the tail."""
     phases = load_phases(con)
     if phases.empty:
-        return Report(values={"has_data": False}, note=nb.no_data("per-rank times of IOR or mdtest", HOW_TO_ADD))
+        return Report(values={"has_data": False}, note=present.no_data("per-rank times of IOR or mdtest", HOW_TO_ADD))
     runs = get_runs(con, phases)
     tested = runs[clustering_tested(runs)]
     nodes, positions = get_groups(con, runs, "node"), get_groups(con, runs, "position")
@@ -580,7 +579,7 @@ def report(con) -> Report:
          "mdtest_phases": int((runs.tool == "mdtest").sum()), "ranks": int(runs.ranks.sum()),
          "tested": len(tested), **_placement_values(runs)}
     tied = int(runs.barrier_tied.sum())
-    v["tied_text"] = Markdown(
+    v["tied_text"] = Prose(
         f"{tied} of the {len(runs)} phases are barrier-tied, every rank ending within {BARRIER_TIED:.1%} of the "
         f"others ({int((runs.barrier_tied & (runs.tool == 'IOR')).sum())} of them IOR), and are left out of the "
         "placement tests." if tied else
@@ -606,7 +605,7 @@ def report(con) -> Report:
             reference_label="random placement")])[0]
         evidence.append(variance)
         v.update(variance_ratio=variance.ratio, variance_decided=variance.decided,
-                 variance_text=Markdown(phrase(variance)))
+                 variance_text=Prose(phrase(variance)))
         found.append(Finding(text=f"Rank times go together within a node: the variance between a phase's nodes is "
                                   f"**{phrase(variance)}** random placement's.",
                              target="tab-stragglers-runs", evidence=(variance,)))
@@ -631,9 +630,9 @@ def report(con) -> Report:
         found.append(Finding(
             text=(f"The crowded node changes from phase to phase: in **{phrase(changes)}** no node holds more than "
                   "half of the run's crowded phases"
-                  + "".join(f" ({nb.md_escape(e.run)}: {e['crowded phases']} phases on {e['on nodes']} nodes)"
+                  + "".join(f" ({present.md_escape(e.run)}: {e['crowded phases']} phases on {e['on nodes']} nodes)"
                             for _, e in example.iterrows())
-                  + "".join(f"; in {nb.md_escape(e.run)} one node holds {e['most on one node']} of its "
+                  + "".join(f"; in {present.md_escape(e.run)} one node holds {e['most on one node']} of its "
                             f"{e['crowded phases']}" for _, e in several[~several.run.isin(moving.run)].iterrows())
                   + ". The data show rank times going together within a node, not one bad node."),
             target="tab-stragglers-crowded-nodes", evidence=(changes,)))
@@ -647,7 +646,7 @@ def report(con) -> Report:
         # said with the crowding it qualifies: the page opens with at most six findings
         found[-2] = Finding(text=found[-2].text + (
             f" {phrase(scale)} are {STORAGE_SCALE} systems, so these results describe those"
-            + ("; the others: " + "; ".join(f"{nb.md_escape(u)} ({f})" for f, u in others.items()) if len(others)
+            + ("; the others: " + "; ".join(f"{present.md_escape(u)} ({f})" for f, u in others.items()) if len(others)
                else "") + "."), target=found[-2].target, evidence=(*found[-2].evidence, scale))
     else:
         found.append(Finding(text=f"No phase here spans several nodes with known placement; {ratio_text}.",
@@ -656,7 +655,7 @@ def report(con) -> Report:
     # the worst straggler, and what it sits with
     top = timed.sort_values(["ratio", "run"], ascending=[False, True]).iloc[0]
     v.update(worst_run=top.run, worst_rank=int(top.slowest_rank), worst_ratio=float(top.ratio))
-    worst = (f"The worst straggler: **{nb.md_escape(top.run)}**, rank {top.slowest_rank} at **{top.ratio:.2f}×** "
+    worst = (f"The worst straggler: **{present.md_escape(top.run)}**, rank {top.slowest_rank} at **{top.ratio:.2f}×** "
              f"the median rank ({top.max_s:,.1f} s against {top.median_s:,.1f} s)")
     worst_target = "tab-stragglers-runs"
     if pd.notna(top.slowest_node) and top.nodes > 1:
@@ -690,7 +689,7 @@ def report(con) -> Report:
                  node_shifted=bool(q.shifted))
         on_it = (f"holding {int(q.slow_on_node)} of its {int(q.slow_ranks)} slowest ranks, {q.slow_expected:.1f} "
                  "at random" if q.slowest_node == w.node else "though not its slowest rank")
-        text = (f"The slowest node group: **{nb.md_escape(w.run)}**, ranks {w.rank_list}, their median at "
+        text = (f"The slowest node group: **{present.md_escape(w.run)}**, ranks {w.rank_list}, their median at "
                 f"**{w.relative:.2f}×** the phase's ({on_it}).")
         if q.shifted:
             text += (" In this phase mdtest shifted ranks (its log prints \"Shifting ranks by\", which ingest does "
@@ -713,7 +712,7 @@ def report(con) -> Report:
     # how long jobs waited, and what the stonewall leaves in that wait
     wait = runs.sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     v.update(wait_run=wait.run, wait_s=float(wait.wait_median_s), median_wait_s=float(runs.wait_median_s.median()))
-    text = (f"The longest wait: **{nb.md_escape(wait.run)}** waited **{wait.wait_median_s:,.1f} s** for its "
+    text = (f"The longest wait: **{present.md_escape(wait.run)}** waited **{wait.wait_median_s:,.1f} s** for its "
             "slowest rank after the median rank had finished")
     if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
         text += (f"; at its {wait.stonewall_s:,.0f} s stonewall its ranks had done {wait.stonewall_items_min:,.0f} "
@@ -730,7 +729,7 @@ def report(con) -> Report:
                  after_stonewall_run=last.run)
         text = (f"The slowest rank ended a median **{walled.after.median():,.1f} s after the stonewall** "
                 f"({len(walled)} IO500 phases of {walled.unit.nunique()} runs; at most {last.after:,.1f} s, "
-                f"{nb.md_escape(last.run)}): IO500's rate includes that tail.")
+                f"{present.md_escape(last.run)}): IO500's rate includes that tail.")
         counted = walled[walled.stonewall_items_min > 0]
         if len(counted):
             imbalance = _median_by_machine(counted.stonewall_items_max / counted.stonewall_items_min, counted.machine,

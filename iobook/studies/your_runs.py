@@ -27,15 +27,14 @@ import math
 import re
 import shlex
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
 
-from .. import evidence, nb, setups, source_labels
+from .. import evidence, present, selection, setups, source_labels
 from .. import report as report_
+from ..report import Prose
 from ..units import MIB
 
 TOOLS = source_labels.TOOLS
@@ -159,7 +158,7 @@ def get_fio(con) -> pd.DataFrame:
                max(io.lat_p9999_ns) / 1e6 AS p9999_ms
         FROM fio_jobs j JOIN fio_io io USING (job_id) LEFT JOIN manifest m USING (source_id)
         WHERE coalesce(j.error, 0) = 0 AND io.bw_bytes_s > 0
-          AND {nb.not_a_copy('j.source_id')}
+          AND {selection.not_a_copy('j.source_id')}
         GROUP BY ALL
         ORDER BY j.source_id, j.groupid, io.direction
         """,
@@ -185,7 +184,7 @@ def get_ior(con) -> pd.DataFrame:
                i.access AS workload, i.bw_mib_s, i.iops AS ops_s, i.latency_s * 1000 AS lat_ms
         FROM ior_tests t JOIN ior_iterations i USING (test_id)
         WHERE i.access IN ('write', 'read') AND i.bw_mib_s > 0
-          AND {nb.not_a_copy('t.source_id')}
+          AND {selection.not_a_copy('t.source_id')}
         ORDER BY t.source_id, t.test_index, i.access, i.iteration
         """).df()
     df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
@@ -229,7 +228,7 @@ def get_mdtest(con) -> pd.DataFrame:
                r.iterations, x.operation AS workload, x.mean AS ops_s
         FROM mdtest_runs r JOIN mdtest_results x USING (mdtest_id)
         WHERE x.table_kind = 'rate' AND x.mean > 0 AND NOT x.failed
-          AND {nb.not_a_copy('r.source_id')}
+          AND {selection.not_a_copy('r.source_id')}
         ORDER BY r.source_id, r.summary_index, x.line
         """).df()
     tree = pd.DataFrame([mdtest_options(c) for c in _values(df["command"])], index=df.index,
@@ -257,10 +256,10 @@ def get_failed_phases(con) -> pd.DataFrame:
         SELECT 'fio', s.path, j.jobname || ' (' || coalesce(j.rw, 'rw not stated') || ')', NULL, NULL, NULL, j.error,
                j.job_index, 0
         FROM fio_jobs j JOIN sources s USING (source_id)
-        WHERE j.error <> 0 AND {nb.not_a_copy('j.source_id')}
+        WHERE j.error <> 0 AND {selection.not_a_copy('j.source_id')}
         ORDER BY file, tool, position, within
         """).df()
-    df["file"] = nb.reader_paths(con, df["file"])
+    df["file"] = present.reader_paths(con, df["file"])
     more = df["failure_lines"].fillna(1) - 1
     df["reason"] = [f"fio error {int(e)} ({errno.errorcode.get(int(e), 'not a Linux errno')})" if pd.notna(e) else
                     f + (f" (and {int(n):,} more such line{'' if n == 1 else 's'})" if n else "")
@@ -303,7 +302,7 @@ def get_runs(con) -> pd.DataFrame:
     df["design"] = df["source_id"].map(source_labels.designs(con, df["source_id"]))
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)",
                              [sorted({int(s) for s in df["source_id"]})]).fetchall())
-    df["file"] = nb.reader_paths(con, df["source_id"].map(paths))
+    df["file"] = present.reader_paths(con, df["source_id"].map(paths))
     params = [dict(zip(ALL_PARAMETERS, row)) for row in zip(*(_values(df[p]) for p in ALL_PARAMETERS))]
     df["parameters"] = [parameter_text(tool, p) for tool, p in zip(df["tool"], params)]
     df["config"] = [json.dumps([label, tool, workload, [_plain(p[k]) for k in ALL_PARAMETERS], design])
@@ -1264,7 +1263,7 @@ def label_notes_md(label_files: pd.DataFrame, notes: list[str], baseline_note: s
 
 
 def md_escape(text) -> str:
-    return nb.md_escape(text)
+    return present.md_escape(text)
 
 
 TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
@@ -1295,11 +1294,11 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     _, label_files, label_notes = source_labels.label_sources(con, runs["source_id"])
     failed = get_failed_phases(con)
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
-                    "rank-rule": Markdown(md_escape(RANK_RULE)), "design-rule": Markdown(md_escape(DESIGN_RULE)),
-                    "read": Markdown(read_sentence(runs, configs)),
-                    "failed": Markdown(failed_sentence(failed)), "has-failed": bool(len(failed)),
-                    "label-notes": Markdown(label_notes_md(label_files, label_notes, baseline_note)),
-                    "baseline": Markdown(f"**{md_escape(baseline)}**" if baseline else ""),
+                    "rank-rule": Prose(md_escape(RANK_RULE)), "design-rule": Prose(md_escape(DESIGN_RULE)),
+                    "read": Prose(read_sentence(runs, configs)),
+                    "failed": Prose(failed_sentence(failed)), "has-failed": bool(len(failed)),
+                    "label-notes": Prose(label_notes_md(label_files, label_notes, baseline_note)),
+                    "baseline": Prose(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(comparisons)),
                     "has-tails": bool(len(tails)), "has-curves": bool(len(curves)), "knee-share": f"{KNEE_SHARE:.0%}",
                     "tail-percentiles": ", ".join(TAIL_PERCENTILES.values())}
@@ -1307,13 +1306,13 @@ def report(con, *, baseline_label: str = "") -> report_.Report:
     for tool in TOOLS:
         frame, shared = configuration_table(configs, tool)
         tables[f"tab-runs-{tool}"] = searchable(frame)
-        values[f"shared-{tool}"] = Markdown(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}."
+        values[f"shared-{tool}"] = Prose(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}."
                                             if shared else "" if len(frame) else f"This database holds no {TOOL_NAMES[tool]} run.")
     for key, (frame, shared) in (("sweeps", sweeps_table(sweeps)), ("effects", effects_table(effects)),
                                  ("comparisons", comparison_table(comparisons)), ("tails", tails_table(tails)),
                                  ("curves", curves_table(curves)), ("curve-points", curve_points_table(curve_points))):
         tables[f"tab-runs-{key}"] = searchable(frame)
-        values[f"shared-{key}"] = Markdown(f"Every row here: {md_escape(shared)}." if shared else "")
+        values[f"shared-{key}"] = Prose(f"Every row here: {md_escape(shared)}." if shared else "")
     tables["tab-runs-labels"] = searchable(labels_table(runs, setup))
     tables["tab-runs-failed"] = searchable(failed)
     figures = {}

@@ -5,11 +5,10 @@ findings; `report` wires them for the notebook."""
 from __future__ import annotations
 
 import pandas as pd
-from IPython.display import Markdown
 
-from ... import evidence, nb
+from ... import evidence, present
 from ...evidence import Replicate
-from ...report import Report, Table
+from ...report import Prose, Report, Table
 from . import analysis, charts, findings
 from .analysis import MEASURES, MIN_RUNS, PERMUTATIONS, STEADY_SLOPE_PCT, IO500_MIN_SUBMISSIONS
 
@@ -24,7 +23,7 @@ NUMBER_FORMATS = {"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": 
 def others_sentence(accuracy: pd.DataFrame) -> str:
     """What the other detectors measured beside this search decide on the unchanged histories (MyST)."""
     unchanged = accuracy[(accuracy.detector != "iobook") & (accuracy.step_pct == 0)]
-    parts = [f"{g.false_per_history.min():.0%} to {g.false_per_history.max():.0%} with {nb.md_escape(d)}"
+    parts = [f"{g.false_per_history.min():.0%} to {g.false_per_history.max():.0%} with {present.md_escape(d)}"
              for d, g in unchanged.groupby("detector", sort=False)]
     return ("On the same unchanged histories, false changes per history: " + "; ".join(parts) + "."
             if parts else "")
@@ -38,7 +37,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
     submissions = analysis.io500_submissions(con)
     if runs.empty and submissions.empty:
         return Report(values={"has_data": False, "has_runs": False, "has_io500": False},
-                      note=nb.no_data("fio, IOR or mdtest runs with a start time", HOW_TO_ADD))
+                      note=present.no_data("fio, IOR or mdtest runs with a start time", HOW_TO_ADD))
     values = {"has_data": True, "has_runs": not runs.empty, "has_io500": not submissions.empty, "min_runs": MIN_RUNS,
               "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct,
               "io500_min_submissions": IO500_MIN_SUBMISSIONS, "has_histories": False, "has_changes": False,
@@ -52,7 +51,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
                "accuracy_found": f"{large.found_share.min():.0%} to {large.found_share.max():.0%}",
                "accuracy_false_alone": f"{unchanged[unchanged.histories_per_family == 1].false_per_history.max():.0%}",
                "accuracy_false_together": f"{unchanged[unchanged.histories_per_family > 1].false_per_history.max():.1%}",
-               "accuracy_others": Markdown(others_sentence(accuracy))}
+               "accuracy_others": Prose(others_sentence(accuracy))}
     tables["tab-history-accuracy"] = Table(frame=analysis.accuracy_table(accuracy), formats={
         "noise (sd of log)": ".2f", **{c: ".0%" for c in ("found at 5 %", "found at 10 %", "found at 20 %", "found at 50 %")},
         "false per unchanged history (alone)": ".0%", "false per unchanged history (10 together)": ".1%"})
@@ -69,7 +68,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
         found += findings.run_findings(changes, decided, searched, measures, unsteady,
                                        runs.groupby(["label", "workload"]).ngroups)
         steps_only = len(searched) > 0 and bool(searched.one_collector_run.all()) and changes.empty
-        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=nb.reader_paths(con, runs.path))
+        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=present.reader_paths(con, runs.path))
         p99 = MEASURES["p99_ns"][0]
         p99_changed = set(zip(changes.label[changes.measure == p99], changes.workload[changes.measure == p99]))
         with_p99 = runs[[key in p99_changed for key in zip(runs.label, runs.workload)]]

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import ruptures as rpt
 
-from ... import evidence, nb, reference, setups, source_labels, stats, store
+from ... import evidence, present, reference, setups, source_labels, stats, store
 from ...digest import table_read
 from ...evidence import Replicate
 
@@ -288,7 +288,7 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
                 found, records = segment_changes(h, column, quantity, unit, f"change points: {quantity}", permutations)
                 known = h[h[column] > 0].reset_index(drop=True)
                 rows += [{**row, "label": label, "workload": workload, "history": known.history[row["at"]],
-                          "what else changed": nb.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
+                          "what else changed": present.md_escape(what_changed(known.iloc[row["at"] - 1], known.iloc[row["at"]]))}
                          for row in found]
                 comparisons += records
         return rows, comparisons
@@ -370,7 +370,7 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
                           "submission": f"submission-{known.submission[row['at']]}", "started": row["started"],
                           "permutation p": row["permutation p"], "submissions before": row["runs before"],
                           "submissions after": row["runs after"],
-                          "what else changed": nb.md_escape(io500_what_changed(known.iloc[row["at"] - 1],
+                          "what else changed": present.md_escape(io500_what_changed(known.iloc[row["at"] - 1],
                                                                                known.iloc[row["at"]])),
                           "found": row["found"]} for row in found]
                 comparisons += records

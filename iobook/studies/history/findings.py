@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from ... import evidence, nb
+from ... import evidence, present
 from ...report import Finding
 from .analysis import IO500_MIN_SUBMISSIONS, MIN_RUNS
 
@@ -29,7 +29,7 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
     `measures`: the measures the histories were searched on; `workloads`: how many there are (label and workload)."""
     found = []
     for (_, row), c in _largest_first(changes, decided):
-        found.append(Finding(text=f"{nb.md_escape(row['history'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} "
+        found.append(Finding(text=f"{present.md_escape(row['history'])}: {row['measure']} {changed(c)} to {evidence.phrase(c)} "
                                   f"at run {row['run']}, {row['started']:%Y-%m-%d %H:%M:%S}; else changed: "
                                   f"{row['what else changed']}.", target="tab-history-changes", evidence=(c,)))
     if searched.empty:
@@ -42,7 +42,7 @@ def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, m
     if len(quiet):
         # by label (a machine, a node, a system): which of them never changed; the figure names every history
         per_label = quiet.groupby("label", sort=False).size()
-        names = [f"{nb.md_escape(label)} ({n:,})" for label, n in per_label.items()]
+        names = [f"{present.md_escape(label)} ({n:,})" for label, n in per_label.items()]
         shown = ", ".join(names[:QUIET_NAMED]) + (f" and {len(names) - QUIET_NAMED:,} more" if len(names) > QUIET_NAMED else "")
         without = evidence.count(len(quiet), len(searched), of=evidence.Replicate.CENSUS,
                                  quantity="histories without a change point")
@@ -71,7 +71,7 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
                           f"a score; {searched.k:,} have the {MIN_RUNS} a search needs; {settled.n:,} change points "
                           f"found, {settled.k:,} decided.", target="fig-history-io500", evidence=(searched, settled))]
     for (_, row), c in _largest_first(changes, decided):
-        found.append(Finding(text=f"IO500: {nb.md_escape(row['system'])}'s {row['measure'].removeprefix('IO500 ')} {changed(c)} to "
+        found.append(Finding(text=f"IO500: {present.md_escape(row['system'])}'s {row['measure'].removeprefix('IO500 ')} {changed(c)} to "
                                   f"{evidence.phrase(c)} at its submission {row['nth']} ({row['submission']}, "
                                   f"{row['started']:%Y-%m-%d}); else changed: {row['what else changed']}.",
                              target="tab-history-io500-changes", evidence=(c,)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, nb
+from ... import evidence, present
 from ...report import Report, Table
 from . import analysis, charts, findings, logs
 from .analysis import PAPER_LISTS
@@ -46,7 +46,7 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     if runs.empty:
         return Report(values={"has_data": False, "has_selection": False, "has_lists": False, "has_close": False,
                               "has_wear_down": False, "has_find": False},
-                      note=nb.no_data("IO500 runs", HOW_TO_ADD))
+                      note=present.no_data("IO500 runs", HOW_TO_ADD))
     lists = list(lists or PAPER_LISTS)
     named = f"{lists[0]}-{lists[-1]}" if len(lists) > 1 else lists[0]
     paper = analysis.paper_figures()

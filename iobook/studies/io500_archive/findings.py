@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, nb
+from ... import evidence, present
 from ...evidence import Correlation, Replicate
 from ...report import Finding
 from . import analysis
@@ -111,7 +111,7 @@ def close_finding(close: pd.DataFrame, generation: str) -> Finding:
     if len(groups):
         (family, phase), top = groups.index[0], groups.iloc[0]
         records.append(_described(top.share, int(top.machines), f"IOR close time, share of {phase}, {family}"))
-        text += (f"; most in {nb.md_escape(family)}'s {phase}, a median {_percent(top.share)} over "
+        text += (f"; most in {present.md_escape(family)}'s {phase}, a median {_percent(top.share)} over "
                  f"{evidence.plural(int(top.machines), 'machine')}")
     return Finding(text=text + ".", target="tab-archive-close", evidence=tuple(records))
 

@@ -1,0 +1,77 @@
+"""What a study hands its page, with no notebook in it: names from the data escaped for Markdown, numbers
+rounded as slides print them, paths as readers see them, the files behind a figure, and the note a chapter shows
+when the database holds none of its data. The notebook layer (nb) turns Prose and Html into what Jupyter shows."""
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import urllib.parse
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from . import store
+from .report import Html, Prose
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shown_path(path: str) -> str:
+    """A path as the reader should see it: relative to the repository when inside it."""
+    p = Path(path)
+    return str(p.relative_to(REPO_ROOT)) if p.is_relative_to(REPO_ROOT) else path
+
+
+def reader_paths(con, paths: pd.Series) -> pd.Series:
+    """Source paths as readers see them, never the build machine's: relative to the repository when inside
+    it, else relative to the folder above the deepest one holding every file of the database outside it
+    (/x/shared/fixtures/built-tools/ior/a.log -> built-tools/ior/a.log)."""
+    shown = paths.map(shown_path)
+    outside = shown.str.startswith("/")
+    if not outside.any():
+        return shown
+    base = store.outside_base(con, REPO_ROOT)
+    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
+
+
+def half_up(x: float, digits: int) -> float:
+    """Round as slides and tools print (0.05 -> 0.1), not as Python's round() does (to even)."""
+    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def md_escape(text) -> str:
+    """Text from the data (a folder, a label, a parameter) made literal in Markdown/MyST: every ASCII
+    punctuation character backslash-escaped (CommonMark), line breaks as spaces. For computed sentences a
+    chapter glues ({glue:md}), so a name like `<b>` or `**x**` shows as typed."""
+    return _MD_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def no_data(kind: str, how_to_add: str) -> Prose:
+    """The section a chapter renders instead of its analysis when the database holds none of its data."""
+    return Prose(f"```{{note}}\nThis database holds no {kind}, so this chapter has nothing to show.\n"
+                    f"{how_to_add}\n```")
+
+
+def sources(con, source_ids) -> pd.DataFrame:
+    """The files behind a figure: path, format, tool version and the first 12 hex digits of its sha256."""
+    df = con.execute(
+        "SELECT path, format, tool_version, left(sha256, 12) AS sha256 "
+        "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
+        [sorted({int(s) for s in source_ids})],
+    ).df()
+    df["path"] = reader_paths(con, df["path"])
+    return df
+
+
+def files_link(paths: pd.Series, label: str) -> Html:
+    """A link to the Data chapter's list of files filtered to the folder holding all of `paths` (as readers see
+    them, e.g. from `sources`), or to `paths`' one file."""
+    folder = posixpath.commonpath(list(paths)) if len(paths) else ""
+    href = f"data.html?files={urllib.parse.quote(folder)}#data-sources"
+    return Html(f'<p class="iobook-files-link">{html.escape(label)}: <a href="{html.escape(href)}">the files under '
+                f'{html.escape(folder)} in the Data chapter</a> ({len(paths):,} read here)</p>')
