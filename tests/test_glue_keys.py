@@ -1,6 +1,7 @@
 """Every chapter template is thin (its parameters, at most MAX_CODE_LINES lines of code, markdown), every glue key its
 markdown pastes is in the report its study returns, and every finding that states a measured number carries the
-evidence records it rests on (issue 36: one route to a claim), on each of the four test databases."""
+evidence records it rests on (issue 36: one route to a claim) and no family is decided in parts, on each of the four
+test databases."""
 import importlib
 import json
 import re
@@ -70,6 +71,22 @@ def withheld_intervals(report: Report) -> list[str]:
     return found
 
 
+def split_families(report: Report) -> list[str]:
+    """Families the report decided in parts (evidence.decide called on some of a family's records, then on the
+    others): Holm's correction then counts each part alone, so the family's records disagree on its size, or
+    state a size below the number of its tested records the report holds."""
+    sizes: dict[str, set[int]] = {}
+    tested: dict[str, set[tuple]] = {}
+    for record in [*report.evidence, *(r for f in report.findings for r in f.evidence)]:
+        if isinstance(record, (evidence.Comparison, evidence.Correlation)) and record.verdict is not None:
+            sizes.setdefault(record.family, set()).add(record.family_size)
+            if record.p is not None:
+                names = [getattr(record, a, None) for a in ("label", "baseline_label", "x_name", "y_name")]
+                tested.setdefault(record.family, set()).add((record.quantity, *names, record.p))
+    return sorted(family for family, size in sizes.items()
+                  if len(size) > 1 or min(size) < len(tested.get(family, ())))
+
+
 @pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
 def test_every_pasted_key_is_in_the_report(chapter, any_db):
     name, con = any_db
@@ -83,6 +100,18 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     assert not unsupported, f"{chapter} on the {name} database: findings with numbers and no records: {unsupported}"
     shown = withheld_intervals(report)
     assert not shown, f"{chapter} on the {name} database: intervals on fewer than {evidence.MIN_UNITS} units: {shown}"
+    assert not split_families(report), f"{chapter} on the {name} database decided these families in parts"
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
         assert len(first.split()) <= FIRST_FINDING_WORDS, report.findings[0].text
+
+
+def test_a_family_decided_in_parts_is_found():
+    """IOR's write bandwidth of both real histories (data/examples/ior-history), one family decided in two calls:
+    each part is corrected as a family of one."""
+    from test_comparison import split
+
+    whole = evidence.decide([split("change", "ior"), split("steady", "ior")])
+    parts = evidence.decide([split("change", "ior")]) + evidence.decide([split("steady", "ior")])
+    assert split_families(Report(evidence=whole)) == []
+    assert split_families(Report(evidence=parts)) == ["ior"]

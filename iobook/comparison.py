@@ -1,0 +1,118 @@
+"""The comparison kit: every chapter shows decided comparisons (evidence.Comparison after evidence.decide) in one
+form, so a reader meets one shape for one idea (as benchstat prints one): one table (the measure, then what tells
+the rows apart, then ratio and interval, units a side, Holm's p and the verdict), one forest chart (ratio and
+interval on a log axis, filled when decided), one range sentence, and one drift check (a baseline measured again
+at the end of a run against itself during it). Every record shows as evidence.as_shown: no interval the rule
+withholds."""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from . import evidence
+from .evidence import Comparison, Replicate
+from .report import Table
+
+RATIO = f"ratio ({evidence.CONFIDENCE:.0%} interval)"
+UNITS = "units a side"
+HOLM_P = "Holm p"
+VERDICT = "verdict"
+COLUMNS = ["measure", RATIO, UNITS, HOLM_P, VERDICT]
+DECIDED_LEGEND = "filled: decided (the methods page gives the rule); hollow: not decided"
+DRIFT_QUANTITY = "{what} at the end ÷ during the run"
+
+
+def ratio_text(record: Comparison) -> str:
+    """'1.01× (0.98–1.05)', or '1.01× (no interval)' where the rule withholds one."""
+    c = evidence.as_shown(record)
+    if not np.isfinite(c.ratio):
+        return "–"
+    interval = "no interval" if c.low is None else f"{c.low:.3g}–{c.high:.3g}"
+    return f"{c.ratio:.3g}× ({interval})"
+
+
+def sides_text(record: Comparison) -> str:
+    """Units a side with their noun: '5 runs / 5', or '4 runs / published' against a published figure."""
+    noun = evidence.plural(record.n, str(record.replicate)) if record.replicate is not Replicate.CENSUS else (
+        f"{record.n:,}")
+    return f"{noun} / {'published' if record.reference is not None else f'{record.n_baseline:,}'}"
+
+
+def verdict_text(record: Comparison) -> str:
+    """The verdict, with the units a side that would decide an undecided comparison where they can be sized."""
+    verdict = str(record.verdict) if record.verdict else "not yet decided"
+    return verdict + (f", {record.n_to_decide:,} a side would decide it" if record.n_to_decide and not record.decided
+                      else "")
+
+
+def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None,
+          formats: dict[str, str] | None = None) -> Table:
+    """The comparison table: one row per record, the measure first, then the descriptor columns that tell the rows
+    apart (a frame of the same length: run, configuration, year...), then ratio and interval, units a side, Holm's p
+    and the verdict."""
+    descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
+    if len(descriptors) != len(records):
+        raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
+    frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records]}), descriptors,
+                       pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c) for c in records],
+                                     HOLM_P: [c.p_adjusted for c in records],
+                                     VERDICT: [verdict_text(c) for c in records]})], axis=1)
+    return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})})
+
+
+def range_sentence(records: Iterable[Comparison], what: str = "ratios") -> str:
+    """'0.87× to 1.12×, 3 of 9 decided' (one ratio: '1.01×, decided'): the span of the ratios and how many
+    are decided, for a finding that sums up a family."""
+    records = [c for c in records if np.isfinite(c.ratio)]
+    if not records:
+        return f"no {what}"
+    decided = sum(c.decided for c in records)
+    if len(records) == 1:
+        return f"{records[0].ratio:.3g}×, {'decided' if decided else str(records[0].verdict)}"
+    low, high = min(c.ratio for c in records), max(c.ratio for c in records)
+    return f"{low:.3g}× to {high:.3g}×, {decided} of {len(records)} {what} decided"
+
+
+def farthest(records: Iterable[Comparison]) -> Comparison:
+    """The comparison whose ratio lies farthest from 1 on the log scale."""
+    return max(records, key=lambda c: abs(math.log(c.ratio)))
+
+
+def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, x_title: str = "ratio",
+           color: Sequence[str] | None = None, color_title: str = "") -> alt.Chart:
+    """One row per record: its ratio (point) and interval (rule) on a log axis with a rule at 1; filled points are
+    decided, hollow ones are not. `color` groups rows (a measure, a year)."""
+    shown = [evidence.as_shown(c) for c in records]
+    data = pd.DataFrame({"label": list(labels), "ratio": [c.ratio for c in shown],
+                         "low": [c.low for c in shown], "high": [c.high for c in shown],
+                         "decided": [bool(c.decided) for c in shown], "verdict": [verdict_text(c) for c in shown],
+                         "group": list(color) if color is not None else [""] * len(shown)})
+    y = alt.Y("label:N", title=None, sort=list(dict.fromkeys(labels)))
+    x = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log"))
+    hue = (alt.Color("group:N", title=color_title or None) if color is not None
+           else alt.value("#1f77b4"))
+    base = alt.Chart(data)
+    tooltip = ["label", alt.Tooltip("ratio:Q", format=".3g"), alt.Tooltip("low:Q", format=".3g"),
+               alt.Tooltip("high:Q", format=".3g"), "verdict"]
+    rules = base.transform_filter("isValid(datum.low)").mark_rule().encode(
+        y=y, x=alt.X("low:Q", scale=alt.Scale(type="log")), x2="high:Q", color=hue)
+    points = base.mark_point(size=70, strokeWidth=2).encode(
+        y=y, x=x, color=hue, fill=alt.condition("datum.decided", hue, alt.value("white")), tooltip=tooltip)
+    one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(x="ratio:Q")
+    return (one + rules + points).properties(
+        title=alt.TitleParams(title, subtitle=f"{evidence.CONFIDENCE:.0%} intervals; {DECIDED_LEGEND}"),
+        width=420, height=alt.Step(22))
+
+
+def drift(end, during, *, what: str, unit: str, configuration: str, run_id: str) -> Comparison:
+    """The drift check: a configuration measured again at the end of a run (its end rounds) over its rounds
+    during the run, each round a unit; one family per run, so a run's drift is decided apart from its
+    comparisons. The end rounds are never among those compared."""
+    return evidence.compare(np.asarray(end, dtype=float), np.asarray(during, dtype=float),
+                            quantity=DRIFT_QUANTITY.format(what=what), unit=unit, replicate=Replicate.ROUND,
+                            family=f"{run_id}: drift", label=f"{configuration} at the end",
+                            baseline_label=f"{configuration} during the run")
