@@ -9,8 +9,9 @@ The executed chapters of data/raw are the published book: they are committed, an
 again and compares (nbval). A chapter re-executes only when its inputs changed: its template, its parameters,
 the files of the tools it reads (their content, status and path as readers see it: relative, so the same on
 every checkout), the published and reference tables it read when it last ran (it glues their names) with the
-reference tables the database is derived from, and the package's code. All but the code are digested
-into the notebook's metadata. The code's digest is kept beside the notebooks in a file git ignores
+reference tables the database is derived from, and its code (code_files: the modules its study imports, the
+notebook layer and what makes the database, so an edit to one study executes its chapter alone). All but the
+code are digested into the notebook's metadata. The code's digest is kept beside the notebooks in a file git ignores
 (EXECUTED): a change to the code re-executes the chapters of this checkout, while a fresh clone trusts its
 committed chapters (nbval checks them against the code), so a code change that leaves a chapter's outputs
 as they were rewrites nothing and conflicts with nothing. A chapter is rewritten only when the executed
@@ -47,11 +48,13 @@ REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
 # the repository (digested into the notebook: the ones it read when it last ran, iobook.digest.tables_read, and the
 # reference tables ingest derives the database from; all of these where it never ran), and code (digested into
-# EXECUTED only).
+# EXECUTED only): the modules its study imports, the notebook layer and what makes the database (code_files).
 REFERENCE = "data/reference"
 TABLE_INPUTS = ("data/published", REFERENCE)
 TABLE_SUFFIX = ".csv"
-CODE_INPUTS = ("iobook", "requirements.lock")
+PACKAGE = "iobook"
+CODE_ROOTS = ("iobook.nb", "iobook.ingest")  # every chapter's kernel imports nb; ingest makes what it reads
+LOCK = "requirements.lock"
 EXECUTED = ".iobook-executed.json"  # in the chapters' folder: chapter -> digest of the code it last ran with
 # Metadata papermill writes that differs on every run or names the machine's paths (input_path, output_path).
 VOLATILE_METADATA = ("start_time", "end_time", "duration", "input_path", "output_path")
@@ -192,12 +195,54 @@ def check_parameters(con, chapter: Chapter, parameters: dict) -> None:
 
 # --- execution -------------------------------------------------------------------------------------------
 
-def _digest(roots: tuple[str, ...]) -> str:
-    files = []
-    for root in roots:
-        p = REPO_ROOT / root
-        files += [f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts] if p.is_dir() else [p]
-    return files_digest(files, REPO_ROOT)
+def _module_file(module: str) -> Path | None:
+    """The source of `module` of this package (its __init__ for a package), or None for anything else."""
+    path = REPO_ROOT.joinpath(*module.split("."))
+    return next((f for f in (path.with_suffix(".py"), path / "__init__.py") if f.is_file()), None)
+
+
+def _imported(module: str, source: Path) -> set[str]:
+    """The modules of this package that `module` imports (statically, relative imports resolved), with the
+    packages that hold them (importing a.b.c runs a/__init__ and a/b/__init__)."""
+    import ast
+
+    package = module if source.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+            origin = ".".join(filter(None, [base, node.module]))
+            found |= {origin} | {f"{origin}.{a.name}" for a in node.names}
+    ours = {m for m in found if m.split(".")[0] == PACKAGE and _module_file(m)}
+    return ours | {".".join(m.split(".")[:i]) for m in ours for i in range(1, m.count(".") + 1)}
+
+
+def code_files(chapter: str) -> list[Path]:
+    """The code a chapter's output depends on: every module its study imports, directly or not, the notebook
+    layer's, the ingest's that make the database it reads, the files beside those modules in their packages'
+    own folders (a study's queries/*.sql, the views), and the lock of the libraries. A change to another study
+    executes only that study's chapter."""
+    study = f"{PACKAGE}.studies.{chapter}"
+    seen, todo = set(), [study, *CODE_ROOTS, *(study.rsplit(".", i)[0] for i in (1, 2))]  # and its packages
+    while todo:
+        module = todo.pop()
+        if module in seen or not (source := _module_file(module)):
+            continue
+        seen.add(module)
+        todo += sorted(_imported(module, source) - seen)
+    files = {_module_file(m) for m in seen}
+    for folder in {f.parent for f in files if f.name == "__init__.py"}:
+        files |= {f for f in folder.rglob("*") if f.is_file() and f.suffix not in (".py", ".pyc")
+                  and not any((d / "__init__.py").is_file() for d in f.parents if d.is_relative_to(folder) and d != folder)
+                  and "__pycache__" not in f.parts}
+    views = REPO_ROOT / PACKAGE / "views"
+    return sorted(files | set(views.glob("*.sql")) | {REPO_ROOT / LOCK})
+
+
+def code_digest(chapter: str) -> str:
+    return files_digest(code_files(chapter), REPO_ROOT)
 
 
 def tables_digest(read: list[str] | None) -> str:
@@ -318,7 +363,6 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
     out_dir = Path(out_dir) if out_dir is not None else REPO_ROOT / "book"
-    code_digest = _digest(CODE_INPUTS)
     executed_with = _read(out_dir / EXECUTED) or {}
     anon = None
     if anonymize:
@@ -349,9 +393,9 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
             row["status"] = f"FAILED: parameter {refused[chapter.name]}"[:300]
             tqdm.write(f"chapter {refused[chapter.name]}")
             continue
-        if (not force and executed_with.get(chapter.name, code_digest) == code_digest
-                and _is_current(output, digest)):
-            executed_with[chapter.name] = code_digest  # a fresh clone's chapters: made by the code it holds
+        code = code_digest(chapter.name)
+        if not force and executed_with.get(chapter.name, code) == code and _is_current(output, digest):
+            executed_with[chapter.name] = code  # a fresh clone's chapters: made by the code it holds
             continue
         started = time.perf_counter()
         running = out_dir / f".{chapter.name}.running.ipynb"  # the published chapter stays until this one is whole
@@ -381,7 +425,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
             else:
                 output.write_text(text, encoding="utf-8")
                 row["status"] = "executed"
-            executed_with[chapter.name] = code_digest
+            executed_with[chapter.name] = code
         row["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / EXECUTED).write_text(json.dumps(executed_with, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)

@@ -414,3 +414,32 @@ def test_a_table_executes_only_the_chapters_that_read_it(tmp_path, monkeypatch):
     with (tmp_path / "data/published/seed000_checksum_cpu_memory.csv").open("a") as f:
         f.write("\n")
     assert chapters.tables_digest(read) != before
+
+
+def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
+    """A chapter's code digest covers the modules its study imports (the Checksum study imports local_runs; the Data
+    chapter imports Your runs), the notebook layer and what makes the database; an edit to the snapshot study moves
+    only the Snapshots chapter's digest."""
+    def source(module: str) -> str:
+        return chapters._module_file(f"iobook.{module}").relative_to(chapters.REPO_ROOT).as_posix()
+
+    def shown(chapter: str) -> set[str]:
+        return {f.relative_to(chapters.REPO_ROOT).as_posix() for f in chapters.code_files(chapter)}
+
+    checksum, data = shown("checksum_cost"), shown("data")
+    assert {source("studies.checksum_cost"), source("studies.local_runs"), "iobook/nb.py", "iobook/evidence.py",
+            "iobook/parsers/fio.py", "iobook/views/fio.sql", "requirements.lock"} <= checksum
+    assert source("studies.snapshots") not in checksum and "iobook/build.py" not in checksum
+    assert source("studies.your_runs") in data
+    assert {"iobook/studies/history/queries/fio_runs.sql", "iobook/studies/history/analysis.py"} <= shown("history")
+    assert not any("io500_archive" in f for f in shown("history"))  # a sibling package's queries are not its own
+
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO / "iobook", copy / "iobook", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "requirements.lock", copy)
+    monkeypatch.setattr(chapters, "REPO_ROOT", copy)
+    before = {c: chapters.code_digest(c) for c in ("snapshots", "checksum_cost", "pagecache", "data")}
+    with chapters._module_file("iobook.studies.snapshots").open("a") as f:
+        f.write("\n# an edit\n")
+    after = {c: chapters.code_digest(c) for c in before}
+    assert [c for c in before if before[c] != after[c]] == ["snapshots"]
