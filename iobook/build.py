@@ -174,14 +174,15 @@ def build_html(anonymize: bool = False, root: Path = chapters.REPO_ROOT) -> int:
     does switching --anonymize, as Sphinx leaves the other build's downloads in the site."""
     static = root / "book" / "_static"
     html = HTML if root == chapters.REPO_ROOT else root / "_build" / "html"
-    jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
+    # its command-line function, run by this interpreter: an installed package's environment may have no script
+    jupyter_book = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
     # downloads change with the chapters that write them, which Sphinx notices; the rest only by hand
     digest = files_digest([f for f in static.rglob("*") if f.is_file() and "downloads" not in f.parts], static,
                           b"anonymized" if anonymize else b"")
     stamp = html.parent / "static.sha256"
     if not (html / "index.html").exists() or not stamp.exists() or stamp.read_text() != digest:
-        subprocess.run([jupyter_book, "clean", "--all", str(root)], check=True, capture_output=True)
-    status = subprocess.run([jupyter_book, "build", "--warningiserror", "--keep-going", str(root)]).returncode
+        subprocess.run([*jupyter_book, "clean", "--all", str(root)], check=True, capture_output=True)
+    status = subprocess.run([*jupyter_book, "build", "--warningiserror", "--keep-going", str(root)]).returncode
     # The site's downloads are exactly the chapters': Sphinx never deletes an earlier build's (files no longer
     # in the data), and copies static files only when it writes a page (a rebuild with nothing changed
     # writes none)
@@ -197,6 +198,9 @@ def build_book(data: list[Path], db: Path | None = None, config: Path = chapters
                progress: bool = True, anonymize: bool = False) -> int:
     """The book on `data`, in build_root(data); `db` defaults to that root's database (data/iobook.duckdb for
     data/raw)."""
+    from . import root as sources
+
+    sources.unpack()  # a plain install run outside a checkout: the book's sources, into chapters.REPO_ROOT
     root = build_root(data)
     db = Path(db) if db is not None else default_db(data)
     db.parent.mkdir(parents=True, exist_ok=True)

@@ -32,17 +32,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import source_labels, store
+from . import root, source_labels, store
 from .digest import files_digest
 
-def _checkout() -> Path:
-    """The checkout whose notebooks and book are built: the package's own (run from it, or installed with
-    `pip install -e .`), else the current folder (`pip install .` puts only the package in site-packages)."""
-    own = Path(__file__).resolve().parents[1]
-    return own if (own / "notebooks" / "chapters.yml").is_file() else Path.cwd().resolve()
-
-
-REPO_ROOT = _checkout()
+REPO_ROOT = root.ROOT  # the checkout, or the sources a plain install unpacked (iobook.root)
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
@@ -53,6 +46,7 @@ REFERENCE = "data/reference"
 TABLE_INPUTS = ("data/published", REFERENCE)
 TABLE_SUFFIX = ".csv"
 PACKAGE = "iobook"
+CODE_BASE = Path(__file__).resolve().parents[1]  # the folder holding this package: a checkout, or site-packages
 CODE_ROOTS = ("iobook.nb", "iobook.ingest")  # every chapter's kernel imports nb; ingest makes what it reads
 LOCK = "requirements.lock"
 EXECUTED = ".iobook-executed.json"  # in the chapters' folder: chapter -> digest of the code it last ran with
@@ -197,7 +191,7 @@ def check_parameters(con, chapter: Chapter, parameters: dict) -> None:
 
 def _module_file(module: str) -> Path | None:
     """The source of `module` of this package (its __init__ for a package), or None for anything else."""
-    path = REPO_ROOT.joinpath(*module.split("."))
+    path = CODE_BASE.joinpath(*module.split("."))
     return next((f for f in (path.with_suffix(".py"), path / "__init__.py") if f.is_file()), None)
 
 
@@ -237,24 +231,30 @@ def code_files(chapter: str) -> list[Path]:
         files |= {f for f in folder.rglob("*") if f.is_file() and f.suffix not in (".py", ".pyc")
                   and not any((d / "__init__.py").is_file() for d in f.parents if d.is_relative_to(folder) and d != folder)
                   and "__pycache__" not in f.parts}
-    views = REPO_ROOT / PACKAGE / "views"
-    return sorted(files | set(views.glob("*.sql")) | {REPO_ROOT / LOCK})
+    lock = CODE_BASE / LOCK  # an installed package has none: its code is what it is
+    return sorted(files | set((CODE_BASE / PACKAGE / "views").glob("*.sql")) | ({lock} if lock.is_file() else set()))
 
 
 def code_digest(chapter: str) -> str:
-    return files_digest(code_files(chapter), REPO_ROOT)
+    return files_digest(code_files(chapter), CODE_BASE)
 
 
 def tables_digest(read: list[str] | None) -> str:
     """The digest of the tables a chapter read (`read`: as glued by its last run; None where it never ran: every
-    table), with the reference tables the database is derived from."""
+    table), with the reference tables the database is derived from. A reference table is read where the package
+    reads it (an installed package carries its own: iobook.reference)."""
+    from . import reference
     from .ingest import reference_tables
 
     if read is None:
-        read = [p.relative_to(REPO_ROOT).as_posix() for root in TABLE_INPUTS
-                for p in (REPO_ROOT / root).rglob(f"*{TABLE_SUFFIX}")]
+        read = [p.relative_to(REPO_ROOT).as_posix() for folder in TABLE_INPUTS
+                for p in (REPO_ROOT / folder).rglob(f"*{TABLE_SUFFIX}")]
     names = set(read) | {f"{REFERENCE}/{p.name}" for p in reference_tables()}
-    return files_digest([REPO_ROOT / name for name in names], REPO_ROOT)
+    h = hashlib.sha256()
+    for name in sorted(names):
+        path = reference.path(name.removeprefix(f"{REFERENCE}/")) if name.startswith(f"{REFERENCE}/") else REPO_ROOT / name
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def tables_of(nb: dict | None) -> list[str] | None:

@@ -14,14 +14,14 @@ import pandas as pd
 
 from . import store
 from .report import Html, Prose
+from .root import ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def shown_path(path: str) -> str:
     """A path as the reader should see it: relative to the repository when inside it."""
     p = Path(path)
-    return str(p.relative_to(REPO_ROOT)) if p.is_relative_to(REPO_ROOT) else path
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else path
 
 
 def reader_paths(con, paths: pd.Series) -> pd.Series:
@@ -32,7 +32,7 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     outside = shown.str.startswith("/")
     if not outside.any():
         return shown
-    base = store.outside_base(con, REPO_ROOT)
+    base = store.outside_base(con, ROOT)
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 

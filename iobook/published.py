@@ -1,12 +1,11 @@
 """Published figures transcribed from the seed talks (data/published/<name>.csv, described in its README.md) and
 from papers (data/published/papers/<name>.csv)."""
-from pathlib import Path
-
 import pandas as pd
 
 from .digest import table_read
+from .root import ROOT
 
-PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published"
+PUBLISHED = ROOT / "data" / "published"
 
 
 def load(name: str) -> pd.DataFrame:

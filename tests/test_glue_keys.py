@@ -28,17 +28,23 @@ def _template(name: str) -> dict:
     return json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
 
 
-def pasted_keys(cells: list[dict], values: dict) -> set[str]:
-    """Keys pasted by markdown cells that show: a cell tagged only-if:<key> shows only when values[key] is True."""
-    keys = set()
+NUMREF = re.compile(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`")  # {numref}`tab-x` or {numref}`Table %s <tab-x>`
+
+
+def shown_cells(cells: list[dict], values: dict) -> list[str]:
+    """The text of the markdown cells that show: a cell tagged only-if:<key> shows only when values[key] is True."""
+    shown = []
     for cell in cells:
-        if cell["cell_type"] != "markdown":
-            continue
         conditions = [t[len(chapters.ONLY_IF):] for t in cell.get("metadata", {}).get("tags", [])
                       if t.startswith(chapters.ONLY_IF)]
-        if all(values.get(c) is True for c in conditions):
-            keys |= {a or b for a, b in PASTED.findall("".join(cell["source"]))}
-    return keys
+        if cell["cell_type"] == "markdown" and all(values.get(c) is True for c in conditions):
+            shown.append("".join(cell["source"]))
+    return shown
+
+
+def pasted_keys(cells: list[dict], values: dict) -> set[str]:
+    """Keys pasted by markdown cells that show."""
+    return {a or b for text in shown_cells(cells, values) for a, b in PASTED.findall(text)}
 
 
 @pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
@@ -101,6 +107,13 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     shown = withheld_intervals(report)
     assert not shown, f"{chapter} on the {name} database: intervals on fewer than {evidence.MIN_UNITS} units: {shown}"
     assert not split_families(report), f"{chapter} on the {name} database decided these families in parts"
+    # a finding links to its figure or table ({numref}): one a removed cell would hold is a broken link, which
+    # fails the build (on built-tools' logs alone the IO500 score chapter linked the audit's table it did not show)
+    cells = _template(chapter)["cells"]
+    linked = {f.target for f in report.findings if f.target} | {
+        n for text in shown_cells(cells, report.values) for n in NUMREF.findall(text)}
+    unshown = linked - pasted_keys(cells, report.values)
+    assert not unshown, f"{chapter} on the {name} database: links to what the page does not show: {unshown}"
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
         assert len(first.split()) <= FIRST_FINDING_WORDS, report.findings[0].text

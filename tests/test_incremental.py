@@ -421,10 +421,10 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
     chapter imports Your runs), the notebook layer and what makes the database; an edit to the snapshot study moves
     only the Snapshots chapter's digest."""
     def source(module: str) -> str:
-        return chapters._module_file(f"iobook.{module}").relative_to(chapters.REPO_ROOT).as_posix()
+        return chapters._module_file(f"iobook.{module}").relative_to(chapters.CODE_BASE).as_posix()
 
     def shown(chapter: str) -> set[str]:
-        return {f.relative_to(chapters.REPO_ROOT).as_posix() for f in chapters.code_files(chapter)}
+        return {f.relative_to(chapters.CODE_BASE).as_posix() for f in chapters.code_files(chapter)}
 
     checksum, data = shown("checksum_cost"), shown("data")
     assert {source("studies.checksum_cost"), source("studies.local_runs"), "iobook/nb.py", "iobook/evidence.py",
@@ -437,7 +437,7 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
     copy = tmp_path / "repo"
     shutil.copytree(REPO / "iobook", copy / "iobook", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "requirements.lock", copy)
-    monkeypatch.setattr(chapters, "REPO_ROOT", copy)
+    monkeypatch.setattr(chapters, "CODE_BASE", copy)
     before = {c: chapters.code_digest(c) for c in ("snapshots", "checksum_cost", "pagecache", "data")}
     with chapters._module_file("iobook.studies.snapshots").open("a") as f:
         f.write("\n# an edit\n")

@@ -53,11 +53,11 @@ def test_every_package_folder_is_listed():
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     found = PEP420PackageFinder.find(str(REPO), include=["iobook*"])
-    assert sorted(config["packages"]) == sorted([*found, "iobook.reference_data"])
-    assert config["package-dir"] == {"iobook.reference_data": "data/reference"}
+    assert sorted(config["packages"]) == sorted([*found, "iobook.reference_data", "iobook.book_source"])
+    assert config["package-dir"] == {"iobook.reference_data": "data/reference", "iobook.book_source": "."}
 
 
-def test_an_installed_wheel_reads_the_reference_tables(tmp_path):
+def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsewhere(tmp_path):
     """Issue 37: `pip install .` (not editable), then `iobook ingest` outside the checkout raised FileNotFoundError
     for site-packages/data/reference/filesystems.csv. The wheel built from this working tree carries the three
     tables of data/reference/ (the checkout's one copy) in iobook/reference_data/, and the installed package
@@ -111,3 +111,12 @@ def test_an_installed_wheel_reads_the_reference_tables(tmp_path):
                               capture_output=True, text=True, cwd=elsewhere)
     assert ingested.returncode == 0, ingested.stderr
     assert "parsed 2" in ingested.stdout + ingested.stderr and "failed 0" in ingested.stdout + ingested.stderr
+
+    # the whole book on those logs, from this other folder (issue 37: it crashed for want of notebooks/chapters.yml):
+    # the wheel's book sources unpacked into _build/iobook/, the book of the folder under it
+    built = subprocess.run([venv / "bin" / "iobook", "book", "--quiet", "--data", str(REPO / "data" / "examples" /
+                            "history" / "steady" / "run01")], capture_output=True, text=True, cwd=elsewhere)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    book = elsewhere / "_build" / "iobook"
+    assert (book / "notebooks" / "chapters.yml").read_bytes() == (REPO / "notebooks" / "chapters.yml").read_bytes()
+    assert (book / "_build" / "run01" / "_build" / "html" / "book" / "your_runs.html").is_file()

@@ -132,7 +132,8 @@ def flags_finding(flags: pd.DataFrame, bounds: pd.DataFrame, runs: int) -> tuple
     limits, limit_records = bounds_text(bounds, runs)
     return Finding(text=(f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs"
                          + (f" ({parts})" if parts else "")
-                         + f"; no flagged run is shown as an example. {limits}."), target="tab-io500-flags",
+                         + f"; no flagged run is shown as an example. {limits}."),
+                   target="tab-io500-flags" if len(flags) else None,  # the audit's table shows only with a flag
                    evidence=(flagged, *limit_records)), flagged
 
 

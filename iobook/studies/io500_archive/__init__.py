@@ -43,13 +43,14 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     """The chapter: the selection of `lists` (the paper's four when empty), its correlations beside the paper's,
     each list apart, and the log tables, findings first."""
     runs = analysis.get_runs(con)
+    paper = analysis.paper_figures()
+    paper_table = Table(frame=paper[["printed", "unit", "note", "source"]])  # printed figures: shown with any data
     if runs.empty:
         return Report(values={"has_data": False, "has_selection": False, "has_lists": False, "has_close": False,
-                              "has_wear_down": False, "has_find": False},
+                              "has_wear_down": False, "has_find": False}, tables={"tab-archive-paper": paper_table},
                       note=present.no_data("IO500 runs", HOW_TO_ADD))
     lists = list(lists or PAPER_LISTS)
     named = f"{lists[0]}-{lists[-1]}" if len(lists) > 1 else lists[0]
-    paper = analysis.paper_figures()
     chosen, left = analysis.select(runs, lists)
     phases = analysis.get_phases(con)
     wide = analysis.phase_table(chosen, phases)
@@ -111,6 +112,6 @@ def report(con, *, lists: list[str] | None = None) -> Report:
             find, ["generation", "family"],
             {"total_imbalance": ("busiest over mean rank", 1), "busiest_total_share": ("busiest, % of files", PERCENT)}),
             formats=SHARE_FORMATS)
-    tables["tab-archive-paper"] = Table(frame=paper[["printed", "unit", "note", "source"]])
+    tables["tab-archive-paper"] = paper_table
     return Report(values=values, tables=tables, figures=figures, findings=found,
                   evidence=[*selected, *list_records])
