@@ -124,7 +124,7 @@ def test_snapshot_drift_per_operation(con):
     b = [fio_files_per_s(run, f) for f in start]
     assert len(a) == len(b) == 3
     assert drift.loc["stat"].ratio == pytest.approx(np.exp(np.log(a).mean() - np.log(b).mean()))
-    assert drift.loc["stat"].low > 0 and all(r.family == f"{run}: control drift" for r in records)
+    assert drift.loc["stat"].low > 0 and all(r.family == f"{run}: drift" for r in records)
 
 
 def fio_files_per_s(run: str, file: str) -> float:
