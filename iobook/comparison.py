@@ -23,7 +23,7 @@ HOLM_P = "Holm p"
 VERDICT = "verdict"
 COLUMNS = ["measure", RATIO, UNITS, HOLM_P, VERDICT]
 DECIDED_LEGEND = "filled: decided (the methods page gives the rule); hollow: not decided"
-DRIFT_QUANTITY = "{what} at the end ÷ during the run"
+DRIFT_QUANTITY = "{what} at the end ÷ {baseline}"
 
 
 def ratio_text(record: Comparison) -> str:
@@ -83,9 +83,10 @@ def farthest(records: Iterable[Comparison]) -> Comparison:
 
 
 def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, x_title: str = "ratio",
-           color: Sequence[str] | None = None, color_title: str = "") -> alt.Chart:
+           color: Sequence[str] | None = None, color_title: str = "", source: str = "") -> alt.Chart:
     """One row per record: its ratio (point) and interval (rule) on a log axis with a rule at 1; filled points are
-    decided, hollow ones are not. `color` groups rows (a measure, a year)."""
+    decided, hollow ones are not. `color` groups rows (a measure, a year), one legend; `source` names the data
+    under the subtitle."""
     shown = [evidence.as_shown(c) for c in records]
     data = pd.DataFrame({"label": list(labels), "ratio": [c.ratio for c in shown],
                          "low": [c.low for c in shown], "high": [c.high for c in shown],
@@ -101,18 +102,22 @@ def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, 
     rules = base.transform_filter("isValid(datum.low)").mark_rule().encode(
         y=y, x=alt.X("low:Q", scale=alt.Scale(type="log")), x2="high:Q", color=hue)
     points = base.mark_point(size=70, strokeWidth=2).encode(
-        y=y, x=x, color=hue, fill=alt.condition("datum.decided", hue, alt.value("white")), tooltip=tooltip)
+        y=y, x=x, color=hue, tooltip=tooltip,
+        fill=alt.condition("datum.decided", alt.Color("group:N", legend=None) if color is not None else hue,
+                           alt.value("white")))  # the fill repeats the colour: no second legend
     one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(x="ratio:Q")
     return (one + rules + points).properties(
-        title=alt.TitleParams(title, subtitle=f"{evidence.CONFIDENCE:.0%} intervals; {DECIDED_LEGEND}"),
+        title=alt.TitleParams(title, subtitle=[f"{evidence.CONFIDENCE:.0%} intervals; {DECIDED_LEGEND}",
+                                               *([f"({source})"] if source else [])]),
         width=420, height=alt.Step(22))
 
 
-def drift(end, during, *, what: str, unit: str, configuration: str, run_id: str) -> Comparison:
+def drift(end, during, *, what: str, unit: str, configuration: str, run_id: str,
+          baseline: str = "during the run") -> Comparison:
     """The drift check: a configuration measured again at the end of a run (its end rounds) over its rounds
-    during the run, each round a unit; one family per run, so a run's drift is decided apart from its
-    comparisons. The end rounds are never among those compared."""
+    `baseline` (during the run, or a stage of it), each round a unit; one family per run, so a run's drift is
+    decided apart from its comparisons. The end rounds are never among those compared."""
     return evidence.compare(np.asarray(end, dtype=float), np.asarray(during, dtype=float),
-                            quantity=DRIFT_QUANTITY.format(what=what), unit=unit, replicate=Replicate.ROUND,
-                            family=f"{run_id}: drift", label=f"{configuration} at the end",
-                            baseline_label=f"{configuration} during the run")
+                            quantity=DRIFT_QUANTITY.format(what=what, baseline=baseline), unit=unit,
+                            replicate=Replicate.ROUND, family=f"{run_id}: drift", label=f"{configuration} at the end",
+                            baseline_label=f"{configuration} {baseline}")

@@ -363,7 +363,7 @@ def test_control_drift_is_computed_and_shown(current_report):
         end = [x["files_per_s"] for x in steps if x["phase"] == operation and x["subvolume"] == "control"
                and x.get("drift_check") == "end"]
         assert len(start) == len(end) == 3
-        quantity = comparison.DRIFT_QUANTITY.format(what=snapshots.rate_quantity(operation))
+        quantity = f"file {operation} rate at the end ÷ beside stage none"  # stage "none": before any snapshot
         assert drift[quantity].ratio == pytest.approx(geometric(end) / geometric(start))
     assert "fig-snapshots-drift" in current_report.figures
 
@@ -451,12 +451,11 @@ def test_the_control_shares_the_file_system_so_the_ratio_leans_to_one(default_co
 def test_the_drift_check_is_the_kits(current_report):
     """comparison.drift: the control's end rounds (drift_check=end) over its rounds beside the first stage, one
     family per run, apart from the stage comparisons."""
-    from iobook import comparison
-
     drift = [e for e in current_report.evidence if getattr(e, "family", "") == f"{CURRENT_RUN}: drift"]
-    assert sorted(c.quantity for c in drift) == sorted(
-        comparison.DRIFT_QUANTITY.format(what=snapshots.rate_quantity(op)) for op in snapshots.OPERATIONS)
+    assert sorted(c.quantity for c in drift) == [f"file {op} rate at the end ÷ beside stage none"
+                                                 for op in ("create", "delete", "stat")]
     assert {c.family_size for c in drift} == {3}
+    assert {c.baseline_label for c in drift} == {"control beside stage none"}
 
 
 def test_the_report_decides_once(default_con, monkeypatch):

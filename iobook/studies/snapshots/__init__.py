@@ -117,7 +117,7 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
         out.figures["fig-snapshots-drift"] = charts.chart_drift(
             get_control_drift(rates),
             f"The control at the end over its first stage: {comparison.range_sentence(drift_records, 'drift ratios')}")
-        out.tables["tab-snapshots-drift"] = comparison.table(drift_records, _runs(drift, "during"))
+        out.tables["tab-snapshots-drift"] = comparison.table(drift_records, _runs(drift))
     durations = get_step_durations(rates)
     out.values |= {
         "has_drift": bool(drift_records),

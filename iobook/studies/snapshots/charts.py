@@ -16,12 +16,6 @@ from .writes import COW_PHASES, MIB, expected_data_growth
 FIO_SOURCE = "source: fio_io, run_labels views"
 
 
-def _sourced(chart: alt.Chart, title: str, source: str) -> alt.Chart:
-    """A kit forest with its title, its subtitle (the intervals and the legend of filled points) and the source."""
-    return chart.properties(title=alt.TitleParams(title, subtitle=[
-        f"{evidence.CONFIDENCE:.0%} intervals; {comparison.DECIDED_LEGEND}", f"({source})"]))
-
-
 def chart_seed_ratios(ratios: pd.DataFrame, title: str, source: str) -> alt.Chart:
     """Every printed state over "No snapshot" per column, coloured by the order the states ran in: published
     figures, one value each, so no interval."""
@@ -81,9 +75,8 @@ def chart_stage_ratios(records: Sequence[Comparison], keys: pd.DataFrame, title:
     """Each stage's rate on data over its concurrent control (the kit's forest: log axis, filled when decided),
     one row per operation and stage, coloured by operation."""
     labels = [f"{p}{o} · stage {s}" for p, o, s in zip(_run_prefix(keys["run_id"]), keys["operation"], keys["stage"])]
-    chart = comparison.forest(records, labels, title=title, x_title="data rate / concurrent control rate (ratio)",
-                              color=list(keys["operation"]), color_title="operation")
-    return _sourced(chart, title, FIO_SOURCE)
+    return comparison.forest(records, labels, title=title, x_title="data rate / concurrent control rate (ratio)",
+                             color=list(keys["operation"]), color_title="operation", source=FIO_SOURCE)
 
 
 def chart_cow_latency(records: Sequence[Comparison], keys: pd.DataFrame, title: str) -> alt.Chart:
@@ -92,9 +85,9 @@ def chart_cow_latency(records: Sequence[Comparison], keys: pd.DataFrame, title: 
     measures = [f"{p} {m}" for p, m in zip(keys["phase"], keys["latency"])]
     labels = [f"{p}{m} · {evidence.plural(int(k), 'snapshot')}"
               for p, m, k in zip(_run_prefix(keys["run_id"]), measures, keys["snapshots"])]
-    chart = comparison.forest(records, labels, title=title, x_title="latency ÷ latency with no snapshot (ratio)",
-                              color=measures, color_title="completion latency")
-    return _sourced(chart, title, f"fio direct 4 KiB writes on btrfs; {FIO_SOURCE}")
+    return comparison.forest(records, labels, title=title, x_title="latency ÷ latency with no snapshot (ratio)",
+                             color=measures, color_title="completion latency",
+                             source=f"fio direct 4 KiB writes on btrfs; {FIO_SOURCE}")
 
 
 def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:
