@@ -6,9 +6,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from iobook import families, selection, store
+from iobook import comparison, evidence, families, selection, store
 from iobook.ingest import ingest
 from iobook.studies import daos_vs_lustre as study
+from iobook.studies.daos_vs_lustre import analysis, charts, nodes, seeds
 from iobook.studies import io500_score
 from iobook.report import FIRST_FINDING_WORDS
 
@@ -36,12 +37,33 @@ def systems_of(folders) -> set[tuple[str, str]]:
     return {Path(f).parts[-5:-3] for f in folders}
 
 BOOK_FAMILIES = ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]
+# The archive's folder names of DAOS file systems (data/reference/filesystems.csv: Lenovo, QCT and mustang are DAOS)
+DAOS_FOLDERS = ("DAOS", "Lenovo", "QCT", "mustang")
+# A DAOS object class as a run's files name it: "--dfs.oclass=SX", "--dfs.dir_oclass=RP_2G1", "oclass = S1"
+OBJECT_CLASS = re.compile(r"oclass\s*[=:]?\s*([A-Z][A-Za-z0-9_]+)")
+PROTECTING = ("RP_", "EC_")  # replication, erasure code; S1, SX, S32 keep one copy
+
+
+def compared(r, key: str, family: str) -> pd.DataFrame:
+    """A comparison table of the report (comparison.table's columns) with its records' numbers beside it: machines a
+    side (each record's n), runs a side and the interval as the table prints them, ratio and p before and after
+    Holm's correction; the records are the report's evidence of that family, in the table's order."""
+    table = r.tables[key].frame
+    records = [c for c in r.evidence if getattr(c, "family", None) == family]
+    assert len(records) == len(table)
+    runs = table["runs a side"].str.extract(r"^(\d+) runs? / (\d+)$").astype(int)
+    shown = table[comparison.RATIO].str.extract(r"\(([\d.]+)–([\d.]+)\)$").astype(float)
+    return table.assign(**{
+        "DAOS machines": [c.n for c in records], "Lustre machines": [c.n_baseline for c in records],
+        "DAOS runs": runs[0], "Lustre runs": runs[1], "ratio": [c.ratio for c in records],
+        "95% low": shown[0], "95% high": shown[1], "p": [c.p for c in records],
+        "p (Holm)": [c.p_adjusted for c in records], "record": records})
 
 
 def test_runs_on_each_database(any_db):
     name, con = any_db
-    runs = study.get_runs(con)
-    span = study.archive_years(runs)
+    runs = analysis.get_runs(con)
+    span = analysis.archive_years(runs)
     if name == "empty":
         assert runs.empty and span["counts"].empty
         return
@@ -50,7 +72,7 @@ def test_runs_on_each_database(any_db):
     if name == "built_tools":  # a results folder outside the archive layout: its year is its own date, no family
         # (built-tools/io500/run1-standard-np2-stonewall10/2026.11.21-12.37.24: a local run, its files name none)
         assert years == {2026: 1} and span["outside_layout"] == 1 and runs.family.tolist() == ["unknown"]
-        assert study.choose(runs, BOOK_FAMILIES, []).empty
+        assert analysis.choose(runs, BOOK_FAMILIES, []).empty
     elif name == "other_io500":
         assert years == {2019: 4, 2020: 7, 2021: 1, 2023: 3, 2024: 1} and span["missing"] == [2022]
     else:
@@ -63,26 +85,26 @@ def test_runs_on_each_database(any_db):
 
 def test_other_submissions(databases):
     with store.open_read(databases["other_io500"]) as con:
-        runs = study.get_runs(con).set_index("run_key")
+        runs = analysis.get_runs(con).set_index("run_key")
         # TACC/Frontera/DAOS/2020/submission-13/result.txt:107 "SCORE = 507.129018"
         assert runs.loc["submission-13", "family"] == "DAOS"
         assert round(runs.loc["submission-13", "score"], 6) == 507.129018
         assert runs.loc["submission-589", "family"] == "Storage Scale/GPFS"  # NLHPC Guacolda ESS
-        chosen = study.choose(runs.reset_index(), BOOK_FAMILIES, [])
+        chosen = analysis.choose(runs.reset_index(), BOOK_FAMILIES, [])
         assert chosen.family.value_counts().to_dict() == {"Lustre": 7, "Storage Scale/GPFS": 3, "DAOS": 1, "BeeGFS": 1}
         # runs go by archive year, whatever release their io500 version names
-        assert set(study.runs_per_period(chosen).columns) == {"family", "2019", "2020", "2021", "2023", "2024"}
-        assert study.tianhe_runs(con).empty
-        assert not study.list_against_raw(con, "seed002_sc19_list")["in raw logs"].any()
+        assert set(analysis.runs_per_period(chosen).columns) == {"family", "2019", "2020", "2021", "2023", "2024"}
+        assert seeds.tianhe_runs(con).empty
+        assert not seeds.list_against_raw(con, "seed002_sc19_list")["in raw logs"].any()
 
 
 def test_tianhe_same_servers(databases):
     with store.open_read(databases["default"]) as con:
-        tianhe = study.tianhe_runs(con)
+        tianhe = seeds.tianhe_runs(con)
         lustre = tianhe[tianhe.matches_sc19_score].iloc[0]
         assert lustre.run_key == "submission-15" and len(tianhe) == 3
-        servers = study.server_counts(con, int(lustre.run_id))
-        slide = study.tianhe_slide_vs_raw(con, int(lustre.run_id))
+        servers = seeds.server_counts(con, int(lustre.run_id))
+        slide = seeds.tianhe_slide_vs_raw(con, int(lustre.run_id))
     # National Supercomputing Center in Changsha/Tianhe-2E/Tianhe-FS/2019/submission-15/results/
     # io-500-summary.2019.11.10-17.49.07.txt:16-19: num_client_nodes=480, num_data_server_nodes=52, ...=40
     own = servers.iloc[0]
@@ -97,14 +119,14 @@ def test_tianhe_same_servers(databases):
                               "seed 002 slide '# of CPU cores matters.'": 24}
     assert slide.equal.all() and len(slide) == 12
     # no division by a server count: the whole systems, DAOS's [SCORE] Bandwidth 108.924621 (slide 'ISC 2020')
-    whole = study.same_servers(lustre, study.daos_rescored()).set_index("measure")
+    whole = seeds.same_servers(lustre, seeds.daos_rescored()).set_index("measure")
     assert list(whole.columns) == ["Lustre, SC19 (raw log)", "DAOS, ISC20 full run (slide)", "DAOS / Lustre"]
     assert whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"] == pytest.approx(108.924621 / 209.432915, rel=1e-6)
     assert whole.loc["metadata (kIOPS)", "DAOS / Lustre"] > 1 > whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]
 
 
 def test_daos_slides_rescored():
-    rescored = study.daos_rescored().set_index("run")
+    rescored = seeds.daos_rescored().set_index("run")
     # three [SCORE] numbers are garbled on the slides (full: Bandwidth; 10 nodes: Bandwidth and IOPS)
     assert rescored["garbled printed numbers"].tolist() == [1, 2]
     assert (rescored.score - rescored["printed score"]).abs().max() < 2e-6
@@ -112,8 +134,8 @@ def test_daos_slides_rescored():
 
 def test_lists_against_raw(databases):
     with store.open_read(databases["default"]) as con:
-        historic = study.list_against_raw(con, "seed002_historic_top_list")
-        sc19 = study.list_against_raw(con, "seed002_sc19_list")
+        historic = seeds.list_against_raw(con, "seed002_historic_top_list")
+        sc19 = seeds.list_against_raw(con, "seed002_sc19_list")
     assert (int(historic["in raw logs"].sum()), len(historic)) == (7, 8)  # TACC Frontera 763.80 has no raw run
     assert sc19["in raw logs"].all() and sc19["numbers agree"].all()
     assert not sc19.set_index("run_key").loc["submission-3", "names agree"]  # the slide's "WekalO"
@@ -128,10 +150,10 @@ def test_family_colours():
 
 def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
     with store.open_read(databases["other_io500"]) as con:
-        runs = study.get_runs(con)
+        runs = analysis.get_runs(con)
     with pytest.raises(selection.UnknownSelection, match="'Lustre'"):
         selection.select(["Lustr"], runs.family, "file-system family")
-    wanted, note = study.select_families(runs, ["DAOSS", "Lustre"])
+    wanted, note = analysis.select_families(runs, ["DAOSS", "Lustre"])
     assert wanted == ["Lustre"] and "'DAOSS'" in note and "'DAOS'" in note
     text = "\n".join(execute_chapter("daos_vs_lustre", databases["other_io500"], tmp_path, families=["DAOSS"]))
     assert "left out: no file-system family named 'DAOSS'" in text
@@ -169,7 +191,7 @@ def flat_tree(tmp_path_factory):
 @pytest.mark.parametrize("pinned", [[], ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]])
 def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
     with store.open_read(flat_tree) as con:
-        runs = study.get_runs(con).set_index("run_key")
+        runs = analysis.get_runs(con).set_index("run_key")
     # the files copied flat keep who ran them: their phase values are those of the archive's submission-13 (TACC's
     # Frontera, DAOS, 2020) and submission-708 (ACC Cyfronet AGH's Helios, Lustre, 2024) in
     # data/reference/io500_archive_runs.csv; the local run states no file system
@@ -190,8 +212,8 @@ def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
 
 def test_client_nodes_from_logs_before_declarations(databases):
     with store.open_read(databases["default"]) as con:
-        nodes = study.client_nodes(con)
-        runs = study.wolf_and_tianhe(con, nodes).set_index("run_key")
+        counted = nodes.client_nodes(con)
+        runs = nodes.wolf_and_tianhe(con, counted).set_index("run_key")
     tianhe_88 = runs.loc["submission-88"]
     # .../Tianhe-FS/2019/submission-88/results/mdtest_easy_write.txt:3 "160 total task(s) on 10 node(s)", while
     # io-500-summary.2019.11.11-18.18.04.txt:16 declares "io500_info_num_client_nodes=480" (the SC19 run's number)
@@ -205,40 +227,40 @@ def test_client_nodes_from_logs_before_declarations(databases):
     # Intel/Wolf/DAOS/2019/submission-4/results/io-500-summary.2019.11.08-10.28.23.txt declares
     # io500_info_system_classification="Validation/CI"
     with store.open_read(databases["default"]) as con:
-        declared = study.declared_classification(con).set_index(["key", "value"]).runs
+        declared = nodes.declared_classification(con).set_index(["key", "value"]).runs
     assert declared[("system_classification", "Validation/CI")] == 2  # Wolf submissions 4 and 11
     assert declared[("system_classification", "production")] == 6
-    assert set(nodes.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
+    assert set(counted.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
 
 
 def test_lists_apart_and_per_client_node(databases):
     with store.open_read(databases["default"]) as con:
-        runs = study.get_runs(con)
-        normalised = study.per_client_node(study.choose(runs, BOOK_FAMILIES, []), study.client_nodes(con))
+        runs = analysis.get_runs(con)
+        normalised = nodes.per_client_node(analysis.choose(runs, BOOK_FAMILIES, []), nodes.client_nodes(con))
     wolf = normalised.set_index("run_key").loc["submission-11"]
     # Intel/Wolf/DAOS/2019/submission-11/results/result_summary.txt:13 "[SCORE] Bandwidth 123.894 GB/s", 10 nodes
-    assert wolf.list_kind == study.TEN_CLIENTS
+    assert wolf.list_kind == nodes.TEN_CLIENTS
     assert wolf.bw_per_client_node == pytest.approx(wolf.bw_gib_s / 10) and round(wolf.bw_gib_s, 3) == 123.894
-    differ = study.declared_against_logs(normalised).set_index("run_key")
+    differ = nodes.declared_against_logs(normalised).set_index("run_key")
     assert differ.loc["submission-88", ["client_nodes", "declared_client_nodes"]].tolist() == [10, 480]
-    apart = study.lists_apart(normalised).set_index("period")
+    apart = nodes.lists_apart(normalised).set_index("period")
     assert (apart.ten_node <= apart.client_nodes_known).all() and (apart.client_nodes_known <= apart.runs).all()
     assert apart.runs.sum() == len(normalised)
-    medians = study.per_node_medians(normalised).set_index(["family", "period", "list_kind"])
-    assert medians.loc[("DAOS", "2019", study.TEN_CLIENTS), "median_client_nodes"] == 10
-    study.chart_per_client_node(normalised).to_dict()
+    medians = nodes.per_node_medians(normalised).set_index(["family", "period", "list_kind"])
+    assert medians.loc[("DAOS", "2019", nodes.TEN_CLIENTS), "median_client_nodes"] == 10
+    charts.chart_per_client_node(normalised).to_dict()
 
 
 def test_wolf_against_tianhe_per_client_node(databases):
     with store.open_read(databases["default"]) as con:
-        runs = study.wolf_and_tianhe(con, study.client_nodes(con))
-        per_node = study.phases_per_client_node(con, runs)
-    ratios = study.phase_ratios(per_node, ["submission-4"], ["submission-15"]).set_index("phase")
+        runs = nodes.wolf_and_tianhe(con, nodes.client_nodes(con))
+        per_node = nodes.phases_per_client_node(con, runs)
+    ratios = nodes.phase_ratios(per_node, ["submission-4"], ["submission-15"]).set_index("phase")
     # Intel/Wolf/DAOS/2019/submission-4/results/result_summary.txt:1 ior_easy_write 108.237 GB/s, on 26 client
     # nodes; Tianhe-FS/2019/submission-15 608.644 GiB/s on 480 (seed 002's 608.64)
     assert ratios.loc["ior-easy-write", "lowest ratio"] == pytest.approx((108.237 / 26) / (608.644 / 480))
     assert ratios.pairs.unique().tolist() == [1] and len(ratios) == 12
-    ten = study.phase_ratios(per_node, ["submission-11", "submission-6", "submission-8"],
+    ten = nodes.phase_ratios(per_node, ["submission-11", "submission-6", "submission-8"],
                              ["submission-87", "submission-88"]).set_index("phase")
     assert ten.pairs.unique().tolist() == [6]
     assert (ten["lowest ratio"] <= ten["highest ratio"]).all()
@@ -251,7 +273,7 @@ def test_release_names_the_benchmark_not_the_list(databases):
     summary = RAW / "Arizona State University" / "Sol" / "BeeGFS" / "2023" / "submission-642" / "result_summary.txt"
     assert summary.read_text().splitlines()[0].startswith("IO500 version io500-isc22_v1")
     with store.open_read(databases["default"]) as con:
-        runs = study.get_runs(con).set_index("run_key")
+        runs = analysis.get_runs(con).set_index("run_key")
     sol = runs.loc["submission-642"]
     assert (sol.release, sol.year) == ("io500-isc22_v1", 2023)
     # 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23); DKRZ's 109/JCAHPC-17 (sc17) has no year any more:
@@ -261,7 +283,7 @@ def test_release_names_the_benchmark_not_the_list(databases):
     # SC20 release: it goes with 2021
     cygnus = RAW / "University of Tsukuba" / "Cygnus" / "CHFS" / "2021" / "submission-541" / "result_summary.txt"
     assert cygnus.read_text().splitlines()[0].startswith("IO500 version io500-sc20_v3-2-g26a6fed616ff")
-    chosen = study.choose(runs.reset_index(), ["CHFS"], []).set_index("run_key")
+    chosen = analysis.choose(runs.reset_index(), ["CHFS"], []).set_index("run_key")
     assert chosen.loc["submission-541", ["period", "release"]].tolist() == ["2021", "io500-sc20_v3-2-g26a6fed616ff"]
 
 
@@ -271,7 +293,7 @@ def test_coverage_describes_this_copy(databases):
     shared = {p.name for p in ARCHIVE.glob("*/*/*/*") if p.name.isdigit()}
     assert "2022" not in years | shared and {"2021", "2023"} <= years
     with store.open_read(databases["default"]) as con:
-        cov = study.coverage(study.get_runs(con))
+        cov = analysis.coverage(analysis.get_runs(con))
     assert (cov["first_year"], cov["last_year"], cov["missing_years"], cov["runs"]) == (2018, 2025, "2022", 258)
     assert "none from 2022" in cov["coverage_text"] and "not the IO500's lists" in cov["coverage_text"]
 
@@ -279,9 +301,9 @@ def test_coverage_describes_this_copy(databases):
 def test_eras_are_kept_apart(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
-        runs = study.get_runs(con)
-        normalised = study.per_client_node(study.choose(runs, BOOK_FAMILIES, []), study.client_nodes(con))
-    ten = normalised[normalised.list_kind == study.TEN_CLIENTS].set_index("run_key")
+        runs = analysis.get_runs(con)
+        normalised = nodes.per_client_node(analysis.choose(runs, BOOK_FAMILIES, []), nodes.client_nodes(con))
+    ten = normalised[normalised.list_kind == nodes.TEN_CLIENTS].set_index("run_key")
     # Argonne National Laboratory/Aurora/DAOS/2023/submission-694/.../mdtest-hard-read.txt line 3:
     # "2080 total task(s) on 10 node(s)": a 10-node DAOS run of 2023; the 10-node Lustre runs are all of 2019
     log = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-694" / "results" / \
@@ -291,7 +313,7 @@ def test_eras_are_kept_apart(databases):
     assert set(ten[ten.family == "Lustre"].year) == {2019}
     # so the 10-node comparison holds 2019 alone: Wolf's submission-11 against the six Lustre runs of 2019 (109's
     # bundled DKRZ run is a copy of submission-113, counted once, and not on 10 nodes)
-    table = r.tables["tab-daos-ten-node"].frame
+    table = compared(r, "tab-daos-ten-node", study.TEN_FAMILY)
     assert set(table.year) == {"2019"} and (table["DAOS runs"] == 1).all() and (table["Lustre runs"] == 6).all()
     # the six Lustre runs are of five systems: DKRZ Mistral (199), Tianhe-2E (87, 88), PGS, NVIDIA, NCI
     lustre_ten = ten[(ten.family == "Lustre") & (ten.year == 2019)]
@@ -301,6 +323,7 @@ def test_eras_are_kept_apart(databases):
     assert (table["DAOS machines"] == 1).all() and (table["Lustre machines"] == 5).all()
     # one DAOS machine: no interval, no verdict, and no number of machines sized from an unknown spread
     assert (table.verdict == "too few units").all() and table["95% low"].isna().all()
+    assert table[comparison.RATIO].str.endswith("(no interval)").all()
     assert table["what would decide it"].str.startswith("1 DAOS machine: the spread between DAOS machines is unknown").all()
     ten_finding = next(f.text for f in r.findings if f.target == "tab-daos-ten-node")
     assert "no n can be sized from these data" in ten_finding and "systems a side would decide" not in ten_finding
@@ -310,8 +333,8 @@ def test_eras_are_kept_apart(databases):
 def test_metadata_per_bandwidth_by_year(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
-        chosen = study.choose(study.get_runs(con), BOOK_FAMILIES, [])
-    table = r.tables["tab-daos-balance-years"].frame
+        chosen = analysis.choose(analysis.get_runs(con), BOOK_FAMILIES, [])
+    table = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY)
     # the DAOS runs' object classes (config.ini, --dfs.oclass): every run up to 2021 keeps one copy (S1, SX); of
     # 2023 and 2024 some replicate or erasure-code (LRZ's -EC runs, Aurora 688/694, Lise 703), compared apart
     assert table.groupby("DAOS data protection").year.agg(list).to_dict() == {
@@ -321,7 +344,8 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert years.loc["2019", "DAOS machines"] == 1 and years.loc[["2019"], ["95% low", "95% high", "p"]].isna().all(axis=None)
     spans = table.dropna(subset=["95% low"])
     assert ((spans["95% low"] > 0) & (spans["95% low"] < spans.ratio) & (spans.ratio < spans["95% high"])).all()
-    assert (spans["p (Holm)"] >= spans.p).all()  # corrected over the years tested
+    tested = table.dropna(subset=["p"])
+    assert (tested["p (Holm)"] >= tested.p).all()  # corrected over the years tested
     assert years.loc["2020", ["DAOS runs", "Lustre runs"]].tolist() == [11, 13]
     # n counts systems (the unit), with their runs: 11 DAOS runs of 4 systems (Argonne Presque, Intel Endeavour
     # and Wolf, TACC Frontera), 13 Lustre runs of 8
@@ -359,10 +383,10 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
             assert tasks % per_node == 0
             counted.add((tasks // per_node, tasks))
         else:  # "mdtest-3.3.0+dev was launched with 5280 total task(s) on 480 node(s)"
-            tasks, nodes = re.search(r"launched with (\d+) total task\(s\) on (\d+) node\(s\)", text).groups()
-            counted.add((int(nodes), int(tasks)))
+            tasks, logged = re.search(r"launched with (\d+) total task\(s\) on (\d+) node\(s\)", text).groups()
+            counted.add((int(logged), int(tasks)))
     assert len(logs) == 11 and counted == {(480, 5280)}
-    ((nodes, tasks),) = counted
+    ((logged, tasks),) = counted
     seed = SEED_002.read_text(encoding="utf-8")
     withheld = "We did not submit the result because of the network performance issues."
     clients = int(re.search(r"We use \d+ servers \([^)]*\) and (\d+) clients", seed)[1])
@@ -372,16 +396,16 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
     assert "mdtest-hard-delete" in listing and not re.search(r"node|task|client|proc", listing, re.I)
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
-        lustre_id = int(study.tianhe_runs(con).query("matches_sc19_score").run_id.iloc[0])
-        servers = study.server_counts(con, lustre_id).set_index("source")
+        lustre_id = int(seeds.tianhe_runs(con).query("matches_sc19_score").run_id.iloc[0])
+        servers = seeds.server_counts(con, lustre_id).set_index("source")
     row = servers.loc["the run's phase logs (IOR, mdtest)"]
-    assert (row["setup"], row["client nodes"], row["tasks"]) == ("Lustre, SC19", nodes, tasks)
+    assert (row["setup"], row["client nodes"], row["tasks"]) == ("Lustre, SC19", logged, tasks)
     finding = next(f.text for f in r.findings if f.target == "tab-daos-same-servers")
-    md, bw = (c for c in r.evidence if getattr(c, "family", None) == study.SAME_SERVERS_FAMILY)
+    md, bw = (c for c in r.evidence if getattr(c, "family", None) == seeds.SAME_SERVERS_FAMILY)
     assert (md.n, md.low, md.verdict, bw.n, bw.low) == (1, None, "too few units", 1, None)  # one run each
     assert f"metadata {md.ratio:.2f}× (no interval" in finding and f"bandwidth {bw.ratio:.2f}× (no interval" in finding
     assert '"network performance issues"' in finding
-    assert r.values["clients_text"].startswith(f"The Lustre run's logs count {nodes} client nodes and {tasks:,} tasks")
+    assert r.values["clients_text"].startswith(f"The Lustre run's logs count {logged} client nodes and {tasks:,} tasks")
     assert f"the DAOS listing prints no client count (a slide names {clients} clients" in r.values["clients_text"]
 
 
@@ -437,12 +461,107 @@ def test_metadata_per_bandwidth_has_systems_as_the_unit(databases):
     ci = test.confidence_interval(0.95)
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
-    row = r.tables["tab-daos-balance-years"].frame.set_index("year").loc["2020"]
+    row = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index("year").loc["2020"]
     assert row["DAOS machines"] == len(daos) == 4 and row["Lustre machines"] == len(lustre) == 8
     assert row["DAOS runs"] == 11 and row["Lustre runs"] == 13
     # the database's scores come from the phase values; the summary lines print them rounded (DKRZ Mistral's
     # submission-176 differs most, 0.08% in metadata per GiB/s): agreement to 0.1%
     assert row.ratio == pytest.approx(np.exp(daos.mean() - lustre.mean()), rel=1e-3)
-    assert (row["95% low"], row["95% high"]) == (pytest.approx(np.exp(ci.low), rel=1e-3),
+    assert (row.record.low, row.record.high) == (pytest.approx(np.exp(ci.low), rel=1e-3),
                                                  pytest.approx(np.exp(ci.high), rel=1e-3))
+    # the table prints them to three significant digits
+    assert (row["95% low"], row["95% high"]) == (float(f"{np.exp(ci.low):.3g}"), float(f"{np.exp(ci.high):.3g}"))
     assert row.p == pytest.approx(test.pvalue, rel=1e-2)
+
+
+def daos_folders_from_files() -> pd.DataFrame:
+    """Every DAOS submission folder of data/raw with its year, whether its files name a protecting object class
+    (replication RP_*, erasure code EC_*: config.ini, IOR/mdtest command lines) and its machine: institution and
+    system, LRZ's four SuperMUC-NG-Phase2 labels (-EC, -10, -EC-10: one installation, the -EC runs with other
+    object classes, the -10 runs on 10 client nodes) taken as the one machine they are."""
+    rows = []
+    for name in DAOS_FOLDERS:
+        for folder in sorted(RAW.glob(f"*/*/{name}/*/submission-*")):
+            classes = {c for f in folder.rglob("*") if f.is_file()
+                       for c in OBJECT_CLASS.findall(f.read_text(errors="replace"))}
+            institution, system = folder.parts[-5:-3]
+            machine = (institution, re.sub(r"(-EC)?(-10)?$", "", system) if institution == "LRZ" else system)
+            rows.append({"year": folder.parts[-2], "run_key": folder.name, "classes": classes, "machine": machine,
+                         "protection": "with" if any(c.startswith(PROTECTING) for c in classes) else "without"})
+    return pd.DataFrame(rows)
+
+
+def test_each_comparison_keeps_the_setups_apart(databases):
+    """DAOS runs with and without data protection are compared with Lustre apart, and a machine submitted under
+    several labels counts once: the comparisons' DAOS sides are the DAOS folders of data/raw grouped by the object
+    classes their own files name, machines counted from the folders."""
+    folders = daos_folders_from_files()
+    # every DAOS run of the archive copy names its object classes (30 folders, 2019-2024)
+    assert len(folders) == 30 and folders.classes.map(len).gt(0).all()
+    # LRZ/SuperMUC-NG-Phase2-EC/DAOS/2023/submission-668 (... --dfs.oclass=EC_16P1GX, --dfs.dir_oclass=RP_2G1) and
+    # LRZ/SuperMUC-NG-Phase2/DAOS/2023/submission-684 (--dfs.oclass=SX): one machine, two designs
+    lrz = folders[folders.machine.map(lambda m: m[0] == "LRZ")].set_index("run_key")
+    assert sorted(p.parts[-4] for p in RAW.glob("LRZ/*/DAOS/2023/submission-*")) == [
+        "SuperMUC-NG-Phase2", "SuperMUC-NG-Phase2-10", "SuperMUC-NG-Phase2-EC", "SuperMUC-NG-Phase2-EC",
+        "SuperMUC-NG-Phase2-EC-10"]
+    assert lrz.machine.nunique() == 1 and lrz.protection.to_dict() == {
+        "submission-668": "with", "submission-669": "with", "submission-671": "without", "submission-683": "with",
+        "submission-684": "without"}
+    assert "EC_16P1GX" in lrz.classes["submission-668"] and lrz.classes["submission-684"] == {"S1", "SX"}
+    expected = folders.groupby(["year", "protection"]).agg(runs=("run_key", "size"), machines=("machine", "nunique"))
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+        runs = analysis.get_runs(con)
+    table = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index(["year", "DAOS data protection"])
+    # 2018 holds no DAOS run, 2025 no Lustre run: every DAOS year and design is a row of its own
+    assert set(table.index) == set(expected.index)
+    assert table["DAOS runs"].to_dict() == expected.runs.to_dict()
+    assert table["DAOS machines"].to_dict() == expected.machines.to_dict()
+    # 2023 with protection: LRZ's three -EC runs and Aurora's 688 and 694, two machines: too few for an interval
+    assert (table.loc[("2023", "with"), "DAOS runs"], table.loc[("2023", "with"), "DAOS machines"]) == (5, 2)
+    # the unit the comparisons use: LRZ's five runs are of one machine whatever their label
+    assert len(set(analysis.system_units(runs[runs.institution == "LRZ"]))) == 1
+    # each record's DAOS side is one design (evidence.Observations refuses to pool them)
+    assert all(f"DAOS {p} data protection {y}" == c.label for (y, p), c in table.record.items())
+
+
+def test_no_interval_on_fewer_than_three_machines(databases):
+    """No comparison table or forest chart shows an interval where a side has fewer than evidence.MIN_UNITS
+    machines: 2023's protected DAOS runs are of two machines (LRZ's SuperMUC-NG-Phase2 and Argonne's Aurora, see
+    test_each_comparison_keeps_the_setups_apart), whose record has an interval the rule withholds."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    for key, figure, family in [("tab-daos-balance-years", "fig-daos-balance-years", study.BALANCE_FAMILY),
+                                ("tab-daos-ten-node", None, study.TEN_FAMILY)]:
+        table = compared(r, key, family)
+        few = table[["DAOS machines", "Lustre machines"]].min(axis=1) < evidence.MIN_UNITS
+        # machines a side as the table prints them agree with the records
+        sides = table["units a side"].str.extract(r"^(\d+) machines? / (\d+)$").astype(int)
+        assert sides[0].tolist() == table["DAOS machines"].tolist()
+        assert table.loc[few, comparison.RATIO].str.endswith("(no interval)").all()
+        assert table.loc[~few, "95% low"].notna().all()
+        if figure:
+            data = r.figures[figure].layer[1].data  # the forest's rules and points
+            assert data.low[few.to_numpy()].isna().all() and data.low[~few.to_numpy()].notna().all()
+    protected = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index(
+        ["year", "DAOS data protection"]).loc[("2023", "with")]
+    assert protected["DAOS machines"] == 2 and protected.record.low is not None  # computed, withheld
+    assert protected[comparison.RATIO] == f"{protected.ratio:.3g}× (no interval)"
+
+
+def test_what_would_decide_an_undecided_year(databases):
+    """2021 holds four DAOS machines (Intel/Endeavour/DAOS, Lenovo/Lenovo-Lenox/Lenovo, QCT DevCloud/QCT,
+    ASTRA/mustang: the 2021 folders of data/raw) and four Lustre ones: enough for a verdict (at least
+    evidence.MIN_UNITS a side), undecided, and too few (under MIN_UNITS_TO_SIZE a side) to size the machines that
+    would decide it. The table said "a verdict needs at least 3 machines a side" of it, which it has."""
+    folders = daos_folders_from_files()
+    assert folders[folders.year == "2021"].machine.nunique() == 4
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    row = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index("year").loc["2021"]
+    assert (row["DAOS machines"], row["Lustre machines"], row.verdict) == (4, 4, "undecided")
+    assert row["what would decide it"] == ("4 DAOS machines: from fewer than 5 a side no number of machines can be "
+                                           "sized from these data")
+    # the decided comparison and those whose verdict says what would decide them need no word more
+    decided = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).query("verdict == 'decided'")
+    assert decided.year.tolist() == ["2020"] and decided["what would decide it"].eq("").all()

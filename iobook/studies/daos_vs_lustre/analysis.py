@@ -1,0 +1,238 @@
+"""The DAOS versus Lustre study's family overview: every IO500 run with its family, data protection and machine,
+the runs chosen for the overview, and DAOS against Lustre within one archive year at a time (evidence.compare over
+machines, DAOS runs with and without data protection apart), as records `report` decides once."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import comparison, evidence, io500_runs, selection, store
+from ...evidence import Replicate, plural
+from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
+from ...report import Table
+
+PACKAGE = __package__
+PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
+FIRST, SECOND = "DAOS", "Lustre"  # the families the chapter sets against each other
+MOST_FAMILIES = 7  # the overview's default: the families with the most valid runs
+# What the DAOS runs' object classes give (setups.protection): runs of different protection are compared apart
+PROTECTED, UNPROTECTED, NOT_STATED = "with data protection", "without data protection", "protection not stated"
+DESIGNS = (PROTECTED, UNPROTECTED, NOT_STATED)
+# The comparison table's descriptors (comparison.table adds the measure, ratio, units a side, Holm p and verdict)
+PROTECTION_COLUMN = f"{FIRST} data protection"
+RUNS_COLUMN = "runs a side"
+WHAT_WOULD_DECIDE = "what would decide it"
+
+
+def get_runs(con) -> pd.DataFrame:
+    """Every IO500 run (queries/runs.sql) with its family and the evidence for it (io500_runs: from the archive's
+    folders where the run's own files agree, else from its files or labels.yml; "unknown" when they do not say),
+    benchmark release, score, validity, whether it is a copy of a run counted once elsewhere and an implausible
+    value. The release is the io500 version the run printed (io500-sc23_v1): it names the benchmark's code, not the
+    list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
+    runs = con.execute(store.query(PACKAGE, "runs")).df()
+    runs["release"] = runs.io500_version.fillna("not printed")
+    runs["data_protection"] = [protection_design(p) for p in runs.protection]
+    return runs
+
+
+def protection_design(protection: str | None) -> str:
+    """A run's data protection as the chapter compares it: none (S1, SX: one copy), some (replication or erasure
+    code on every class; 'partly none' runs count as with), or not stated by its files."""
+    if protection is None or pd.isna(protection):
+        return NOT_STATED
+    return UNPROTECTED if protection == "none" else PROTECTED
+
+
+def archive_years(runs: pd.DataFrame) -> dict:
+    """The years that hold runs (the archive's <year> folders, else the run's own date), their run counts, the
+    years missing between, and the runs outside the archive layout and of unknown attribution."""
+    counts = runs.year.dropna().astype(int).value_counts().sort_index()
+    missing = sorted(set(range(counts.index.min(), counts.index.max() + 1)) - set(counts.index)) if len(counts) else []
+    return {"counts": counts, "missing": missing, "outside_layout": int(runs.submission.isna().sum()),
+            "unattributed": int(((runs.attributed_by == io500_runs.UNKNOWN) & runs.submission.notna()).sum())}
+
+
+def coverage(runs: pd.DataFrame) -> dict:
+    """What the database's IO500 runs cover, in numbers and in one sentence (Markdown) to state wherever a
+    family or a year is summarised: runs, submissions, archive years and the years missing between them. The
+    runs are a copy of part of the IO500 submission archive (or the user's own), not the IO500's lists."""
+    span = archive_years(runs)
+    years = [int(y) for y in span["counts"].index]
+    f = {"runs": len(runs), "submissions": int(runs.submission.nunique()), "first_year": years[0] if years else None,
+         "last_year": years[-1] if years else None, "missing_years": ", ".join(map(str, span["missing"])),
+         "outside_layout": span["outside_layout"]}
+    text = f"These are the {len(runs):,} IO500 runs of this database"
+    if years:
+        text += ((f", from {f['submissions']:,} submission folders of the archive years" if f["submissions"] else
+                  ", of the years") + f" {years[0]}–{years[-1]}"
+                 + (f" (none from {f['missing_years']})" if span["missing"] else ""))
+    if span["outside_layout"]:
+        text += (f"; {span['outside_layout']:,} sit outside the archive layout (their year, family and system are "
+                 "what their own files or a labels.yml say)")
+    if span["unattributed"]:
+        text += (f"; {span['unattributed']:,} sit in a submission folder that bundles other sites' runs and state no "
+                 "site of their own (attribution unknown: no year, no family)")
+    f["coverage_text"] = (text + ": a copy of part of the IO500 submission archive {cite:p}`io500-submissions` "
+                          "or your own runs, not the IO500's lists. A count, a median or a missing year describes "
+                          "this copy, not the IO500.")
+    return f
+
+
+def select_families(runs: pd.DataFrame, requested: list[str], most: int = MOST_FAMILIES) -> tuple[list[str], str]:
+    """The families to compare and a note for the page. Empty `requested`: the `most` families with the most
+    valid runs here. Names this database lacks are left out with a note naming the nearest (never an error: a
+    pinned choice that matches nothing is a note in the chapter, not a failed book)."""
+    known = runs[runs.valid & ~runs.family.isin(["unknown", "mixed"])].family.value_counts()
+    if not requested:
+        wanted = sorted(known.index[:most], key=lambda f: (-known[f], f))
+        return wanted, ("the default: the families with the most valid runs here" if wanted else
+                        "the default; no run here has a known family")
+    try:
+        return selection.select(requested, known.index, "file-system family"), "chosen in the parameters"
+    except selection.UnknownSelection as missing:
+        wanted = [f for f in requested if f in known.index]
+        return wanted, f"chosen in the parameters; left out: {missing}"
+
+
+def choose(runs: pd.DataFrame, wanted: list[str], years: list[int]) -> pd.DataFrame:
+    """Valid runs with a positive score of the wanted families (and years; empty = all), each run once, none with
+    an implausible value (io500_runs.implausible).
+    `period` is the run's archive year (its <year> folder): the archive records no list, and the io500 version
+    names a release of the benchmark, not a list."""
+    chosen = runs[runs.valid & (runs.score > 0) & runs.family.isin(wanted) & ~runs.duplicate & runs.implausible.isna()
+                  & runs.year.notna() & (runs.year.isin(years) if years else True)].copy()
+    chosen["period"] = chosen.year.astype(int).astype(str)
+    chosen["period_order"] = chosen.year.astype(int)
+    return chosen.sort_values(["family", "period_order", "run_key"]).reset_index(drop=True)
+
+
+def system_units(runs: pd.DataFrame) -> list[str]:
+    """Each run's machine, the unit of replication (evidence.Replicate.MACHINE): the setup record's machine (one
+    installation under several submission labels: LRZ's SuperMUC-NG-Phase2, -EC, -10 and -EC-10 are one), else
+    institution, system and file system as attributed. Runs of one machine are repeat submissions, not
+    independent repetitions."""
+    labels = runs.institution.astype(str) + " · " + runs.system.astype(str) + " · " + runs.filesystem.astype(str)
+    return runs.machine.fillna(labels).tolist()
+
+
+def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: str, family: str) -> pd.DataFrame:
+    """Per archive year and FIRST's data protection, where the year holds runs of both FIRST and SECOND: the runs a
+    side and the comparison of `value` (evidence.compare: ratio of geometric means over machines, each the
+    geometric mean of its runs that year), not yet decided: `report` decides every record of the chapter at once.
+    FIRST's runs of different protection are never pooled (evidence.MixedDesigns)."""
+    rows = []
+    # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
+    both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
+    for year, g in both.groupby("period_order", sort=True):
+        b = g[g.family == SECOND]
+        for design in DESIGNS:
+            a = g[(g.family == FIRST) & (g.data_protection == design)]
+            if len(a) and len(b):
+                rows.append({"year": int(year), "protection": design, f"{FIRST} runs": len(a), f"{SECOND} runs": len(b),
+                             "record": evidence.compare(
+                                 evidence.Observations(values=a[value].to_numpy(), units=system_units(a),
+                                                       designs=a.data_protection.tolist()),
+                                 evidence.Observations(values=b[value].to_numpy(), units=system_units(b)),
+                                 quantity=quantity, unit=unit, replicate=Replicate.MACHINE, family=family,
+                                 label=f"{FIRST} {design} {int(year)}", baseline_label=f"{SECOND} {int(year)}")})
+    return pd.DataFrame(rows, columns=["year", "protection", f"{FIRST} runs", f"{SECOND} runs", "record"])
+
+
+def what_would_decide(c: evidence.Comparison) -> str:
+    """What an undecided comparison of machines lacks, where the kit's verdict (comparison.verdict_text) does not
+    say it: with one machine on a side the spread between machines is unknown; with fewer than MIN_UNITS a side
+    no verdict can be reached; from fewer than MIN_UNITS_TO_SIZE a side no number of machines is sized. Empty for
+    a decided comparison and one whose verdict names the machines a side that would decide it."""
+    if c.decided or c.n_to_decide:
+        return ""
+    fewest = min(c.n, c.n_baseline)
+    side = FIRST if c.n <= c.n_baseline else SECOND
+    if fewest < 2:
+        return (f"{fewest} {side} machine: the spread between {side} machines is unknown, so no number of machines "
+                f"can be sized from these data; a verdict needs at least {evidence.MIN_UNITS} machines a side")
+    if fewest < evidence.MIN_UNITS:
+        return f"{plural(fewest, f'{side} machine')}: a verdict needs at least {evidence.MIN_UNITS} machines a side"
+    if fewest < evidence.MIN_UNITS_TO_SIZE:
+        return (f"{plural(fewest, f'{side} machine')}: from fewer than {evidence.MIN_UNITS_TO_SIZE} a side no number "
+                "of machines can be sized from these data")
+    return "no number of machines can be sized from these data"  # no spread between machines to size it from
+
+
+def comparison_table(table: pd.DataFrame) -> Table:
+    """A decided compare_by_year table as the kit shows comparisons (comparison.table): the measure, year, FIRST's
+    data protection and the runs a side, then ratio and interval (none on fewer than MIN_UNITS machines), machines
+    a side, Holm p and verdict, and what would decide it where the verdict does not say."""
+    descriptors = pd.DataFrame({
+        "year": [str(y) for y in table.year],
+        PROTECTION_COLUMN: [p.removesuffix(" data protection") for p in table.protection],
+        RUNS_COLUMN: [f"{plural(a, 'run')} / {b:,}" for a, b in zip(table[f"{FIRST} runs"], table[f"{SECOND} runs"])]})
+    shown = comparison.table(list(table.record), descriptors)
+    lacking = [what_would_decide(c) for c in table.record]
+    if not any(lacking):
+        return shown
+    return Table(frame=shown.frame.assign(**{WHAT_WOULD_DECIDE: lacking}), formats=shown.formats)
+
+
+def runs_per_period(chosen: pd.DataFrame) -> pd.DataFrame:
+    """How many chosen runs each family has per archive year."""
+    table = chosen.pivot_table(index="family", columns="period", values="run_id", aggfunc="count", fill_value=0)
+    return table[period_order(chosen)].reset_index()
+
+
+def period_order(chosen: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(chosen.sort_values("period_order").period))
+
+
+def medians(chosen: pd.DataFrame) -> pd.DataFrame:
+    """Median score, bandwidth and metadata score per family and archive year."""
+    return chosen.groupby(["family", "period"], sort=False).agg(
+        runs=("run_id", "size"), score=("score", "median"), bw=("bw_gib_s", "median"),
+        md=("md_kiops", "median"), best=("score", "max")).reset_index()
+
+
+def balance(chosen: pd.DataFrame) -> pd.DataFrame:
+    """Metadata score (kIOPS) per GiB/s of bandwidth score, median and quartiles per family."""
+    ratio = chosen[chosen.bw_gib_s > 0].assign(r=lambda d: d.md_kiops / d.bw_gib_s)
+    out = ratio.groupby("family").r.agg(runs="size", median_md_per_bw="median",
+                                        q25=lambda s: s.quantile(0.25), q75=lambda s: s.quantile(0.75))
+    return out.reset_index().sort_values(["median_md_per_bw", "family"], ascending=[False, True])
+
+
+def phase_relative(con, chosen: pd.DataFrame) -> pd.DataFrame:
+    """Per family and scored phase: the family's median over the median of all chosen runs
+    (queries/phase_relative.sql)."""
+    con.register("_chosen", chosen[["run_id", "family"]])
+    try:
+        return con.execute(store.query(PACKAGE, "phase_relative"), [PHASES]).df()
+    finally:
+        con.unregister("_chosen")
+
+
+def dfs_runs(runs: pd.DataFrame) -> evidence.Count:
+    """How many of these DAOS runs state the DFS API (-a DFS, --dfs.pool, API = DFS) in their own files (IOR/mdtest
+    command lines, config.ini: io500_runs.files_evidence): DFS is DAOS's own file API, not POSIX."""
+    dfs = runs.files_evidence.fillna("").str.startswith("DFS API")
+    return evidence.count(int(dfs.sum()), len(runs), quantity=f"{FIRST} runs stating the DFS API", of=Replicate.RUN)
+
+
+def unprotected_runs(first_runs: pd.DataFrame) -> evidence.Count:
+    """How many of the FIRST runs compared kept one copy of their data (object classes S1, SX)."""
+    return evidence.count(int((first_runs.data_protection == UNPROTECTED).sum()), len(first_runs),
+                          quantity=f"{FIRST} runs without data protection", of=Replicate.CENSUS)
+
+
+def unknown_runs(runs: pd.DataFrame) -> evidence.Count:
+    """Runs whose files state neither who ran them nor on what, each run once (not its copies)."""
+    counted = runs[~runs.duplicate]
+    return evidence.count(int((counted.attributed_by == io500_runs.UNKNOWN).sum()), len(counted),
+                          quantity="runs whose attribution is unknown", of=Replicate.RUN)
+
+
+def get_sources(con, run_ids) -> pd.DataFrame:
+    """Source ids of every file of these runs (for present.sources)."""
+    return con.execute(store.query(PACKAGE, "run_sources"), [sorted(int(i) for i in run_ids)]).df()
+
+
+def has_view(con, name: str) -> bool:
+    """Whether the database has this view (one ingested before the view existed lacks it until rebuilt)."""
+    return bool(con.execute(store.query(PACKAGE, "has_view"), [name]).fetchone()[0])
