@@ -5,12 +5,14 @@ fio JSON files and manifests under data/raw."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from iobook import nb
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
-from iobook.studies import pagecache as pc
+from iobook.studies.pagecache import analysis as pc_analysis
+from iobook.studies.pagecache import data as pc_data
 from iobook.studies import snapshots
 
 from conftest import REPO
@@ -47,7 +49,7 @@ def labelled_files(study: str, run: str, **labels) -> tuple[list[str], list[str]
 
 
 def test_current_run_of_each_experiment_comes_from_the_manifests(con):
-    runs, status = pc.select_runs(con)
+    runs, status = pc_data.select_runs(con)
     current = status[status.status == "current"].set_index("experiment").run_folder
     # the 2026-11-25 runs were made by the collector with a stopping rule (facts.decision.rule in their manifests)
     assert current["queue-depth"] == "vm-20261125T035437Z"
@@ -57,7 +59,7 @@ def test_current_run_of_each_experiment_comes_from_the_manifests(con):
     assert "vm-20261123T160557Z" not in runs.run_folder.tolist() and "vm-20261125T035437Z" in runs.run_folder.tolist()
     assert current["modes"] == "vm-20261125T032538Z" and len(runs) == 5 == status.experiment.nunique()
     # pinned by run_folders, a superseded run is read
-    pinned, pinned_status = pc.select_runs(con, ["vm-20261123T160557Z"])
+    pinned, pinned_status = pc_data.select_runs(con, ["vm-20261123T160557Z"])
     assert pinned.run_folder.tolist() == ["vm-20261123T160557Z"] and pinned_status.selected.sum() == 1
     _, checksum = local_runs.select_current(con, "checksum")
     assert checksum.loc[checksum.selected, "run_folder"].tolist() == ["vm-20261125T030550Z"]
@@ -73,7 +75,7 @@ def test_end_baseline_is_not_a_repetition_of_the_baseline(con):
     run = "vm-20261125T035437Z"
     during, end = labelled_files("pagecache", run, mode="buffered", phase="read")
     assert len(during) == 5 and len(end) == 1
-    reads = pc.get_read_settings(con, [run], [])
+    reads = pc_analysis.read_settings(pc_data.get_fio_results(con, [run]), pd.DataFrame())
     reference = reads[(reads.series == "buffered psync, depth 1") & (reads.measure == "bandwidth (MiB/s)")].iloc[0]
     assert reference.repetitions == 5
     mib_s = [fio_bw_mib_s("pagecache", run, f, "read") for f in during]
@@ -102,7 +104,8 @@ def test_drift_ratio_is_recomputed_from_the_raw_files(con):
     """One end step against the run's rounds: its ratio from the raw fio JSON, as the collector computed it when it
     stopped (facts.decision.drift); one value has no spread of its own, so evidence.decide finds too few units."""
     run = "vm-20261125T035437Z"
-    drift = local_runs.decide_rows(pc.compare_end_baseline(con, [run])).record.iloc[0]
+    drift = local_runs.decide_rows(pc_analysis.compare_end_baseline(
+        pc_data.get_fio_results(con, [run]), pc_data.get_fio_results(con, [run], end_baseline=True))).record.iloc[0]
     during, end = labelled_files("pagecache", run, mode="buffered", phase="read")
     a = np.log([fio_bw_mib_s("pagecache", run, f, "read") for f in end])
     b = np.log([fio_bw_mib_s("pagecache", run, f, "read") for f in during])

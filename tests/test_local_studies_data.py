@@ -6,7 +6,8 @@ import pytest
 
 from iobook import store
 from iobook.ingest import ingest
-from iobook.studies import checksum_cost, local_runs, pagecache
+from iobook.studies import checksum_cost, local_runs
+from iobook.studies.pagecache import data as pagecache_data
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 CHECKSUM_RUN = "vm-20261121T131428Z"
@@ -96,8 +97,8 @@ def test_pagecache_run_cgroup(con):
 def test_buffered_write_bandwidth_and_its_one_second_spread(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, PAGECACHE_RUN, "001-write-buffered-r1", "write")
     assert (bw, io_bytes, runtime_s, usr, sys) == (1812543008, 54378102784, 30.001, 1.98, 49.26)
-    buckets = pagecache.get_buckets(con, [PAGECACHE_RUN], 1000)
-    step = pagecache.get_steps(con, [PAGECACHE_RUN], buckets).set_index("step").loc["001-write-buffered-r1"]
+    buckets = pagecache_data.get_buckets(con, [PAGECACHE_RUN], 1000)
+    step = pagecache_data.get_steps(con, [PAGECACHE_RUN], buckets).set_index("step").loc["001-write-buffered-r1"]
     spread = (step.buckets, round(step.bucket_mean_mib_s, 1), round(step.cv, 3))
     assert spread == (30, 1852.4, 0.483)
 
