@@ -325,12 +325,12 @@ def _is_current(output: Path, digest: str) -> bool:
     return all((downloads / ref).is_file() for ref in download_refs(nb))
 
 
-def _published(executed: Path, digest: str) -> str:
+def _published(nb: dict, digest: str) -> str:
     """The executed notebook as it is kept: the inputs digest recorded, the code of the cell papermill
     injected hidden as every other cell's is, papermill's timings, paths and random cell id replaced (so
     that executing unchanged inputs again gives the same bytes), and the cells tagged `only-if:<key>` whose
-    key was not glued True removed (the prose about data the database does not hold)."""
-    nb = json.loads(executed.read_text(encoding="utf-8"))
+    key was not glued True removed (the prose about data the database does not hold). `nb`: the executed
+    notebook as read, changed in place."""
     nb["metadata"]["iobook"] = {"inputs_digest": digest}
     for key in VOLATILE_METADATA:
         nb["metadata"].get("papermill", {}).pop(key, None)
@@ -416,9 +416,10 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
             if anon is not None:
                 anonymize_module.anonymize_notebook(anon, running)
             # the tables this run read, which the next run's digest will read back from the chapter
-            read = tables_of(_read(running))
-            text = _published(running, inputs_digest(chapter, parameters, reads[chapter.name], tables_digest(read),
-                                                     anon and anon.digest))
+            executed = _read(running)
+            read = tables_of(executed)
+            text = _published(executed, inputs_digest(chapter, parameters, reads[chapter.name], tables_digest(read),
+                                                      anon and anon.digest))
             running.unlink()
             if output.exists() and output.read_text(encoding="utf-8") == text:
                 row["status"] = "same output"
