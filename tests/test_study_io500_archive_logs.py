@@ -82,6 +82,27 @@ def test_ior_wear_down_is_the_transfer_time_after_the_stonewall_hit(con):
     assert r["wear_down_share"] == pytest.approx((327.45 - 302.6) / 327.63, rel=1e-9)
 
 
+def test_ior_wear_down_rank_by_rank_from_the_ranks_csv(con):
+    # ior-easy-write.txt line 3 names saveRankPerformanceDetailsCSV=.../ior-easy-write.csv; line 34 the stonewall
+    # hit at 302.6 s. Each of the CSV's 200 rows is a rank and its `runtime` (the time of its transfers): a rank's
+    # time past the hit is its own wear-down; the slowest rank's is the phase's (line 39's wr/rd(s) 327.45).
+    frame = pd.read_csv(TUCSON / "ior-easy-write.csv")
+    r = row(logs.wear_down(con), TUCSON / "ior-easy-write.txt")
+    assert r["ranks"] == len(frame) == 200
+    assert r["median_rank_wear_down_s"] == pytest.approx(frame.runtime.median() - 302.6, rel=1e-9)
+    assert r["slowest_rank_wear_down_s"] == pytest.approx(frame.runtime.max() - 302.6, rel=1e-9)
+    # the log's own wear-down (327.45 - 302.6): the CSV's slowest runtime is 327.43795, 0.012 s short of it
+    assert r["slowest_rank_wear_down_s"] == pytest.approx(r["wear_down_s"], abs=0.02)
+    assert r["slowest_over_median_rank"] == pytest.approx(
+        (frame.runtime.max() - 302.6) / (frame.runtime.median() - 302.6), rel=1e-9)
+
+
+def test_no_rank_wear_down_without_the_ranks_csv(con):
+    # io500.sh of 2019 wrote no per-rank CSV (no saveRankPerformanceDetailsCSV on ior_easy_write.txt's command line)
+    r = row(logs.wear_down(con), CSIRO_BASH / "ior_easy_write.txt")
+    assert pd.isna(r["ranks"]) and pd.isna(r["slowest_over_median_rank"])
+
+
 def test_ior_stonewall_hit_comes_from_the_summary(con):
     # ior_easy_write.txt line 51 "stonewalling pairs accessed min: 102027 max: 113504", line 56 wr/rd(s) 317.38,
     # line 61 the summary's Stonewall(s) 300.00

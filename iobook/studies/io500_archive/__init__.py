@@ -20,7 +20,7 @@ PERCENT = 100  # a share shown as a percentage
 # medians and highest over machines: three significant digits (IOR's close share spans 0.0001 % to 50 %)
 SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in (
     "close, % of phase", "done at the deadline, % of all", "slowest rank, % of fastest", "wear-down, % of phase",
-    "busiest over mean rank", "busiest, % of files")}
+    "busiest over mean rank", "busiest, % of files", "slowest ÷ median rank's wear-down", "median rank's wear-down (s)")}
 # the measures first: at 1280 px the page's column shows about eight
 LIST_COLUMNS = ["list", "machines", "generation", "rs per node", "verdict", "machines with nodes", "lowest score",
                 "highest score", "orders of magnitude", "runs", "left out", "flagged runs"]
@@ -90,7 +90,8 @@ def report(con, *, lists: list[str] | None = None) -> Report:
     wear = analysis.per_machine(logs.wear_down(con), runs)
     find = analysis.per_machine(logs.pfind_imbalance(con), runs)
     find = find[find.ranks_add_up.fillna(False).astype(bool)]  # the others' rows are not each rank's own: no shares
-    values |= {"has_close": len(close) > 0, "has_wear_down": len(wear) > 0, "has_find": len(find) > 0}
+    values |= {"has_close": len(close) > 0, "has_wear_down": len(wear) > 0, "has_find": len(find) > 0,
+               "has_rank_wear_down": bool(wear.get("slowest_over_median_rank", pd.Series(dtype=float)).notna().any())}
     # the log findings read the selection's generation, else the one most of the logs ran
     logged = pd.concat([close.generation, wear.generation, find.generation])
     generation = left["generation"] or (logged.mode().iloc[0] if len(logged) else None)
@@ -107,6 +108,11 @@ def report(con, *, lists: list[str] | None = None) -> Report:
             "done_at_stonewall_share": ("done at the deadline, % of all", PERCENT),
             "slowest_share": ("slowest rank, % of fastest", PERCENT),
             "wear_down_share": ("wear-down, % of phase", PERCENT)}), formats=SHARE_FORMATS)
+        ranked = wear.dropna(subset=["slowest_over_median_rank"])
+        if len(ranked):
+            tables["tab-archive-rank-wear-down"] = Table(frame=analysis.summarize(ranked, ["generation", "phase"], {
+                "slowest_over_median_rank": ("slowest ÷ median rank's wear-down", 1),
+                "median_rank_wear_down_s": ("median rank's wear-down (s)", 1)}), formats=SHARE_FORMATS)
     if len(find):
         tables["tab-archive-find"] = Table(frame=analysis.summarize(
             find, ["generation", "family"],

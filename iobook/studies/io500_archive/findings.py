@@ -122,6 +122,7 @@ def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) 
     slowest, n = analysis.medians(wear, "slowest_share", generation=generation, phase=analysis.WEAR_PHASE)
     done, n_done = analysis.medians(wear, "done_at_stonewall_share", generation=generation, phase=analysis.WEAR_PHASE)
     share, n_share = analysis.medians(wear, "wear_down_share", generation=generation, phase=analysis.WEAR_PHASE)
+    ranks, n_ranks = analysis.medians(wear, "slowest_over_median_rank", generation=generation, phase=analysis.WEAR_PHASE)
     spread, n_find = analysis.medians(find, "total_imbalance", generation=generation)
     parts, records = [], []
     if n:
@@ -136,6 +137,10 @@ def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) 
         records.append(_described(share, n_share, f"wear-down's share of {analysis.WEAR_PHASE}"))
         parts.append(f"the wear-down after it took {share:.0%} of the phase's time "
                      f"({evidence.plural(n_share, 'machine')})")
+    if n_ranks:
+        records.append(_described(ranks, n_ranks, f"slowest rank's wear-down over the median rank's, {analysis.WEAR_PHASE}"))
+        parts.append(f"rank by rank, the slowest wore down {ranks:.3g} times as long as the median rank "
+                     f"({evidence.plural(n_ranks, 'machine')} with the ranks' CSV)")
     if n_find:
         records.append(_described(spread, n_find, "find: files scanned by the busiest rank over the mean rank"))
         parts.append(f"in find, the busiest rank scanned a median {spread:.3g} times the mean rank's files "

@@ -22,8 +22,9 @@ def close_time(con) -> pd.DataFrame:
 def wear_down(con) -> pd.DataFrame:
     """Per counted run and write phase (IOR and mdtest) whose log states the ranks' progress at the stonewall: its
     min, max (and mdtest's mean), slowest_share = min / max, and the wear-down time after the deadline
-    (queries/wear_down.sql)."""
-    return _query(con, "wear_down")
+    (queries/wear_down.sql); where IOR's per-rank CSV is there, the wear-down rank by rank: the median rank's,
+    the slowest's and their ratio (queries/rank_wear_down.sql)."""
+    return _query(con, "wear_down").merge(_query(con, "rank_wear_down"), on="source_id", how="left")
 
 
 def pfind_imbalance(con) -> pd.DataFrame:
