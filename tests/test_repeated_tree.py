@@ -84,7 +84,9 @@ def test_stragglers_counts_each_run_once(trees):
     assert {k: reports[COPIES].values[k] for k in counted} == {k: reports[1].values[k] for k in counted}
     assert reports[1].values["units"] == len(SUBMISSIONS)
     decided = [c.n for c in reports[COPIES].evidence if hasattr(c, "verdict")]
-    assert decided == [len(SUBMISSIONS)]  # the comparison by machine: n = 2 machines (679 and 590), not 6 copies
+    # the comparisons by machine (variance between nodes, slow ranks on the slowest rank's node): n = 2 machines
+    # (679 and 590), not 6 copies
+    assert decided == [len(SUBMISSIONS)] * 2
 
 
 @pytest.mark.parametrize("name", [c.name for c in chapters.load_registry()])

@@ -1,6 +1,7 @@
 """The stragglers chapter: per-rank times read from real per-rank CSVs, on the four test databases. Every rank's
 time stays in DuckDB (straggler_placed); the tests read single phases from there or from the CSVs."""
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -259,8 +260,9 @@ def test_crowded_node_changes_from_phase_to_phase(default):
     """The referee's reading (issue 27): 679's crowded phases sit on 5 nodes, 785's 7 on 7."""
     _, runs = default
     crowded = study.crowded_nodes_by_run(runs).set_index("run")
-    assert tuple(crowded.loc["submission-679"]) == (5, 5, 1)
-    assert tuple(crowded.loc["submission-785"]) == (7, 7, 1)
+    counts = ["crowded phases", "on nodes", "most on one node"]
+    assert tuple(crowded.loc["submission-679", counts]) == (5, 5, 1)
+    assert tuple(crowded.loc["submission-785", counts]) == (7, 7, 1)
     assert (crowded["most on one node"] * 2 <= crowded["crowded phases"]).sum() == 11
 
 
@@ -299,26 +301,110 @@ def test_intervals_resample_machines_not_phases(default):
     assert estimates and all(e.n == 9 and e.replicate == "machine" for e in estimates)
 
 
-def test_logs_outside_the_archive_layout(tmp_path):
-    """A user's folder: the built-tools runs and one IO500 run's IOR log and per-rank CSV copied flat, without
-    its mdtest logs (no Nodemap) or its IO500 summary (no run): placement is assumed, and the chapter says so."""
+@pytest.fixture(scope="module")
+def flat_helios(tmp_path_factory) -> Path:
+    """A user's folder: the built-tools runs and one IO500 run's IOR log and per-rank CSV copied flat, without its
+    mdtest logs (no Nodemap) or its IO500 summary (no run): one machine over several nodes."""
     from conftest import ARCHIVE, BUILT_TOOLS
     from iobook.ingest import ingest
     import shutil
 
-    tree = tmp_path / "mine"
+    tree = tmp_path_factory.mktemp("flat") / "mine"
     shutil.copytree(BUILT_TOOLS, tree / "built-tools")
     helios = ARCHIVE / "ACC Cyfronet AGH" / "Helios" / "Lustre" / "2024" / "submission-708" / "results" / \
         "2024.05.03-09.25.44"
     for name in ("ior-easy-write.txt", "ior-easy-write.csv"):  # line 22 of the log: "clients per node    : 8"
         shutil.copy(helios / name, tree / name)
-    db = tmp_path / "mine.duckdb"
+    db = tree.parent / "mine.duckdb"
     ingest([tree], db, progress=False)
-    runs = _load(store.open_read(db))
+    return db
+
+
+def test_logs_outside_the_archive_layout(flat_helios, tmp_path):
+    """Placement is assumed where no Nodemap was printed, and the chapter says so."""
+    runs = _load(store.open_read(flat_helios))
     helios_runs = runs[~runs.file.str.contains("built-tools")]
     assert set(helios_runs.placement_from) == {"assumed (no Nodemap)"} and set(helios_runs.tasks_per_node) == {8}
-    outputs = "\n".join(execute_chapter("stragglers", db, tmp_path))
+    outputs = "\n".join(execute_chapter("stragglers", flat_helios, tmp_path))
     assert "assumed block for" in outputs and "{numref}`fig-stragglers-null`" in outputs
+
+
+def test_rank_times_go_together_only_when_decided(flat_helios, default):
+    """Issue 36: "rank times go together within a node" is said only where the comparison by machine decides it.
+    submission-708's ior-easy-write (Helios, copied flat) spans several nodes on one machine: too few units, so no
+    sentence says it; the 9 machines of data/raw decide it."""
+    r = study.report(store.open_read(flat_helios))
+    (variance,) = [e for e in r.evidence if isinstance(e, evidence.Comparison) and "variance" in e.quantity]
+    assert variance.n == 1 and not variance.decided
+    assert not any("go together" in f.text or "going together" in f.text for f in r.findings)
+    con, _ = default
+    r = study.report(con)
+    (variance,) = [e for e in r.evidence if isinstance(e, evidence.Comparison) and "variance" in e.quantity]
+    assert variance.decided and variance.ratio > 1
+    assert r.findings[0].text.startswith("Rank times go together within a node")
+
+
+def test_crowding_is_a_comparison_against_random_placement(default):
+    """Issue 36: the null model's expectation is a record. submission-694 mdtest-hard-read.csv: the 104 slowest of
+    2080 ranks (5 %), the slowest (832) on node 4 of 10 (208 ranks each, block: its Nodemap); under random placement
+    the other 103 fall on its node as a hypergeometric draw, 103 x 207 / 2079 on average, plus the slowest itself."""
+    con, runs = default
+    times = _csv_times(AURORA_694 / "mdtest-hard-read.csv", "time-File read")
+    slow = sorted(times, key=lambda r: (-times[r], r))[:104]
+    on_node = sum(r // 208 == slow[0] // 208 for r in slow)
+    row = runs.set_index("run").loc["submission-694 mdtest-hard-read"]
+    assert row.slow_on_node == on_node
+    assert row.node_crowding == pytest.approx(on_node / (1 + 103 * 207 / 2079), rel=1e-12)
+    r = study.report(con)
+    (crowding,) = [e for e in r.evidence if isinstance(e, evidence.Comparison) and "slowest rank's node" in e.quantity]
+    tested = runs[study.clustering_tested(runs)]
+    expected = evidence.compare_to_reference(evidence.Observations(
+        values=tested.node_crowding.to_numpy(dtype=float), units=tested.machine.to_list()), 1.0, quantity="",
+        unit="", replicate=evidence.Replicate.MACHINE, family="")
+    assert (crowding.n, crowding.replicate, crowding.family) == (9, "machine", study.FAMILY)
+    assert crowding.ratio == pytest.approx(expected.ratio) and crowding.decided and crowding.family_size == 2
+    (finding,) = [f for f in r.findings if f.target == "fig-stragglers-null"]
+    assert crowding in finding.evidence
+    # the report decides once: both comparisons of the family in its table, in the kit's columns
+    table = r.tables["tab-stragglers-against-chance"].frame
+    assert list(table.measure) == [c.quantity for c in r.evidence if isinstance(c, evidence.Comparison)]
+    assert {"ratio (95% interval)", "units a side", "Holm p", "verdict"} <= set(table.columns)
+
+
+def test_slow_first_ranks_say_the_data_cannot_tell_why(default):
+    """Issue 36: submission-694 mdtest-hard-read's slow positions 0 and 104 (see the test above) begin the two equal
+    halves of each node's 208 ranks (mdtest-hard-read.txt's Nodemap marks ranks 0-207), where a socket's first rank
+    sits when ranks are bound in order: operating-system daemons, interrupts or an MPI progress thread, and the data
+    cannot tell which."""
+    con, _ = default
+    assert len(_nodemap(AURORA_694 / "mdtest-hard-read.txt")) == 208
+    assert study.equal_part_starts([0, 104], 208) and study.equal_part_starts([0], 208)
+    assert not study.equal_part_starts([0, 52], 208) and not study.equal_part_starts([104], 208)
+    r = study.report(con)
+    (worst,) = [f.text for f in r.findings if f.text.startswith("The worst straggler")]
+    assert "positions 0 and 104" in worst and "208" in worst
+    for cause in ("daemons", "interrupt", "progress thread", "cannot tell which"):
+        assert cause in worst
+    assert "cannot tell which" in r.values["position_note"]  # the positions figure's caption: position 0
+
+
+def test_counts_are_machines_not_runs(default):
+    """Issue 36: the unit is the machine (iobook.setups: 12 runs are 9 machines, see
+    test_storage_scale_share_and_stonewall_wear_out). The crowded node moves in 8 of the 9: submission-694 is the one
+    run where one node holds most of its crowded phases (2 of 3), and it is Aurora's, as 696 is."""
+    con, _ = default
+    r = study.report(con)
+    assert (r.values["node_changes"], r.values["node_changes_of"]) == (8, 9)
+    records = [e for f in r.findings for e in f.evidence]
+    (changes,) = [e for e in records if isinstance(e, evidence.Count) and "crowded phases" in e.quantity]
+    assert changes.of == "machine"
+    for e in records:  # a count, an interval or a decision rests on machines; one phase's value is described
+        assert e.replicate == "machine" if not isinstance(e, evidence.Count) and e.low is not None else True
+        assert e.of == "machine" if isinstance(e, evidence.Count) else True
+    assert not any(re.search(r"\b\d+ runs\b", f.text) for f in r.findings)
+    (after,) = [e for e in r.evidence if isinstance(e, evidence.Estimate) and "stonewall" in e.quantity
+                and e.unit == "s"]
+    assert after.n == 9 and after.value == pytest.approx(r.values["after_stonewall_s"])
 
 
 def _ior_shape(log: Path) -> tuple[int, int, int]:
