@@ -1,4 +1,4 @@
-"""The ess_bandwidth chapter (iobook/studies/ess_bandwidth.py, notebooks/ess_bandwidth.ipynb) on the four test
+"""The ess_bandwidth chapter (iobook/studies/ess_bandwidth/, notebooks/ess_bandwidth.ipynb) on the four test
 databases: which runs it selects, IOR's bandwidth and the per-building-block figures against values read by
 hand from the raw files, the mmlsconfig normalisation on IBM's real listings, and the notebook end to end."""
 import re
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from iobook import published, selection, store
+from iobook import evidence, published, selection, store
 from iobook.parsers import DETECT_BYTES, detect, gpfs
 from iobook.studies import ess_bandwidth as ess
 from iobook.report import FIRST_FINDING_WORDS
@@ -655,7 +655,7 @@ def test_report_on_every_database(any_db):
     elif name == "default":
         assert 3 <= len(r.findings) <= 6 and all(f.target for f in r.findings)
         # the landing page's abstract: the SS6000 result, then Tucson's ESS 3500 per block at its line rate
-        assert r.abstract[0] is r.findings[0] and "110 GB/s read, 88 % of the clients' line rate" in r.abstract[1].text
+        assert r.abstract[0] is r.findings[0] and "110 GB/s read, 88 % of the clients' nominal line rate" in r.abstract[1].text
 
 
 def test_sites_differ_in_the_installed_release_not_in_min_release_level(databases):
@@ -670,7 +670,8 @@ def test_sites_differ_in_the_installed_release_not_in_min_release_level(database
             "'Storage Scale 5.1.9.0')") in sites and "minReleaseLevel" not in sites
     changed = next(f for f in r.findings if f.target == "fig-ess-hard-delete")
     # find_script/track_io500.sh of 651, 679, 687, 690, 722, 731 (tests/test_setups.py)
-    assert changed.evidence[0].k == 6 and "6 of the" in changed.text
+    (count,) = [e for e in changed.evidence if isinstance(e, evidence.Count)]
+    assert count.k == 6 and "6 of the" in changed.text
 
 
 def test_per_block_chart_shows_both_yardsticks(databases):
@@ -697,3 +698,74 @@ def test_the_headline_says_what_the_6000_runs_ran_on(databases):
     first = r.findings[0].text
     assert first.startswith("Storage Scale System 6000 (early pre-GA build), one block each:")
     assert len(first.split()) <= FIRST_FINDING_WORDS
+
+
+# --- issue 36, the third reading: each fix reads the seed or the runs' files ----------------------------------
+
+def summary_value(folder: Path, phase: str) -> float:
+    """The phase's value as the run's result_summary.txt prints it (GiB/s or kIOPS)."""
+    return summary_gb_s(folder, phase) * 1e9 / 2**30
+
+
+def test_runs_table_gives_each_run_its_installed_release_beside_the_talks_header(databases):
+    """Issue 36 (a): the talk's SC23 table is headed 'all with IBM Storage Scale 5.1.9.0' (seed 000 line 137),
+    but line 277 says Tucson was 'upgraded to 5.1.9.0' and Ehningen 'left at 5.1.8.1' (line 281: the token
+    batching 'requires gpfs.base 5.1.9.0'). 690's mmlsconfig line 43 says minReleaseLevel 5.1.7.0: the
+    compatibility floor, never the release. The runs table shows the installed release beside the header."""
+    number, title = seed_line(r"^IO500 submissions from IBM for SC23 \(all with IBM Storage Scale")
+    header = re.search(r"Storage Scale ([\d.]+)\)", title)[1]
+    tuning_line, tuning = seed_line(r"Spectrum Scale upgraded to [\d.]+ on all canisters")
+    tucson, ehningen = (re.search(p, tuning)[1] for p in (r"upgraded to ([\d.]+)", r"left at ([\d.]+)"))
+    assert (number, tuning_line, header, tucson, ehningen) == (137, 277, "5.1.9.0", "5.1.9.0", "5.1.8.1")
+    assert "requires gpfs.base 5.1.9.0" in seed_000().splitlines()[280]  # line 281
+    floor = [(r.value, r.line) for r in listing(EHNINGEN_SC23 / "mmlsconfig") if r.key == "minReleaseLevel"]
+    assert floor == [("5.1.7.0", 43)]
+    runs = default_report(databases).tables["tab-ess-runs"].frame.set_index("submission")
+    installed, heads = runs["Storage Scale installed"], runs["talk's table heads"]
+    assert installed["679"] == f"{tucson} (seed 000 line {tuning_line})"
+    assert installed["690"] == f"{ehningen} (seed 000 line {tuning_line})"
+    assert heads["679"] == heads["690"] == heads["687"] == f"Storage Scale {header}"
+    # 651's folder: "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0"; the SC23 table does not print it
+    assert installed["651"] == "5.1.7.1 (archive folder name)" and heads["651"] == ""
+    assert "5.1.7.0" not in set(installed)
+
+
+def test_the_client_line_rate_is_called_nominal(databases):
+    """Issue 36 (b): the talk names the links (seed 000 line 271: 'One HDR200-Infiniband connection per client
+    (Tucson) / two HDR200 connections (Ehningen)'), it measures no rate: nodes (the IOR logs) x links x 200 Gb/s
+    is a nominal line rate, 250 GB/s for 679 and 500 for 690, and every sentence and column using it says so."""
+    number, line = seed_line(r"One HDR200-Infiniband connection per client \(Tucson\) / two HDR200 connections")
+    assert number == 271
+    rates = {}
+    for run, folder, links in (("679", TUCSON_SC23, 1), ("690", EHNINGEN_SC23, 2)):
+        (log,) = folder.rglob("ior-easy-read.txt")
+        rates[run] = ior_line(log, "nodes") * links * 200 / 8
+    assert rates == {"679": 250, "690": 500}
+    r = default_report(databases)
+    sites = next(f.text for f in r.findings if f.text.startswith("Ehningen's"))
+    assert f"nominal client line rate of {rates['690']:,.0f} against {rates['679']:,.0f} GB/s" in sites
+    assert "88 % of the clients' nominal line rate" in r.abstract[1].text
+    ceilings = r.tables["tab-ess-ceilings"].frame
+    read = ceilings[(ceilings.submission == "679") & (ceilings.phase == "read")]
+    assert read["nominal client line rate (GB/s)"].tolist() == [rates["679"]]
+    assert all("nominal" in f.text for f in [*r.findings, *r.abstract] if "line rate" in f.text)
+
+
+def test_one_run_against_one_run_is_described_not_decided(databases):
+    """Issue 36 (c): Ehningen's +10.8 % over Tucson (690 over 679, ior-easy-read, result_summary.txt lines 8) and
+    the Tucson pair's +23.5 % (mdtest-hard-delete, lines 14) and +46.1 % (mdtest-easy-stat, lines 9) set one run
+    against one run: each finding carries the change as a described record (no interval, no verdict)."""
+    changes = {(EHNINGEN_SC23, TUCSON_SC23, "ior-easy-read"), (TUCSON_SC23, TUSCON_ISC23, "mdtest-hard-delete"),
+               (TUCSON_SC23, TUSCON_ISC23, "mdtest-easy-stat")}
+    expected = {phase: (summary_value(a, phase) / summary_value(b, phase) - 1) * 100 for a, b, phase in changes}
+    assert {p: round(v, 1) for p, v in expected.items()} == {
+        "ior-easy-read": 10.8, "mdtest-hard-delete": 23.5, "mdtest-easy-stat": 46.1}
+    r = default_report(databases)
+    for phase, change in expected.items():
+        finding = next(f for f in r.findings if f"{change:+.1f} %" in f.text)
+        (record,) = [e for e in finding.evidence if isinstance(e, evidence.Estimate) and e.unit == "%"
+                     and f"change in {phase}" in e.quantity]
+        assert round(record.value, 6) == round(change, 6)
+        assert record.n == 2 and record.replicate is evidence.Replicate.RUN
+        assert record.low is None and record.high is None and record.no_interval
+        assert not [e for e in finding.evidence if isinstance(e, evidence.Comparison) and e.decided]

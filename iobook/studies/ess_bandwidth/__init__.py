@@ -21,7 +21,7 @@ from . import charts, findings
 # the names callers and tests use, importable from iobook.studies.ess_bandwidth as before the layers
 from .analysis import (FAMILY_SYSTEMS, claim_for, claim_records, claims_values, fewest_blocks, figure_reading,
                        get_ceilings, get_claims, get_client_links, get_ess_releases, get_per_block, get_run_links,
-                       get_talk_runs, per_block_table, release_range, talk_release)
+                       get_talk_runs, per_block_table, release_range, stated_releases, talk_release)
 from .findings import FIG_HARD_DELETE, FIG_PER_BLOCK, TAB_ALIKE, TAB_BLOCKS, TAB_CEILINGS, TUCSON
 from .runs import (MODELS, NO_VALUE, SHORT_PHASE, blocks_from_disks, canister_pairs, count_in_folder,
                    get_building_blocks, get_ior_phases, get_runs, listing, selected_runs, selection_rule, short_runs)
@@ -52,12 +52,13 @@ def _run_tables(runs, releases, talk, blocks, claims, per_block, links, bounded)
     building block, the talk's client links and the runs against their line rate and IBM's figure."""
     return {
         "tab-ess-runs": Table(frame=short_runs(runs.merge(releases, on="run_id").merge(
+            stated_releases(runs, talk), on="run_id").merge(
             talk.drop_duplicates("run_id")[["run_id", "list"]], on="run_id", how="left")[
-            ["run_key", "institution", "model", "io500_version", "list", "scale_release", "ess_release",
+            ["run_key", "institution", "model", "io500_version", "list", "installed", "heads", "ess_release",
              "release_from"]]).rename(columns={
                 "institution": "site", "model": "IBM model", "io500_version": "IO500 release",
-                "list": "list (talk)", "scale_release": "Storage Scale", "ess_release": "ESS",
-                "release_from": "ESS from"})),
+                "list": "list (talk)", "installed": "Storage Scale installed", "heads": "talk's table heads",
+                "ess_release": "ESS", "release_from": "ESS from"})),
         TAB_BLOCKS: Table(frame=short_runs(runs[["run_id", "run_key"]].merge(blocks, on="run_id")[
             ["run_key", "building_blocks", "basis", "cluster_pairs", "evidence"]]).rename(columns={
                 "building_blocks": "blocks", "basis": "building blocks from", "cluster_pairs": "cluster pairs"})),
@@ -76,12 +77,12 @@ def _run_tables(runs, releases, talk, blocks, claims, per_block, links, bounded)
             phase=bounded.phase.map(SHORT_PHASE), clients_bound=bounded.clients_bound.map({True: "yes", False: ""}))[
             ["run_key", "phase", "gb_s", "nodes", "client_ceiling_gb_s", "quoted_gb_s", "pct_of_client",
              "pct_of_quoted", "reading", "clients_bound"]]).rename(columns={
-                "gb_s": "measured (GB/s)", "nodes": "clients", "client_ceiling_gb_s": "client line rate (GB/s)",
-                "quoted_gb_s": "IBM's figure (GB/s)", "pct_of_client": "of line rate (%)",
+                "gb_s": "measured (GB/s)", "nodes": "clients", "client_ceiling_gb_s": "nominal client line rate (GB/s)",
+                "quoted_gb_s": "IBM's figure (GB/s)", "pct_of_client": "of nominal line rate (%)",
                 "pct_of_quoted": "of IBM's figure (%)", "reading": "against IBM's figure",
-                "clients_bound": "line rate below IBM's figure"}),
-            formats={"measured (GB/s)": GB_S, "clients": ",.0f", "client line rate (GB/s)": ",.0f",
-                     "IBM's figure (GB/s)": ",.0f", "of line rate (%)": PCT, "of IBM's figure (%)": PCT}),
+                "clients_bound": "nominal line rate below IBM's figure"}),
+            formats={"measured (GB/s)": GB_S, "clients": ",.0f", "nominal client line rate (GB/s)": ",.0f",
+                     "IBM's figure (GB/s)": ",.0f", "of nominal line rate (%)": PCT, "of IBM's figure (%)": PCT}),
     }
 
 
@@ -191,7 +192,7 @@ def report(con, *, select_runs: Iterable[str] = (), config_keys: Iterable[str] =
         r.evidence.append(changed)
         mix = findings.release_mix_finding(pair, releases)
         found.append(Finding(text=mix.text + " " + findings.changed_during_run_text(runs, changed), target=mix.target,
-                             evidence=(changed,)))
+                             evidence=(*mix.evidence, changed)))
     found += findings.block_count_findings(blocks, runs)
     r.findings = found[:MAX_FINDINGS]
     r.abstract = found[:1] + ([findings.site_finding(tucson)] if tucson["runs"] != NO_VALUE else [])

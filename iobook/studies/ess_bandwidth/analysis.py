@@ -13,15 +13,16 @@ from ... import evidence, present, published, store
 from ...evidence import Replicate
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from ...units import gb_to_gib, gib_to_gb
-from .runs import EASY_PHASES, MODELS, PACKAGE, PHASE_ORDER, ids, listing, system_units
+from .runs import EASY_PHASES, MODELS, NO_VALUE, PACKAGE, PHASE_ORDER, ids, listing, short_source, system_units
 
 
 # Columns of seed 000's IO500 tables and what the slide says each is: (site, the list it names). The
 # Ehningen-vs-Tucson slide is left out: its Tucson column is headed ISC23 but prints the SC23 numbers.
+SC23_TABLE = "seed000_sc23_io500"  # "IO500 submissions from IBM for SC23 (all with IBM Storage Scale 5.1.9.0)"
 TALK_COLUMNS = {
-    ("seed000_sc23_io500", "IBM Tucson"): ("Tucson", "SC23"),
-    ("seed000_sc23_io500", "IBM Ehningen"): ("Ehningen", "SC23"),
-    ("seed000_sc23_io500", "IBM Cloud HPC"): ("Cloud HPC", "SC23"),
+    (SC23_TABLE, "IBM Tucson"): ("Tucson", "SC23"),
+    (SC23_TABLE, "IBM Ehningen"): ("Ehningen", "SC23"),
+    (SC23_TABLE, "IBM Cloud HPC"): ("Cloud HPC", "SC23"),
     ("seed000_tucson_isc23_to_sc23", "ISC23"): ("Tucson", "ISC23"),
     ("seed000_tucson_isc23_to_sc23", "SC23"): ("Tucson", "SC23"),
 }
@@ -77,11 +78,26 @@ def get_ess_releases(runs: pd.DataFrame, talk: pd.DataFrame) -> pd.DataFrame:
         {"run_id": "int64", "ess_release": "string", "scale_release": "string"})
 
 
-def talk_release(table: str = "seed000_sc23_io500") -> str | None:
+def talk_release(table: str = SC23_TABLE) -> str | None:
     """The Storage Scale release the talk heads its SC23 IO500 tables with ("all with IBM Storage Scale
     5.1.9.0", in the published table's source), None if it names none."""
     m = SCALE_RELEASE.search(published.load(table).source.iloc[0])
     return m[1] if m else None
+
+
+def stated_releases(runs: pd.DataFrame, talk: pd.DataFrame) -> pd.DataFrame:
+    """Per run, the Storage Scale release installed as its setup record states it, with the source
+    (`installed`: "5.1.8.1 (seed 000 line 277)"; never minReleaseLevel, the cluster's compatibility floor), beside
+    the release the talk's SC23 table heads its runs with (`heads`: "Storage Scale 5.1.9.0", for the runs that table
+    prints; "" for the others): the header is the table's, not each run's (issue 36)."""
+    printed = set(talk[talk.table == SC23_TABLE].run_id)
+    headed = talk_release()
+    return pd.DataFrame({
+        "run_id": runs.run_id,
+        "installed": [f"{release} ({short_source(source)})" if pd.notna(release) and pd.notna(source)
+                      else release if pd.notna(release) else NO_VALUE
+                      for release, source in zip(runs.scale_release_stated, runs.release_source)],
+        "heads": [f"Storage Scale {headed}" if headed and r in printed else "" for r in runs.run_id]})
 
 RATIO = re.compile(r"~?\d+(?:\.(\d+))?X")  # a ratio as a slide prints it, "~2.6X"
 

@@ -96,6 +96,21 @@ def one_run(value: float, quantity: str, unit: str) -> evidence.Estimate:
                               how="one run's value")
 
 
+ONE_AGAINST_ONE = "one run against one run: the change between two values, with no interval and no verdict"
+
+
+def one_against_one(change_pct: float, quantity: str) -> evidence.Estimate:
+    """The record of a change in % between two runs, one a side: described, never compared (issue 36: a verdict
+    or an interval on one unit a side would claim what two values cannot show)."""
+    return evidence.described(change_pct, quantity=quantity, unit="%", n=2, replicate=Replicate.RUN,
+                              how=ONE_AGAINST_ONE)
+
+
+def line_rate_share(row) -> evidence.Estimate:
+    """One run's easy read as % of its clients' nominal line rate."""
+    return one_run(row.pct_of_client, f"{row.run_key}: easy read as % of the clients' nominal line rate", "%")
+
+
 def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
     """The read per building block and share of the client line rate of the runs at `site` (the talk's name)
     whose line rate is known: rounded ranges, NO_VALUE without such a run."""
@@ -109,15 +124,17 @@ def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
 
 def site_finding(at_site: dict[str, str]) -> Finding:
     """For the landing page: ESS 3500 read per building block at Tucson (`site_values`) and its share of the
-    clients' line rate."""
+    clients' nominal line rate."""
     return Finding(text=(f"ESS 3500 per building block at {TUCSON} ({at_site['runs']}): {at_site['read_per_block']} GB/s "
-                         f"read, {at_site['pct_of_line_rate']} % of the clients' line rate."), target=TAB_CEILINGS)
+                         f"read, {at_site['pct_of_line_rate']} % of the clients' nominal line rate."),
+                   target=TAB_CEILINGS)
 
 
 def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | None:
-    """A run whose clients' line rate is below IBM's figure for its building blocks: the clients bound it (it
-    could not show IBM's figure); with the read per building block and share of the line rate of the runs at
-    its site. Without such a run, each linked run's share of the line rate and of IBM's figure."""
+    """A run whose clients' nominal line rate (links x rate as stated, not measured) is below IBM's figure for its
+    building blocks: the clients bound it (it could not show IBM's figure); with the read per building block and
+    share of the line rate of the runs at its site. Without such a run, each linked run's share of the line rate
+    and of IBM's figure."""
     read = ceilings[(ceilings.phase == "ior-easy-read") & ceilings.client_ceiling_gb_s.notna()]
     bound = read[read.clients_bound]
     if len(bound):
@@ -127,6 +144,9 @@ def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | 
                         one_run(r.quoted_gb_s, f"{r.run_key}: IBM's figure for its building blocks", "GB/s")]
             link = links.set_index("site").loc[r.site]
             at_site = site_values(ceilings, r.site)
+            site = read[(read.site == r.site) & read.per_block_gb_s.notna()]  # the runs site_values reads
+            records += [*(one_run(s.per_block_gb_s, f"{s.run_key}: easy read per building block", "GB/s")
+                          for s in site.itertuples()), *map(line_rate_share, site.itertuples())]
             sentences.append(
                 f"{r.run_key}'s clients ({r.nodes:,.0f} nodes in its IOR log, {plural(int(link.links_per_client), 'link')} "
                 f"of {link.link_gbit_s:,.0f} Gb/s each, as the talk states) carry at most {r.client_ceiling_gb_s:,.0f} "
@@ -139,16 +159,15 @@ def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame) -> Finding | 
     if linked.empty:
         return None
     each = "; ".join(f"{r.run_key} {r.pct_of_client:.0f} % and {r.pct_of_quoted:.0f} %" for r in linked.itertuples())
-    shares = tuple(one_run(r.pct_of_client, f"{r.run_key}: easy read as % of the clients' nominal line rate", "%")
-                   for r in linked.itertuples())
+    shares = tuple(map(line_rate_share, linked.itertuples()))
     return Finding(text=(f"Easy read as % of the clients' nominal line rate and of IBM's quoted figure: {each}; the data "
                          f"cannot tell whether the client links bound {'it' if len(linked) == 1 else 'them'}."),
                    target=TAB_CEILINGS, evidence=shares)
 
 
 def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, runs: pd.DataFrame) -> Finding | None:
-    """The talk's SC23 runs at Ehningen and Tucson side by side: total read change, read per building block,
-    client line rates and their shares, and what else differs (transfer size from the IOR logs, the installed
+    """The talk's SC23 runs at Ehningen and Tucson side by side: total read change (one run against one run:
+    described), read per building block, nominal client line rates and their shares, and what else differs (transfer size from the IOR logs, the installed
     Storage Scale release from the setup record, never minReleaseLevel): what one run per site can and cannot
     tell. None without both."""
     sc23 = talk[(talk.list == "SC23") & talk.site.isin([TUCSON, EHNINGEN])].drop_duplicates("site").set_index("site")
@@ -171,20 +190,24 @@ def sites_finding(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame,
         heading = (f"; the talk's SC23 table heads both 'Storage Scale {headed}'"
                    if headed and not (release == headed).all() else "")
         differ.append(f"Storage Scale releases ({' and '.join(release)}, {sources}{heading})")
+    change = one_against_one((e.gb_s / t.gb_s - 1) * 100, f"{e.run_key} against {t.run_key}: change in ior-easy-read, "
+                                                          f"in total")
     return Finding(text=(
-        f"{EHNINGEN}'s {plural(int(e.blocks), 'building block')} ({e.run_key}) read {(e.gb_s / t.gb_s - 1) * 100:+.1f} % "
+        f"{EHNINGEN}'s {plural(int(e.blocks), 'building block')} ({e.run_key}) read {change.value:+.1f} % "
         f"in total against {TUCSON}'s {int(t.blocks)} ({t.run_key}), {e.per_block_gb_s:,.0f} against "
-        f"{t.per_block_gb_s:,.0f} GB/s per building block, with a client line rate of {e.client_ceiling_gb_s:,.0f} "
+        f"{t.per_block_gb_s:,.0f} GB/s per building block, with a nominal client line rate of {e.client_ceiling_gb_s:,.0f} "
         f"against {t.client_ceiling_gb_s:,.0f} GB/s ({e.pct_of_client:.0f} % and {t.pct_of_client:.0f} % of it "
         f"used). One run per site, on other clients{', ' + listing(differ) if differ else ''}: it cannot tell "
         f"building blocks from site, clients or release, and is no per-block scaling law."), target=TAB_CEILINGS,
-        evidence=tuple(one_run(r.per_block_gb_s, f"{r.run_key}: easy read per building block", "GB/s") for r in (e, t)))
+        evidence=(change, *(one_run(r.per_block_gb_s, f"{r.run_key}: easy read per building block", "GB/s")
+                            for r in (e, t)), *(line_rate_share(r) for r in (e, t))))
 
 
 def release_mix_finding(pair: pd.Series, releases: pd.DataFrame) -> Finding:
     """The talk's Tucson ISC23-to-SC23 changes of mdtest-hard-delete and mdtest-easy-stat, one run each: the
     release the earlier run's folder states against the one the talk gives, and the talk's settings only the
-    later run's listing sets. Upgrade and settings changed together: the change is not the settings'."""
+    later run's listing sets. Upgrade and settings changed together: the change is not the settings'. Each change
+    sets one run against one run: described (`one_against_one`), never decided."""
     stated = releases.set_index("run_id").loc[pair.before_id]
     before = (f"{pair.before_run}'s folder states Storage Scale {stated.scale_release} with ESS {stated.ess_release}"
               if pd.notna(stated.scale_release) else f"{pair.before_run}'s release is not stated")
@@ -194,7 +217,9 @@ def release_mix_finding(pair: pd.Series, releases: pd.DataFrame) -> Finding:
         f"From the talk's Tucson ISC23 run to its SC23 run ({pair.before_run} to {pair.after_run}, one run each), "
         f"mdtest-hard-delete moved {pair.change_pct:+.1f} % and mdtest-easy-stat {pair.stat_change_pct:+.1f} %. The talk "
         f"heads both 'Storage Scale {talk_release()}', but {before}{settings}: the changes mix the upgrade with "
-        f"the settings."), target=FIG_HARD_DELETE)
+        f"the settings."), target=FIG_HARD_DELETE, evidence=(
+        one_against_one(pair.change_pct, f"{pair.after_run} against {pair.before_run}: change in mdtest-hard-delete"),
+        one_against_one(pair.stat_change_pct, f"{pair.after_run} against {pair.before_run}: change in mdtest-easy-stat")))
 
 
 def changed_during_run_text(runs: pd.DataFrame, changed: evidence.Count) -> str:
