@@ -35,11 +35,12 @@ def ratio_text(record: Comparison) -> str:
     return f"{c.ratio:.3g}× ({interval})"
 
 
-def sides_text(record: Comparison) -> str:
-    """Units a side with their noun: '5 runs / 5', or '4 runs / published' against a published figure."""
+def sides_text(record: Comparison, reference: str = "published") -> str:
+    """Units a side with their noun: '5 runs / 5', or '4 runs / published' against a reference figure (`reference`
+    names what it is: a published figure, a model's expectation)."""
     noun = evidence.plural(record.n, str(record.replicate)) if record.replicate is not Replicate.CENSUS else (
         f"{record.n:,}")
-    return f"{noun} / {'published' if record.reference is not None else f'{record.n_baseline:,}'}"
+    return f"{noun} / {reference if record.reference is not None else f'{record.n_baseline:,}'}"
 
 
 def verdict_text(record: Comparison) -> str:
@@ -50,15 +51,15 @@ def verdict_text(record: Comparison) -> str:
 
 
 def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None,
-          formats: dict[str, str] | None = None) -> Table:
+          formats: dict[str, str] | None = None, reference: str = "published") -> Table:
     """The comparison table: one row per record, the measure first, then the descriptor columns that tell the rows
-    apart (a frame of the same length: run, configuration, year...), then ratio and interval, units a side, Holm's p
-    and the verdict."""
+    apart (a frame of the same length: run, configuration, year...), then ratio and interval, units a side (a
+    reference figure's side named `reference`), Holm's p and the verdict."""
     descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
     if len(descriptors) != len(records):
         raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
     frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records]}), descriptors,
-                       pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c) for c in records],
+                       pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c, reference) for c in records],
                                      HOLM_P: [c.p_adjusted for c in records],
                                      VERDICT: [verdict_text(c) for c in records]})], axis=1)
     return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})})

@@ -9,7 +9,9 @@ Python gets one row per phase, per node and per position of a phase, never one p
 (copies of the archive, or a submission filed twice) counts once."""
 from __future__ import annotations
 
-from ... import evidence, present
+import pandas as pd
+
+from ... import comparison, evidence, present
 from ...report import Prose, Report, Table
 from . import analysis, charts, findings
 from .analysis import (FAMILY, MIN_SECONDS, crowded_nodes_by_run, equal_part_starts, node_spread, null_by_machine,
@@ -71,7 +73,8 @@ def report(con) -> Report:
         v |= {"variance_ratio": variance.ratio, "variance_decided": variance.decided,
               "variance_text": Prose(evidence.phrase(variance)), "crowding_ratio": crowding.ratio,
               "crowding_decided": crowding.decided}
-        tables["tab-stragglers-against-chance"] = analysis.comparison_table(decided)
+        tables["tab-stragglers-against-chance"] = comparison.table(
+            decided, pd.DataFrame({"ranks": [c.label for c in decided]}), reference=analysis.RANDOM_PLACEMENT)
         model, by_machine = null_model(runs), null_by_machine(runs)
         v |= {f"null_{k}": x for k, x in model.items() if k != "pmf"}
         v |= {f"null_machine_{k}": x for k, x in by_machine.items()}

@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import comparison, evidence, families
+from ... import families
 from ...evidence import (Comparison, Count, Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference,
                          count)
-from ...report import Table
 from .ranks import SLOW_SHARE, clustering_tested
 
 MIN_SECONDS = 1.0  # ratios are read on phases whose slowest rank took at least this long
@@ -42,15 +41,6 @@ def placement_comparisons(tested: pd.DataFrame) -> list[Comparison]:
              "ranks grouped by node"),
             ("node_crowding", "slow ranks on the slowest rank's node over random placement's mean",
              f"slowest {SLOW_SHARE:.0%} of ranks")]]
-
-
-def comparison_table(records: list[Comparison]) -> Table:
-    """The kit's comparison table of the decided records, the ranks compared telling the rows apart. The kit's
-    units column reads a reference as a published figure ("9 machines / published"); here it is random placement's
-    model, so the column names it."""
-    shown = comparison.table(records, pd.DataFrame({"ranks": [c.label for c in records]}))
-    units = [f"{evidence.plural(c.n, str(c.replicate))} / {c.baseline_label}" for c in records]
-    return Table(frame=shown.frame.assign(**{comparison.UNITS: units}), formats=shown.formats)
 
 
 def together(variance: Comparison) -> bool:
