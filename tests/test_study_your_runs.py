@@ -4,6 +4,7 @@ databases and on trees made here from real logs; every value checked is read aga
 the test."""
 import functools
 import json
+import math
 import re
 import shutil
 import statistics
@@ -15,7 +16,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import BUILT_TOOLS, REPO, execute_chapter
-from iobook import build, evidence, present, selection, source_labels, store
+from iobook import build, comparison, evidence, present, selection, source_labels, store
 from iobook.ingest import ingest
 from iobook.studies import your_runs as study
 
@@ -91,8 +92,9 @@ def config_of(runs, file_suffix, workload):
 
 def test_fio_runs_are_the_files_of_one_configuration(databases):
     """data/raw's checksum run vm-20261121T131428Z read the same 2 GiB file with the same job twice (r1, r2): one
-    configuration of 2 runs, its value the geometric mean of the two JSONs' bw_bytes with the t interval of
-    their logs."""
+    configuration of 2 runs, its value the geometric mean of the two JSONs' bw_bytes. Two runs are fewer than
+    evidence.MIN_UNITS: no interval (issue 36: the table printed a t interval on them), the range of the runs in
+    its place."""
     con, runs, configs = configurations(databases["default"])
     config = config_of(runs, "002-read-none-direct-r1.fio.json", "read")
     assert config == config_of(runs, "026-read-none-direct-r2.fio.json", "read")
@@ -108,9 +110,15 @@ def test_fio_runs_are_the_files_of_one_configuration(databases):
     assert row["bw_mib_s_spread"] == pytest.approx(statistics.stdev(bw) / statistics.mean(bw))
     assert row["ops_s"] == pytest.approx(geometric_mean([j["read"]["iops"] for j in jobs]))
     assert row["p99_ms"] == pytest.approx(statistics.mean(j["read"]["clat_ns"]["percentile"]["99.000000"] for j in jobs) / 1e6)
-    assert (row["bw_mib_s_low"], row["bw_mib_s_high"]) == pytest.approx(log_t_interval(bw))
-    assert 0 < row["bw_mib_s_low"] < row["bw_mib_s"] < row["bw_mib_s_high"]
+    assert pd_isna(row["bw_mib_s_low"]) and pd_isna(row["bw_mib_s_high"])
     assert row["estimate"].n == 2 and row["estimate"].replicate == evidence.Replicate.RUN
+    assert evidence.as_shown(row["estimate"]).low is None
+    table, _ = study.configuration_table(configs, "fio")
+    cell = table.loc[(table["label"] == "checksum") & table["bandwidth (MiB/s)"].str.startswith(f"{geometric_mean(bw):,.0f} "),
+                     "bandwidth (MiB/s)"]
+    # 946444974 and 619228272 B/s: 591 and 903 MiB/s
+    assert cell.tolist() == [f"{geometric_mean(bw):,.0f} ±{statistics.stdev(bw) / statistics.mean(bw):.0%} "
+                             f"(runs {min(bw):,.0f}–{max(bw):,.0f})"]
     con.close()
 
 
@@ -151,7 +159,7 @@ def test_ior_iterations_of_one_invocation_are_one_run(databases):
     per_run = [geometric_mean(ior_text_bandwidths(IOR_TEXT, "write")), geometric_mean(ior_json_bandwidths(IOR_JSON, "write"))]
     assert row["runs"] == 2 and row["design"] == "ior 4.1.0+dev"  # "IOR-4.1.0+dev: MPI Coordinated Test..."
     assert row["bw_mib_s"] == pytest.approx(geometric_mean(per_run))
-    assert (row["bw_mib_s_low"], row["bw_mib_s_high"]) == pytest.approx(log_t_interval(per_run))
+    assert pd_isna(row["bw_mib_s_low"])  # two runs: no interval (evidence.MIN_UNITS)
     # the option block: "type : independent", "ordering in a file : sequential", "ordering inter file : constant task offset"
     assert (row["api"], row["transfer"], row["block"], row["tasks"], row["nodes"]) == ("POSIX", 2**20, 16 * 2**20, 2, 1)
     assert (row["file_per_proc"], row["collective"], row["ordering_in_file"], row["ordering_inter_file"]) == (
@@ -213,7 +221,8 @@ def test_two_labels_of_one_run_each_are_compared_undecided(tmp_path):
     con, runs, configs = configurations(db)
     assert sorted(set(configs["label"])) == ["a", "b"] and study.labels_sharing(configs) == ["a", "b"]
     assert study.choose_baseline(configs, "") == ("a", None) and study.choose_baseline(configs, "b") == ("b", None)
-    comparisons = study.label_comparisons(runs, configs, "a").set_index("workload")
+    (comparisons,) = study.decide_together(study.label_comparisons(runs, configs, "a"))
+    comparisons = comparisons.set_index("workload")
     read = comparisons.loc["read"]
     ratio = geometric_mean(ior_json_bandwidths(IOR_JSON, "read")) / geometric_mean(ior_text_bandwidths(IOR_TEXT, "read"))
     assert (read["label"], read["n"], read["n_baseline"]) == ("b", 1, 1)
@@ -314,7 +323,7 @@ def test_two_collector_runs_are_two_designs_never_pooled(databases):
     them side by side."""
     con, runs, configs = configurations(databases["default"])
     sweeps, points = study.get_sweeps(configs)
-    effects = study.sweep_effects(runs, configs, points)
+    (effects,) = study.decide_together(study.sweep_effects(runs, configs, points))
     libaio = effects[effects["line"] == "ioengine=libaio"].set_index("design")
     assert len(libaio) == 2
     for run, n in QD_RUNS.items():
@@ -324,7 +333,7 @@ def test_two_collector_runs_are_two_designs_never_pooled(databases):
         assert (e["n"], e["n_baseline"]) == (len(qd64), len(qd1)) == (n, n)
         ratio, low, high, p = log_welch(qd64, qd1)
         assert (e["ratio"], e["low"], e["high"], e["p"]) == pytest.approx((ratio, low, high, p))
-        assert not e["decided"]
+        assert e["verdict"] == evidence.Verdict.UNDECIDED
     assert libaio.loc["collector run vm-20261125T035437Z", "ratio"] == pytest.approx(1.01, abs=0.01)
     assert libaio.loc["collector run vm-20261123T160557Z", "ratio"] == pytest.approx(1.85, abs=0.01)
     first = report_of(databases["default"]).findings[0].text
@@ -471,6 +480,7 @@ def test_sweep_example_configurations_from_its_files(sweep):
     row = by.loc[config_of(runs, "vda-ext4/fio-randread-bs4k-qd16/rep1.json", "randread")]
     assert (row["label"], row["bs"], row["iodepth"], row["direct"], row["size"], row["runs"]) == (VDA, "4k", 16, 1, "256m", 3)
     assert row["bw_mib_s"] == pytest.approx(geometric_mean(fio_bandwidths(folder)))
+    assert (row["bw_mib_s_low"], row["bw_mib_s_high"]) == pytest.approx(log_t_interval(fio_bandwidths(folder)))
     # the same job's text output states no direct and no size: a configuration of its own
     text = by.loc[config_of(runs, "vda-ext4/fio-randread-bs64k-qd16-text/rep1.txt", "randread")]
     assert (text["runs"], text["iodepth"]) == (3, 16) and pd_isna(text["direct"]) and pd_isna(text["size"])
@@ -511,7 +521,7 @@ def test_sweep_example_labels_compared(sweep):
     its verdict is evidence.decide's, Holm within the labels compared. mdtest File stat at 10,000 items, one
     run a side: the ratio of the printed means, no interval, undecided."""
     _, _, runs, configs = sweep
-    comparisons = study.label_comparisons(runs, configs, LOOP)
+    (comparisons,) = study.decide_together(study.label_comparisons(runs, configs, LOOP))
     assert set(comparisons["label"]) == {VDA, TMPFS} and (comparisons["baseline"] == LOOP).all()
     assert (comparisons["family"] == f"labels over {LOOP}").all()
     for bs in ("4k", "1m"):
@@ -534,7 +544,7 @@ def test_sweep_example_effects_by_one_rule(sweep):
     least p times the lines above it."""
     _, _, runs, configs = sweep
     points = study.get_sweeps(configs)[1]
-    effects = study.sweep_effects(runs, configs, points)
+    (effects,) = study.decide_together(study.sweep_effects(runs, configs, points))
     assert (effects["family"] == study.SWEEP_FAMILY).all() and len(effects) > 30
     by = effects.set_index(["sweep", "line"])
     for folder, label in (("vda-ext4", VDA), ("loop-ext4", LOOP)):
@@ -552,7 +562,7 @@ def test_sweep_example_effects_by_one_rule(sweep):
 def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
     _, db = ior_tree(tmp_path)
     execute_chapter("your_runs", db, tmp_path, kernel=True)
-    text, anchor = build.headline(tmp_path / "your_runs.ipynb")
+    text = build.headline(tmp_path / "your_runs.ipynb")
     # one run a label: the ratio of the two runs, said to be too few to decide
     assert text.startswith("**b** over **a** in ior read bandwidth: ") and "too few units" in text
 
@@ -676,7 +686,111 @@ def test_the_current_design_leads_and_no_non_finding_is_made(databases):
     lead = r.findings[0]
     (record,) = lead.evidence
     assert (record.n, record.n_baseline) == (5, 5) and "vm\\-20261125T035437Z: 1.01×" in lead.text
+    # its verdict and interval: Welch's t on the logs of r1-r5 at iodepth 64 and 1 (libaio), from the JSONs
+    run = PAGECACHE / "vm-20261125T035437Z"
+    qd64, qd1 = (read_bandwidths(sorted(run.glob(f"*-read-direct-libaio-qd{qd}-r*.fio.json"))) for qd in (64, 1))
+    ratio, low, high, p = log_welch(qd64, qd1)
+    assert (record.ratio, record.low, record.high, record.p) == pytest.approx((ratio, low, high, p))
+    assert record.verdict is evidence.Verdict.UNDECIDED and record.p_adjusted >= p
+    assert f"1.01× (95% interval {low:.3g}–{high:.3g}; 5 runs vs 5; undecided" in lead.text
     assert "superseded, vm\\-20261123T160557Z" in lead.text
     (labels,) = [f for f in r.findings if f.target == "tab-runs-comparisons"]
     assert all(str(c.verdict) == "too few units" for c in labels.evidence)
     assert "no label can be compared with it yet" in labels.text and "decided" not in labels.text
+
+
+# An interval as a cell shows it, "(0.98–1.05)"; the runs' range "(runs 591–903)" and "(no interval)" are none
+SHOWN_INTERVAL = re.compile(r"\((?!runs |no interval)[^()]*\d–[^()]*\)")
+# "3 runs / 2", "4 runs / published", or a curve's "5 paired sweep points"
+UNITS_A_SIDE = re.compile(r"([\d,]+) [^/]+?(?: / ([\d,]+|published))?")
+
+
+def intervals_on_too_few(r) -> list[str]:
+    """What the chapter shows with an interval on fewer than evidence.MIN_UNITS runs (or points) a side: rows of its
+    comparison tables (the kit's ratio and units columns), cells of its configuration tables (beside their runs
+    column), and marks of its charts (their data's low, beside its n or verdict)."""
+    found = []
+    for key, table in r.tables.items():
+        frame = table.frame
+        if comparison.RATIO in frame:
+            assert frame.columns[0] == "measure", key  # the measure first: visible at 1280 px (issue 37)
+            for i, (ratio, units) in enumerate(zip(frame[comparison.RATIO], frame[comparison.UNITS])):
+                n, base = UNITS_A_SIDE.fullmatch(units).groups()
+                fewest = min(int(n.replace(",", "")), math.inf if base in (None, "published") else int(base.replace(",", "")))
+                if SHOWN_INTERVAL.search(ratio) and fewest < evidence.MIN_UNITS:
+                    found.append(f"{key} row {i}: {ratio}, {units}")
+        elif "runs" in frame:
+            few = frame["runs"] < evidence.MIN_UNITS
+            found += [f"{key} row {i}, {column}" for column in frame.columns
+                      for i in frame.index[few & frame[column].astype(str).str.contains(SHOWN_INTERVAL)]]
+    for key, figure in r.figures.items():
+        for rows in figure.to_dict()["datasets"].values():
+            found += [f"{key}: {row}" for row in rows if row.get("low") is not None
+                      and (row.get("n", math.inf) < evidence.MIN_UNITS or "too few" in str(row.get("verdict")))]
+    return found
+
+
+def test_no_interval_on_fewer_than_three_runs_anywhere(databases, sweep):
+    """Issue 36: "every configuration" printed a t interval on 2 runs (data/raw's checksum r1 and r2; the sweep
+    example's IOR folders, rep1.log and rep2.json). On data/raw, the built-tools logs and the sweep example, no table
+    row and no chart mark of the chapter shows one: below evidence.MIN_UNITS a side, the runs' range or nothing."""
+    db, *_ = sweep
+    for path in (databases["default"], databases["built_tools"], db):
+        r = report_of(Path(path))
+        assert not intervals_on_too_few(r), path
+        for tool, measure in (("fio", "bandwidth (MiB/s)"), ("ior", "bandwidth (MiB/s)"), ("mdtest", "rate (ops/s)")):
+            frame = r.tables[f"tab-runs-{tool}"].frame  # the measure in the fixed first column, in view (issue 37)
+            assert frame.empty or frame.columns[0] == measure, (path, tool)
+        # where configurations ran three times or more (not built-tools': two at most), intervals are shown
+        assert (any(SHOWN_INTERVAL.search(str(v)) for t in r.tables.values() for v in t.frame.to_numpy().ravel())
+                or path == databases["built_tools"]), path
+
+
+def axis_labels(svg: str) -> list[list[tuple[str, float, float, float, str]]]:
+    """Each axis' visible tick labels in an SVG Vega drew: (text, x, y, font size in px, anchor)."""
+    axes = []
+    for group in re.findall(r'<g class="mark-text role-axis-label"[^>]*>(.*?)</g>', svg):
+        labels = [(text, float(x), float(y), float(size), anchor) for anchor, x, y, size, opacity, text in re.findall(
+            r'<text text-anchor="(\w+)" transform="translate\(([-\d.]+),([-\d.]+)\)"[^>]*font-size="([\d.]+)px"'
+            r'[^>]*opacity="([\d.]+)"[^>]*>([^<]*)</text>', group) if float(opacity) > 0]
+        axes.append(labels)
+    return axes
+
+
+GLYPH_EM = 0.55  # a digit of Source Sans Pro is 0.5 em wide; a little more, so that labels nearly touching count
+
+
+def overlapping(labels) -> list[tuple[str, str]]:
+    """Pairs of neighbouring labels of one axis whose boxes overlap: along x for an axis whose labels share a y
+    (width GLYPH_EM em a character, placed by their anchor), else along y (one font size high)."""
+    horizontal = len({y for _, _, y, _, _ in labels}) == 1
+    boxes = []
+    for text, x, y, size, anchor in labels:
+        if horizontal:
+            width = GLYPH_EM * size * len(text)
+            left = x - {"start": 0, "middle": width / 2, "end": width}[anchor]
+            boxes.append((left, left + width, text))
+        else:
+            boxes.append((y - size, y, text))
+    boxes.sort()
+    return [(a[2], b[2]) for a, b in zip(boxes, boxes[1:]) if b[0] < a[1]]
+
+
+def test_sweep_and_curve_panels_are_legible(sweep):
+    """Issue 37: the sweep panels were 140 x 120 px with 10 px text. On the sweep example (24 sweep panels, 24 curve
+    panels), every text of both charts is at least 11 px, and no two tick labels of one axis overlap (the curves' bs
+    axis printed "2030" and "1,0002,000")."""
+    import vl_convert
+    from iobook import charts
+
+    db, *_ = sweep
+    r = report_of(Path(db))
+    charts._register_font()
+    for key in ("fig-runs-sweeps", "fig-runs-curves"):
+        spec = charts.wrap_titles(r.figures[key].to_dict())
+        spec.setdefault("config", {})["font"] = charts.FONT
+        svg = vl_convert.vegalite_to_svg(spec)
+        assert min(float(size) for size in re.findall(r'font-size="([\d.]+)px"', svg)) >= 11, key
+        axes = axis_labels(svg)
+        assert len(axes) >= 2 * 24, key
+        assert not [pair for labels in axes for pair in overlapping(labels)], key

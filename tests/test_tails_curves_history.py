@@ -65,7 +65,7 @@ def test_tails_are_compared_run_by_run(curve):
     p99 = tails[1]  # 40.9x (13.1-127): tmpfs's p99 at 1 MiB reads is longer than the disk's in all three runs
     assert p99.ratio > 10 and p99.low > 1 and p99.verdict is evidence.Verdict.DECIDED
     table = curve.tables["tab-runs-tails"].frame
-    assert len(table) == 4 * len(BS) and set(table["percentile"]) == set(study.TAIL_PERCENTILES.values())
+    assert len(table) == 4 * len(BS) and set(table["measure"]) == set(study.TAIL_PERCENTILES.values())
 
 
 def test_a_curve_per_point_and_over_the_sweep(curve):
