@@ -23,6 +23,7 @@ HOLM_P = "Holm p"
 VERDICT = "verdict"
 COLUMNS = ["measure", RATIO, UNITS, HOLM_P, VERDICT]
 DECIDED_LEGEND = "filled: decided (the methods page gives the rule); hollow: not decided"
+FOREST_WIDTH = 340  # px of the plot: with the rows' names beside it, within the 660 px of a chart's box
 DRIFT_QUANTITY = "{what} at the end ÷ {baseline}"
 
 
@@ -65,6 +66,11 @@ def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None
     return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})})
 
 
+def _ratio(x: float) -> str:
+    """A ratio as the book prints one: three significant digits, thousands separated ('5,010×', not '5.01e+03×')."""
+    return f"{x:,.0f}×" if abs(x) >= 1000 else f"{x:.3g}×"
+
+
 def range_sentence(records: Iterable[Comparison], what: str = "ratios") -> str:
     """'0.87× to 1.12×, 3 of 9 decided' (one ratio: '1.01×, decided'): the span of the ratios and how many
     are decided, for a finding that sums up a family."""
@@ -73,9 +79,9 @@ def range_sentence(records: Iterable[Comparison], what: str = "ratios") -> str:
         return f"no {what}"
     decided = sum(c.decided for c in records)
     if len(records) == 1:
-        return f"{records[0].ratio:.3g}×, {'decided' if decided else str(records[0].verdict)}"
+        return f"{_ratio(records[0].ratio)}, {'decided' if decided else str(records[0].verdict)}"
     low, high = min(c.ratio for c in records), max(c.ratio for c in records)
-    return f"{low:.3g}× to {high:.3g}×, {decided} of {len(records)} {what} decided"
+    return f"{_ratio(low)} to {_ratio(high)}, {decided} of {len(records)} {what} decided"
 
 
 def farthest(records: Iterable[Comparison]) -> Comparison:
@@ -93,7 +99,7 @@ def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, 
                          "low": [c.low for c in shown], "high": [c.high for c in shown],
                          "decided": [bool(c.decided) for c in shown], "verdict": [verdict_text(c) for c in shown],
                          "group": list(color) if color is not None else [""] * len(shown)})
-    y = alt.Y("label:N", title=None, sort=list(dict.fromkeys(labels)))
+    y = alt.Y("label:N", title=None, sort=list(dict.fromkeys(labels)), axis=alt.Axis(labelLimit=0))  # names whole
     x = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log"))
     hue = (alt.Color("group:N", title=color_title or None) if color is not None
            else alt.value("#1f77b4"))
@@ -110,7 +116,7 @@ def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, 
     return (one + rules + points).properties(
         title=alt.TitleParams(title, subtitle=[f"{evidence.CONFIDENCE:.0%} intervals; {DECIDED_LEGEND}",
                                                *([f"({source})"] if source else [])]),
-        width=420, height=alt.Step(22))
+        width=FOREST_WIDTH, height=alt.Step(22))
 
 
 def drift(end, during, *, what: str, unit: str, configuration: str, run_id: str,

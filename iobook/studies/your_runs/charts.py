@@ -19,7 +19,6 @@ TEXT_PX, TITLE_PX = 11, 12  # the least a chart's text is (issue 37: 10 px was t
 # Vega drops tick labels closer than this (where it drops overlapping ones: log axes, and the axes that say so):
 # browsers draw the SVG's text in their own, wider sans-serif ("9" and "10" ran together on the forest's axis)
 LABEL_GAP_PX = 6
-FOREST_WIDTH = 340  # the kit's 420 with the configurations' names beside it passed the 660 px of a chart's box
 ROW_PX, X_AXIS_PX, LABEL_CHAR_PX = 22, 60, 5.3  # the forest's row (its alt.Step), its x axis with title, a character
 
 
@@ -105,15 +104,11 @@ def chart_comparisons(comparisons: pd.DataFrame):
         records, configuration, title=f"Labels over {baseline}: {comparison.range_sentence(records)}",
         x_title=f"ratio of geometric means over {baseline} (log scale)", color=list(comparisons["label"]),
         color_title="label")
-    # the kit colours a point's stroke and, when decided, its fill by label, each with a legend of its own (two
-    # side by side were wider than the page): the stroke's says it
-    forest.layer[-1].encoding.fill["condition"]["legend"] = None
     # the legend below the chart from its left edge, not from the plot's (whose left the configurations' names
     # take): a long label (the default data's is 98 characters) fits the box then
     names_px = max(map(len, configuration)) * LABEL_CHAR_PX
     below = ROW_PX * len(set(configuration)) + X_AXIS_PX
-    return legible(forest.properties(width=FOREST_WIDTH), orient="none", legendX=-names_px, legendY=below,
-                   columns=1)
+    return legible(forest, orient="none", legendX=-names_px, legendY=below, columns=1)
 
 
 def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
