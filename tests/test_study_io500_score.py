@@ -8,6 +8,7 @@ import pytest
 
 from iobook import evidence, selection, store
 from iobook.studies import io500_score as study
+from iobook.studies.io500_score import analysis, sc23
 
 from conftest import DATABASES, execute_chapter
 
@@ -18,30 +19,30 @@ SC23 = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM C
 
 def test_runs_on_each_database(any_db):
     name, con = any_db
-    runs = study.get_runs(con)
-    counts = study.agreement(runs)
+    runs = analysis.get_runs(con)
+    counts = analysis.agreement(runs)
     if name == "empty":
-        assert runs.empty and study.default_runs(runs) == [] and counts["runs"] == 0
+        assert runs.empty and analysis.default_runs(runs) == [] and counts["runs"] == 0
         return
     # default: data/raw's 258 runs less the 12 later copies of a run filed in two submissions (io500_duplicate_runs'
     # 12 rows, SoftBank's CHIE-2, CHIE-3 and submission-717 one run filed three times)
     expected = {"built_tools": 1, "other_io500": 16, "default": 246}[name]
     assert counts["runs"] == expected
     assert counts["from_summary"] + counts["from_logs"] + counts["neither"] == counts["comparable"]
-    assert len(study.default_runs(runs)) == min(3, expected)
+    assert len(analysis.default_runs(runs)) == min(3, expected)
 
 
 def test_built_tools_run(databases):
     with store.open_read(databases["built_tools"]) as con:
-        runs = study.get_runs(con)
+        runs = analysis.get_runs(con)
         (key,) = runs.run_key
         # INVALID (10 s stonewall), yet the arithmetic is the IO500's: 9.040308 printed
         # (built-tools/io500/run1-standard-np2-stonewall10/2026.11.21-12.37.24/result_summary.txt:16)
         # named by its folder and the date of its timestamp folder (io500_runs.run_name)
         assert key == "run1-standard-np2-stonewall10 2026-11-21 12:37" and not runs.valid.item() and runs.score_matches.item()
         assert runs.reported_score.item() == 9.040308 and runs.release.item() == "ISC26"
-        assert study.default_runs(runs) == [key]  # no valid run: the highest score of all
-        phases = study.get_phases(con, [key])
+        assert analysis.default_runs(runs) == [key]  # no valid run: the highest score of all
+        phases = analysis.get_phases(con, [key])
         # result_summary.txt:2: "ior-easy-write 0.270729 GiB/s ... [INVALID]"
         assert phases.set_index("phase").loc["ior-easy-write", "value"] == 0.270729
         # the four write phases are marked [INVALID] (lines 2, 3, 5, 6), the run and its score too (line 16)
@@ -51,21 +52,21 @@ def test_built_tools_run(databases):
 
 def test_other_submissions(databases):
     with store.open_read(databases["other_io500"]) as con:
-        runs = study.get_runs(con).set_index("run_key")
+        runs = analysis.get_runs(con).set_index("run_key")
         # TACC/Frontera/DAOS/2020/submission-13/result.txt:107 "SCORE = 507.129018"
         assert runs.loc["submission-13", "reported_score"] == 507.129018
         assert runs.loc["submission-13", "release"] == "ISC20"
-        assert study.agreement(runs.reset_index())["from_summary"] == 16
+        assert analysis.agreement(runs.reset_index())["from_summary"] == 16
         # Janelia's Qumulo folders and Georgia Tech's hold driver output without a summary: no run
         assert not {"submission-177", "submission-194", "submission-198", "submission-203", "submission-551"} & set(
             runs.index)
-        assert study.get_sc23(con, SC23).empty
+        assert sc23.get_sc23(con, SC23).empty
 
 
 def test_halving_one_phase_of_a_real_run(databases):
     """score = sqrt(BW * MD), BW over 4 phases, MD over 8: one bandwidth phase weighs 1/8, one metadata 1/16."""
     with store.open_read(databases["default"]) as con:
-        weights = study.phase_weights(con, "submission-679").set_index("phase")
+        weights = analysis.phase_weights(con, "submission-679").set_index("phase")
     assert weights.loc["ior-hard-write", "factor when halved"] == pytest.approx(0.5 ** (1 / 8), rel=1e-12)
     assert weights.loc["find", "factor when halved"] == pytest.approx(0.5 ** (1 / 16), rel=1e-12)
     assert math.isclose(weights.exponent.sum(), 1.0)  # 4 x 1/8 + 8 x 1/16: the score scales with its phases
@@ -78,15 +79,15 @@ def test_archive_copies_count_once():
                  for system, n in [("CHIE-2", 714), ("CHIE-3", 716), ("CHIE-3", 717)]]
     assert len({p.read_bytes() for p in summaries}) == 1
     with store.open_read(REPO / "data" / "iobook.duckdb") as con:
-        runs = study.get_runs(con).set_index("run_key")
-        counts = study.agreement(runs.reset_index())
+        runs = analysis.get_runs(con).set_index("run_key")
+        counts = analysis.agreement(runs.reset_index())
     assert int((~runs.loc[["submission-714", "submission-716", "submission-717"], "duplicate"]).sum()) == 1
     assert counts["runs"] == len(runs) - int(runs.duplicate.sum()) and counts["copies"] == int(runs.duplicate.sum())
 
 
 def test_sc23_table_reproduced(databases):
     with store.open_read(databases["default"]) as con:
-        table = study.get_sc23(con, SC23)
+        table = sc23.get_sc23(con, SC23)
     assert len(table) == 45 and int(table.same.sum()) == 42
     # IBM Tucson's result_summary.txt:15 "TOTAL 136.355461", the slide prints 136.4
     total = table[(table.row == "TOTAL Score") & (table.column == "IBM Tucson")].iloc[0]
@@ -94,7 +95,7 @@ def test_sc23_table_reproduced(databases):
     # the three cells off by one digit, and where seed 000 prints the once-rounded value itself:
     # 000_e82b5fd1ddcfd1a1.txt line 183 "ior-easy-write 106.6 140.5", 242 "mdtest-easy-write 3163.8",
     # 162 and 186 "mdtest-hard-write ... 34.2"
-    elsewhere = study.sc23_printed_elsewhere(table).set_index(["row", "column"])
+    elsewhere = sc23.sc23_printed_elsewhere(table).set_index(["row", "column"])
     assert elsewhere["elsewhere equals rounded once"].all() and len(elsewhere) == 3
     assert elsewhere.loc[("ior-easy-write", "IBM Ehningen"), ["raw rounded", "elsewhere", "seed lines"]].tolist() == [
         140.5, 140.5, "183"]  # result_summary.txt of submission-690: 140.547244
@@ -112,14 +113,14 @@ def test_version_names_the_benchmark_release_not_the_list(databases):
     printed = {key: path.read_text().splitlines()[0].split()[2] for key, path in
                [("submission-642", sol), ("submission-699", songshan)]}
     assert printed == {"submission-642": "io500-isc22_v1", "submission-699": "io500-sc23_v1"}  # line 1 of each
-    assert [study.release_label(v) for v in [*printed.values(), "io500-isc20_v4-22", "sc17", None,
+    assert [analysis.release_label(v) for v in [*printed.values(), "io500-isc20_v4-22", "sc17", None,
                                              "aramco-custom"]] == ["ISC22", "SC23", "ISC20", "SC17", None, None]
     with store.open_read(databases["default"]) as con:
-        runs = study.get_runs(con).set_index("run_key")
+        runs = analysis.get_runs(con).set_index("run_key")
     assert runs.loc[list(printed), ["release", "year"]].values.tolist() == [["ISC22", 2023], ["SC23", 2024]]
     # 541 (2021, SC20), 642 (2023, ISC22), 699 (2024, SC23); DKRZ's 109/JCAHPC-17 (the 2017 script) has no year:
     # submission-109 bundles other sites' runs and its files state no site (attribution unknown)
-    assert study.release_text(runs.reset_index()) == (
+    assert analysis.release_text(runs.reset_index()) == (
         "3 runs here print a release named for an earlier year's list than their archive year (submission-699, "
         "of 2024, prints `io500-sc23_v1`).")
     template = "\n".join("".join(c["source"]) for c in json.loads(
@@ -129,7 +130,7 @@ def test_version_names_the_benchmark_release_not_the_list(databases):
 
 def test_unknown_run_names_the_nearest(databases, tmp_path):
     with store.open_read(databases["default"]) as con:
-        keys = study.get_runs(con).run_key
+        keys = analysis.get_runs(con).run_key
     assert selection.select(["submission-1"], keys, "IO500 run") == ["submission-1"]  # exact: not 10-19
     with pytest.raises(selection.UnknownSelection, match=r"'submission-6790': nearest \[[^]]*'submission-679'"):
         selection.select(["submission-6790"], keys, "IO500 run")
@@ -153,9 +154,9 @@ def test_widest_phase_between_two_sc23_runs(databases):
     # result_summary.txt of submission-690 "mdtest-hard-stat 700.628381 kIOPS", of submission-679 "303.373622":
     # 2.31x, the largest ratio of the 12 scored phases (next: mdtest-easy-delete 316.7 / 190.4 = 1.66x)
     with store.open_read(databases["default"]) as con:
-        phases = study.get_phases(con, ["submission-679", "submission-690"])
-    assert study.widest_phase(phases)[0] == "mdtest-hard-stat (2.3× between the highest and the lowest)"
-    assert study.widest_phase(phases[phases.run_key == "submission-679"])[0] == "no phase (one run shown)"
+        phases = analysis.get_phases(con, ["submission-679", "submission-690"])
+    assert analysis.widest_phase(phases)[0] == "mdtest-hard-stat (2.3× between the highest and the lowest)"
+    assert analysis.widest_phase(phases[phases.run_key == "submission-679"])[0] == "no phase (one run shown)"
 
 
 def test_main_finding_is_a_census_counted_without_an_interval(databases):
@@ -172,15 +173,15 @@ def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
     # config.ini names only S1/SX object classes, the two implausible phases' runs (tests/test_setups.py)
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
-        runs = study.get_runs(con)
+        runs = analysis.get_runs(con)
     flags = r.tables["tab-io500-flags"].frame
     assert flags.groupby("code").run.nunique().to_dict() == {"CHANGED_DURING_RUN": 6, "IMPLAUSIBLE": 2, "UNPROTECTED": 24}
     (audit,) = [f for f in r.findings if f.target == "tab-io500-flags"]
     assert audit.evidence[0].k == flags.run.nunique() == 32 and audit.evidence[0].n == r.values["runs"]
-    shown = study.default_runs(runs, flagged=set(flags.run))
+    shown = analysis.default_runs(runs, flagged=set(flags.run))
     assert not set(shown) & set(flags.run)
     # without the audit the examples would include an unprotected DAOS run
-    assert set(study.default_runs(runs)) & set(flags.run)
+    assert set(analysis.default_runs(runs)) & set(flags.run)
 
 
 def test_runs_against_the_limits_their_setup_states(databases):
@@ -232,3 +233,20 @@ def test_the_mismatch_table_lists_the_runs_its_finding_counts(databases):
     (finding,) = [f for f in r.findings if f.target == "tab-io500-mismatches"]
     no_score = finding.evidence[0]
     assert no_score.k == 7 and len(r.tables["tab-io500-mismatches"].frame) == no_score.k
+
+
+def test_the_mismatch_table_says_which_copy_it_leaves_out(databases):
+    """data/raw's submission-28/results holds io-500-summary.2018.11.10-19.12.58.txt and -19.15.04.txt, two runs
+    that skipped the same phases with the same values (io500_duplicate_runs: one fingerprint), both with no printed
+    score: view io500_score_mismatches lists both, the chapter counts one (issue 36). The page names the copy it
+    leaves out and the run it copies."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+        mismatches = analysis.get_mismatches(con)
+        in_view = con.execute("SELECT count(*) FROM io500_score_mismatches").fetchone()[0]
+    copies = mismatches[mismatches.copy_of.notna()]
+    assert copies[["run_key", "copy_of"]].values.tolist() == [["submission-28/results#2", "submission-28/results#3"]]
+    assert in_view == 8 and len(mismatches) == in_view
+    assert len(r.tables["tab-io500-mismatches"].frame) == in_view - len(copies) == r.values["mismatches"]
+    assert r.values["mismatch_copies"] == 1
+    assert r"submission\-28\/results\#2, a copy of submission\-28\/results\#3" in r.values["mismatch_summary"]

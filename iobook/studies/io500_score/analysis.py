@@ -1,0 +1,160 @@
+"""The IO500 score study's analysis: the runs and their scores recomputed beside the printed ones (a census, each run
+counted once), the runs the score cannot be reproduced for, the validity audit's flags and the setups' limits,
+the runs shown phase by phase and what one phase weighs in the score."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ... import evidence, io500_runs, present, store
+from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
+
+TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
+PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
+SHOWN_RUNS = 3  # the runs shown phase by phase when the parameters name none
+# A run "reaches" its setup's limit when its best bandwidth phase moves at least this share of it
+REACHES_LIMIT = 0.5
+CENTURY = 2000  # a release's two-digit year ("ISC22") as a year
+_RELEASE = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
+
+
+def release_label(io500_version: str | None) -> str | None:
+    """The benchmark release an io500 version names ("io500-isc22_v1" -> "ISC22", "sc17" -> "SC17"): the
+    release of the IO500 code the run used, not the list it was submitted to (runs of 2023 print ISC22); None
+    when the version names none (bash scripts print no version)."""
+    m = _RELEASE.search(io500_version) if isinstance(io500_version, str) else None
+    return f"{m.group(1).upper()}{m.group(2)}" if m else None
+
+
+def release_text(runs: pd.DataFrame) -> str:
+    """How many runs print a release named for a list of an earlier year than their archive year, with the
+    latest such run as the example (Markdown): the evidence that the version names a release, not a list."""
+    list_year = runs.io500_version.map(release_label).map(
+        lambda release: CENTURY + int(release[-2:]) if isinstance(release, str) else float("nan"))
+    earlier = runs.assign(list_year=list_year)[list_year < runs.year]
+    if earlier.empty:
+        return "no run here prints a release named for an earlier year's list than its archive year."
+    last = earlier.sort_values(["year", "run_key"]).iloc[-1]
+    runs_text = f"{len(earlier):,} run" + ("" if len(earlier) == 1 else "s")
+    return (f"{runs_text} here print a release named for an earlier year's list than their archive year "
+            f"({last.run_key}, of {int(last.year)}, prints `{last.io500_version}`).")
+
+
+def get_runs(con) -> pd.DataFrame:
+    """Every IO500 run (queries/runs.sql) with the benchmark release its version names."""
+    runs = con.execute(store.query(__package__, "runs")).df()
+    runs["release"] = runs.io500_version.map(release_label)
+    return runs
+
+
+def agreement(runs: pd.DataFrame) -> dict[str, int]:
+    """How many runs' printed scores the recomputation reproduces, from the summary or from the phase logs: a
+    census of the runs, each archive copy of a run counted once."""
+    copies = int(runs.duplicate.sum())
+    runs = runs[~runs.duplicate]
+    comparable = runs[runs.score_matches.notna()]
+    from_summary = comparable.score_matches.astype(bool)
+    from_logs = ~from_summary & comparable.logs_match.fillna(False).astype(bool)
+    return {"runs": len(runs), "valid": int(runs.valid.sum()), "comparable": len(comparable),
+            "from_summary": int(from_summary.sum()), "from_logs": int(from_logs.sum()),
+            "neither": int((~from_summary & ~from_logs).sum()),
+            "not_comparable": len(runs) - len(comparable), "copies": copies}
+
+
+def census(agree: dict[str, int]) -> evidence.Count:
+    """The main result: how many comparable printed scores come back from the summary's phases (every run checked)."""
+    return evidence.count(k=agree["from_summary"], n=agree["comparable"], of=evidence.Replicate.CENSUS,
+                          quantity="printed scores recomputed from the summary's phases")
+
+
+def describe(runs: pd.DataFrame, run_key: str) -> str:
+    """A run as the prose names it: run_key, with institution and system where the archive layout gives them."""
+    run = runs[runs.run_key == run_key].iloc[0]
+    where = ", ".join(str(v) for v in (run.institution, run.system) if isinstance(v, str))
+    return f"{run_key} ({where})" if where else run_key
+
+
+def get_mismatches(con) -> pd.DataFrame:
+    """Every run of view io500_score_mismatches (queries/mismatches.sql); `copy_of` names the run counted in place
+    of a copy (NULL for a run counted): the chapter shows the counted ones and names the copies it leaves out."""
+    return con.execute(store.query(__package__, "mismatches")).df()
+
+
+def get_flags(con) -> pd.DataFrame:
+    """The validity audit's flags of each run counted once (queries/flags.sql)."""
+    return con.execute(store.query(__package__, "flags")).df()
+
+
+def get_bounds(con) -> pd.DataFrame:
+    """The bandwidth phases of the runs whose setup states a limit, against the least one (queries/bounds.sql)."""
+    return con.execute(store.query(__package__, "bounds")).df()
+
+
+def bounds_records(bounds: pd.DataFrame, runs: int) -> tuple[pd.Series, list[evidence.Count]]:
+    """Each stating run's best share of its least limit, and the censuses: how many runs state a limit of their
+    setup, and how many of those reach REACHES_LIMIT of it (none when no run states one)."""
+    best = bounds.groupby("run_key").share.max()
+    stating = evidence.count(k=len(best), n=runs, of=evidence.Replicate.CENSUS,
+                             quantity="runs whose setup states a limit (links or drives x rate)")
+    if not len(best):
+        return best, [stating]
+    reaching = evidence.count(k=int((best >= REACHES_LIMIT).sum()), n=len(best), of=evidence.Replicate.CENSUS,
+                              quantity=f"runs reaching {REACHES_LIMIT:.0%} of their setup's least limit")
+    return best, [stating, reaching]
+
+
+def default_runs(runs: pd.DataFrame, n: int = SHOWN_RUNS, flagged: set[str] = frozenset()) -> list[str]:
+    """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
+    or among all runs with a score when none is valid; never a run with an implausible value, one the validity
+    audit flags (`flagged`: run_keys) or a copy of a run shown already (three copies of one run are one run)."""
+    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.run_key.isin(flagged) & ~runs.duplicate]
+    pool = scored[scored.valid] if scored.valid.any() else scored
+    return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
+
+
+def get_phases(con, run_keys: list[str]) -> pd.DataFrame:
+    """The scored phases of the chosen runs (queries/phases.sql), in run order."""
+    return con.execute(store.query(__package__, "phases"), [list(run_keys), list(run_keys)]).df()
+
+
+def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
+    """One row per phase, one column per run (values in the phase's unit)."""
+    wide = phases.pivot(index=["phase", "unit"], columns="run_key", values="value")
+    wide = wide[list(dict.fromkeys(phases.run_key))].reset_index()
+    order = {p: i for i, p in enumerate(dict.fromkeys(phases.phase))}
+    return wide.sort_values("phase", key=lambda s: s.map(order))
+
+
+def widest_phase(phases: pd.DataFrame) -> tuple[str, tuple]:
+    """The scored phase whose results differ most between the runs shown (ratio of highest to lowest), as text, and
+    its record (a range over the runs shown, no interval)."""
+    spread = phases[phases.value > 0].groupby("phase", sort=False).value.agg(lambda v: v.max() / v.min())
+    if len(phases.run_key.unique()) < 2 or spread.empty:
+        return "no phase (one run shown)", ()
+    runs = phases.run_key.nunique()
+    record = evidence.described(spread.max(), quantity=f"{spread.idxmax()}: highest over lowest of the runs shown",
+                                unit="x", n=runs, replicate=evidence.Replicate.RUN,
+                                how=f"a range over {runs} runs, not an interval")
+    return f"{spread.idxmax()} ({spread.max():,.1f}× between the highest and the lowest)", (record,)
+
+
+def phase_weights(con, run_key: str) -> pd.DataFrame:
+    """For each scored phase of one run: its exponent in the score and the factor by which the score changes
+    when that phase alone is halved, recomputed by io500_runs.recompute from the run's own values."""
+    phases = get_phases(con, [run_key])
+    values = dict(zip(phases.phase, phases.value))
+    base = io500_runs.recompute(values).score
+    rows = []
+    for phase in PHASES:
+        group = STANDARD_BW_PHASES if phase in STANDARD_BW_PHASES else STANDARD_MD_PHASES
+        halved = io500_runs.recompute({**values, phase: values[phase] / 2}).score
+        rows.append({"phase": phase, "group": "bandwidth" if group is STANDARD_BW_PHASES else "metadata",
+                     "exponent": 1 / (2 * len(group)), "factor when halved": halved / base})
+    return pd.DataFrame(rows)
+
+
+def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
+    """The files of the given runs (present.sources)."""
+    ids = con.execute(store.query(__package__, "run_files"), [list(run_keys)]).df().source_id
+    return present.sources(con, ids)

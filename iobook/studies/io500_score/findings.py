@@ -1,0 +1,128 @@
+"""The IO500 score study's findings (MyST), each with the figure or table that shows it and the records it rests on,
+and the sentences of the page whose wording depends on the data."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import evidence, present
+from ...report import Finding, Prose
+from .analysis import REACHES_LIMIT, TOLERANCE
+
+CENSUS = evidence.Replicate.CENSUS
+
+
+def main_finding(agree: dict[str, int], census: evidence.Count) -> Finding:
+    """The main result: a census of the runs (every run checked), so counts and no interval."""
+    return Finding(text=f"{census.k:,} of {census.n:,} printed scores come back within {TOLERANCE:.1%} from the "
+                        f"summary's phases; {agree['from_logs']:,} more from the phase logs.",
+                   target="fig-io500-recomputed", evidence=(census,))
+
+
+def audit_finding(flags: pd.DataFrame, best: pd.Series, limits: list[evidence.Count], runs: int) -> Finding:
+    """How many runs the validity audit flags, by code, and how many state the limits of their setup and reach them
+    (`best`: each stating run's best share of its limit; `limits`: analysis.bounds_records' censuses); none of the
+    flagged runs is shown as an example."""
+    flagged = evidence.count(k=flags.run_key.nunique(), n=runs, of=CENSUS, quantity="runs the validity audit flags")
+    by_code = flags.groupby("code").run_key.nunique()
+    parts = ", ".join(f"{code} {n:,}" for code, n in by_code.items())
+    stating = limits[0]
+    text = f"{stating.k:,} of the {stating.n:,} state a limit of their setup (links or drives times their rate)"
+    if len(limits) > 1:
+        bests = f"{best.min():.0%}" if len(best) == 1 else f"from {best.min():.0%} to {best.max():.0%}"
+        text += (f", {limits[1].k:,} of those reach {REACHES_LIMIT:.0%} of it in a phase (their best phase: "
+                 f"{bests})")
+    return Finding(text=(f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs"
+                         + (f" ({parts})" if parts else "") + f"; no flagged run is shown as an example. {text}."),
+                   target="tab-io500-flags" if len(flags) else None,  # the audit's table shows only with a flag
+                   evidence=(flagged, *limits))
+
+
+def sc23_finding(sc23: pd.DataFrame, elsewhere: pd.DataFrame) -> Finding:
+    """How many cells of seed 000's SC23 table are the raw value rounded once, and where the talk prints the
+    others so."""
+    once = evidence.count(k=int(sc23.same.sum()), n=len(sc23), of=CENSUS,
+                          quantity="SC23 cells equal to the raw value rounded once")
+    seen = elsewhere[elsewhere["elsewhere equals rounded once"]]
+    return Finding(
+        text=f"IBM's SC23 table {{cite:p}}`lewars2023` from the raw logs: {once.k} of its {once.n} cells equal the "
+             "raw value rounded once; the talk prints "
+             + ("each of the other" if len(seen) == once.n - once.k else f"{len(seen)} of the other")
+             + f" {once.n - once.k} that way in another of its tables.", target="tab-io500-sc23", evidence=(once,))
+
+
+def mismatch_finding(agree: dict[str, int]) -> Finding:
+    """The runs with no printed score to compare with, and the printed scores reproduced neither way (censuses)."""
+    no_score = evidence.count(k=agree["not_comparable"], n=agree["runs"], of=CENSUS,
+                              quantity="runs with no printed score to compare with")
+    neither = evidence.count(k=agree["neither"], n=agree["comparable"], of=CENSUS,
+                             quantity="printed scores reproduced neither from the summary nor from the logs")
+    return Finding(
+        text=f"{no_score.k:,} of the {no_score.n:,} runs have no printed score to compare with "
+             "(the run stopped before its score line, or the script printed 0 for an invalid run); "
+             + (f"{neither.k:,} printed scores are reproduced neither way." if neither.k else
+                "every printed score is reproduced one way or the other."), target="tab-io500-mismatches",
+        evidence=(no_score, neither))
+
+
+def weights_finding(weights: pd.DataFrame, best: str) -> Finding:
+    """What halving one bandwidth and one metadata phase of the run `best` does to its score (the formula on one
+    run: described, no interval)."""
+    by_group = weights.groupby("group")["factor when halved"].first()
+    halved = tuple(evidence.described(by_group[group], quantity=f"score factor when one {group} phase is halved",
+                                      unit="x", n=1, replicate=evidence.Replicate.RUN,
+                                      how="the score's formula on one run's phases")
+                   for group in ("bandwidth", "metadata"))
+    return Finding(
+        text=f"One phase weighs little: halving one bandwidth phase of {present.md_escape(best)} multiplies its score "
+             f"by {by_group['bandwidth']:.3f} (0.5^(1/8)), halving one metadata phase by {by_group['metadata']:.3f} "
+             "(0.5^(1/16)).", target="tab-io500-weights", evidence=halved)
+
+
+def phases_finding(shown: list[str], widest: str, spread: tuple) -> Finding:
+    """The runs shown phase by phase and the phase they differ most in (analysis.widest_phase)."""
+    return Finding(
+        text=f"The highest recomputed scores are {', '.join(map(present.md_escape, shown))}; their phases differ most "
+             f"in {present.md_escape(widest)}.", target="fig-io500-phases", evidence=spread)
+
+
+def copies_text(copies: pd.DataFrame) -> str:
+    """The copies of counted runs that view io500_score_mismatches lists too, each with the run it copies: left out
+    of the table and of every count (empty when there are none)."""
+    if copies.empty:
+        return ""
+    named = "; ".join(f"{present.md_escape(row.run_key)}, a copy of {present.md_escape(row.copy_of)}"
+                      for row in copies.itertuples())
+    return (f" View `io500_score_mismatches` also lists {named} (the same phase values, `io500_duplicate_runs`); "
+            "a copy counts once, as the run it copies, so the table leaves it out.")
+
+
+def summaries(mismatches: pd.DataFrame, copies: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str],
+              elsewhere: pd.DataFrame) -> dict[str, Prose]:
+    """The chapter's sentences whose wording depends on the data (MyST): the mismatches (`mismatches` the runs
+    counted, `copies` the copies left out), and seed 000's SC23 table against the raw logs (its runs present or
+    not, its differing cells and what the talk prints for them elsewhere)."""
+    runs = ", ".join(f"{label}: {key}" for label, key in sc23_runs.items())
+    seen = elsewhere[elsewhere["elsewhere equals rounded once"]] if len(elsewhere) else elsewhere
+    twice = int((elsewhere["raw rounded twice"] == elsewhere.value_published).sum()) if len(elsewhere) else 0
+    where = "; ".join(f"{row.row} of {row.column}: {row.value_published:,.1f} in this table, {row.elsewhere:,.1f} "
+                      f"on seed line {row['seed lines']}" for _, row in seen.iterrows())
+    texts = {
+        "mismatch_summary": (
+            f"The {len(mismatches):,} runs whose printed score is reproduced neither from the summary's phase "
+            "values nor from the phase logs, or that cannot be compared, are in {numref}`tab-io500-mismatches` "
+            "with the reason ingest found." + copies_text(copies) if len(mismatches) else
+            "Every run's printed score is reproduced (view `io500_score_mismatches` is empty)."),
+        "sc23_summary": (
+            "Seed 000's slide 'IO500 submissions from IBM for SC23' {cite:p}`lewars2023` prints the phases and "
+            f"totals of IBM's three SC23 submissions ({runs}). Each cell below is the published value / the raw "
+            "value; the phases come from each run's summary, the totals are recomputed from them." if len(sc23) else
+            f"IBM's three SC23 submissions ({', '.join(sc23_runs.values())}) are not all in this database, so seed "
+            "000's table {cite:p}`lewars2023` cannot be set against raw logs here."),
+        "sc23_differ": (
+            f"{len(elsewhere)} cells are not the raw value rounded once. Rounding twice (to two decimals, then "
+            f"one) gives {twice} of them, but that is a rule chosen after seeing the cells, not one the talk states; "
+            "and the talk itself prints the once-rounded value in another table for "
+            f"{len(seen)} of them ({where})." if len(elsewhere) else
+            "Every cell is the raw value rounded once."),
+    }
+    return {key: Prose(text) for key, text in texts.items()}
