@@ -37,9 +37,9 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     # its totals count this build's files only: the folder's files on disk, not the gone one beside them
     on_disk = sum(1 for p in tucson_results.rglob("*") if p.is_file())
     assert data.get_files_by_kind(con)["files"].sum() == len(listed) == on_disk
-    outcome = data.findings(status, data.get_failed(con), data.get_run_counts(con), data.get_views(con),
-                            data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con),
-                            data.get_setup_fields(con))[0].text
+    outcome = data.findings.chapter_findings(
+        status, data.get_failed(con), data.get_run_counts(con), data.get_views(con), data.get_result_logs(con),
+        your_runs.get_failed_phases(con), data.get_copies(con), data.get_setup_fields(con))[0].text
     assert outcome.startswith(f"{status['ok']:,} of the {on_disk:,} files ingested were parsed")
     con.close()
     summary.write_bytes(kept)

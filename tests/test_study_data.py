@@ -1,9 +1,12 @@
-"""The Data chapter (iobook/studies/data.py, notebooks/data.ipynb) on the four test databases."""
+"""The Data chapter (iobook/studies/data/, notebooks/data.ipynb) on the four test databases."""
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from iobook.studies import data, your_runs
+from iobook.studies.data import analysis, findings, views
 from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
@@ -17,19 +20,19 @@ def files_on_disk(name: str) -> int:
 
 def test_every_public_view_is_described(any_db):
     _, con = any_db
-    views = data.get_views(con)
-    assert views["one row per"].notna().all(), views.loc[views["one row per"].isna(), "view"].tolist()
-    assert set(views["view"]) == set(data.VIEW_ROWS)  # no description of a view that no longer exists
-    assert views["view"].iloc[0] == "sources"
-    fio = views.set_index("view").loc["fio_io", "columns"]
+    shown = views.get_views(con)
+    assert shown["one row per"].notna().all(), shown.loc[shown["one row per"].isna(), "view"].tolist()
+    assert set(shown["view"]) == set(views.VIEW_ROWS)  # no description of a view that no longer exists
+    assert shown["view"].iloc[0] == "sources"
+    fio = shown.set_index("view").loc["fio_io", "columns"]
     assert fio.startswith("job_id, ") and "iops" in fio.split(", ")
 
 
 def test_counts_on_each_database(any_db):
     name, con = any_db
-    status = data.get_status_counts(con)
-    by_kind = data.get_files_by_kind(con)
-    assert data.source_count(con) == sum(status.values()) == by_kind["files"].sum() == files_on_disk(name)
+    status = analysis.get_status_counts(con)
+    by_kind = analysis.get_files_by_kind(con)
+    assert analysis.source_count(con) == sum(status.values()) == by_kind["files"].sum() == files_on_disk(name)
     assert status["gone"] == 0  # each test database is ingested once
     # read since they have parsers: built_tools io500/run1-.../verify.log (io500 --verify) and find.csv (pfind);
     # other_io500 the 5 find*.csv of OTHER_SUBMISSIONS (`find ... -name "find*.csv"`), and the 4 files describing a
@@ -39,20 +42,20 @@ def test_counts_on_each_database(any_db):
                 "other_io500": {"ok": 263, "error": 0, "skipped": 46}}.get(name)
     if expected is not None:
         assert {k: status[k] for k in expected} == expected
-    runs = data.get_run_counts(con)
+    runs = analysis.get_run_counts(con)
     assert runs["IO500"] == {"empty": 0, "built_tools": 1, "other_io500": 16}.get(name, runs["IO500"])
     if name == "default":  # each run once: data/raw stores 12 IO500 runs twice (io500_duplicate_runs' rows)
         stored, again = con.execute("SELECT count(*), count(*) FILTER (WHERE run_id IN "
                                     "(SELECT run_id FROM io500_duplicate_runs)) FROM io500_runs").fetchone()
         assert again == 12 and runs["IO500"] == stored - again
-        assert data.get_copies(con) == again  # and no fio, IOR or mdtest log is stored twice there
+        assert analysis.get_copies(con) == again  # and no fio, IOR or mdtest log is stored twice there
     if name == "default":
         # a collector run is a folder of data/raw/<study>/ holding the manifest.json the collector wrote
         assert {k: runs[k] for k in ("checksum", "pagecache", "snapshots")} == {
             study: len(list((REPO / "data" / "raw" / study).glob("*/manifest.json")))
             for study in ("checksum", "pagecache", "snapshots")}
-    other = data.get_result_logs(con)
-    table = data.run_table(runs, other)
+    other = analysis.get_result_logs(con)
+    table = analysis.run_table(runs, other)
     assert table.columns.tolist() == ["what", "count"] and table["count"].tolist() == [*runs.values(), *other.values()]
 
 
@@ -74,33 +77,33 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
         if tool in ("ior", "mdtest") and row["file"].endswith((".log", ".txt")) and row["file"] not in no_result:
             expected[tool] = expected.get(tool, 0) + 1
     with store.open_read(databases["built_tools"]) as con:
-        logs = data.get_result_logs(con)
-        found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                              data.get_views(con), logs, your_runs.get_failed_phases(con), data.get_copies(con),
-                              data.get_setup_fields(con))
+        logs = analysis.get_result_logs(con)
+        found = findings.chapter_findings(analysis.get_status_counts(con), analysis.get_failed(con), analysis.get_run_counts(con),
+                              views.get_views(con), logs, your_runs.get_failed_phases(con), analysis.get_copies(con),
+                              analysis.get_setup_fields(con))
         read = your_runs.get_runs(con)
     assert logs == {"IOR": expected["ior"], "mdtest": expected["mdtest"]} == {"IOR": 12, "mdtest": 13}
     assert sum(logs.values()) == read.source_id.nunique()  # the same files Your runs reads
     described = next(f.text for f in found if f.target == "tab-data-runs")
     assert f"IOR {expected['ior']}, mdtest {expected['mdtest']}" in described and "Your runs" in described
     with store.open_read(databases["empty"]) as con:
-        assert data.get_result_logs(con) == {}
+        assert analysis.get_result_logs(con) == {}
 
 
 def test_empty_database_has_nothing_to_list(databases):
     from iobook import store
 
     with store.open_read(databases["empty"]) as con:
-        assert data.source_count(con) == 0
-        assert data.get_files_by_kind(con).empty and data.get_failed(con).empty and data.get_sources(con).empty
-        assert data.get_run_counts(con) == {"IO500": 0}
+        assert analysis.source_count(con) == 0
+        assert analysis.get_files_by_kind(con).empty and analysis.get_failed(con).empty and analysis.get_sources(con).empty
+        assert analysis.get_run_counts(con) == {"IO500": 0}
 
 
 def test_failed_files_with_reason_and_line(databases):
     from iobook import store
 
     with store.open_read(databases["built_tools"]) as con:
-        failed = data.get_failed(con)
+        failed = analysis.get_failed(con)
     # ior/ior_error_nonexistent_dir_np2.log line 34: 'ERROR: open64("/tmp/bench/data/does/not/exist/testfile", ...'
     # mdtest/mdtest_error_multi_dir_shared_np2.log line 5: '... FAILED in md_validate_tests_rank0, shared directory ...'
     assert failed["path"].tolist() == ["built-tools/ior/ior_error_nonexistent_dir_np2.log",
@@ -113,7 +116,7 @@ def test_failed_files_with_reason_and_line(databases):
 
 def test_paths_are_never_absolute(any_db):
     name, con = any_db
-    sources = data.get_sources(con)
+    sources = analysis.get_sources(con)
     assert not sources["path"].str.startswith("/").any()
     assert sources["path"].is_unique and sources["path"].is_monotonic_increasing
     if name == "default":
@@ -121,7 +124,7 @@ def test_paths_are_never_absolute(any_db):
         # the manifest's size on disk (stat -c %s)
         assert (row["format"], row["status"], row["size (bytes)"]) == (
             "iobook-manifest", "ok", (REPO / SNAPSHOT_RUN / "manifest.json").stat().st_size)
-        assert data.get_skip_reasons(con).set_index("reason")["files"].sum() == data.get_status_counts(con)["skipped"]
+        assert analysis.get_skip_reasons(con).set_index("reason")["files"].sum() == analysis.get_status_counts(con)["skipped"]
     if name == "other_io500":
         assert sources["path"].str.startswith("io500-submissions/").all()
 
@@ -143,12 +146,12 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
     from iobook import store
 
     con = store.open_read(databases[name])
-    found = data.findings(data.get_status_counts(con), data.get_failed(con), data.get_run_counts(con),
-                          data.get_views(con), data.get_result_logs(con), your_runs.get_failed_phases(con), data.get_copies(con),
-                          data.get_setup_fields(con))
+    found = findings.chapter_findings(analysis.get_status_counts(con), analysis.get_failed(con), analysis.get_run_counts(con),
+                          views.get_views(con), analysis.get_result_logs(con), your_runs.get_failed_phases(con), analysis.get_copies(con),
+                          analysis.get_setup_fields(con))
     assert 3 <= len(found) <= 7 and all(f.target.startswith("tab-data-") for f in found)
     assert len(found[0].text.split()) <= FIRST_FINDING_WORDS
-    status = data.get_status_counts(con)
+    status = analysis.get_status_counts(con)
     assert found[0].text.startswith(f"{status['ok']:,} of the {sum(status.values()):,} files ingested were parsed")
     con.close()
 
@@ -172,12 +175,38 @@ def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):
     from iobook import store
 
     with store.open_read(databases["default"]) as con:
-        fields = data.get_setup_fields(con).set_index("field")
-        runs = data.get_run_counts(con)["IO500"]
-        finding = data.setup_finding(data.get_setup_fields(con), runs)[0].text
+        fields = analysis.get_setup_fields(con).set_index("field")
+        runs = analysis.get_run_counts(con)["IO500"]
+        finding = findings.setup_finding(analysis.get_setup_fields(con), runs)[0].text
     # every IO500 run of data/raw has a family (io500_runs); the six IBM runs whose find_script changes Storage
     # Scale's settings while they run (651, 679, 687, 690, 722, 731: tests/test_setups.py), each counted once
     assert fields.loc["family", "IO500 runs stating it"] == runs
     assert fields.loc["changed_during_run", "IO500 runs stating it"] == 6
     assert fields.loc["protection", "IO500 runs stating it"] == 30  # the DAOS runs naming object classes
     assert f"of the {runs:,} runs" in finding and "30 their data protection" in finding
+
+
+def test_the_chapter_names_the_database_it_read(databases, tmp_path):
+    """Issue 36: the chapter told readers to open data/iobook.duckdb whatever database it was executed on. A build on
+    other data keeps its database in _build/<name>/iobook.duckdb (iobook/build.py, default_db), a user's may be
+    anywhere: the chapter names the one it read, relative to the repository when inside it."""
+    from iobook import store
+
+    with store.open_read(REPO / "data" / "iobook.duckdb") as con:
+        assert analysis.database_path(con) == "data/iobook.duckdb"
+    build = REPO / "_build" / f"test-data-chapter-{os.getpid()}"
+    build.mkdir(parents=True, exist_ok=True)
+    try:
+        shutil.copy(databases["built_tools"], build / "iobook.duckdb")
+        with store.open_read(build / "iobook.duckdb") as con:
+            r = data.report(con)
+        assert r.values["database"] == f"_build/{build.name}/iobook.duckdb"
+        assert r.values["open_database"].startswith(
+            f'Open the database yourself, read-only, with `duckdb.connect("_build/{build.name}/iobook.duckdb", '
+            'read_only=True)`')
+        text = "\n".join(execute_chapter("data", build / "iobook.duckdb", tmp_path))  # glued values included
+        assert f'duckdb.connect("_build/{build.name}/iobook.duckdb"' in text and "data/iobook.duckdb" not in text
+    finally:
+        shutil.rmtree(build)
+    with store.open_read(databases["other_io500"]) as con:  # outside the repository: its own path
+        assert analysis.database_path(con) == str(Path(databases["other_io500"]).resolve())
