@@ -4,7 +4,7 @@ The database keeps the originals; only what the book shows and exports is rewrit
 executes: every string of its outputs (text, Markdown, HTML with the charts' SVG and Vega-Lite JSON), its
 injected parameters, the notebook's metadata (papermill's absolute paths) and the download files its
 outputs link to (CSV as text, Parquet column by column), which get new names. The Parquet export and every
-download hold only the files of this build (iobook/studies/data.py: never one gone since a previous build).
+download hold only the files of this build (iobook/studies/data/views.py: never one gone since a previous build).
 
 What is replaced, each by `<kind>-<8 hex of sha256(SALT, kind, original)>`, the same on every build and
 machine (Anonymizer.text, in this order):

@@ -10,8 +10,12 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .. import evidence, present, selection
-from ..units import GIB
+from ... import evidence, present, selection, store
+from ...units import GIB
+
+def _query(name: str) -> str:
+    return store.query(__package__, name)
+
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
@@ -25,12 +29,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
     `run_folder` (the run folder's name, how chapters select runs), the host, the load averages at the
     start, the target file system, and `manifest_source_id`. Ordered by run folder."""
     df = con.execute(
-        """
-        SELECT regexp_extract(run_dir, '[^/]*$') AS run_folder, run_id, run_dir, host, cpu_model, cores,
-               memory_gib, kernel, target_filesystem, target_device, load_avg_1m, load_avg_5m, load_avg_15m,
-               status, manifest_source_id
-        FROM runs WHERE study = ? ORDER BY run_folder, run_id
-        """,
+        _query("runs"),
         [study],
     ).df()
     df["run_dir"] = present.reader_paths(con, df["run_dir"])
@@ -50,25 +49,7 @@ def get_run_status(con, study: str, experiment_label: str | None = None,
     and start."""
     default = default_experiment or study
     df = con.execute(
-        """
-        WITH files AS (
-            SELECT run_id, file,
-                   coalesce(any_value(value) FILTER (key = ?), ?) AS experiment,
-                   bool_or(key = ?) AS end_baseline,
-                   max(TRY_CAST(value AS INTEGER)) FILTER (key = 'repetition') AS repetition
-            FROM run_labels WHERE source_id IS NOT NULL GROUP BY run_id, file
-        ), rule AS (
-            SELECT run_id, bool_or(key LIKE 'facts.%decision.rule') AS stopping_rule FROM run_facts GROUP BY run_id
-        )
-        SELECT regexp_extract(r.run_dir, '[^/]*$') AS run_folder, r.run_id, f.experiment, r.started_utc,
-               coalesce(any_value(u.stopping_rule), false) AS stopping_rule,
-               count(*) FILTER (NOT f.end_baseline) AS files, count(*) FILTER (f.end_baseline) AS end_files,
-               max(f.repetition) FILTER (NOT f.end_baseline) AS repetitions
-        FROM runs r JOIN files f USING (run_id) LEFT JOIN rule u USING (run_id)
-        WHERE r.study = ?
-        GROUP BY ALL
-        ORDER BY f.experiment, r.started_utc, run_folder
-        """,
+        _query("run_status"),
         [experiment_label or "", default, END_BASELINE_LABEL, study],
     ).df()
     df["repetitions"] = df["repetitions"].astype("Int64")
@@ -146,12 +127,7 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json",
     a key a file lacks is NaN; a key named like one of those columns, such as the snapshot collector's
     `step`, becomes `<key>_label`). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
     long = con.execute(
-        """
-        SELECT l.run_id, l.step_index, s.name AS step, s.seconds AS step_s, l.file, l.source_id, l.key, l.value
-        FROM run_labels l
-        JOIN run_steps s USING (run_id, step_index)
-        WHERE list_contains(?, l.run_id) AND ends_with(l.file, ?) AND l.source_id IS NOT NULL
-        """,
+        _query("step_labels"),
         [list(run_ids), file_suffix],
     ).df()
     if long.empty:
@@ -193,18 +169,7 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     started) and `busy_cpus_during` averaged over the samples from 1 s up to the step's duration.
     Rounded to 6 decimals: DuckDB's parallel float sums may differ in the last bits between runs."""
     return con.execute(
-        """
-        SELECT b.run_id, b.step_index, min(b.source_id) AS mpstat_source_id,
-               round(avg(b.busy_pct) FILTER (b.t_s = 0) / 100 * r.cores, 6) AS busy_cpus_before,
-               round(avg(b.busy_pct) FILTER (b.t_s >= 1 AND b.t_s <= ceil(s.seconds)) / 100 * r.cores, 6)
-                   AS busy_cpus_during
-        FROM step_cpu_busy b
-        JOIN run_steps s USING (run_id, step_index)
-        JOIN runs r USING (run_id)
-        WHERE list_contains(?, b.run_id)
-        GROUP BY b.run_id, b.step_index, r.cores
-        ORDER BY b.run_id, b.step_index
-        """,
+        _query("step_machine_cpu"),
         [list(run_ids)],
     ).df()
 
@@ -216,23 +181,7 @@ def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
     CPU user, system, idle, I/O wait and steal %, blocks read from disks (`bi`, MiB/s) and the least free
     memory (GiB). One row per step with a vmstat file."""
     return con.execute(
-        """
-        SELECT l.run_id, l.step_index, m.source_id AS vmstat_source_id,
-               round(avg(m.value) FILTER (m.metric = 'r'), 6) AS run_queue,
-               round(avg(m.value) FILTER (m.metric = 'us'), 6) AS user_pct,
-               round(avg(m.value) FILTER (m.metric = 'sy'), 6) AS system_pct,
-               round(avg(m.value) FILTER (m.metric = 'id'), 6) AS idle_pct,
-               round(avg(m.value) FILTER (m.metric = 'wa'), 6) AS iowait_pct,
-               round(avg(m.value) FILTER (m.metric = 'st'), 6) AS steal_pct,
-               round(avg(m.value) FILTER (m.metric = 'bi') / 1024, 6) AS disk_read_mib_s,
-               round(min(m.value) FILTER (m.metric = 'free') / 2^20, 6) AS free_gib
-        FROM (SELECT DISTINCT run_id, step_index, source_id FROM run_labels WHERE list_contains(?, run_id)) l
-        JOIN run_steps s USING (run_id, step_index)
-        JOIN monitor_series m ON m.source_id = l.source_id
-        WHERE m.tool = 'vmstat' AND m.t_s >= 1 AND m.t_s <= ceil(s.seconds)
-        GROUP BY ALL
-        ORDER BY l.run_id, l.step_index
-        """,
+        _query("step_vmstat"),
         [list(run_ids)],
     ).df()
 
@@ -258,20 +207,11 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     if steps.empty or "phase" not in steps:
         return pd.DataFrame()
     fio = con.execute(
-        """
-        SELECT j.source_id, io.direction AS phase, io.bw_bytes_s, io.io_bytes, j.runtime_s,
-               j.usr_cpu_pct, j.sys_cpu_pct
-        FROM fio_jobs j JOIN fio_io io USING (job_id)
-        WHERE list_contains(?, j.source_id) AND io.bw_bytes_s > 0
-        """,
+        _query("fio_steps"),
         [steps["source_id"].astype(int).tolist()],
     ).df()
     perf = con.execute(
-        """
-        SELECT DISTINCT l.run_id, l.step_index, p.source_id AS perf_source_id, p.value / 1000 AS task_clock_s
-        FROM perf_counters p JOIN run_labels l USING (source_id)
-        WHERE list_contains(?, l.run_id) AND p.event = 'task-clock' AND p.unit = 'msec'
-        """,
+        _query("perf_steps"),
         [run_ids],
     ).df()
     steps = steps.rename(columns={k: f"{k}_label" for k in steps.columns if k in FIO_STEP_MEASURES})
