@@ -62,8 +62,8 @@ test: venv system-deps
 	$(PY) -m compileall -q iobook  # each of the ~50 kernels imports it (PYTHONDONTWRITEBYTECODE=1 here)
 	$(PY) -m pytest -n $(TEST_WORKERS) --nbval --nbval-sanitize-with "$(CURDIR)/tests/nbval-sanitize.cfg"
 
-# The tests that run no kernel, build no book and drive no browser or real tool (conftest marks the others
-# slow): parsers, statistics, the evidence model, studies' reports on small databases. Under a minute.
+# The tests that run no kernel, build no book and drive no browser or real tool (the others carry the `slow`
+# marker): parsers, statistics, the evidence model, every study's report on a tiny database. Under a minute.
 test-fast: venv
 	$(PY) -m pytest -n $(TEST_WORKERS) -m "not slow" -q tests
 

@@ -1,4 +1,3 @@
-import functools
 import os
 import subprocess
 from pathlib import Path
@@ -132,36 +131,13 @@ def pytest_xdist_make_scheduler(config, log):
     return ByFile(config, log)
 
 
-# A test is slow when it, or a fixture it uses, runs a kernel, builds the book, drives Chromium, runs a real
-# tool, ingests a tree of files or draws hypothesis examples: `make test-fast` (-m "not slow") leaves those to
-# `make test` (and `make fuzz`).
-SLOW_CALLS = ("execute_chapter", "book_site", "papermill", "build_book", "jupyter_book",
-              "chromium", "playwright", "subprocess", "collect_", "run_book", "ingest(", "databases", "any_db",
-              "@given")
-
-
-@functools.cache
-def _calls_slow(function) -> bool:
-    import inspect
-
-    try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
-        return False
-    return any(call in source for call in SLOW_CALLS)
-
-
-def _is_slow(item) -> bool:
-    functions = [getattr(item, "function", None)]
-    info = getattr(item, "_fixtureinfo", None)
-    if info is not None:
-        functions += [d.func for defs in info.name2fixturedefs.values() for d in defs]
-    return any(_calls_slow(f) for f in functions if f is not None)
-
-
+# Two tiers, declared in the tests: a test that runs a kernel, builds the book, drives Chromium, runs a real tool,
+# ingests a tree of files or draws hypothesis examples carries the `slow` marker (a module's `pytestmark` where
+# every test of it does); `make test-fast` (-m "not slow") leaves those to `make test` (and `make fuzz`). nbval's
+# items, the published chapters, are slow.
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.suffix == ".ipynb" or _is_slow(item):
+        if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
 
 
@@ -170,7 +146,7 @@ def own_working_folder(tmp_path_factory):
     """Each test process works in a folder of its own: a study writes its downloads into ./_static/downloads,
     as a kernel does beside its chapter, and the Data chapter's export removes the exports of other database
     contents there; two xdist workers in the checkout's folder deleted each other's files (and left them in the
-    checkout). (Its text names no SLOW_CALLS: autouse, it would mark every test slow.)"""
+    checkout)."""
     previous = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("cwd"))
     yield

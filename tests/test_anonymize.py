@@ -191,6 +191,7 @@ def built(small_db, tmp_path_factory) -> Path:
     return book
 
 
+@pytest.mark.slow
 def test_no_original_in_any_output_or_download(built, originals):
     book = built
     notebooks = sorted(book.glob("*.ipynb"))
@@ -212,6 +213,7 @@ def test_no_original_in_any_output_or_download(built, originals):
             in downloads[next(p for p in downloads if p.endswith("/sources.parquet"))])
 
 
+@pytest.mark.slow
 def test_downloads_are_all_linked(built):
     book = built
     linked = set()
@@ -222,6 +224,7 @@ def test_downloads_are_all_linked(built):
     assert files == linked  # the originals the kernels wrote are gone
 
 
+@pytest.mark.slow
 def test_pseudonyms_are_stable(built, small_db):
     """Every host pseudonym the chapters show is the salted hash (pseudonym(), whose value
     test_mapping_on_real_strings pins) of a name the anonymizer reads from the database, so every build on
@@ -234,6 +237,7 @@ def test_pseudonyms_are_stable(built, small_db):
         assert found and found <= hosts, found - hosts
 
 
+@pytest.mark.slow
 def test_digest_changes_with_anonymize(small_db):
     chapter = chapters.load_registry()[0]
     plain = chapters.inputs_digest(chapter, {}, [], "code")
@@ -345,6 +349,7 @@ def anonymised_site(tmp_path_factory) -> Path:
     return checkout / "_build" / tree.name / "_build" / "html"  # a build on other data keeps its own site
 
 
+@pytest.mark.slow
 def test_anonymised_book_holds_no_original(anonymised_site):
     texts = _site_texts(anonymised_site)
     kinds = {Path(p).suffix for p in texts}
@@ -366,6 +371,7 @@ def test_anonymised_book_holds_no_original(anonymised_site):
     assert "ior_posix_fpp_1m_np2_i3.log" in pages and "mdtest_easy_stat.txt" in pages
 
 
+@pytest.mark.slow
 def test_previous_build_files_are_absent(anonymised_site):
     texts = _site_texts(anonymised_site)
     digest = hashlib.sha256(PREVIOUS.read_bytes()).hexdigest()

@@ -12,6 +12,8 @@ from iobook.parsers import fio
 
 from test_ingest import table_rows
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 FIO_JSON = Path(__file__).parent / "fixtures" / "fio" / "fio333-multi.json"
 
 

@@ -30,6 +30,8 @@ from conftest import ARCHIVE, BUILT_TOOLS, REPO, TUCSON_SC23
 from iobook import present, store
 from iobook.ingest import ingest
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 TUCSON = TUCSON_SC23 / "results" / "2023.10.22-06.40.20"
 FIO = REPO / "tests" / "fixtures" / "fio"
 FIO_ERRORS = FIO / "errors"

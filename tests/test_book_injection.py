@@ -9,8 +9,12 @@ import shutil
 import nbformat
 from nbconvert import HTMLExporter
 
+import pytest
+
 from conftest import BUILT_TOOLS, REPO, TUCSON_SC23, execute_chapter
 from iobook.ingest import ingest
+
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
 TUCSON = TUCSON_SC23 / "results" / "2023.10.22-06.40.20"
 HOSTILE_FOLDERS = ["<!--<script>", "<img src=x onerror=alert(1)>", "\"'><svg onload=alert(2)>", "line\nbreak <b>"]

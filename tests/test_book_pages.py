@@ -207,6 +207,7 @@ def screenshot(tab, page: str, suffix: str = "") -> None:
     tab.screenshot(path=str(SHOTS / (page.replace("/", "_").removesuffix(".html") + f"{suffix}.png")), full_page=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", pages())
 def test_page_reads_like_a_published_study(page, server, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -262,6 +263,7 @@ def test_page_reads_like_a_published_study(page, server, browser):
     assert not {k: v for k, v in problems.items() if v}, f"{page}: {problems}"
 
 
+@pytest.mark.slow
 def test_data_page_filters_its_file_list_as_the_reader_types(server, browser):
     """The Data chapter's list of every file: typing part of a path shows exactly the rows holding it, in
     pages of 25; clearing the box shows every file again."""

@@ -65,6 +65,7 @@ def db(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("run_dir", [run for study in COLLECTORS for run in committed_runs(study)],
                          ids=lambda run: f"{run.parent.name}/{run.name}")
+@pytest.mark.slow
 def test_committed_run_parses_and_every_file_has_labels(run_dir, db):
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete"
@@ -90,6 +91,7 @@ def test_committed_run_parses_and_every_file_has_labels(run_dir, db):
     assert labelled == listed
 
 
+@pytest.mark.slow
 def test_snapshot_parts_are_checked_before_anything_runs(tmp_path):
     out = run_collector("collect_snapshots.py", "--parts", "recovery,bogus", "--out", str(tmp_path / "out"),
                         "--image-dir", str(tmp_path), env={"PATH": str(tmp_path / "empty")})
@@ -116,6 +118,7 @@ PATHS = {"as installed": lambda tmp_path: os.environ["PATH"],
          "without monitors": lambda tmp_path: path_without(tmp_path, MONITOR_TOOLS)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS)
 def test_monitors_stop_when_the_collector_was_started_in_the_background(tmp_path, path):
     # A shell starts a background job (`python3 scripts/collect_pagecache.py &`) with SIGINT ignored, and
@@ -187,6 +190,7 @@ def checksum_run(request, checksum_runs) -> tuple[str, Path, subprocess.Complete
     return request.param, *checksum_runs[request.param]
 
 
+@pytest.mark.slow
 def test_a_missing_monitor_is_recorded_and_the_run_goes_on(checksum_run):
     path, run_dir, out, env = checksum_run
     assert out.returncode == 0, out.stderr
@@ -217,6 +221,7 @@ def test_a_missing_monitor_is_recorded_and_the_run_goes_on(checksum_run):
     assert labelled == {f for s in manifest["steps"] for f in s["files"]}
 
 
+@pytest.mark.slow
 def test_configurations_are_interleaved_in_the_seeded_order(checksum_run):
     _path, run_dir, out, _env = checksum_run
     manifest = json.loads((run_dir / "manifest.json").read_text())
@@ -240,6 +245,7 @@ def test_configurations_are_interleaved_in_the_seeded_order(checksum_run):
                                                  s["labels"])
 
 
+@pytest.mark.slow
 def test_the_stopping_rule_reads_the_runs_own_files_as_the_book_would(checksum_run):
     # The collector's stdlib Welch interval of the log ratio, after the last round, is scipy's on the bandwidths
     # fio wrote (read back here from the run's own files), and its verdict follows the recorded rule.
@@ -278,6 +284,7 @@ def test_the_stopping_rule_reads_the_runs_own_files_as_the_book_would(checksum_r
                                                   else "--max-repetitions 3 reached")
 
 
+@pytest.mark.slow
 def test_every_measured_step_records_the_quiet_check(checksum_run):
     _path, run_dir, _out, _env = checksum_run
     manifest = json.loads((run_dir / "manifest.json").read_text())
@@ -307,6 +314,7 @@ class ScriptedGate(cl.LoadGate):
         return {"busy_pct": busy, "steal_pct": 0.0, "seconds": 0.0, "quiet": busy < self.quiet_busy_pct}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("repeatable", [True, False])
 def test_a_step_that_ran_under_load_is_repeated_once_the_machine_is_quiet(tmp_path, repeatable):
     run = cl.Run("test", tmp_path, ["test"], {})

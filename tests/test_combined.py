@@ -1,4 +1,6 @@
 """A log holding both IOR's and mdtest's output yields both tools' records (Janelia's 2019 IO500 driver)."""
+import pytest
+
 from conftest import ARCHIVE
 
 from iobook import store
@@ -13,6 +15,7 @@ def test_detected_as_both_tools():
     assert (fmt.name, fmt.tool) == ("ior+mdtest-text", "ior+mdtest")
 
 
+@pytest.mark.slow
 def test_ior_and_mdtest_results_both_land(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([JANELIA_OUTPUT], db, progress=False)

@@ -7,7 +7,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import ARCHIVE, REPO, database_digest
+
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
 SUBMISSIONS = sorted(ARCHIVE.glob("*/*/*/*/submission-*"))[::16]  # 15 of the archive's 238, deterministic
 AHEAD_NS = 1_500_000_000  # two files' mtime this far ahead of the clock: written as the ingest reads them

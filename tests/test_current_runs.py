@@ -17,6 +17,8 @@ from iobook.studies import snapshots
 
 from conftest import REPO
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 RAW = REPO / "data" / "raw"
 
 

@@ -30,6 +30,7 @@ def scores_by_submission(con, system: str) -> dict[int, tuple[float, float, floa
     return {sub: (score, bw, md) for sub, score, bw, md in rows}
 
 
+@pytest.mark.slow
 def test_tianhe_sc19_run_reproduces_seed_002(con):
     runs = scores_by_submission(con, "Tianhe-2E")
     assert sorted(runs) == [15, 87, 88]
@@ -41,6 +42,7 @@ def test_tianhe_sc19_run_reproduces_seed_002(con):
     assert round(runs[88][0], 3) == 50.076
 
 
+@pytest.mark.slow
 def test_tianhe_phase_table_equals_the_raw_log(con):
     slide_phase = {"ior_easy_w": "ior-easy-write", "ior_easy_r": "ior-easy-read", "ior_hard_w": "ior-hard-write",
                    "ior_hard_r": "ior-hard-read", "md_easy_w": "mdtest-easy-write", "md_easy_stat": "mdtest-easy-stat",
@@ -62,6 +64,7 @@ def test_tianhe_phase_table_equals_the_raw_log(con):
         assert round(raw[slide_phase[row.column]], decimals) == row.value, row.column
 
 
+@pytest.mark.slow
 def test_seed_004_gekkofs_run_is_not_in_the_archive(con):
     runs = scores_by_submission(con, "NextGENIO")
     assert {sub: round(v[0], 3) for sub, v in runs.items()} == {
@@ -88,6 +91,7 @@ def test_family_of_the_chapters_runs(filesystem, institution, system, year, fami
     assert families.family(filesystem, institution, system, year) == family
 
 
+@pytest.mark.slow
 def test_families_resolve_the_ingested_runs(con):
     runs = con.execute(
         "SELECT run_id, filesystem, institution, system, year FROM io500_runs ORDER BY run_id").df()

@@ -10,6 +10,8 @@ from iobook.ingest import ingest
 
 from conftest import SHARED
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 SC23 = {  # seed 000's column label -> the submission folder of that run
     "IBM Tucson": IO500 / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",

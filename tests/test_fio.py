@@ -158,6 +158,7 @@ def test_unit_tables():
     assert fio._size("254727", "KB", fio.SIZE_2X, 1) == 254727 * 1024
 
 
+@pytest.mark.slow
 def test_series_logs_through_ingest(tmp_path):
     db = tmp_path / "fio.duckdb"
     counts = ingest([FIX / "logs-avg", FIX / "logs-raw"], db, progress=False)
@@ -203,6 +204,7 @@ def mutated(draw):
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_fuzz_only_parse_error(text):
@@ -229,6 +231,7 @@ def test_normal_and_json_output_of_one_run_reads_its_json():
     assert bw == {("seqwrite", "write"): 1398101333.0, ("randread", "read"): 34379540.0}
 
 
+@pytest.mark.slow
 def test_terse_jobs_say_their_parameters_are_unknown_and_group_by_what_they_carry(tmp_path):
     """fio's terse output carries no job options (man fio, TERSE OUTPUT): a configuration of it can only be the
     job's name and the operations it did, never 'read' pooled over different jobs. fio333-multi.terse5.txt

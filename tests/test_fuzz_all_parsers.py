@@ -106,6 +106,7 @@ def test_every_format_has_a_real_seed():
         assert FORMATS[name].detect(path.read_text()[:1 << 20]), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SEEDS))
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
@@ -122,6 +123,7 @@ WRAPPERS = {"plain": lambda b: b, "gzip": gzip.compress, "bzip2": bz2.compress,
             "crlf": lambda b: b.replace(b"\n", b"\r\n"), "nul tail": lambda b: b + b"\0" * 64}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SEEDS))
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())

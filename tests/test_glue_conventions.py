@@ -25,6 +25,7 @@ def write_notebook(path, cells, outputs):
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
 
 
+@pytest.mark.slow
 def test_findings_glue_as_one_myst_list_linked_by_number(glued):
     nb.glue_findings([("2,410 files were read.", "tab-data-files"), "No file failed."])
     (output,) = glued
@@ -33,6 +34,7 @@ def test_findings_glue_as_one_myst_list_linked_by_number(glued):
         "- 2,410 files were read. ({numref}`tab-data-files`)\n- No file failed.")
 
 
+@pytest.mark.slow
 def test_glue_takes_many_values_at_once(glued):
     nb.glue({"files": 2410, "mib": 33.25})
     assert [(o.metadata["scrapbook"]["name"], o.data["application/papermill.record/text/plain"]) for o in glued] == [

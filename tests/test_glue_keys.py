@@ -93,6 +93,7 @@ def split_families(report: Report) -> list[str]:
                   if len(size) > 1 or min(size) < len(tested.get(family, ())))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
 def test_every_pasted_key_is_in_the_report(chapter, any_db):
     name, con = any_db

@@ -141,6 +141,7 @@ def test_mmlscluster_nodes_with_and_without_designation():
     assert cloud.records[-1].daemon_node == "hpc-perf-mgmt-3.strgscale.com"
 
 
+@pytest.mark.slow
 def test_views_after_ingest(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([TUCSON_SC23 / "mmlsconfig", TUCSON_SC23 / "mmlscluster"], db, progress=False)
@@ -151,6 +152,7 @@ def test_views_after_ingest(tmp_path):
                        ).fetchone() == (15, 2, 14)
 
 
+@pytest.mark.slow
 def test_fs_disks_view(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([EHNINGEN_SC23 / "mmlsfs_bb145nvme", EHNINGEN_2024 / "mmls_bb8nvme"], db, progress=False)
@@ -181,6 +183,7 @@ FUZZ_FILES = [SAGUARO_2024 / "mmlsconfig", EHNINGEN_SC23 / "mmlscluster", SAGUAR
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(which=st.sampled_from(FUZZ_FILES), cut=st.floats(0, 1), drop=st.integers(0, 200),
        flips=st.lists(st.tuples(st.floats(0, 1), st.characters()), max_size=4))
+@pytest.mark.slow
 def test_damaged_files_raise_only_parse_error(which, cut, drop, flips):
     text = which.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)

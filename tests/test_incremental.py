@@ -14,6 +14,7 @@ from iobook.ingest import ingest
 from conftest import BUILT_TOOLS, REPO
 
 
+@pytest.mark.slow
 def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False, prune=True)
@@ -51,6 +52,7 @@ def test_files_gone_from_the_folders_drop_out_and_come_back(tucson_results, tmp_
     assert round(con.execute("SELECT score FROM io500_scores").fetchone()[0], 1) == 136.4
 
 
+@pytest.mark.slow
 def test_plain_ingest_adds_without_pruning(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False)
@@ -60,6 +62,7 @@ def test_plain_ingest_adds_without_pruning(tucson_results, tmp_path):
     assert con.execute("SELECT count(*) FROM sources WHERE status = 'gone'").fetchone() == (0,)
 
 
+@pytest.mark.slow
 def test_derived_tables_left_stale_by_a_crash_are_rebuilt(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False)
@@ -74,6 +77,7 @@ def test_derived_tables_left_stale_by_a_crash_are_rebuilt(tucson_results, tmp_pa
     assert not store.derived_stale(con)
 
 
+@pytest.mark.slow
 def test_files_that_failed_before_are_still_reported(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     (tucson_results / "ior-easy-write.txt").write_bytes(b"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n\xff\n")
@@ -85,6 +89,7 @@ def test_files_that_failed_before_are_still_reported(tucson_results, tmp_path):
     assert out.returncode == 1 and "failed before 1" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_chapter_digest_changes_only_with_the_tools_it_reads(tmp_path):
     registry = {c.name: c for c in chapters.load_registry()}
     db = tmp_path / "t.duckdb"
@@ -109,6 +114,7 @@ def test_a_chapter_digest_changes_only_with_the_tools_it_reads(tmp_path):
     assert "io500_score" not in changed and "checksum_cost" in changed
 
 
+@pytest.mark.slow
 def test_a_chapter_digest_is_the_same_in_a_checkout_at_another_path(tucson_results, tmp_path, monkeypatch):
     """A fresh clone elsewhere (with its shared folder beside it) digests the same inputs: its committed
     chapters are current there, and `make book` executes none of them."""
@@ -142,6 +148,7 @@ def test_generated_files_match_the_registry():
         line.split("book/", 1)[1] for line in (REPO / "_toc.yml").read_text().splitlines() if "- file: book/" in line]
 
 
+@pytest.mark.slow
 def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False)
@@ -154,6 +161,7 @@ def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
     assert again["unchanged"] == again["seen"]
 
 
+@pytest.mark.slow
 def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monkeypatch):
     import nbformat
 
@@ -188,6 +196,7 @@ def test_landing_page_shows_results_never_an_inventory_line():
     assert all(f"]({name})" in text for name in on_landing)  # the published chapters all have findings
 
 
+@pytest.mark.slow
 def test_a_database_of_an_older_record_layout_is_reparsed(tucson_results, tmp_path):
     """A record class that gained a column (IorTest's stonewall pairs): an older database's table is made
     again and every file re-parsed, in the first ingest that opens it."""
@@ -212,6 +221,7 @@ def _age(folder, seconds: int = 3600) -> None:
         os.utime(f, ns=(time.time_ns() - seconds * 10**9,) * 2)
 
 
+@pytest.mark.slow
 def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
     """A view renamed or removed since the database was made (this version's duplicate_logs was briefly
     duplicate_sources) is gone after the next ingest: the Data chapter lists every view of the database."""
@@ -226,6 +236,7 @@ def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
     assert "duplicate_sources" not in views and "duplicate_logs" in views
 
 
+@pytest.mark.slow
 def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
     import iobook.ingest
 
@@ -241,6 +252,7 @@ def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_pa
     assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
 
 
+@pytest.mark.slow
 def test_a_file_just_written_is_hashed_next_time_then_trusted(tucson_results, tmp_path):
     _age(tucson_results, -60)  # mtime a minute ahead (a file server's clock): within RACY_NS of any read
     db = tmp_path / "t.duckdb"
@@ -255,6 +267,7 @@ def test_a_file_just_written_is_hashed_next_time_then_trusted(tucson_results, tm
     con.close()
 
 
+@pytest.mark.slow
 def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path):
     """Same size, same mtime (set back, as `touch -d` or a careless copy does): the ctime still differs."""
     import os
@@ -276,6 +289,7 @@ def test_bytes_changed_under_a_restored_mtime_are_seen(tucson_results, tmp_path)
     con.close()
 
 
+@pytest.mark.slow
 def test_a_database_of_an_older_iobook_gets_path_bytes(tucson_results, tmp_path):
     """Its sources table had no path_bytes and a UNIQUE path: made again with both, its rows kept."""
     db = tmp_path / "t.duckdb"
@@ -313,6 +327,7 @@ def _rows_by_path(db) -> dict:
         con.close()
 
 
+@pytest.mark.slow
 def test_ingest_prune_makes_the_database_hold_exactly_the_tree(tucson_results, tmp_path):
     """`python -m iobook ingest --prune`: after a folder is renamed and a file deleted, the database holds what a
     clean ingest of the tree holds; a plain ingest keeps the old folder's rows too."""
@@ -336,6 +351,7 @@ def test_ingest_prune_makes_the_database_hold_exactly_the_tree(tucson_results, t
     assert len(_rows_by_path(kept)["raw_ior_iterations"]) == 2 * len(clean["raw_ior_iterations"]) + 1 > 1
 
 
+@pytest.mark.slow
 def test_a_failed_path_that_is_read_later_fails_no_more(tucson_results, tmp_path, monkeypatch):
     """A folder given before it existed, and one that could not be listed: once ingest reads them, their
     failure is gone from sources (not counted as failed again) and their files land."""

@@ -1,6 +1,8 @@
 """Ingest as a user runs it: idempotent, replaces changed files, records bad input and keeps the rest."""
 import duckdb
 
+import pytest
+
 from iobook import store
 from iobook.__main__ import main
 from iobook.ingest import ingest
@@ -17,6 +19,7 @@ def table_rows(db) -> dict[str, list]:
         con.close()
 
 
+@pytest.mark.slow
 def test_second_ingest_changes_nothing(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     first = ingest([tucson_results], db, progress=False)
@@ -27,6 +30,7 @@ def test_second_ingest_changes_nothing(tucson_results, tmp_path):
     assert table_rows(db) == before
 
 
+@pytest.mark.slow
 def test_changed_file_replaces_its_records(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     ingest([tucson_results], db, progress=False)
@@ -41,6 +45,7 @@ def test_changed_file_replaces_its_records(tucson_results, tmp_path):
     assert status == "ok" and phases == [("ior-easy-write",), ("mdtest-easy-write",), ("timestamp",)]
 
 
+@pytest.mark.slow
 def test_binary_and_non_utf8_are_recorded_and_the_rest_lands(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     (tucson_results / "core.bin").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00")
@@ -63,6 +68,7 @@ def test_binary_and_non_utf8_are_recorded_and_the_rest_lands(tucson_results, tmp
     assert con.execute("SELECT count(*) FROM ior_tests WHERE source_id = ?", [source_id]).fetchone()[0] == 1
 
 
+@pytest.mark.slow
 def test_identical_bytes_at_two_paths_are_both_listed(tucson_results, tmp_path):
     db = tmp_path / "t.duckdb"
     copy = tmp_path / "copy"
@@ -99,6 +105,7 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     assert con.execute("SELECT mdtest_id FROM mdtest_runs").fetchall() == [(2153 * 1000000,)]
 
 
+@pytest.mark.slow
 def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     from conftest import ARCHIVE
 
@@ -113,6 +120,7 @@ def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     assert table_rows(parallel) == table_rows(serial)
 
 
+@pytest.mark.slow
 def test_a_fio_log_value_past_bigint_fails_alone_with_its_line(tmp_path):
     """A value past BIGINT (which the parser's line check lets through, and Arrow's int64 refuses) fails its
     file at its line; the other file of the batch still lands."""
@@ -154,6 +162,7 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     assert _non_finite_in_tables({ior.IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
 
 
+@pytest.mark.slow
 def test_cli_a_path_that_does_not_exist_is_one_line_and_exit_status_1(tucson_results, tmp_path):
     """As a user mistypes it: one line naming the path, no traceback, recorded, the other path still read."""
     import subprocess

@@ -163,6 +163,7 @@ FUZZ_FILES = [TUCSON / "result_summary.txt", BUILT_RESULTS / "result.txt", CERN,
               ARCHIVE / "CSIRO/bracewell/scratch2/2020/submission-49/result.txt"]
 
 
+@pytest.mark.slow
 @given(st.sampled_from(FUZZ_FILES), st.integers(0, 2), st.integers(min_value=0), st.integers(0, 255))
 def test_fuzz_only_parse_errors(path, how, where, byte):
     data = bytearray(path.read_bytes())
@@ -249,6 +250,7 @@ def runs_db(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_grouping(runs_db):
     con = duckdb.connect(str(runs_db), read_only=True)
     by_folder = dict(con.execute(
@@ -267,6 +269,7 @@ def test_grouping(runs_db):
     assert sc17_files == 6
 
 
+@pytest.mark.slow
 def test_run_views(runs_db):
     con = duckdb.connect(str(runs_db), read_only=True)
     row = con.execute("""SELECT r.institution, r.year, r.submission, s.score, s.reported_score, s.valid, s.score_matches
@@ -286,6 +289,7 @@ def test_run_views(runs_db):
     assert sc17_match is True
 
 
+@pytest.mark.slow
 def test_ingest_twice_and_fresh_give_same_rows(runs_db, tmp_path):
     before = _tables(runs_db)
     ingest(GROUPING_FILES, runs_db, progress=False)
@@ -362,6 +366,7 @@ FATAL_FIXTURES = Path(__file__).parent / "fixtures" / "io500"  # SOURCES.md: pas
     ("io500-issue117-cannot-open-config.txt", 1,
      "IO500 stopped before its first phase: FATAL (src/ini-parse.c:26) Cannot open config file --list-mandatory"),
 ])
+@pytest.mark.slow
 def test_fatal_stdout_is_a_failed_run_with_its_line_and_reason(name, line, reason, tmp_path):
     text = (FATAL_FIXTURES / name).read_text(encoding="utf-8")
     fmt = detect(text)

@@ -30,6 +30,7 @@ def runs(con) -> dict[str, dict]:
     return {r["run_key"]: r for r in df.to_dict("records")}
 
 
+@pytest.mark.slow
 def test_bundled_runs_take_their_own_sites(con):
     found = runs(con)
     # submission-109/KAUST/results/io-500-summary.2018.06.21-18.59.50.txt lines 9, 12, 24:
@@ -45,6 +46,7 @@ def test_bundled_runs_take_their_own_sites(con):
     assert found["submission-109/dkrz-l1"]["family"] == "Lustre"
 
 
+@pytest.mark.slow
 def test_bundled_runs_that_state_no_site_are_unknown(con):
     found = runs(con)
     # JCAHPC's summary has no io500_info line; STFC's print io500_info_institute_name=xxx (line 12);
@@ -57,6 +59,7 @@ def test_bundled_runs_that_state_no_site_are_unknown(con):
     assert "mmfind.sh" in found["submission-109/sonasad"]["family_reason"]
 
 
+@pytest.mark.slow
 def test_a_copy_in_two_submissions_counts_once(con):
     found = runs(con)
     # submission-109/dkrz-l1 (filed under lustre02) and lustre01/2019/submission-137 hold the same run (every
@@ -65,6 +68,7 @@ def test_a_copy_in_two_submissions_counts_once(con):
     assert found["submission-137"]["counted"] and not found["submission-109/dkrz-l1"]["counted"]
 
 
+@pytest.mark.slow
 def test_find_faster_than_a_clock_cycle_is_flagged(con):
     found = runs(con)
     # submission-663/results/2023.05.15-14.49.39/result.txt lines 50-55: find nproc = 1,
@@ -77,6 +81,7 @@ def test_find_faster_than_a_clock_cycle_is_flagged(con):
     assert found["submission-137"]["implausible"] is None
 
 
+@pytest.mark.slow
 def test_runs_out_of_the_layout_take_family_from_the_archive_listing_their_files_and_labels(tmp_path):
     # a user's own copy: Aurora's run folder (config.ini line 19: API = DFS --dfs.pool=mypool ...) and
     # KAUST's run, neither under <institution>/<system>/<file system>/<year>/submission-<id>. Aurora's phase values
@@ -130,6 +135,7 @@ def listed(db: Path) -> tuple[set, set]:
     return key(chosen), key(scale)
 
 
+@pytest.mark.slow
 def test_runs_copied_out_of_the_layout_are_listed_as_inside_it(tmp_path):
     labels = []
     for folder, name in COPIED.items():

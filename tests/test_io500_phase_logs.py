@@ -10,6 +10,8 @@ from iobook.ingest import ingest
 
 from conftest import ARCHIVE
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 TUCSON = ARCHIVE / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"
 CSIRO_BASH = ARCHIVE / "CSIRO/bracewell/scratch2/2020/submission-47"  # io500.sh (io500_fixed.sh), mdtest 3.3
 JANELIA_ISC20 = ARCHIVE / "Janelia Research Campus, HHMI/SharedScratch/wekafs/2020/submission-112"  # C app, mdtest 3.3

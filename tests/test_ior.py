@@ -311,6 +311,7 @@ def test_ior2_max_line_must_agree_with_the_summary_row():
     assert e.value.line == 49 and "32514.12" in e.value.reason
 
 
+@pytest.mark.slow
 def test_ior2_ingest_stores_rows_and_a_cut_copy_is_never_plain_ok(tmp_path):
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     whole.mkdir(), cut.mkdir()
@@ -451,6 +452,7 @@ def db(tmp_path_factory):
     con.close()
 
 
+@pytest.mark.slow
 def test_views_link_rank_csv_to_its_log(db):
     rows = db.execute("""
         SELECT s.path, r.test_id = t.test_id, count(*)
@@ -464,6 +466,7 @@ def test_views_link_rank_csv_to_its_log(db):
     assert db.execute("SELECT count(*) FROM ior_tests WHERE layout = 'rank-csv'").fetchone() == (0,)
 
 
+@pytest.mark.slow
 def test_views_summary_from_log_or_iterations(db):
     got = db.execute("""
         SELECT t.layout, s.access, s.summary_from, round(s.bw_mean_mib_s, 4), round(s.bw_std_mib_s, 4), s.iterations
@@ -481,6 +484,7 @@ def test_views_summary_from_log_or_iterations(db):
     ]
 
 
+@pytest.mark.slow
 def test_views_iterations_and_tests(db):
     row = db.execute("""
         SELECT t.tasks, t.nodes, t.transfer_bytes, t.block_bytes, i.bw_mib_s, i.iops
@@ -517,6 +521,7 @@ def damaged(data: bytes, draw) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+@pytest.mark.slow
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(FUZZ_FILES), st.data())
 def test_damaged_files_raise_only_parse_error(path, data):

@@ -47,6 +47,7 @@ def test_memory_factor_is_memory_bandwidth_per_node_over_io_bandwidth_per_node()
         ("Client", "5.1.5.1 GA"), ("Server", "5.1.5.1 GA")]
 
 
+@pytest.mark.slow
 def test_checksum_run_steps_and_labels(con):
     assert con.execute("SELECT count(*), min(exit_code), max(exit_code) FROM run_steps WHERE run_id = ?",
                        [CHECKSUM_RUN]).fetchone() == (48, 0, 0)
@@ -57,16 +58,19 @@ def test_checksum_run_steps_and_labels(con):
                       ("verify", ["crc32c", "md5", "none", "sha1", "sha256", "xxhash"])]
 
 
+@pytest.mark.slow
 def test_plain_direct_read_bandwidth(con):
     assert step_io(con, CHECKSUM_RUN, "002-read-none-direct-r1", "read")[:2] == (946444974, 2147483648)
 
 
+@pytest.mark.slow
 def test_verify_read_carries_its_bytes_in_the_read_direction(con):
     """fio's verify_only job is a write job: the read direction has the bandwidth, write shows 0 B/s."""
     assert step_io(con, CHECKSUM_RUN, "004-read-crc32c-direct-r1", "read")[0] == 450678624
     assert step_io(con, CHECKSUM_RUN, "004-read-crc32c-direct-r1", "write")[:2] == (0, 2147483648)
 
 
+@pytest.mark.slow
 def test_sha256_verify_read_cpu_per_gib(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, CHECKSUM_RUN, "012-read-sha256-direct-r1", "read")
     assert (bw, runtime_s, usr, sys) == (93222940, 23.036, 37.115819, 2.109741)
@@ -77,6 +81,7 @@ def test_sha256_verify_read_cpu_per_gib(con):
     assert task_clock == (9306.06,)
 
 
+@pytest.mark.slow
 def test_memory_traffic_is_not_measured(con):
     fact = con.execute("SELECT value FROM run_facts WHERE run_id = ? AND key = 'facts.perf.memory_traffic'",
                        [CHECKSUM_RUN]).fetchone()[0]
@@ -87,6 +92,7 @@ def test_memory_traffic_is_not_measured(con):
     assert statuses == [("cycles", "not supported", 48), ("instructions", "not supported", 48)]
 
 
+@pytest.mark.slow
 def test_pagecache_run_cgroup(con):
     facts = dict(con.execute("SELECT key, value FROM run_facts WHERE run_id = ? AND key LIKE 'facts.cgroup.%'",
                              [PAGECACHE_RUN]).fetchall())
@@ -94,6 +100,7 @@ def test_pagecache_run_cgroup(con):
     assert facts["facts.cgroup.memory_limit_bytes"] == "1073741824"
 
 
+@pytest.mark.slow
 def test_buffered_write_bandwidth_and_its_one_second_spread(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, PAGECACHE_RUN, "001-write-buffered-r1", "write")
     assert (bw, io_bytes, runtime_s, usr, sys) == (1812543008, 54378102784, 30.001, 1.98, 49.26)
@@ -103,6 +110,7 @@ def test_buffered_write_bandwidth_and_its_one_second_spread(con):
     assert spread == (30, 1852.4, 0.483)
 
 
+@pytest.mark.slow
 def test_reclaim_shows_in_the_cgroup_not_in_global_reclaim(con):
     increase = dict(con.execute(
         """

@@ -278,6 +278,7 @@ def test_detect_by_content(path, name):
     assert detect(path.read_text()[:65536]).name == name
 
 
+@pytest.mark.slow
 def test_views(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest.ingest([FIXTURES, BUILT], db, progress=False)
@@ -350,6 +351,7 @@ def test_stonewall_status_and_mpi_warnings_fail_no_phase():
     assert row(parse(log), "File stat").mean == 869975.379
 
 
+@pytest.mark.slow
 def test_failed_phases_in_the_views(tmp_path):
     db = tmp_path / "t.duckdb"
     ingest.ingest([FIXTURES], db, progress=False)
@@ -379,6 +381,7 @@ def _iteration_values(n: int, maximum: float, minimum: float, mean: float) -> li
     (BUILT / "mdtest_n1000_i3_np2.log", "sample"),                  # 4.1.0+dev, -i 3
     (BUILT / "mdtest_rankstats_np2.log", "sample"),                 # 4.1.0+dev, -i 2: Std Dev = (max - min) / sqrt 2
 ])
+@pytest.mark.slow
 def test_stddev_formula_follows_the_version(path, kind, tmp_path):
     """The view says which formula a version prints, and the printed Std Dev of every measured rate row is that
     formula over the row's iteration values (and not the other one)."""
@@ -422,12 +425,14 @@ def parse_or_parse_error(parse_text, text: str) -> None:
         assert e.line is None or 1 <= e.line <= text.count("\n") + 1
 
 
+@pytest.mark.slow
 @given(st.data())
 def test_fuzz_logs(data):
     text = FUZZ_TEXTS[data.draw(st.integers(0, len(FUZZ_TEXTS) - 1))]
     parse_or_parse_error(mdtest.parse_log, damaged(data, text))
 
 
+@pytest.mark.slow
 @given(st.data())
 def test_fuzz_rank_csv(data):
     parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, CSV_TEXT))

@@ -128,6 +128,7 @@ def test_manifest_run_steps_labels_facts():
     assert facts["tools.fio"] == "fio-3.33"
 
 
+@pytest.mark.slow
 def test_views_link_logs_to_runs_and_labels(tmp_path):
     db = tmp_path / "m.duckdb"
     ingest([CHECKSUM], db, progress=False)
@@ -176,6 +177,7 @@ def damaged(draw, name: str):
     return text[:i] + draw(st.characters(codec="utf-8")) + text[i + 1:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REAL_FILES)
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())

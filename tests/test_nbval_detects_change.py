@@ -13,6 +13,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 CHAPTER = "io500_score"
 # IBM's SC23 table (seed 000, slide "IO500 submissions from IBM for SC23"): IBM Tucson's ior-easy-write, 106.6
 # GiB/s, which the chapter shows beside the value recomputed from the run's own summary.

@@ -10,6 +10,8 @@ import sysconfig
 import tomllib
 import zipfile
 
+import pytest
+
 from conftest import REPO, copy_checkout
 
 # data/reference/'s tables, which the package reads through iobook.reference (issue 37)
@@ -27,6 +29,7 @@ def test_console_script_and_dependencies_match_the_lock():
     assert {name: lock.get(name) for name in pins} == pins  # every pin is the lock's version
 
 
+@pytest.mark.slow
 def test_the_command_runs_its_subcommands():
     """The script's function as the console script calls it: `iobook --help` lists ingest, book, new-chapter."""
     shown = subprocess.run([sys.executable, "-c", "import sys; from iobook.__main__ import main; sys.exit(main())",
@@ -57,6 +60,7 @@ def test_every_package_folder_is_listed():
     assert config["package-dir"] == {"iobook.reference_data": "data/reference", "iobook.book_source": "."}
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsewhere(tmp_path):
     """Issue 37: `pip install .` (not editable), then `iobook ingest` outside the checkout raised FileNotFoundError
     for site-packages/data/reference/filesystems.csv. The wheel built from this working tree carries the three

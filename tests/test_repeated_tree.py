@@ -14,6 +14,8 @@ from iobook import chapters, store
 from iobook.ingest import ingest
 from iobook.studies import stragglers
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 SUBMISSIONS = [
     "IBM Tucson/Arches 2021B/IBM Elastic Storage System 3200 - 2 Building Blocks/2021/submission-590",
     "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",

@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, baseline_only
 
 # Every numeric column of four published tables (seed 000's checksum and SC23 tables, seed 002's phase tables,
@@ -51,6 +53,7 @@ def test_evidence_has_the_same_bits_without_the_cpus_vector_paths():
     assert evidence_bits(baseline_only()) == default
 
 
+@pytest.mark.slow
 def test_kernels_the_tests_start_compute_on_the_baseline_only():
     shown = subprocess.run([sys.executable, "-c", "import os, numpy, iobook.store as s; "
                             "print(s.DUCKDB_THREADS, os.environ['OPENBLAS_NUM_THREADS'], "

@@ -90,6 +90,7 @@ def local_rates(tmp_path_factory):
         ).df()
 
 
+@pytest.mark.slow
 def test_local_run_has_three_repetitions_of_each_stage(local_rates):
     assert len(local_rates) == 72
     assert set(local_rates.groupby(["operation", "stage"]).size()) == {3}
@@ -98,6 +99,7 @@ def test_local_run_has_three_repetitions_of_each_stage(local_rates):
     assert none.iops.tolist() == [3082.614057, 3132.83208, 3562.522266]
 
 
+@pytest.mark.slow
 def test_ratio_of_stage_1_create_to_no_snapshot(local_rates):
     create = local_rates[local_rates.operation == "create"]
     one, none = create[create.stage == "1"].iops, create[create.stage == "none"].iops

@@ -18,6 +18,7 @@ RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tes
 RAW = REPO / "data" / "raw"
 
 
+@pytest.mark.slow
 def test_runs_steps_and_costs_per_database(any_db):
     name, con = any_db
     runs = cc.get_runs(con)
@@ -64,6 +65,7 @@ def default(databases):
     return con, runs, steps
 
 
+@pytest.mark.slow
 def test_two_repetitions_are_undecided_and_size_no_study(default):
     """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result. Two rounds a side are fewer
     than evidence.MIN_UNITS: every comparison of the superseded run is undecided, and (issue 36) too few to size a
@@ -82,6 +84,7 @@ def test_two_repetitions_are_undecided_and_size_no_study(default):
     assert main.n_to_decide is None  # 2 a side is too few to size a study from (evidence.MIN_UNITS_TO_SIZE, issue 36)
 
 
+@pytest.mark.slow
 def test_nsd_raid_client_only_checksum_from_the_listings(default):
     """Issue 20: the production setting in the IO500 listings was never linked to the slide."""
     con, _, _ = default
@@ -112,6 +115,7 @@ def test_verify_and_trailer_checksum_are_said_to_be_different_mechanisms():
     assert "only-if" not in str(next(c for c in cells if "".join(c["source"]) == section)["metadata"])  # on every page
 
 
+@pytest.mark.slow
 def test_labels_narrow_the_steps(databases):
     con = nb.setup(databases["default"])
     steps = cc.get_steps(con, [RUN], {"verify": ["none", "crc32c"], "mode": ["direct"]})
@@ -123,6 +127,7 @@ def test_labels_narrow_the_steps(databases):
         cc.get_steps(con, [RUN], {"verfy": ["none"]})
 
 
+@pytest.mark.slow
 def test_unknown_run_folder_names_the_nearest(databases):
     con = nb.setup(databases["default"])
     with pytest.raises(selection.UnknownSelection, match=rf"'vm-20261121T131429Z'.*nearest \['{RUN}'"):
@@ -141,6 +146,7 @@ def test_memory_factor_from_the_published_table():
     assert round(factors.loc[("Server", "trailerchecksum"), "per_node"], 3) == 2.144
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
     selected = {"run_folders": [RUN]} if name == "default" else {}
@@ -164,6 +170,7 @@ def current_run(study: str) -> str:
     return made[max(made)]
 
 
+@pytest.mark.slow
 def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
     """Review: the checksum tests pinned the superseded 2-repetition run. The current run's main comparisons, each
     checksum over none per phase and mode for bandwidth and fio's CPU-seconds per GiB (Welch on the logs, Holm
@@ -220,6 +227,7 @@ def test_current_run_main_comparisons_from_the_raw_fio_json(databases):
     assert sum(c["decided"] for c in last) == decided
 
 
+@pytest.mark.slow
 def test_local_finding_frames_the_method_on_the_build_machine(databases):
     """Issue 27: the local half measures fio's sha256 on contended vCPUs, not a storage checksum. The first finding
     (which the landing page lists under the build machine) says so, with the manifest's host (cores, CPU model) and
@@ -249,6 +257,7 @@ def by_quantity(report, quantity: str):
     return found[0]
 
 
+@pytest.mark.slow
 def test_checksum_setting_is_counted_on_declustered_raid_lab_systems(databases):
     """Issue 27: "5 of 6 ... in production beside the slide's development build" is wrong. The runs are IBM's own
     lab systems; 722 and 731 ran an "early pre-GA build" (their archive folders say so); 687 is a shared-nothing
@@ -287,6 +296,7 @@ def mpstat_busy_pct(step: str, run: str) -> float:
     raise AssertionError(f"{step}: no average row")
 
 
+@pytest.mark.slow
 def test_other_work_took_most_of_the_cpu_in_every_local_step(databases):
     """Issue 27: every local step ran with 80-96 % of the CPU taken by other work. Per measured step of the current
     run: the machine's busy share (mpstat, 2 CPUs) less fio's own CPU (its JSON usr_cpu + sys_cpu, % of one CPU)."""
@@ -307,6 +317,7 @@ def test_other_work_took_most_of_the_cpu_in_every_local_step(databases):
     assert r.values["others_cpu_steps"] == 72
 
 
+@pytest.mark.slow
 def test_buffered_writes_without_a_checksum_against_direct_ones(databases):
     """Issue 27: buffered writes without a checksum ran ~7.5x slower than direct ones, unexplained. From the fio
     JSON of the current run's six rounds (the end-of-run drift checks are no rounds: with them it is 7.56x)."""
@@ -327,6 +338,7 @@ def test_buffered_writes_without_a_checksum_against_direct_ones(databases):
     assert slower.p == pytest.approx(sps.ttest_ind(a, b, equal_var=False).pvalue)
 
 
+@pytest.mark.slow
 def test_memory_factors_reproduce_within_the_slides_rounding(databases):
     """Issue 27: 3.60 against "~3.5" and 2.14 against "~2.2" are reproduced within the slide's rounding: each
     printed input (GB/s: whole numbers) can lie half a unit either way, the printed factor half a tenth either
@@ -349,6 +361,7 @@ def test_memory_factors_reproduce_within_the_slides_rounding(databases):
 SEED_000 = SHARED / "seeds" / "000_e82b5fd1ddcfd1a1.txt"
 
 
+@pytest.mark.slow
 def test_the_footnote_is_said_where_the_builds_are_credited_to_the_checksum(databases):
     """Issue 36: the talk credits its 90 -> 125 GB/s and the memory factor to the trailer checksum, but the slide's
     footnote (the ** of its "trailerchecksum**" column) says the measurements came from client-side GNR work. The
@@ -370,6 +383,7 @@ def test_the_footnote_is_said_where_the_builds_are_credited_to_the_checksum(data
     assert len(re.sub(r"\{[^}]+\}`[^`]*`", "x", empty.findings[0].text).split()) <= FIRST_FINDING_WORDS
 
 
+@pytest.mark.slow
 def test_buffered_direct_ratio_names_the_vm_hosts_page_cache(databases):
     """Issue 36: without a checksum, direct writes ran 7.24x the bandwidth of buffered ones and the chapter left it
     unexplained. The run is a VM's (manifest host 'vm', target device /dev/vda, a virtio disk); a direct write
@@ -399,6 +413,7 @@ def test_buffered_direct_ratio_names_the_vm_hosts_page_cache(databases):
     assert r.tables["tab-checksum-modes"].frame[comparison.RATIO].tolist() == [comparison.ratio_text(record)]
 
 
+@pytest.mark.slow
 def test_drift_is_the_kits_drift_check_from_the_end_steps(databases):
     """The baseline measured again at the end (manifest label drift_check=end) against its six rounds, through
     comparison.drift: the write direct none step 073 (r7) over 003/017/033/039/049/071, from their fio JSON."""

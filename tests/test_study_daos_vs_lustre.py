@@ -60,6 +60,7 @@ def compared(r, key: str, family: str) -> pd.DataFrame:
         "p (Holm)": [c.p_adjusted for c in records], "record": records})
 
 
+@pytest.mark.slow
 def test_runs_on_each_database(any_db):
     name, con = any_db
     runs = analysis.get_runs(con)
@@ -83,6 +84,7 @@ def test_runs_on_each_database(any_db):
         assert runs.year.isna().sum() == 5
 
 
+@pytest.mark.slow
 def test_other_submissions(databases):
     with store.open_read(databases["other_io500"]) as con:
         runs = analysis.get_runs(con).set_index("run_key")
@@ -98,6 +100,7 @@ def test_other_submissions(databases):
         assert not seeds.list_against_raw(con, "seed002_sc19_list")["in raw logs"].any()
 
 
+@pytest.mark.slow
 def test_tianhe_same_servers(databases):
     with store.open_read(databases["default"]) as con:
         tianhe = seeds.tianhe_runs(con)
@@ -132,6 +135,7 @@ def test_daos_slides_rescored():
     assert (rescored.score - rescored["printed score"]).abs().max() < 2e-6
 
 
+@pytest.mark.slow
 def test_lists_against_raw(databases):
     with store.open_read(databases["default"]) as con:
         historic = seeds.list_against_raw(con, "seed002_historic_top_list")
@@ -148,6 +152,7 @@ def test_family_colours():
     assert len(set(families.COLOURS.values())) == len(families.COLOURS)
 
 
+@pytest.mark.slow
 def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
     with store.open_read(databases["other_io500"]) as con:
         runs = analysis.get_runs(con)
@@ -159,6 +164,7 @@ def test_unknown_family_is_a_note_not_a_failure(databases, tmp_path):
     assert "left out: no file-system family named 'DAOSS'" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
     text = "\n".join(execute_chapter("daos_vs_lustre", databases[name], tmp_path))
@@ -188,6 +194,7 @@ def flat_tree(tmp_path_factory):
     return db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pinned", [[], ["DAOS", "Lustre", "Storage Scale/GPFS", "WekaFS", "BeeGFS", "IME", "GekkoFS"]])
 def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
     with store.open_read(flat_tree) as con:
@@ -210,6 +217,7 @@ def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
     assert ("left out: no file-system family named 'Storage Scale/GPFS'" in text) == bool(pinned)
 
 
+@pytest.mark.slow
 def test_client_nodes_from_logs_before_declarations(databases):
     with store.open_read(databases["default"]) as con:
         counted = nodes.client_nodes(con)
@@ -233,6 +241,7 @@ def test_client_nodes_from_logs_before_declarations(databases):
     assert set(counted.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
 
 
+@pytest.mark.slow
 def test_lists_apart_and_per_client_node(databases):
     with store.open_read(databases["default"]) as con:
         runs = analysis.get_runs(con)
@@ -251,6 +260,7 @@ def test_lists_apart_and_per_client_node(databases):
     charts.chart_per_client_node(normalised).to_dict()
 
 
+@pytest.mark.slow
 def test_wolf_against_tianhe_per_client_node(databases):
     with store.open_read(databases["default"]) as con:
         runs = nodes.wolf_and_tianhe(con, nodes.client_nodes(con))
@@ -267,6 +277,7 @@ def test_wolf_against_tianhe_per_client_node(databases):
     assert ten.loc["ior-easy-write", "lowest ratio"] < 1 < ten.loc["mdtest-hard-write", "lowest ratio"]
 
 
+@pytest.mark.slow
 def test_release_names_the_benchmark_not_the_list(databases):
     # Arizona State University/Sol/BeeGFS/2023/submission-642/result_summary.txt line 1 prints the ISC22 release,
     # for a run of March 2023 in the archive's 2023 folder
@@ -287,6 +298,7 @@ def test_release_names_the_benchmark_not_the_list(databases):
     assert chosen.loc["submission-541", ["period", "release"]].tolist() == ["2021", "io500-sc20_v3-2-g26a6fed616ff"]
 
 
+@pytest.mark.slow
 def test_coverage_describes_this_copy(databases):
     # the archive copy's <year> folders: none is 2022 (in data/raw nor in the shared copy it was taken from)
     years = {p.name for p in RAW.glob("*/*/*/*") if p.name.isdigit()}
@@ -298,6 +310,7 @@ def test_coverage_describes_this_copy(databases):
     assert "none from 2022" in cov["coverage_text"] and "not the IO500's lists" in cov["coverage_text"]
 
 
+@pytest.mark.slow
 def test_eras_are_kept_apart(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
@@ -330,6 +343,7 @@ def test_eras_are_kept_apart(databases):
     assert r.values["wolf10_year"] == 2019 and r.tables["tab-daos-wolf-10"].frame.pairs.unique().tolist() == [2]
 
 
+@pytest.mark.slow
 def test_metadata_per_bandwidth_by_year(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
@@ -370,6 +384,7 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS  # as the page counts
 
 
+@pytest.mark.slow
 def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases):
     """Tianhe-2E's DAOS run against its SC19 Lustre run is one run a side: no interval, undecided. The Lustre
     run's phase logs count its client nodes and tasks; the DAOS listing on the slide prints none."""
@@ -409,6 +424,7 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
     assert f"the DAOS listing prints no client count (a slide names {clients} clients" in r.values["clients_text"]
 
 
+@pytest.mark.slow
 def test_same_servers_says_what_seed_002_says_of_its_setup(databases):
     """Wherever the Tianhe-2E pair is compared, seed 002's setup is said: DAOS kept NVRAM on tmpfs (DRAM), Lustre
     ran on NVMe with 52 storage servers, 40 metadata servers and 480 client nodes; the DAOS runs' API is DFS."""
@@ -443,6 +459,7 @@ def _raw_md_per_bw(folder: Path) -> float:
     raise AssertionError(f"no [SCORE] line under {folder}")
 
 
+@pytest.mark.slow
 def test_metadata_per_bandwidth_has_systems_as_the_unit(databases):
     """Runs of one system are not repetitions: one value per system (the geometric mean of its runs of the year),
     Welch's t on the logs of those values, n = systems."""
@@ -491,6 +508,7 @@ def daos_folders_from_files() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_each_comparison_keeps_the_setups_apart(databases):
     """DAOS runs with and without data protection are compared with Lustre apart, and a machine submitted under
     several labels counts once: the comparisons' DAOS sides are the DAOS folders of data/raw grouped by the object
@@ -525,6 +543,7 @@ def test_each_comparison_keeps_the_setups_apart(databases):
     assert all(f"DAOS {p} data protection {y}" == c.label for (y, p), c in table.record.items())
 
 
+@pytest.mark.slow
 def test_no_interval_on_fewer_than_three_machines(databases):
     """No comparison table or forest chart shows an interval where a side has fewer than evidence.MIN_UNITS
     machines: 2023's protected DAOS runs are of two machines (LRZ's SuperMUC-NG-Phase2 and Argonne's Aurora, see
@@ -549,6 +568,7 @@ def test_no_interval_on_fewer_than_three_machines(databases):
     assert protected[comparison.RATIO] == f"{protected.ratio:.3g}× (no interval)"
 
 
+@pytest.mark.slow
 def test_what_would_decide_an_undecided_year(databases):
     """2021 holds four DAOS machines (Intel/Endeavour/DAOS, Lenovo/Lenovo-Lenox/Lenovo, QCT DevCloud/QCT,
     ASTRA/mustang: the 2021 folders of data/raw) and four Lustre ones: enough for a verdict (at least

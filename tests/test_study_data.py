@@ -11,6 +11,8 @@ from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 SNAPSHOT_RUN = "data/raw/snapshots/vm-20261121T132957Z"
 
 

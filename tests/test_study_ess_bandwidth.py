@@ -49,6 +49,7 @@ def value(df, run_key, phase, column):
     return v
 
 
+@pytest.mark.slow
 def test_default_selection(any_db):
     name, con = any_db
     _, runs, ior, per_block = chapter_data(con)
@@ -57,6 +58,7 @@ def test_default_selection(any_db):
         assert ior.empty and per_block.empty
 
 
+@pytest.mark.slow
 def test_values_read_from_raw_files(any_db):
     name, con = any_db
     runs_all, runs, ior, per_block = chapter_data(con)
@@ -85,6 +87,7 @@ def test_values_read_from_raw_files(any_db):
         assert len(runs_all) == 0
 
 
+@pytest.mark.slow
 def test_per_building_block_percent_of_claim(databases):
     con = store.open_read(databases["default"])
     _, _, _, per_block = chapter_data(con)
@@ -116,6 +119,7 @@ def test_per_building_block_percent_of_claim(databases):
         "submission-722": "1", "submission-731": "1", "submission-784": "unknown", "submission-785": "unknown"}
 
 
+@pytest.mark.slow
 def test_731_is_one_building_block_from_its_file_system_disks(databases):
     """Issue 20: 731 was counted as 2 building blocks from its cluster's two canister pairs. The file system
     its IOR phases wrote to sits on one recovery group, as 722's (1 building block) does, with the same size."""
@@ -155,6 +159,7 @@ def ess3500_read_figures() -> tuple[int, int, str, str]:
     return int(before), int(after), release, f"{number}"
 
 
+@pytest.mark.slow
 def test_claim_follows_the_ess_release(databases):
     """Issue 20: 651 was held to the ESS 3500's later read figure, which seed 000 ties to a release 651 did not
     run. The figures and the release are read from the transcript, then found in the published CSV (at the
@@ -193,6 +198,7 @@ def test_claim_follows_the_ess_release(databases):
     assert pd.isna(by_run.ess_release["submission-590"])
 
 
+@pytest.mark.slow
 def test_talk_runs_found_by_their_numbers(databases):
     """Issue 20: the io500 version names the benchmark release, not the list. The list comes from the talk's
     tables, matched phase by phase; 722 ran "io500-isc24_v3" (result.txt line 3) in October 2024."""
@@ -207,6 +213,7 @@ def test_talk_runs_found_by_their_numbers(databases):
     assert runs.set_index("run_key").io500_version["submission-722"] == "io500-isc24_v3"
 
 
+@pytest.mark.slow
 def test_fewest_blocks_for_runs_without_a_count(databases):
     con = store.open_read(databases["default"])
     _, _, _, per_block = chapter_data(con)
@@ -252,6 +259,7 @@ def test_count_in_folder():
     assert ess.count_in_folder("IBM Tuscon/Arches 2 Storage Scale 3500 BBs/2023/submission-651") is None
 
 
+@pytest.mark.slow
 def test_building_blocks_per_run(databases):
     con = store.open_read(databases["default"])
     runs = ess.selected_runs(ess.get_runs(con))
@@ -309,6 +317,7 @@ def summary_gb_s(folder: Path, phase: str) -> float:
     return float(line.split()[2]) * 2**30 / 1e9
 
 
+@pytest.mark.slow
 def test_ceilings(databases):
     """The client line rate from the raw files: client nodes from each run's ior-easy-read.txt header (nodes x
     clients per node = tasks), links per client and the link's rate from the setup record, which carries the
@@ -347,6 +356,7 @@ def test_ceilings(databases):
     assert value(ceilings, "submission-785", "ior-easy-read", "reading") == "no figure"
 
 
+@pytest.mark.slow
 def test_722_and_731_alike_only_in_count(databases):
     """Issue 20: "the same 10 client nodes" for 722 and 731: the same count, on different clusters, with
     different transfer sizes, block sizes and releases."""
@@ -373,6 +383,7 @@ def test_722_and_731_alike_only_in_count(databases):
     assert not ss.differs["client nodes × tasks"]
 
 
+@pytest.mark.slow
 def test_hard_delete_in_time_order(databases):
     con = store.open_read(databases["default"])
     runs = ess.selected_runs(ess.get_runs(con))
@@ -411,6 +422,7 @@ def test_claims_are_the_talks_decimal_figures():
     assert round(claims.claim_gib_s[0], 2) == 288.71
 
 
+@pytest.mark.slow
 def test_unknown_run_names_the_nearest(databases):
     con = store.open_read(databases["default"])
     runs_all = ess.get_runs(con)
@@ -445,6 +457,7 @@ def compared_settings(con, run_keys, keys):
     return ess.compare_config(ess.get_config(con, runs.run_id, keys), runs).set_index("key")
 
 
+@pytest.mark.slow
 def test_config_comparison_separates_value_from_case_and_scope(databases):
     con = store.open_read(databases["default"])
     compared = compared_settings(con, ["submission-679", "submission-687", "submission-690", "submission-722"],
@@ -472,6 +485,7 @@ def test_config_comparison_separates_value_from_case_and_scope(databases):
     assert pair.difference.to_dict() == {"maxStatCache": "case/units"}
 
 
+@pytest.mark.slow
 def test_config_of_each_database(any_db):
     name, con = any_db
     runs = ess.selected_runs(ess.get_runs(con))
@@ -490,6 +504,7 @@ def test_every_code_cell_of_the_template_hides_its_input():
     assert all("remove-input" in c.metadata.get("tags", []) for c in cells if c.cell_type == "code")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_runs(databases, tmp_path, name):
     text = "\n".join(execute_chapter("ess_bandwidth", databases[name], tmp_path))
@@ -526,6 +541,7 @@ def default_report(databases, **params):
         con.close()
 
 
+@pytest.mark.slow
 def test_first_finding_gives_each_run_its_own_claim(databases):
     """Issue 27: the first finding pooled two models, three claims and three releases into one "94 %,
     undecided". Each run is now held to its own claim, one comparison per run and phase, and the Storage Scale
@@ -556,6 +572,7 @@ def test_first_finding_gives_each_run_its_own_claim(databases):
     assert "305–333" in first.text and "159–162" in first.text
 
 
+@pytest.mark.slow
 def test_ess3500_write_figure_derived_from_the_seed_ratio(databases):
     """Issue 27, wrong: "the talk gives no ESS 3500 write figure". Seed 000 line 50 prints 155 GB/s as "~2.6X
     ESS3500": about 59.6 GB/s, between 58.5 and 60.8 for the ratio's rounding (2.55-2.65); the Tucson runs'
@@ -585,6 +602,7 @@ def test_ess3500_write_figure_derived_from_the_seed_ratio(databases):
     assert any("~2.6X" in f.text and "97 %" in f.text and "96 %" in f.text for f in r.findings)
 
 
+@pytest.mark.slow
 def test_679_clients_bound_it_below_ibms_figure(databases):
     """Issue 27: 679's clients (10 nodes in its ior-easy-read.txt, one HDR200 link each: seed 000 line 271)
     carry at most 250 GB/s, less than IBM's 252 GB/s (2 x 126) for its two building blocks: the clients bound
@@ -605,6 +623,7 @@ def test_679_clients_bound_it_below_ibms_figure(databases):
     assert any("250 GB/s" in f.text and "252 GB/s" in f.text and "bound" in f.text for f in r.findings)
 
 
+@pytest.mark.slow
 def test_tucson_changes_mix_the_upgrade_with_settings(databases):
     """Issue 27: the talk's Tucson table is headed "Storage Scale 5.1.9.0" (seed 000 line 158), but 651's
     folder states 5.1.7.1 with ESS 6.1.6.0; nBucketGroups, fgdlTokenBatchAcquire and autoCompactDir are set
@@ -628,6 +647,7 @@ def test_tucson_changes_mix_the_upgrade_with_settings(databases):
     assert "+46.1 %" in text and "5.1.7.1" in text and "5.1.9.0" in text and "nBucketGroups" in text
 
 
+@pytest.mark.slow
 def test_ehningen_against_tucson_is_no_scaling_law(databases):
     """Issue 27: Ehningen's 3 building blocks (690) read 10.8 % more than Tucson's 2 (679): 81 against 110
     GB/s per block, with twice the client links; one run per site, other clients and release."""
@@ -640,6 +660,7 @@ def test_ehningen_against_tucson_is_no_scaling_law(databases):
     assert "scaling" in text
 
 
+@pytest.mark.slow
 def test_report_on_every_database(any_db):
     """report() on each test database: no data says so; NLHPC's ESS and Nemours' GridScaler (other_io500) name
     no IBM model in their folders (submission-589: "NLHPC/Guacolda/ESS"), so none is held to a claim."""
@@ -658,6 +679,7 @@ def test_report_on_every_database(any_db):
         assert r.abstract[0] is r.findings[0] and "110 GB/s read, 88 % of the clients' nominal line rate" in r.abstract[1].text
 
 
+@pytest.mark.slow
 def test_sites_differ_in_the_installed_release_not_in_min_release_level(databases):
     # seed 000 line 277: Tucson "Spectrum Scale upgraded to 5.1.9.0", Ehningen "left at 5.1.8.1"; the listings'
     # minReleaseLevel (5.1.9.0 and 5.1.7.0) is the cluster's compatibility floor and is not named a release
@@ -674,6 +696,7 @@ def test_sites_differ_in_the_installed_release_not_in_min_release_level(database
     assert count.k == 6 and "6 of the" in changed.text
 
 
+@pytest.mark.slow
 def test_per_block_chart_shows_both_yardsticks(databases):
     """Tucson's 651 and 679 read ~110 GB/s a building block (2 blocks each) at the same client line rate per block
     (10 clients x 1 HDR200 link: 250 GB/s, 125 a block; seed 000 line 271), while IBM's claims for their releases
@@ -689,6 +712,7 @@ def test_per_block_chart_shows_both_yardsticks(databases):
     assert spec["layer"][0]["encoding"]["x"]["field"] == "per_block_gb_s"
 
 
+@pytest.mark.slow
 def test_the_headline_says_what_the_6000_runs_ran_on(databases):
     """Issue 36: the landing page's Storage Scale System 6000 headline said nothing of what was measured: IBM's
     submissions 722 and 731, whose archive folders name 'IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS
@@ -707,6 +731,7 @@ def summary_value(folder: Path, phase: str) -> float:
     return summary_gb_s(folder, phase) * 1e9 / 2**30
 
 
+@pytest.mark.slow
 def test_runs_table_gives_each_run_its_installed_release_beside_the_talks_header(databases):
     """Issue 36 (a): the talk's SC23 table is headed 'all with IBM Storage Scale 5.1.9.0' (seed 000 line 137),
     but line 277 says Tucson was 'upgraded to 5.1.9.0' and Ehningen 'left at 5.1.8.1' (line 281: the token
@@ -730,6 +755,7 @@ def test_runs_table_gives_each_run_its_installed_release_beside_the_talks_header
     assert "5.1.7.0" not in set(installed)
 
 
+@pytest.mark.slow
 def test_the_client_line_rate_is_called_nominal(databases):
     """Issue 36 (b): the talk names the links (seed 000 line 271: 'One HDR200-Infiniband connection per client
     (Tucson) / two HDR200 connections (Ehningen)'), it measures no rate: nodes (the IOR logs) x links x 200 Gb/s
@@ -751,6 +777,7 @@ def test_the_client_line_rate_is_called_nominal(databases):
     assert all("nominal" in f.text for f in [*r.findings, *r.abstract] if "line rate" in f.text)
 
 
+@pytest.mark.slow
 def test_one_run_against_one_run_is_described_not_decided(databases):
     """Issue 36 (c): Ehningen's +10.8 % over Tucson (690 over 679, ior-easy-read, result_summary.txt lines 8) and
     the Tucson pair's +23.5 % (mdtest-hard-delete, lines 14) and +46.1 % (mdtest-easy-stat, lines 9) set one run

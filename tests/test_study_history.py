@@ -33,12 +33,14 @@ def reports(tmp_path_factory):
         con.close()
 
 
+@pytest.mark.slow
 def test_run_time_is_fios_own_timestamp(reports):
     runs = reports["change"].tables["tab-history-runs"].frame
     stated = json.loads((HISTORY / "change" / "run01" / "fio.json").read_text())["timestamp_ms"]  # 1795796011xxx
     assert runs.started.iloc[0].value // 10**6 == stated and runs.run.tolist() == list(range(1, 31))
 
 
+@pytest.mark.slow
 def test_change_point_at_the_recorded_run_with_its_ratio(reports):
     changes = reports["change"].tables["tab-history-changes"].frame
     at = changes[((changes.run - CHANGED_AT).abs() <= 1) & (changes.measure == "bandwidth")]
@@ -52,6 +54,7 @@ def test_change_point_at_the_recorded_run_with_its_ratio(reports):
     assert record.replicate is evidence.Replicate.RUN and record.n >= evidence.MIN_UNITS and record.decided
 
 
+@pytest.mark.slow
 def test_no_change_point_without_a_change(reports):
     steady = reports["steady"]
     assert steady.values["histories"] == 1 and steady.values["runs"] == 30
@@ -74,6 +77,7 @@ def test_a_shuffle_with_the_same_runs_either_side_ties_and_counts_against_the_ch
     assert split == 3 and p > 1 - evidence.CONFIDENCE
 
 
+@pytest.mark.slow
 def test_a_climbing_bw_log_is_unsteady(reports):
     runs = reports["warmup"].tables["tab-history-runs"].frame
     assert len(runs) == 1 and not runs.steady.iloc[0]
@@ -82,11 +86,13 @@ def test_a_climbing_bw_log_is_unsteady(reports):
     assert steady.steady.sum() >= 28  # tmpfs runs: at most a noisy one or two fail the slope criterion
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("db", ["empty", "default"])
 def test_chapter_executes(databases, db, tmp_path):
     execute_chapter("history", databases[db], tmp_path)
 
 
+@pytest.mark.slow
 def test_identical_jobs_on_two_machines_are_two_histories(tmp_path):
     """Two machines running one fio job 30 times each: node-a's runs are change/ (its target moved to a loop-device
     ext4 at run 16: MANIFEST.tsv line 17), node-b's are steady/ with its target directory named as change/'s, so the
@@ -126,6 +132,7 @@ def ior_reports(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_ior_and_mdtest_histories_change_at_the_recorded_run(ior_reports):
     """data/examples/ior-history/MANIFEST.tsv: change/'s target is a tmpfs for runs 1-12 and a loop-device ext4 from
     run 13, where IOR's fsynced writes (-Y) and mdtest's fsynced creates (-y) slow down (README.md: write 2772 ->
@@ -138,11 +145,13 @@ def test_ior_and_mdtest_histories_change_at_the_recorded_run(ior_reports):
     assert ior_reports["change"].values["histories"] == 12  # IOR write and read, mdtest's 10 phases
 
 
+@pytest.mark.slow
 def test_ior_and_mdtest_histories_without_a_change_decide_none(ior_reports):
     changes = ior_reports["steady"].tables["tab-history-changes"].frame
     assert (changes.verdict != "decided").all()
 
 
+@pytest.mark.slow
 def test_runs_too_few_for_a_history_still_open_with_a_finding(tmp_path):
     """Five runs of change/ (runs 1-5): no history of MIN_RUNS (6); the chapter says so rather than no finding (a
     build on such logs failed: the page pasted a findings key the report lacked)."""
@@ -158,6 +167,7 @@ def test_runs_too_few_for_a_history_still_open_with_a_finding(tmp_path):
     assert [f.target for f in r.findings] == ["tab-history-runs", "tab-history-runs"]  # none searched; unsteady runs
 
 
+@pytest.mark.slow
 def test_the_detectors_accuracy_is_shown_from_its_measurement(reports):
     """data/reference/detector_accuracy.csv (benchmarks/bench_detector_accuracy.py --series 100, seed 0): a 50 %
     slowdown found in 100 of 100 fio randread histories and 71 of 100 mdtest File creation ones; 3 false changes in

@@ -31,6 +31,7 @@ def test_archive_holds_no_2022_list():
     assert "2021" in years and "2022" not in years
 
 
+@pytest.mark.slow
 def test_list_from_folder_year_and_start_date(archive_2021):
     """ULHPC Aion's submission-583 ran the ISC21 release but started 2021-09-28 17:08:13 (its result.txt's
     '; START' line): it went to SC21. Intel Endeavour's 554 started 2021-05-31: ISC21."""
@@ -41,6 +42,7 @@ def test_list_from_folder_year_and_start_date(archive_2021):
     assert runs.loc[689, "list"] == "ISC23" and set(runs.list) == {"ISC21", "SC21", "ISC23"}
 
 
+@pytest.mark.slow
 def test_selection_counts_a_machine_once(archive_2021):
     """Venus2 submitted 552 (started 2021-06-10 20:58:35) and 538 (2021-06-11 18:18:55) to ISC21, Raytheon's
     MCK-HPC 593 (2021-10-20) and 594 (2021-10-31) to SC21 (their result.txt): each machine's newest stands for it.
@@ -51,6 +53,7 @@ def test_selection_counts_a_machine_once(archive_2021):
                     "machines": 19, "generation": "C app"}
 
 
+@pytest.mark.slow
 def test_client_nodes_from_the_ior_log(archive_2021):
     """CMKL's Apex (submission-587) states no client nodes in a summary; its ior-easy-write log's header reads
     'nodes               : 4' (submission-587/ior-easy-write.txt line 20)."""
@@ -60,6 +63,7 @@ def test_client_nodes_from_the_ior_log(archive_2021):
     assert rows == [("4", "ior-easy-write log: nodes")]
 
 
+@pytest.mark.slow
 def test_report_beside_the_paper(archive_2021):
     """The chapter on the archive's 2021 lists: every pair of bandwidth (6) and metadata (28) phases and the two
     per-node sub-score correlations, over 19 machines, with the paper's figures beside (abstract of arXiv
@@ -95,6 +99,7 @@ def test_orders_of_magnitude():
     assert analysis.orders_of_magnitude(np.array([10.0, 10_000.0])) == pytest.approx(3.0)
 
 
+@pytest.mark.slow
 def test_a_users_io500_run_alone(tmp_path):
     """The built-tools IO500 run (io500 made here, 2 ranks, stonewall 10 s; fixtures/built-tools/io500): a user's
     own run, outside the archive's layout, so of no list. The chapter says so and still reads its logs: its four
@@ -111,6 +116,7 @@ def test_a_users_io500_run_alone(tmp_path):
     assert report.values["has_find"]
 
 
+@pytest.mark.slow
 def test_a_run_copied_out_of_the_layout_keeps_its_list(tmp_path, tucson_results):
     """submission-679's results folder copied flat is still the archive's run (its fingerprint): SC23 (started
     2023-10-22 06:40:20, result.txt), not one of the paper's lists."""

@@ -14,6 +14,8 @@ from iobook.studies.io500_archive import logs
 
 from conftest import ARCHIVE, REPO, TUCSON_SC23
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 TUCSON = TUCSON_SC23 / "results" / "2023.10.22-06.40.20"  # C app, IOR 3.4 and mdtest 3.4, no IOR summary
 CSIRO_BASH = ARCHIVE / "CSIRO/bracewell/scratch2/2019/submission-69/results"  # io500.sh: IOR summaries
 DAC_TWO_ITERATIONS = ARCHIVE / "University of Cambridge/Data Accelerator/DAC/2019/submission-62/results"  # -i2, -D 0

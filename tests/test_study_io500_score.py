@@ -17,6 +17,7 @@ RAW = REPO / "data" / "raw" / "io500"
 SC23 = {"IBM Tucson": "submission-679", "IBM Ehningen": "submission-690", "IBM Cloud HPC": "submission-687"}
 
 
+@pytest.mark.slow
 def test_runs_on_each_database(any_db):
     name, con = any_db
     runs = analysis.get_runs(con)
@@ -32,6 +33,7 @@ def test_runs_on_each_database(any_db):
     assert len(analysis.default_runs(runs)) == min(3, expected)
 
 
+@pytest.mark.slow
 def test_built_tools_run(databases):
     with store.open_read(databases["built_tools"]) as con:
         runs = analysis.get_runs(con)
@@ -50,6 +52,7 @@ def test_built_tools_run(databases):
                                                        "mdtest-hard-write"] and len(phases) == 12
 
 
+@pytest.mark.slow
 def test_other_submissions(databases):
     with store.open_read(databases["other_io500"]) as con:
         runs = analysis.get_runs(con).set_index("run_key")
@@ -63,6 +66,7 @@ def test_other_submissions(databases):
         assert sc23.get_sc23(con, SC23).empty
 
 
+@pytest.mark.slow
 def test_halving_one_phase_of_a_real_run(databases):
     """score = sqrt(BW * MD), BW over 4 phases, MD over 8: one bandwidth phase weighs 1/8, one metadata 1/16."""
     with store.open_read(databases["default"]) as con:
@@ -85,6 +89,7 @@ def test_archive_copies_count_once():
     assert counts["runs"] == len(runs) - int(runs.duplicate.sum()) and counts["copies"] == int(runs.duplicate.sum())
 
 
+@pytest.mark.slow
 def test_sc23_table_reproduced(databases):
     with store.open_read(databases["default"]) as con:
         table = sc23.get_sc23(con, SC23)
@@ -103,6 +108,7 @@ def test_sc23_table_reproduced(databases):
     assert elsewhere.loc[("mdtest-hard-write", "IBM Tucson"), "seed lines"] == "162, 186"
 
 
+@pytest.mark.slow
 def test_version_names_the_benchmark_release_not_the_list(databases):
     """The io500 version a run prints names the release of the benchmark's code it ran, not the list it was
     submitted to: runs of 2023 and 2024 print releases named for an earlier year's list."""
@@ -128,6 +134,7 @@ def test_version_names_the_benchmark_release_not_the_list(databases):
     assert "names the release of the benchmark" in template and "list they were made for" not in template
 
 
+@pytest.mark.slow
 def test_unknown_run_names_the_nearest(databases, tmp_path):
     with store.open_read(databases["default"]) as con:
         keys = analysis.get_runs(con).run_key
@@ -138,6 +145,7 @@ def test_unknown_run_names_the_nearest(databases, tmp_path):
         execute_chapter("io500_score", databases["other_io500"], tmp_path, kernel=True, phase_runs=["submission-130"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_notebook_executes(databases, tmp_path, name):
     text = "\n".join(execute_chapter("io500_score", databases[name], tmp_path))
@@ -150,6 +158,7 @@ def test_notebook_executes(databases, tmp_path, name):
     assert ("are not all in this database" in text) == (name != "default")
 
 
+@pytest.mark.slow
 def test_widest_phase_between_two_sc23_runs(databases):
     # result_summary.txt of submission-690 "mdtest-hard-stat 700.628381 kIOPS", of submission-679 "303.373622":
     # 2.31x, the largest ratio of the 12 scored phases (next: mdtest-easy-delete 316.7 / 190.4 = 1.66x)
@@ -159,6 +168,7 @@ def test_widest_phase_between_two_sc23_runs(databases):
     assert analysis.widest_phase(phases[phases.run_key == "submission-679"])[0] == "no phase (one run shown)"
 
 
+@pytest.mark.slow
 def test_main_finding_is_a_census_counted_without_an_interval(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
@@ -168,6 +178,7 @@ def test_main_finding_is_a_census_counted_without_an_interval(databases):
     assert census.n == r.values["comparable"] and r.findings[0].text.startswith(f"{census.k:,} of {census.n:,}")
 
 
+@pytest.mark.slow
 def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
     # the six IBM runs with find_script/track_io500.sh (mmchconfig ... -i while they run), the 24 DAOS runs whose
     # config.ini names only S1/SX object classes, the two implausible phases' runs (tests/test_setups.py)
@@ -184,6 +195,7 @@ def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
     assert set(analysis.default_runs(runs)) & set(flags.run)
 
 
+@pytest.mark.slow
 def test_runs_against_the_limits_their_setup_states(databases):
     # in data/raw submission-706's system-information.json states its client links (10 nodes, 1 link of
     # "100 GBit": 116.415 GiB/s); its best bandwidth phase, ior-easy-write 79.654754 GiB/s (result.txt), is 68 %.
@@ -201,6 +213,7 @@ def test_runs_against_the_limits_their_setup_states(databases):
     assert best["submission-706"] == 0.684 and best["submission-690"] == round(227.115780 / 465.661, 3)
 
 
+@pytest.mark.slow
 def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
     """submission-784's result_summary.txt (ior-rnd4K-easy-read 13.0 GiB/s, 3.1 % of ior-easy-read 422 GiB/s),
     as submitted and with its random read set to 1.5 times its easy read: only the second is flagged."""
@@ -225,6 +238,7 @@ def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
     assert "is 150 % of ior-easy-read" in flags.detail.iloc[0]
 
 
+@pytest.mark.slow
 def test_the_mismatch_table_lists_the_runs_its_finding_counts(databases):
     """data/raw's submission-28 holds 8 result folders, one a copy of another (io500_runs.counted): the finding counts
     7 runs with no printed score, and the table listed 8 (issue 36)."""
@@ -235,6 +249,7 @@ def test_the_mismatch_table_lists_the_runs_its_finding_counts(databases):
     assert no_score.k == 7 and len(r.tables["tab-io500-mismatches"].frame) == no_score.k
 
 
+@pytest.mark.slow
 def test_the_mismatch_table_says_which_copy_it_leaves_out(databases):
     """data/raw's submission-28/results holds io-500-summary.2018.11.10-19.12.58.txt and -19.15.04.txt, two runs
     that skipped the same phases with the same values (io500_duplicate_runs: one fingerprint), both with no printed

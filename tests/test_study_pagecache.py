@@ -18,6 +18,8 @@ from iobook.report import FIRST_FINDING_WORDS
 
 from conftest import DATABASES, REPO, execute_chapter, holm
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 RAW = REPO / "data" / "raw" / "pagecache"
 RUN = "vm-20261121T132329Z"  # the first modes run, made before the collector had experiments
 # One committed run of each experiment (scripts/collect_pagecache.py --experiment ...), 23 November 2026.

@@ -33,6 +33,7 @@ def test_summary_rows_are_sample_std_of_all_rows_and_mean_ratio():
         "Std. deviation": ["sample std (n-1) of all rows"]}
 
 
+@pytest.mark.slow
 def test_runs_rates_and_comparisons_on_each_database(any_db):
     name, con = any_db
     runs, status = snapshots.select_runs(con, [])
@@ -72,6 +73,7 @@ def test_runs_rates_and_comparisons_on_each_database(any_db):
     assert durations["operation"].tolist() == ["create", "stat", "delete"] and set(durations["steps"]) == {24}
 
 
+@pytest.mark.slow
 def test_unknown_run_folder_names_the_nearest(databases):
     from iobook import store
 
@@ -81,6 +83,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
             snapshots.select_runs(con, ["vm-20261121T132958Z"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["empty", "default"])  # the others: test_glue_keys.py
 def test_notebook_executes(name, databases, tmp_path):
     selected = {"run_folders": [RUN, COW_RUN]} if name == "default" else {}
@@ -102,6 +105,7 @@ def test_notebook_executes(name, databases, tmp_path):
         assert not {"fig-snapshots-cow-space", "fig-snapshots-rates", "tab-snapshots-local"} & shown
 
 
+@pytest.mark.slow
 def test_notebook_rejects_an_unknown_run_folder(databases, tmp_path):
     with pytest.raises(papermill.PapermillExecutionError, match=r"'vm-2026': nearest \['vm-2026"):
         papermill.execute_notebook(str(TEMPLATE), str(tmp_path / "s.ipynb"),
@@ -120,6 +124,7 @@ def default_con(databases):
         yield con
 
 
+@pytest.mark.slow
 def test_cow_writes_and_their_latency(default_con):
     writes = snapshots.get_cow_writes(default_con, [COW_RUN])
     # 5 stages (0..4 snapshots) x 8 files x (overwrite, append)
@@ -138,6 +143,7 @@ def data_used(path) -> int:
     return int(re.search(r"^Data,\w+: Size:\d+, Used:(\d+)", path.read_text(), re.M)[1])
 
 
+@pytest.mark.slow
 def test_cow_space_is_an_exact_check(default_con):
     """Issue 20: a p value on a quantity that cannot vary (an overwrite under a snapshot must keep 16 MiB)."""
     space = snapshots.get_space(default_con, [COW_RUN], "cow")
@@ -168,6 +174,7 @@ def test_cow_space_is_an_exact_check(default_con):
     assert len(finding.split()) <= 30 and "added exactly 16 MiB of data in 32 of 32 rounds (100.0%)" in finding
 
 
+@pytest.mark.slow
 def test_cow_latency_comparisons(default_con):
     writes = snapshots.get_cow_writes(default_con, [COW_RUN])
     comparisons, records = snapshots.compare_cow_latency(writes)
@@ -182,6 +189,7 @@ def test_cow_latency_comparisons(default_con):
     assert not any(c.decided for c in decided)  # after Holm over the run's 16
 
 
+@pytest.mark.slow
 def test_recovery_samples_and_summary(default_con):
     recovery = snapshots.get_recovery(default_con, [COW_RUN])
     assert recovery["sample"].tolist() == list(range(1, 23))
@@ -205,6 +213,7 @@ def test_recovery_samples_and_summary(default_con):
     assert summary["highest p99 while cleaning (ms)"] == pytest.approx(826.277888)
 
 
+@pytest.mark.slow
 def test_time_since_snapshot_creation_from_the_manifest(default_con):
     """Issue 20: the seed asks about performance 0-120 min after a snapshot is created; say what the data
     answers."""
@@ -224,6 +233,7 @@ def test_time_since_snapshot_creation_from_the_manifest(default_con):
         assert max(seconds) < 120  # seconds, where the talk measured at 10 to 120 minutes
 
 
+@pytest.mark.slow
 def test_a_run_without_control_is_flagged_as_order_confounded(default_con):
     """Issue 20: local metadata rates came out faster with snapshots, the baseline first. A run made without a
     control subvolume compares each stage with the one that ran first: its finding says order and snapshots are
@@ -288,6 +298,7 @@ def records(report, family_part: str):
     return [e for e in report.evidence if family_part in getattr(e, "family", "")]
 
 
+@pytest.mark.slow
 def test_seed_test_counts_are_no_finding(current_report):
     """Referee: finding 2 reported test counts ("5 of 9 columns drop, 3 after Holm") the chapter itself calls
     "not a result". No finding rests on the seed's table read as repeats, and no record built on the published
@@ -301,6 +312,7 @@ def test_seed_test_counts_are_no_finding(current_report):
     assert published and all(getattr(e, "low", None) is None for e in published)
 
 
+@pytest.mark.slow
 def test_seed_sign_pattern_is_counted_with_the_order_it_ran_in(current_report):
     """Referee: "create and remove below baseline in 7 of 7 states" is confounded with order: the baseline ran
     once, first. Counted from data/published/seed003_snapshot_mdtest.csv (lines 2-73: the eight state rows,
@@ -323,6 +335,7 @@ def test_seed_sign_pattern_is_counted_with_the_order_it_ran_in(current_report):
     assert current_report.values["seed_baseline_runs"] == 1 and current_report.values["seed_baseline_first"]
 
 
+@pytest.mark.slow
 def test_each_stage_is_paired_with_its_concurrent_control(current_report):
     """Referee: pair each metadata stage with the control runs made beside it (manifest label during_step),
     not with 36 control runs pooled into one baseline. Recomputed from the raw fio JSON of
@@ -350,6 +363,7 @@ def test_each_stage_is_paired_with_its_concurrent_control(current_report):
     assert one.low < one.ratio < one.high and one.low > 0
 
 
+@pytest.mark.slow
 def test_control_drift_is_computed_and_shown(current_report):
     """Referee: the end baseline drifted 1.22-1.25x: compute the drift and show it. The never-snapshotted
     control at the end of the run (drift_check=end) over the control beside the first stage, per operation,
@@ -368,6 +382,7 @@ def test_control_drift_is_computed_and_shown(current_report):
     assert "fig-snapshots-drift" in current_report.figures
 
 
+@pytest.mark.slow
 def test_step_durations_say_what_the_steps_can_show(current_report):
     """Referee: say what sub-second steps on btrfs over a loop device can and cannot show, from computed
     durations: fio's runtime (JSON "runtime", ms) and the manifest's step seconds of every metadata step."""
@@ -383,6 +398,7 @@ def test_step_durations_say_what_the_steps_can_show(current_report):
     assert (v["others_pct_low"], v["others_pct_high"]) == pytest.approx((min(others), max(others)))
 
 
+@pytest.mark.slow
 def test_findings_fit_the_page_check(current_report, databases):
     """tests/test_book_pages.py: a chapter opens with 3-6 findings, each linked to its figure or table."""
     from iobook import store
@@ -392,6 +408,7 @@ def test_findings_fit_the_page_check(current_report, databases):
         assert [f.target for f in snapshots.report(con).findings] == ["fig-snapshots-seed-ratios"]
 
 
+@pytest.mark.slow
 def test_wide_tables_keep_few_columns(current_report):
     """Issue 27: Table 49 (the local comparisons) lost n, p and verdict under the sidebar at 1280 px."""
     for name, table in current_report.tables.items():
@@ -401,6 +418,7 @@ def test_wide_tables_keep_few_columns(current_report):
     assert {comparison.UNITS, comparison.HOLM_P, comparison.VERDICT} <= set(local.columns)
 
 
+@pytest.mark.slow
 def test_the_outcome_leads_the_findings(default_con):
     """Issue 36: the page opens with the metadata comparisons' outcome (data/raw/snapshots' current metadata run: no
     stage of 33 decided against the control), not with the copy-on-write space check of the method."""
@@ -415,6 +433,7 @@ def test_the_outcome_leads_the_findings(default_con):
 SEED_TEXT = SHARED / "seeds" / "003_80769f1549d80227.txt"
 
 
+@pytest.mark.slow
 def test_the_talks_creation_times_are_read_from_the_published_csv(current_report):
     """Seed 003 line 269 (slide "Improvements cont'd.."): "Snapshot creation **time down to 37sec from ~300 sec**
     without patch". The chapter quotes both beside the talk's question, read from
@@ -429,6 +448,7 @@ def test_the_talks_creation_times_are_read_from_the_published_csv(current_report
     assert "37sec" in v["seed_creation_text"] and "~300 sec" in v["seed_creation_text"]
 
 
+@pytest.mark.slow
 def test_the_control_shares_the_file_system_so_the_ratio_leans_to_one(default_con, current_report):
     """The manifest of data/raw/snapshots/vm-20261125T034040Z creates `data` and `control` in the one btrfs mounted at
     target.mount_point (steps subvolume-data, subvolume-control) and snapshots only `data`: extent tree, commits and
@@ -448,6 +468,7 @@ def test_the_control_shares_the_file_system_so_the_ratio_leans_to_one(default_co
     assert len(first.text.split()) <= 30
 
 
+@pytest.mark.slow
 def test_the_drift_check_is_the_kits(current_report):
     """comparison.drift: the control's end rounds (drift_check=end) over its rounds beside the first stage, one
     family per run, apart from the stage comparisons."""
@@ -458,6 +479,7 @@ def test_the_drift_check_is_the_kits(current_report):
     assert {c.baseline_label for c in drift} == {"control beside stage none"}
 
 
+@pytest.mark.slow
 def test_the_report_decides_once(default_con, monkeypatch):
     """Issue 36: every comparison of the report goes to evidence.decide in one call, so no family is split."""
     calls, real = [], evidence.decide
@@ -472,6 +494,7 @@ def test_the_report_decides_once(default_con, monkeypatch):
     assert calls == [len([e for e in r.evidence if isinstance(e, evidence.Comparison)])] == [3 * 11 + 3 * 2 + 3 + 16]
 
 
+@pytest.mark.slow
 def test_the_recovery_is_one_deletion(current_report):
     """The recovery part's samples are consecutive moments of one deletion (manifest labels part=recovery, sample):
     n = 1, no interval, no verdict, in the finding and in the table."""

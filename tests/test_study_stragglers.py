@@ -36,6 +36,7 @@ def _phase_ranks(con, runs: pd.DataFrame, run: str) -> pd.DataFrame:
                        "ORDER BY rank", [phase_id]).df()
 
 
+@pytest.mark.slow
 def test_run_counts(any_db):
     name, con = any_db
     phases = study.load_phases(con)
@@ -55,6 +56,7 @@ def test_run_counts(any_db):
     # io500-submissions/ACC Cyfronet AGH/.../submission-708/results/2024.05.03-09.25.44/ior-easy-write.csv line 7
     ("other_io500", "submission-708 ior-easy-write", 5, 386.59780407),
 ])
+@pytest.mark.slow
 def test_slowest_rank_read_by_hand(databases, db, run, rank, seconds):
     runs = _load(store.open_read(databases[db])).set_index("run")
     assert runs.loc[run, "slowest_rank"] == rank
@@ -69,6 +71,7 @@ def default(databases):
     con.close()
 
 
+@pytest.mark.slow
 def test_waits_and_nodes_default(default):
     _, runs = default
     runs = runs.set_index("run")
@@ -83,6 +86,7 @@ def test_waits_and_nodes_default(default):
     assert (write.stonewall_s, write.stonewall_items_min, write.stonewall_items_max) == (300, 1134732, 2034551)
 
 
+@pytest.mark.slow
 def test_single_node_has_no_worst_node(databases):
     con = store.open_read(databases["built_tools"])
     runs = _load(con)
@@ -98,6 +102,7 @@ def test_placement_from_tasks_per_node_and_nodemap():
     assert study.placement(20, 200, 20, None)[0] is None  # an irregular Nodemap
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATABASES))
 def test_chapter_executes(databases, tmp_path, name):
     outputs = "\n".join(execute_chapter("stragglers", databases[name], tmp_path))
@@ -115,6 +120,7 @@ def test_chapter_executes(databases, tmp_path, name):
         assert "{numref}`fig-stragglers-positions`" in outputs
 
 
+@pytest.mark.slow
 def test_every_run_has_its_slowest_node_named(default):
     con, runs = default
     nodes = study.get_groups(con, runs, "node")
@@ -130,6 +136,7 @@ def test_every_run_has_its_slowest_node_named(default):
     assert len(rows) == len(spread) and note == ""  # 102 phases x 3 marks: within charts.MAX_MARKS
 
 
+@pytest.mark.slow
 def test_ior_counts_at_the_stonewall(default):
     _, runs = default
     runs = runs.set_index("run")
@@ -151,6 +158,7 @@ def _nodemap(log: Path) -> list[int]:
     return [i for i, c in enumerate(line.split()[1]) if c == "1"]
 
 
+@pytest.mark.slow
 def test_barrier_tied_phases_are_left_out(default):
     _, runs = default
     # ior-easy-read.csv of submission-694: 2080 ranks' runtimes (column 4) all within 0.0001 % of each other
@@ -165,6 +173,7 @@ def test_barrier_tied_phases_are_left_out(default):
     assert (int(runs.barrier_tied.sum()), len(runs)) == (32, 134)
 
 
+@pytest.mark.slow
 def test_placement_is_read_from_the_nodemap(default):
     con, runs = default
     # mdtest-easy-write.txt of submission-679 prints "Nodemap: 1000000000100..." (200 ranks, 10 nodes): ranks
@@ -185,6 +194,7 @@ def test_placement_is_read_from_the_nodemap(default):
     assert aurora.node[207] == 0 and aurora.node[208] == 1
 
 
+@pytest.mark.slow
 def test_worst_straggler_is_a_position_within_every_node(default):
     con, runs = default
     # mdtest-hard-read.csv of submission-694: its 21 slowest ranks are 0, 104, 208, ..., 1976 (the first rank of
@@ -205,6 +215,7 @@ def _placed_nodes(con, runs, run) -> np.ndarray:
     return _phase_ranks(con, runs, run).node.to_numpy(dtype=int)
 
 
+@pytest.mark.slow
 def test_null_model_is_random_placement(default):
     """The exact null (hypergeometric per phase) against random placement simulated with numpy (seed 0)."""
     con, runs = default
@@ -224,6 +235,7 @@ def test_null_model_is_random_placement(default):
     assert np.percentile(counts, 2.5) >= model["low"] - 1 and np.percentile(counts, 97.5) <= model["high"] + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])
 def test_first_finding_is_short_and_decided_by_machine(databases, name):
     con = store.open_read(databases[name])
@@ -243,6 +255,7 @@ def test_first_finding_is_short_and_decided_by_machine(databases, name):
         assert record.verdict is not None and record.low > 0
 
 
+@pytest.mark.slow
 def test_between_node_variance_recomputed_from_the_csv(default):
     """submission-694 mdtest-hard-read: the share of its log rank times' variance between its 10 nodes (208
     ranks each, block: its Nodemap), recomputed from the CSV with numpy, over (nodes - 1) / (ranks - 1)."""
@@ -256,6 +269,7 @@ def test_between_node_variance_recomputed_from_the_csv(default):
     assert row.node_variance_ratio == pytest.approx(between / (9 / 2079), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_crowded_node_changes_from_phase_to_phase(default):
     """The referee's reading (issue 27): 679's crowded phases sit on 5 nodes, 785's 7 on 7."""
     _, runs = default
@@ -266,6 +280,7 @@ def test_crowded_node_changes_from_phase_to_phase(default):
     assert (crowded["most on one node"] * 2 <= crowded["crowded phases"]).sum() == 11
 
 
+@pytest.mark.slow
 def test_shifted_phases_and_the_slowest_node(default):
     """mdtest-hard-stat.txt of submission-687 line 8: "Shifting ranks by 1 for each phase.": its ranks stat other
     ranks' files, so the chapter does not call its slowest node the cause."""
@@ -279,6 +294,7 @@ def test_shifted_phases_and_the_slowest_node(default):
     assert "Shifting ranks by" in text and "worth checking" not in text
 
 
+@pytest.mark.slow
 def test_storage_scale_share_and_stonewall_wear_out(default):
     """The 12 runs are 9 machines (iobook.setups): Aurora's 694 and 696, Tucson's Arches 651 and 679 (their
     mmlscluster listings name the same 15 nodes), Tucson's Saguaro 722 and 784; 8 of the 9 are Storage Scale (694
@@ -293,6 +309,7 @@ def test_storage_scale_share_and_stonewall_wear_out(default):
     assert "5,130 to 32,971 items" in text and "wear-out" in text
 
 
+@pytest.mark.slow
 def test_intervals_resample_machines_not_phases(default):
     """The median ratios' intervals come from resampling the 9 machines of the 12 runs, not the 102 or 48 phases."""
     con, _ = default
@@ -320,6 +337,7 @@ def flat_helios(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_logs_outside_the_archive_layout(flat_helios, tmp_path):
     """Placement is assumed where no Nodemap was printed, and the chapter says so."""
     runs = _load(store.open_read(flat_helios))
@@ -329,6 +347,7 @@ def test_logs_outside_the_archive_layout(flat_helios, tmp_path):
     assert "assumed block for" in outputs and "{numref}`fig-stragglers-null`" in outputs
 
 
+@pytest.mark.slow
 def test_rank_times_go_together_only_when_decided(flat_helios, default):
     """Issue 36: "rank times go together within a node" is said only where the comparison by machine decides it.
     submission-708's ior-easy-write (Helios, copied flat) spans several nodes on one machine: too few units, so no
@@ -344,6 +363,7 @@ def test_rank_times_go_together_only_when_decided(flat_helios, default):
     assert r.findings[0].text.startswith("Rank times go together within a node")
 
 
+@pytest.mark.slow
 def test_crowding_is_a_comparison_against_random_placement(default):
     """Issue 36: the null model's expectation is a record. submission-694 mdtest-hard-read.csv: the 104 slowest of
     2080 ranks (5 %), the slowest (832) on node 4 of 10 (208 ranks each, block: its Nodemap); under random placement
@@ -371,6 +391,7 @@ def test_crowding_is_a_comparison_against_random_placement(default):
     assert {"ratio (95% interval)", "units a side", "Holm p", "verdict"} <= set(table.columns)
 
 
+@pytest.mark.slow
 def test_slow_first_ranks_say_the_data_cannot_tell_why(default):
     """Issue 36: submission-694 mdtest-hard-read's slow positions 0 and 104 (see the test above) begin the two equal
     halves of each node's 208 ranks (mdtest-hard-read.txt's Nodemap marks ranks 0-207), where a socket's first rank
@@ -388,6 +409,7 @@ def test_slow_first_ranks_say_the_data_cannot_tell_why(default):
     assert "cannot tell which" in r.values["position_note"]  # the positions figure's caption: position 0
 
 
+@pytest.mark.slow
 def test_counts_are_machines_not_runs(default):
     """Issue 36: the unit is the machine (iobook.setups: 12 runs are 9 machines, see
     test_storage_scale_share_and_stonewall_wear_out). The crowded node moves in 8 of the 9: submission-694 is the one
@@ -417,6 +439,7 @@ def _ior_shape(log: Path) -> tuple[int, int, int]:
     return shape["nodes"], shape["tasks"], shape["clients per node"]
 
 
+@pytest.mark.slow
 def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default):
     """An IOR log prints no Nodemap: its phase is given the run's mdtest Nodemap (an assumption). Read from the
     raw logs: the mdtest phases' own Nodemap lines, and each IOR log's nodes / tasks / clients per node against
@@ -452,6 +475,7 @@ def test_ior_phases_inherit_the_runs_nodemap_and_their_logs_agree(default):
     assert "assum" in values["placement_text"] and f"{inherited}" in values["placement_text"]
 
 
+@pytest.mark.slow
 def test_null_by_machine_is_random_placement(default):
     """Phases of one run share its nodes, runs of one machine its hardware: the count by machine (machines where
     most tested phases crowd) against random placement simulated with numpy (seed 1), each phase's times dealt
@@ -480,6 +504,7 @@ def test_null_by_machine_is_random_placement(default):
     assert model["observed"] == observed == 7 and model["observed"] > model["high"]
 
 
+@pytest.mark.slow
 def test_failed_mdtest_phases_are_no_straggler_phases(tmp_path):
     """IO500 submission 733's mdtest-easy-write.txt line 10 prints "WARNING: unable to create tree directory"
     (tests/fixtures/mdtest/SOURCES.md): its File creation and Tree creation failed, so the ranks of

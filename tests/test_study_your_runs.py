@@ -90,6 +90,7 @@ def config_of(runs, file_suffix, workload):
     return rows["config"].iloc[0]
 
 
+@pytest.mark.slow
 def test_fio_runs_are_the_files_of_one_configuration(databases):
     """data/raw's checksum run vm-20261121T131428Z read the same 2 GiB file with the same job twice (r1, r2): one
     configuration of 2 runs, its value the geometric mean of the two JSONs' bw_bytes. Two runs are fewer than
@@ -122,6 +123,7 @@ def test_fio_runs_are_the_files_of_one_configuration(databases):
     con.close()
 
 
+@pytest.mark.slow
 def test_what_a_collector_saw_of_the_load_is_no_parameter(databases):
     """The re-collected checksum run labels each step with the quiet check it passed (busy before and after,
     wait, attempt, under load; scripts/collectlib.py LoadGate.LABELS) and its end-of-run baseline with
@@ -147,6 +149,7 @@ def pd_isna(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
+@pytest.mark.slow
 def test_ior_iterations_of_one_invocation_are_one_run(databases):
     """`-i 3` repeats a test inside one IOR invocation: same placement, same caches. The text and the JSON log
     of the same options (built-tools MANIFEST.tsv lines of ior_posix_fpp_1m_np2_i3.log and
@@ -167,6 +170,7 @@ def test_ior_iterations_of_one_invocation_are_one_run(databases):
     con.close()
 
 
+@pytest.mark.slow
 def test_mdtest_iterations_are_one_run(databases):
     """An mdtest SUMMARY is one invocation: mdtest_n1000_i3_np2.log (-i 3) and mdtest_rankstats_np2.log (-i 2)
     are 2 runs of 2,000 items on 2 tasks, each the mean its File creation row prints (with
@@ -251,6 +255,7 @@ def test_labels_yml_names_the_runs_and_notes_what_it_cannot_use(tmp_path):
     con.close()
 
 
+@pytest.mark.slow
 def test_labels_csv_and_a_broken_labels_file(tmp_path):
     tree = tmp_path / "t"
     (tree / "x" / "deep").mkdir(parents=True)
@@ -266,6 +271,7 @@ def test_labels_csv_and_a_broken_labels_file(tmp_path):
     con.close()
 
 
+@pytest.mark.slow
 def test_io500_phase_logs_take_their_runs_system(databases):
     con, runs, _ = configurations(databases["default"])
     ior = runs[runs["tool"].eq("ior")]
@@ -288,6 +294,7 @@ def read_bandwidths(files):
     return [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] / 2**20 for f in files]
 
 
+@pytest.mark.slow
 def test_sweeps_are_found_per_design(databases):
     """data/raw's two page-cache queue-depth runs read one file at iodepth 1 to 64 with libaio and io_uring:
     one sweep over iodepth per collector run (a line per engine), each point the geometric mean of that run's
@@ -315,6 +322,7 @@ def test_sweeps_are_found_per_design(databases):
     con.close()
 
 
+@pytest.mark.slow
 def test_two_collector_runs_are_two_designs_never_pooled(databases):
     """data/raw/pagecache holds the queue-depth experiment twice: vm-20261123T160557Z (fixed order, r1-r3) and
     vm-20261125T035437Z (rounds with a stopping rule, r1-r5). iodepth 1 -> 64 with libaio, pooled over both,
@@ -345,6 +353,7 @@ AURORA_688 = (REPO / "data" / "raw" / "io500" / "Argonne National Laboratory" / 
               / "results" / "2023.11.07-03.43.32" / "mdtest-easy-write.txt")
 
 
+@pytest.mark.slow
 def test_a_one_directory_tree_phase_is_never_ranked(databases):
     """Aurora's mdtest-easy-write (submission-688) states no -z: its tree is mdtest's root directory alone, and
     "Tree creation" times that one mkdir: shown, never ranked (largest change, widest spread). Its File
@@ -363,6 +372,7 @@ def test_a_one_directory_tree_phase_is_never_ranked(databases):
     con.close()
 
 
+@pytest.mark.slow
 def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
     """An unknown baseline_label is refused before the chapter runs (chapters.check_parameters, naming the
     nearest labels). A label of the data that ran nothing another label ran (c/: an mdtest log beside the two
@@ -380,6 +390,7 @@ def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
     con.close()
 
 
+@pytest.mark.slow
 def test_every_database_and_its_findings(any_db):
     name, con = any_db
     r = study.report(con)
@@ -397,6 +408,7 @@ def test_every_database_and_its_findings(any_db):
     assert all(x.replicate == evidence.Replicate.RUN for x in r.evidence)
 
 
+@pytest.mark.slow
 def test_chapter_executes_on_every_database(databases, tmp_path):
     """On every test database the chapter runs and glues its report (tests/test_glue_keys.py checks that every
     key its shown markdown pastes is in the report); no cell prints a warning."""
@@ -408,6 +420,7 @@ def test_chapter_executes_on_every_database(databases, tmp_path):
         assert {"read", "tab-runs-labels"} <= {*r.values, *r.tables} and r.findings, name
 
 
+@pytest.mark.slow
 def test_names_from_folders_reach_the_page_as_text(tmp_path):
     """A folder named like Markdown or HTML labels its runs as typed, not as markup."""
     tree = tmp_path / "t"
@@ -439,6 +452,7 @@ def test_sizes_read_as_fio_and_ior_write_them():
     assert study.binary_size(47008) == "47008 B" and study.binary_size(2**20) == "1 MiB"
 
 
+@pytest.mark.slow
 def test_parsers_keep_the_options_the_chapter_needs(databases):
     con = store.open_read(databases["default"])
     size, options = con.execute(
@@ -468,6 +482,7 @@ def fio_bandwidths(folder, direction="read"):
     return [json.loads(f.read_text())["jobs"][0][direction]["bw_bytes"] / 2**20 for f in sorted(folder.glob("rep*.json"))]
 
 
+@pytest.mark.slow
 def test_sweep_example_configurations_from_its_files(sweep):
     """The sweep example's README: fio 3.33 (one file a run), IOR-4.1.0+dev (rep1.log and rep2.json, 3
     iterations each: 2 runs), mdtest-4.1.0+dev (one log of -i 3: 1 run)."""
@@ -497,6 +512,7 @@ def test_sweep_example_configurations_from_its_files(sweep):
     assert row["ops_s"] == pytest.approx(rates[2]) and pd_isna(row["ops_s_low"])  # one run: no interval
 
 
+@pytest.mark.slow
 def test_sweep_example_sweeps(sweep):
     _, _, _, configs = sweep
     sweeps, points = study.get_sweeps(configs)
@@ -515,6 +531,7 @@ def test_sweep_example_sweeps(sweep):
     assert study.chart_sweeps(sweeps, points).to_dict()
 
 
+@pytest.mark.slow
 def test_sweep_example_labels_compared(sweep):
     """tmpfs against the loop device, fio randread at iodepth 1, 3 files a side: the ratio of the two folders'
     geometric mean bandwidths with the interval and p of Welch's t on their logs, recomputed from their JSONs;
@@ -537,6 +554,7 @@ def test_sweep_example_labels_compared(sweep):
     assert md["ratio"] == pytest.approx(a[2] / b[2]) and pd_isna(md["low"]) and not md["decided"]
 
 
+@pytest.mark.slow
 def test_sweep_example_effects_by_one_rule(sweep):
     """Randwrite from 4 KiB to 1 MiB blocks at iodepth 1, 3 files a side, by Welch's t on the logs: on the VM's
     disk 75.1x in geometric mean, p 0.020; on the loop device 22.8x, p 0.0045: the ratios and raw p from the
@@ -559,6 +577,7 @@ def test_sweep_example_effects_by_one_rule(sweep):
     assert e["ratio"] == pytest.approx(large[2] / small[2]) and pd_isna(e["low"]) and not e["decided"]
 
 
+@pytest.mark.slow
 def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
     _, db = ior_tree(tmp_path)
     execute_chapter("your_runs", db, tmp_path, kernel=True)
@@ -570,6 +589,7 @@ def test_glued_findings_give_the_landing_page_its_headline(tmp_path):
 TERSE = REPO / "tests" / "fixtures" / "fio"  # fio333-multi.terse{3,4,5}.txt: jobs/multi.fio run three times (SOURCES.md)
 
 
+@pytest.mark.slow
 def test_fio_terse_jobs_are_told_apart_by_name_and_say_their_parameters_are_unknown(tmp_path):
     """fio's terse output states no job options (man fio, TERSE OUTPUT): the jobs of jobs/multi.fio (seq-write,
     seq-read, randrw-4k, randread-aio: field 3 of each terse line) are configurations of their own, named by job
@@ -597,6 +617,7 @@ def test_fio_terse_jobs_are_told_apart_by_name_and_say_their_parameters_are_unkn
 MDTEST_FIXTURES = REPO / "tests" / "fixtures" / "mdtest"
 
 
+@pytest.mark.slow
 def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
     """A phase whose log printed that its operations failed is no run: sub699-2024-mdtest-easy-delete.txt line 10
     ("WARNING: Unable to remove directory", line 19's File removal 78262024.955 ops/s), sub733-...-write.txt line
@@ -624,6 +645,7 @@ def test_failed_mdtest_phases_are_no_runs_and_say_why(tmp_path):
     assert str(r.values["failed"]).startswith("5 mdtest phases in 3 files say they failed")
 
 
+@pytest.mark.slow
 def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
     """IO500 submission-651's mdtest-easy-write.txt line 4: "-n 10000000000 ... -x .../mdtest-easy.stonewall -C -Y
     -W 300" on 200 tasks: 2,000,000,000,000 items (as mdtest counts them, 10^10 a rank) is what the run may do, not
@@ -640,6 +662,7 @@ def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
     assert table[table["stonewall"] != "–"]["items"].str.startswith("at most").all()
 
 
+@pytest.mark.slow
 def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
     """data/raw's IBM ESS 3500 runs: Ehningen's submission-690 (DACH Storage Scale System 3500) and Tucson's 679
     (Arches Storage Scale System 3500) ran the same IO500 IOR jobs; their installed releases differ (5.1.8.1 and
@@ -655,6 +678,7 @@ def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
     assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "UNPROTECTED"  # DAOS S1/SX object classes
 
 
+@pytest.mark.slow
 def test_a_fio_job_that_states_an_error_is_a_failed_run_shown(tmp_path):
     """tests/fixtures/fio/fio333-error-path.json (SOURCES.md: its target under a regular file, error 20, ENOTDIR)
     beside a fio file that ran: the failed job is listed with its errno in Your runs' and the Data chapter's
@@ -676,6 +700,7 @@ def test_a_fio_job_that_states_an_error_is_a_failed_run_shown(tmp_path):
     assert r.tables["tab-data-failed-phases"].frame.equals(failed)
 
 
+@pytest.mark.slow
 def test_the_current_design_leads_and_no_non_finding_is_made(databases):
     """Issue 36: the page led with the superseded queue-depth run (data/raw/pagecache/vm-20261123T160557Z, 3 rounds)
     and printed '0 of 2 configurations ... are decided (2 too few units)'. The current run (vm-20261125T035437Z, 5
@@ -730,6 +755,7 @@ def intervals_on_too_few(r) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_interval_on_fewer_than_three_runs_anywhere(databases, sweep):
     """Issue 36: "every configuration" printed a t interval on 2 runs (data/raw's checksum r1 and r2; the sweep
     example's IOR folders, rep1.log and rep2.json). On data/raw, the built-tools logs and the sweep example, no table
@@ -776,6 +802,7 @@ def overlapping(labels) -> list[tuple[str, str]]:
     return [(a[2], b[2]) for a, b in zip(boxes, boxes[1:]) if b[0] < a[1]]
 
 
+@pytest.mark.slow
 def test_sweep_and_curve_panels_are_legible(sweep):
     """Issue 37: the sweep panels were 140 x 120 px with 10 px text. On the sweep example (24 sweep panels, 24 curve
     panels), every text of both charts is at least 11 px, and no two tick labels of one axis overlap (the curves' bs

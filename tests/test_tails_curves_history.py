@@ -14,6 +14,8 @@ from iobook import evidence, store
 from iobook.ingest import ingest
 from iobook.studies import history, your_runs as study
 
+pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
+
 CURVE = REPO / "data" / "examples" / "curve"
 HISTORY = REPO / "data" / "examples" / "history"
 BS = ["4k", "16k", "64k", "256k", "1m"]

@@ -60,7 +60,8 @@ def one_per_machine(runs: pd.DataFrame) -> pd.DataFrame:
 
 def flagged(runs: pd.DataFrame) -> pd.Series:
     """The runs the validity audit flags as no measurement of what their phases mean (EXCLUDED_FLAGS)."""
-    return runs.validity_flags.fillna("").map(lambda flags: bool(set(flags.split(", ")) & set(EXCLUDED_FLAGS)))
+    excluded = set(EXCLUDED_FLAGS)
+    return runs.validity_flags.fillna("").map(lambda flags: bool(set(flags.split(", ")) & excluded)).astype(bool)
 
 
 def select(runs: pd.DataFrame, lists, *, one_each: bool = True) -> tuple[pd.DataFrame, dict[str, int]]:

@@ -85,8 +85,10 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "widest": widest, "has_mismatches": len(mismatches) > 0, "has_sc23": len(table) > 0,
             "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
-            "phase_rule": Prose("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
-                                "recomputed scores among the valid runs (the default when `phase_runs` is empty)"),
+            "phase_rule": Prose(("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
+                                 "recomputed scores among the valid runs (the default when `phase_runs` is empty)")
+                                + ("; every run here carries a validity flag, so these do (the audit's table)"
+                                   if set(shown) <= set(flags.run_key) else "")),
             "sc23_source": f"{table.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(table) else "",
             "files_links": Html("".join(present.files_link(analysis.get_sources(con, [key]).path, key)
                                         for key in featured)),

@@ -106,9 +106,12 @@ def bounds_records(bounds: pd.DataFrame, runs: int) -> tuple[pd.Series, list[evi
 
 def default_runs(runs: pd.DataFrame, n: int = SHOWN_RUNS, flagged: set[str] = frozenset()) -> list[str]:
     """The runs shown phase by phase when none are chosen: the n highest recomputed scores among valid runs,
-    or among all runs with a score when none is valid; never a run with an implausible value, one the validity
-    audit flags (`flagged`: run_keys) or a copy of a run shown already (three copies of one run are one run)."""
-    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.run_key.isin(flagged) & ~runs.duplicate]
+    or among all runs with a score when none is valid; never a run with an implausible value or a copy of a run
+    shown already (three copies of one run are one run), nor one the validity audit flags (`flagged`: run_keys)
+    unless every run is flagged (a user's own runs may all be: they are shown, and the audit table says why)."""
+    scored = runs[runs.score.notna() & runs.implausible.isna() & ~runs.duplicate]
+    unflagged = scored[~scored.run_key.isin(flagged)]
+    scored = unflagged if len(unflagged) else scored
     pool = scored[scored.valid] if scored.valid.any() else scored
     return pool.sort_values(["score", "run_key"], ascending=[False, True]).run_key.head(n).tolist()
 

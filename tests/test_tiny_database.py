@@ -1,0 +1,45 @@
+"""Every study's report on a tiny database, ingested in-process from a few small committed files: one collector run
+of each local study (data/raw/pagecache, checksum, snapshots), one IO500 submission (IBM Tucson's SC23 run,
+submission-679), one IOR run and one fio run (data/examples). The fast tier's check that every study runs end to
+end on little data and pastes only keys its report has; no data/raw ingest, no kernel."""
+import importlib
+
+import pytest
+
+from iobook import chapters, store
+from iobook.ingest import ingest
+
+from conftest import REPO, TUCSON_SC23
+from test_glue_keys import _template, pasted_keys
+
+TINY = [REPO / "data/raw/pagecache/vm-20261123T160932Z", REPO / "data/raw/checksum/vm-20261121T131428Z",
+        REPO / "data/raw/snapshots/vm-20261121T132957Z", TUCSON_SC23,
+        REPO / "data/examples/ior-history/change/run01", REPO / "data/examples/history/steady/run01"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    db = tmp_path_factory.mktemp("tiny") / "tiny.duckdb"
+    counts = ingest(TINY, db, progress=False)
+    assert counts["failed"] == 0
+    con = store.open_read(db)
+    yield con
+    con.close()
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
+def test_every_study_reports_on_a_tiny_database(chapter, tiny):
+    registry = {c.name: c for c in chapters.load_registry()}[chapter]
+    report = importlib.import_module(f"iobook.studies.{chapter}").report(tiny, **registry.parameters)
+    missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
+    assert not missing, f"{chapter} pastes keys its report lacks on the tiny database: {sorted(missing)}"
+
+
+def test_a_database_whose_only_io500_run_is_flagged_still_shows_it(tiny):
+    """submission-679 changes the file system's settings while it runs (find_script/stop_cont_io500.sh: the audit's
+    CHANGED_DURING_RUN): the chapter shows its phases anyway, and says why (it crashed on an empty choice)."""
+    from iobook.studies import io500_score
+
+    report = io500_score.report(tiny)
+    assert report.values["flagged_runs"] == 1 and report.values["best"].startswith("submission-679")
+    assert "every run here carries a validity flag" in report.values["phase_rule"]
