@@ -178,11 +178,15 @@ def test_notebook_executes(databases, tmp_path, name):
     assert "the same storage servers" in text and "due to the fact of using tmpfs to support NVRAM" in text
 
 
+FLAT = "daos-flat"
+
+
 @pytest.fixture(scope="module")
 def flat_tree(tmp_path_factory):
     """A user's folder of logs outside the archive layout: the built-tools runs and a few archive files copied
     flat (no <institution>/<system>/<file system>/<year> folders), ingested."""
-    tree = tmp_path_factory.mktemp("flat")
+    # a name of its own, not numbered: the run keys are its folder's name (another module's "flat" made it flat1)
+    tree = tmp_path_factory.mktemp(FLAT, numbered=False)
     shutil.copytree(BUILT_TOOLS, tree / "built-tools")
     for i, path in enumerate([
             ARCHIVE / "TACC" / "Frontera" / "DAOS" / "2020" / "submission-13" / "result.txt",
@@ -204,12 +208,12 @@ def test_data_outside_the_archive_layout(flat_tree, tmp_path, pinned):
     # data/reference/io500_archive_runs.csv; the local run states no file system
     assert len(runs) == 3 and runs.family.value_counts().to_dict() == {"unknown": 1, "DAOS": 1, "Lustre": 1}
     assert sorted(runs.system.dropna()) == ["Frontera", "Helios"]
-    assert runs.attributed_by["flat0"].endswith("io500_archive_runs.csv): submission-708")
-    assert runs.attributed_by["flat0 2020-07-11 16:19"].endswith("io500_archive_runs.csv): submission-13")
+    assert runs.attributed_by[FLAT].endswith("io500_archive_runs.csv): submission-708")
+    assert runs.attributed_by[f"{FLAT} 2020-07-11 16:19"].endswith("io500_archive_runs.csv): submission-13")
     # a year is the run's own start where its files print one: Frontera's result.txt (2020-07-11), the local run's
     # timestamp folder (2026.11.21-12.37.24); Helios' from the archive's listing (its summary prints none)
     assert runs.year.astype(object).where(runs.year.notna(), None).to_dict() == {
-        "flat0": 2024, "flat0 2020-07-11 16:19": 2020, "run1-standard-np2-stonewall10 2026-11-21 12:37": 2026}
+        FLAT: 2024, f"{FLAT} 2020-07-11 16:19": 2020, "run1-standard-np2-stonewall10 2026-11-21 12:37": 2026}
     text = "\n".join(execute_chapter("daos_vs_lustre", flat_tree, tmp_path, families=pinned))
     assert "Warning" not in text  # Altair guessed the type of a column of the empty per-client-node chart
     assert "3 sit outside the archive layout" in text
