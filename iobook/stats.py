@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -107,7 +108,11 @@ def ratio_row(sample, baseline, confidence: float = 0.95) -> dict[str, float]:
            "low": np.nan, "high": np.nan, "p": np.nan, "sd_log": np.nan}
     if min(len(a), len(b)) < 2 or (a.var() == 0 and b.var() == 0):
         return row
-    test = stats.ttest_ind(a, b, equal_var=False)
+    with warnings.catch_warnings():
+        if a.var() == 0 or b.var() == 0:  # a side of identical values (fio's bucketed percentiles): no spread, and
+            # scipy's rounding of its mean is no precision lost from data
+            warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
+        test = stats.ttest_ind(a, b, equal_var=False)
     ci = test.confidence_interval(confidence)
     return row | {"low": _exp(ci.low), "high": _exp(ci.high), "p": float(test.pvalue),
                   "sd_log": float(np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2))}
