@@ -31,6 +31,13 @@ from .evidence import plural
 # machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package), which
 # vl-convert finds; browsers, which are not sent it (0.58 MB), show the SVG's text in their own sans-serif.
 FONT = "Source Sans Pro, sans-serif"
+# No chart text under 11 px (issue 37: Vega's 10 px axis and legend labels were too small to read on a page)
+TEXT_PX, TITLE_PX = 11, 12
+LEGIBLE = {"axis": {"labelFontSize": TEXT_PX, "titleFontSize": TITLE_PX},  # labels whole: Vega cuts them with "…"
+           "legend": {"labelFontSize": TEXT_PX, "titleFontSize": TITLE_PX, "labelLimit": 0, "titleLimit": 0},
+           "header": {"labelFontSize": TITLE_PX, "titleFontSize": TITLE_PX}, "title": {"subtitleFontSize": TEXT_PX},
+           # room on the right for text a browser draws in its own, wider sans-serif (the SVG is measured with FONT)
+           "padding": {"left": 5, "top": 5, "right": 24, "bottom": 5}}
 
 # A mark of a chart, with the description Vega gives it: `<path aria-label="x: 1; y: 3" ... d="..."/>`
 _MARK = re.compile(r'<(path|rect|circle|ellipse|line|polygon|polyline|image)\b([^>]*?)\saria-label="([^"]*)"([^>]*?)/>')
@@ -201,7 +208,6 @@ def _register_font() -> None:
 
 def enable_offline() -> None:
     _register_font()
-    alt.theme.register("iobook", enable=True)(
-        lambda: alt.theme.ThemeConfig(config={"font": FONT}))
+    alt.theme.register("iobook", enable=True)(lambda: alt.theme.ThemeConfig(config={"font": FONT, **LEGIBLE}))
     alt.renderers.register("iobook-offline", _render)
     alt.renderers.enable("iobook-offline")
