@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -220,8 +221,9 @@ def build_book(data: list[Path], db: Path | None = None, config: Path = chapters
         print(f"book: not built, {len(failed)} chapter(s) failed: {', '.join(failed)} (partial notebooks in _build/reports)")
         return 1
     status = build_site(db, config, anonymize, root)
-    html = (root / "_build" / "html").relative_to(chapters.REPO_ROOT)
-    print(f"book: {html}/index.html" if status == 0 else "book: jupyter-book build failed")
+    # where the user stands: an installed package's build sits under _build/iobook/ of that folder
+    html = Path(os.path.relpath(root / "_build" / "html" / "index.html"))
+    print(f"book: {html}" if status == 0 else "book: jupyter-book build failed")
     return status
 
 
