@@ -7,13 +7,18 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
-def files_digest(files: Iterable[Path], base: Path, extra: bytes = b"") -> str:
-    """sha256 over each file's path relative to `base` and its bytes, in sorted order, then `extra`."""
+def named_digest(named: Iterable[tuple[str, Path]], extra: bytes = b"") -> str:
+    """sha256 over each (name, file): the name and the file's bytes, in the order given, then `extra`."""
     h = hashlib.sha256()
-    for f in sorted(files):
-        h.update(f.relative_to(base).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    for name, f in named:
+        h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
     h.update(extra)
     return h.hexdigest()
+
+
+def files_digest(files: Iterable[Path], base: Path, extra: bytes = b"") -> str:
+    """sha256 over each file's path relative to `base` and its bytes, in sorted order, then `extra`."""
+    return named_digest(((f.relative_to(base).as_posix(), f) for f in sorted(files)), extra)
 
 
 # The tables of data/published and data/reference this process read, as the checkout names them: a chapter's
