@@ -36,6 +36,14 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 
+def span(values, spec: str = "") -> str:
+    """The range of values as printed ('110', '305–333', '0.60–0.99'): lowest and highest in `spec`, one number
+    when they print alike."""
+    values = list(values)
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if low == high else f"{low}–{high}"
+
+
 def half_up(x: float, digits: int) -> float:
     """Round as slides and tools print (0.05 -> 0.1), not as Python's round() does (to even)."""
     return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))

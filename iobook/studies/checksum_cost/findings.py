@@ -57,12 +57,6 @@ def memory_factor_finding(factors: pd.DataFrame, record: Count) -> str:
                 f"{r.per_node:.2f} for ~{r.printed:g}" for r in factors.itertuples()) + ")")
 
 
-def span(values) -> str:
-    """'2' for one distinct value, '2–3' for several."""
-    values = sorted(set(values))
-    return f"{values[0]}" if len(values) == 1 else f"{values[0]}–{values[-1]}"
-
-
 def settings_finding(listings: pd.DataFrame, record: Count) -> str:
     """What the IBM lab systems' listings set, with the builds the archive names and the systems where a
     Storage Scale RAID setting does not apply."""
@@ -71,7 +65,7 @@ def settings_finding(listings: pd.DataFrame, record: Count) -> str:
     other = listings[~listings.raid]
     return (f"{evidence.phrase(record)} with a Storage Scale listing from IBM's lab systems with declustered RAID "
             f"set `{SETTING} yes` "
-            + (f"[{span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
+            + (f"[{present.span(raid.year)}; submissions {', '.join(str(s) for s in raid.submission)}"
                + (f"; {' and '.join(str(s) for s in prega.submission)} an {io500_runs.PRE_GA}" if len(prega) else "") + "]"
                if len(raid) else "")
             + (f"; {', '.join(str(s) for s in other.submission)} has no declustered RAID, where it does not apply"

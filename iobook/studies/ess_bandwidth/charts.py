@@ -5,7 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .runs import PHASE_ORDER, span
+from ... import present
+from .runs import PHASE_ORDER, WHOLE
 
 
 def chart_ior_phases(ior: pd.DataFrame, runs: pd.DataFrame) -> alt.Chart:
@@ -38,7 +39,8 @@ def chart_per_block(ceilings: pd.DataFrame) -> alt.Chart:
     df = ceilings[ceilings.claim_gb_s.notna() & ceilings.blocks.notna()].assign(
         line_rate_per_block_gb_s=lambda d: d.client_ceiling_gb_s / d.blocks)
     title = ["Per building block, against IBM's claim (tick) and the clients' nominal line rate (diamond):",
-             "; ".join(f"{m} {span(g.per_block_gb_s)} GB/s" for m, g in df.groupby("model", sort=True))]
+             "; ".join(f"{m} {present.span(g.per_block_gb_s, WHOLE)} GB/s"
+                       for m, g in df.groupby("model", sort=True))]
     y = alt.Y("run_key:N", title=None)
     tooltip = ["label", "phase", "building_blocks", "ess_release", "claim_rule",
                alt.Tooltip("per_block_gb_s:Q", format=".1f", title="per block (GB/s)"),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import comparison, evidence, io500_runs
+from ... import comparison, evidence, io500_runs, present
 from ...evidence import Replicate, plural
 from ...report import Finding
 from .analysis import talk_release
-from .runs import MODELS, NO_VALUE, SHORT_PHASE, listing, short_source, span
+from .runs import MODELS, NO_VALUE, SHORT_PHASE, WHOLE, listing, short_source
 
 # the chapter's figures and tables the findings link to (names unique in the book)
 FIG_PER_BLOCK, TAB_PER_BLOCK, TAB_BLOCKS = "fig-ess-per-block", "tab-ess-per-block", "tab-ess-blocks"
@@ -24,9 +24,9 @@ def model_values(per_block: pd.DataFrame, model: str) -> dict[str, str]:
     out = {}
     for phase, short in SHORT_PHASE.items():
         rows = rated[rated.phase == phase]
-        out[f"{short}_per_block"] = span(rows.per_block_gb_s) if len(rows) else NO_VALUE
-        out[f"{short}_pct"] = span(rows.pct_of_claim) if len(rows) else NO_VALUE
-    out["pct"] = span(rated.pct_of_claim) if len(rated) else NO_VALUE
+        out[f"{short}_per_block"] = present.span(rows.per_block_gb_s, WHOLE) if len(rows) else NO_VALUE
+        out[f"{short}_pct"] = present.span(rows.pct_of_claim, WHOLE) if len(rows) else NO_VALUE
+    out["pct"] = present.span(rated.pct_of_claim, WHOLE) if len(rated) else NO_VALUE
     return out
 
 
@@ -54,7 +54,8 @@ def main_finding(per_block: pd.DataFrame, records: list[evidence.Comparison], mo
     lead = (f"{model}{pre_ga}, one block each:" if (rows.blocks == 1).all() else
             f"Per building block, {model}{pre_ga} runs")
     phases = [p for p in ("ior-easy-read", "ior-easy-write") if p in set(rows.phase)]
-    rates = " and ".join(f"{SHORT_PHASE[p]} {span(rows[rows.phase == p].per_block_gb_s)}" for p in phases) + " GB/s"
+    rates = " and ".join(f"{SHORT_PHASE[p]} {present.span(rows[rows.phase == p].per_block_gb_s, WHOLE)}"
+                         for p in phases) + " GB/s"
     claims = [rows[rows.phase == p].claim_gb_s.unique() for p in phases]
     claim = (f"IBM's {' and '.join(figure(c[0]) for c in claims)} GB/s" if all(len(c) == 1 for c in claims)
              else "IBM's claim for each run's release")
@@ -118,8 +119,8 @@ def site_values(ceilings: pd.DataFrame, site: str) -> dict[str, str]:
                     & ceilings.per_block_gb_s.notna()]
     if rows.empty:
         return {"read_per_block": NO_VALUE, "pct_of_line_rate": NO_VALUE, "runs": NO_VALUE}
-    return {"read_per_block": span(rows.per_block_gb_s), "pct_of_line_rate": span(rows.pct_of_client),
-            "runs": listing(rows.run_key)}
+    return {"read_per_block": present.span(rows.per_block_gb_s, WHOLE),
+            "pct_of_line_rate": present.span(rows.pct_of_client, WHOLE), "runs": listing(rows.run_key)}
 
 
 def site_finding(at_site: dict[str, str]) -> Finding:

@@ -42,11 +42,7 @@ def short_runs(df: pd.DataFrame, column: str = "run_key") -> pd.DataFrame:
     return df.rename(columns={column: "run"})
 
 
-def span(values: Iterable[float], spec: str = ".0f") -> str:
-    """'110' or '305–333': the rounded range of values."""
-    values = list(values)
-    low, high = format(min(values), spec), format(max(values), spec)
-    return low if low == high else f"{low}–{high}"
+WHOLE = ".0f"  # GB/s per block and shares of a claim, as the talk prints them: whole numbers
 
 
 def short_source(source: str) -> str:

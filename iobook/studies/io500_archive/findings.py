@@ -11,8 +11,7 @@ from . import analysis
 
 
 def correlation_range(records: list[Correlation]) -> str:
-    low, high = min(r.value for r in records), max(r.value for r in records)
-    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+    return present.span((r.value for r in records), ".2f")
 
 
 def _decided(records: list[Correlation]) -> str:
