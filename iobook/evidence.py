@@ -343,6 +343,14 @@ def decide(comparisons: Iterable[Comparison | Correlation]) -> list[Comparison |
     return out
 
 
+def decide_groups(*groups: Iterable[Comparison | Correlation]) -> list[list[Comparison | Correlation]]:
+    """Every record of the groups through one `decide` (a report decides once, so no family is corrected in parts;
+    each record's `family` keeps families apart), given back group by group."""
+    groups = [list(g) for g in groups]
+    decided = iter(decide([r for g in groups for r in g]))
+    return [[next(decided) for _ in g] for g in groups]
+
+
 def as_shown(record: Count | Estimate | Comparison | Correlation) -> Count | Estimate | Comparison | Correlation:
     """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
     found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or

@@ -114,3 +114,14 @@ def test_a_described_number_reads_without_an_interval_and_says_why():
     spread = evidence.described(22.0, quantity="range", unit="x", n=3, replicate=evidence.Replicate.RUN,
                                 how="a range over 3 runs, not an interval")
     assert evidence.phrase(spread) == "22 x (no interval: a range over 3 runs, not an interval; 3 runs)"
+
+
+def test_groups_decided_together_are_one_family_given_back_by_group():
+    """IOR's write bandwidth of both real histories (data/examples/ior-history), one family in two groups: decided
+    as one call decides it (Holm over both), each group given back in its order."""
+    from test_comparison import split
+
+    together = evidence.decide([split("change", "ior"), split("steady", "ior")])
+    first, second = evidence.decide_groups([split("change", "ior")], [split("steady", "ior")])
+    assert (first, second) == ([together[0]], [together[1]])
+    assert {c.family_size for c in together} == {2}

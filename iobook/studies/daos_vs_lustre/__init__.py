@@ -84,10 +84,8 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     rescored = seeds.daos_rescored()
     same = [] if lustre is None else seeds.same_servers_records(lustre, rescored)
     # the report decides once: every comparison it shows, each family corrected within itself (evidence.decide)
-    decided = evidence.decide([*balance_years.record, *ten_years.record, *same])
-    balance_years["record"] = decided[:len(balance_years)]
-    ten_years["record"] = decided[len(balance_years):len(balance_years) + len(ten_years)]
-    same = decided[len(balance_years) + len(ten_years):]
+    balance, ten, same = evidence.decide_groups(balance_years.record, ten_years.record, same)
+    balance_years["record"], ten_years["record"] = balance, ten
 
     pair_runs = nodes.wolf_and_tianhe(con, client_nodes)
     pair_phases = nodes.phases_per_client_node(con, pair_runs)

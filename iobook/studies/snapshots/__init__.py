@@ -8,7 +8,7 @@ recovery after deletion. Layers: queries/*.sql, seed, analysis (metadata), write
 findings; `report` wires them and decides every comparison in one call to evidence.decide."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -39,16 +39,6 @@ RECOVERY_FORMATS = {"snapshots deleted": ".0f", "longest delete (s)": ".3f", "sy
                     "used before delete (MiB)": ",.1f", "used at last sample (MiB)": ",.1f", "freed (MiB)": ",.1f",
                     FREED_BY: ".1f", "samples while cleaning": ".0f", "samples after": ".0f",
                     "highest p99 while cleaning (ms)": ",.1f", "highest p99 after (ms)": ",.1f"}
-
-
-def _decide_once(*groups: Sequence[Comparison]) -> list[list[Comparison]]:
-    """Every comparison of the report through one evidence.decide (each family whole), given back by group."""
-    decided = evidence.decide([c for group in groups for c in group])
-    out, start = [], 0
-    for group in groups:
-        out.append(decided[start:start + len(group)])
-        start += len(group)
-    return out
 
 
 def _runs(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
@@ -216,7 +206,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     drift, drift_records = compare_control_drift(rates)
     writes = get_cow_writes(con, cow_ids)
     latency, latency_records = compare_cow_latency(writes)
-    stage_records, drift_records, latency_records = _decide_once(stage_records, drift_records, latency_records)
+    stage_records, drift_records, latency_records = evidence.decide_groups(stage_records, drift_records, latency_records)
     read = {"has_cow": _cow(con, out, cow_ids, writes, latency, latency_records),
             "has_recovery": _recovery(con, out, recovery_ids),
             "has_local": _metadata(con, out, metadata_ids, rates, stages, stage_records, drift, drift_records)}

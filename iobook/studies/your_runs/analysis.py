@@ -181,8 +181,8 @@ def with_records(meta: pd.DataFrame, records: list) -> pd.DataFrame:
 def decide_together(*frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
     """The frames (of with_records) with every record of all of them decided in one evidence.decide call: a report
     decides once, so no family is corrected in parts (each record's `family` keeps families apart)."""
-    decided = iter(evidence.decide([r for f in frames for r in f["record"]]))
-    return tuple(with_records(f, [next(decided) for _ in range(len(f))]) for f in frames)
+    decided = evidence.decide_groups(*(f["record"] for f in frames))
+    return tuple(with_records(f, records) for f, records in zip(frames, decided))
 
 
 def sweep_effects(runs: pd.DataFrame, configs: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
