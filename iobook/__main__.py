@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(e))
         for path in written:
             print(f"wrote {path}")
-        print(f"next: `make lab` to edit notebooks/{args.name}.ipynb and iobook/studies/{args.name}.py, then `make book`")
+        print(f"next: `make lab` to edit notebooks/{args.name}.ipynb and iobook/studies/{args.name}/, then `make book`")
         return 0
     if args.command == "registry":
         from .chapters import load_registry, write_generated

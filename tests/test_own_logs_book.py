@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from xml.etree import ElementTree
 
 import pytest
@@ -126,8 +127,12 @@ def test_every_chapter_executes_and_the_book_builds(checkout, tree, built):
 
 def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built):
     made, _, _ = built
-    for path in (f"iobook/studies/{NEW}.py", f"notebooks/{NEW}.ipynb", f"tests/test_study_{NEW}.py"):
+    study = [f"iobook/studies/{NEW}/{module}" for module in
+             ("__init__.py", "analysis.py", "charts.py", "findings.py", "queries/files.sql")]  # a package in layers
+    for path in (*study, f"notebooks/{NEW}.ipynb", f"tests/test_study_{NEW}.py"):
         assert (checkout / path).is_file() and path in made.stdout
+    listed = tomllib.loads((checkout / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert {f"iobook.studies.{NEW}", f"iobook.studies.{NEW}.queries"} <= set(listed) and listed == sorted(listed)
     assert f"book/{NEW}" in (checkout / "_toc.yml").read_text()
     assert f"[My study](book/{NEW}.ipynb)" in (checkout / "README.md").read_text()
     again = run(checkout, "-m", "iobook", "new-chapter", NEW)
