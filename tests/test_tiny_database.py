@@ -43,3 +43,34 @@ def test_a_database_whose_only_io500_run_is_flagged_still_shows_it(tiny):
     report = io500_score.report(tiny)
     assert report.values["flagged_runs"] == 1 and report.values["best"].startswith("submission-679")
     assert "every run here carries a validity flag" in report.values["phase_rule"]
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """A run killed before its score: submission-679's result.txt up to the end of its [find] phase (line 56 of
+    111; its [SCORE] section starts at line 106), as a run stopped during ior-easy-read leaves it."""
+    folder = tmp_path_factory.mktemp("killed")
+    (folder / "run").mkdir()
+    lines = (TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "result.txt").read_text().splitlines(keepends=True)
+    (folder / "run" / "result.txt").write_text("".join(lines[:56]))
+    db = folder / "killed.duckdb"
+    assert ingest([folder / "run"], db, progress=False)["failed"] == 0
+    con = store.open_read(db)
+    yield con
+    con.close()
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
+def test_every_study_reports_when_no_io500_run_has_a_score(chapter, killed):
+    registry = {c.name: c for c in chapters.load_registry()}[chapter]
+    report = importlib.import_module(f"iobook.studies.{chapter}").report(killed, **registry.parameters)
+    missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
+    assert not missing, f"{chapter} pastes keys its report lacks when no run has a score: {sorted(missing)}"
+
+
+def test_a_run_without_a_score_is_counted_and_no_phase_weights_are_made_up(killed):
+    from iobook.studies import io500_score
+
+    report = io500_score.report(killed)
+    assert report.values["runs"] == 1 and report.values["reproduced"] == 0 and report.values["has_scored"] is False
+    assert "tab-io500-weights" not in report.tables and "fig-io500-phases" not in report.figures

@@ -23,16 +23,18 @@ BOUNDS_COLUMNS = {"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/
 
 
 def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhere, flags, bounds) -> dict:
-    """The chapter's tables (the SC23 ones only when its runs are all held)."""
+    """The chapter's tables (the SC23 ones only when its runs are all held; the weights and phases only when a run
+    has a score)."""
     tables = {
         "tab-io500-mismatches": Table(frame=mismatches.drop(columns="copy_of").reset_index(drop=True).rename(
             columns=MISMATCH_COLUMNS),
                                       formats={name: SCORE_FORMAT for name in list(MISMATCH_COLUMNS.values())[1:]}),
-        "tab-io500-weights": Table(frame=weights.rename(columns={"exponent": "exponent in the score"}),
-                                   formats={"exponent in the score": ".4f", "factor when halved": ".4f"}),
-        "tab-io500-phases": Table(frame=analysis.phase_table(phases), formats={k: SCORE_FORMAT for k in shown}),
         "tab-io500-sources": Table(frame=analysis.get_sources(con, featured)),
     }
+    if shown:
+        tables["tab-io500-weights"] = Table(frame=weights.rename(columns={"exponent": "exponent in the score"}),
+                                            formats={"exponent in the score": ".4f", "factor when halved": ".4f"})
+        tables["tab-io500-phases"] = Table(frame=analysis.phase_table(phases), formats={k: SCORE_FORMAT for k in shown})
     if len(table):
         tables["tab-io500-sc23"] = Table(frame=sc23.sc23_wide(table))
         tables["tab-io500-sc23-differ"] = Table(
@@ -56,8 +58,9 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     shown = (selection.select(phase_runs, runs.run_key, "IO500 run") if phase_runs else
              analysis.default_runs(runs, flagged=set(flags.run_key)))
     agree = analysis.agreement(runs)
-    weights = analysis.phase_weights(con, shown[0])
-    best = analysis.describe(runs, shown[0])
+    # a run killed before its score (or every run so) has no phase set to weigh: those sections are left out
+    weights = analysis.phase_weights(con, shown[0]) if shown else None
+    best = analysis.describe(runs, shown[0]) if shown else ""
     releases = runs.release.dropna()
     table = sc23.get_sc23(con, sc23_runs)
     elsewhere = sc23.sc23_printed_elsewhere(table) if len(table) else table
@@ -74,10 +77,11 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
         found.append(findings.sc23_finding(table, elsewhere))
     if len(mismatches):
         found.append(findings.mismatch_finding(agree))
-    found += [findings.weights_finding(weights, best), findings.phases_finding(shown, widest, spread)]
+    if shown:
+        found += [findings.weights_finding(weights, best), findings.phases_finding(shown, widest, spread)]
     return Report(
         values={
-            "has_data": True, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
+            "has_data": True, "has_scored": bool(shown), "has_no_scored": not shown, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
             "comparable": agree["comparable"], "reproduced": agree["from_summary"] + agree["from_logs"],
             "mismatches": len(mismatches), "mismatch_copies": len(copies), "releases_named": len(releases),
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
@@ -94,7 +98,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
                                         for key in featured)),
             **findings.summaries(mismatches, copies, table, sc23_runs, elsewhere)},
         figures={"fig-io500-recomputed": charts.chart_recomputed_vs_reported(runs, agree),
-                 "fig-io500-phases": charts.chart_phases(phases)},
+                 **({"fig-io500-phases": charts.chart_phases(phases)} if shown else {})},
         tables=_tables(con, mismatches=mismatches, weights=weights, phases=phases, shown=shown, featured=featured,
                        table=table, elsewhere=elsewhere, flags=flags, bounds=bounds),
         findings=found, evidence=[f for finding in found for f in finding.evidence],
