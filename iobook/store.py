@@ -18,6 +18,8 @@ from .digest import files_digest
 from .parsers import all_records
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .batch import Batch
 
 DEFAULT_DB = Path("data/iobook.duckdb")
@@ -118,6 +120,11 @@ def query(package: str, name: str) -> str:
     """The SQL of a study's query `name` (`queries/<name>.sql` beside `package`'s modules): queries are files a reader
     runs as they stand, parameters bound (?)."""
     return (resources.files(package) / "queries" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def frame(con: duckdb.DuckDBPyConnection, package: str, name: str, params: list | None = None) -> pd.DataFrame:
+    """The rows of a study's query `name` (store.query) with `params` bound, as a DataFrame."""
+    return con.execute(query(package, name), params or []).df()
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:

@@ -47,10 +47,6 @@ CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "
                   "runs after", "what else changed"]
 
 
-def _query(name: str) -> str:
-    return store.query(__package__, name)
-
-
 def _options(**values) -> str:
     """A run's stated setup as the JSON text `what_changed` compares (None: not stated)."""
     return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in values.items() if pd.notna(v)},
@@ -58,7 +54,7 @@ def _options(**values) -> str:
 
 
 def fio_runs(con) -> pd.DataFrame:
-    df = con.execute(_query("fio_runs")).df()
+    df = con.execute(store.query(__package__, "fio_runs")).df()
     return pd.DataFrame({
         "tool": "fio", "workload": df.workload, "title": [f"{j} ({r} {b})" for j, r, b in zip(df.jobname, df.rw, df.bs)],
         "started": df.started, "version": df.version, "options": df.options, "path": df.path,
@@ -68,7 +64,7 @@ def fio_runs(con) -> pd.DataFrame:
 def ior_runs(con) -> pd.DataFrame:
     """One row per IOR test's write or read: the geometric mean of its iterations (they share one invocation's
     placement and caches: one run), started when IOR says it began."""
-    df = con.execute(_query("ior_runs")).df()
+    df = con.execute(store.query(__package__, "ior_runs")).df()
     if df.empty:
         return pd.DataFrame(columns=RUN_COLUMNS)
     rows = []
@@ -88,7 +84,7 @@ def ior_runs(con) -> pd.DataFrame:
 
 
 def mdtest_runs(con) -> pd.DataFrame:
-    df = con.execute(_query("mdtest_runs")).df()
+    df = con.execute(store.query(__package__, "mdtest_runs")).df()
     return pd.DataFrame({
         "tool": "mdtest", "workload": "mdtest " + df.operation + ": " + df.command.fillna(""),
         "title": [f"mdtest {o} ({i:,} items, {t} tasks)" if pd.notna(i) else f"mdtest {o}"
@@ -129,7 +125,7 @@ def steady_state(con, job_ids, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.
     """Per fio job with a bw log: fio's two steady-state measures over the whole run, as --steadystate defines
     them (the slope of the least-squares line through the samples, and the largest deviation of a sample from their
     mean, each as % of the mean; slope per second), and whether the slope criterion holds."""
-    series = con.execute(_query("fio_bw_logs"), [[int(j) for j in job_ids if pd.notna(j)]]).df()
+    series = con.execute(store.query(__package__, "fio_bw_logs"), [[int(j) for j in job_ids if pd.notna(j)]]).df()
     rows = []
     for job_id, log in series.groupby("job_id"):
         mean = log.value.mean()
@@ -339,7 +335,7 @@ def io500_submissions(con) -> pd.DataFrame:
     submission's counted runs, recomputed from their phases: io500_scores), the IO500 version(s) and processes,
     whether every run is valid, the runs' keys and their setups. Scores of different rules (sc17-product,
     product, sqrt) are never one history."""
-    df = con.execute(_query("io500_submissions"), [IO500_MIN_SUBMISSIONS]).df()
+    df = con.execute(store.query(__package__, "io500_submissions"), [IO500_MIN_SUBMISSIONS]).df()
     for column, values in (("score", "scores"), ("bw_gib_s", "bw_values"), ("md_kiops", "md_values")):
         df[column] = [evidence.geometric_mean([v for v in s if v is not None and v == v]) for s in df[values]]
     return df.reindex(columns=IO500_COLUMNS)

@@ -9,14 +9,10 @@ import pandas as pd
 from ... import store
 
 
-def _query(con, name: str) -> pd.DataFrame:
-    return con.execute(store.query(__package__, name)).df()
-
-
 def close_time(con) -> pd.DataFrame:
     """Per counted run and IOR phase: open_s, wrrd_s, close_s, total_s of its log's result row, open_share and
     close_share of total_s (queries/close_time.sql)."""
-    return _query(con, "close_time")
+    return store.frame(con, __package__, "close_time")
 
 
 def wear_down(con) -> pd.DataFrame:
@@ -24,11 +20,11 @@ def wear_down(con) -> pd.DataFrame:
     min, max (and mdtest's mean), slowest_share = min / max, and the wear-down time after the deadline
     (queries/wear_down.sql); where IOR's per-rank CSV is there, the wear-down rank by rank: the median rank's,
     the slowest's and their ratio (queries/rank_wear_down.sql)."""
-    return _query(con, "wear_down").merge(_query(con, "rank_wear_down"), on="source_id", how="left")
+    return store.frame(con, __package__, "wear_down").merge(store.frame(con, __package__, "rank_wear_down"), on="source_id", how="left")
 
 
 def pfind_imbalance(con) -> pd.DataFrame:
     """Per pfind CSV of a counted run: its ranks, the max / mean of directory entries read (checked) and of files
     scanned (total) over ranks, the busiest rank's share of each, and ranks that read or did nothing
     (queries/pfind_imbalance.sql)."""
-    return _query(con, "pfind_imbalance")
+    return store.frame(con, __package__, "pfind_imbalance")

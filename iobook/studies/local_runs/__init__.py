@@ -13,10 +13,6 @@ import pandas as pd
 from ... import evidence, present, selection, store
 from ...units import GIB
 
-def _query(name: str) -> str:
-    return store.query(__package__, name)
-
-
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
 # scripts/collectlib.py Rounds.execute): a check of drift over the run, not one more repetition.
@@ -29,7 +25,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
     `run_folder` (the run folder's name, how chapters select runs), the host, the load averages at the
     start, the target file system, and `manifest_source_id`. Ordered by run folder."""
     df = con.execute(
-        _query("runs"),
+        store.query(__package__, "runs"),
         [study],
     ).df()
     df["run_dir"] = present.reader_paths(con, df["run_dir"])
@@ -49,7 +45,7 @@ def get_run_status(con, study: str, experiment_label: str | None = None,
     and start."""
     default = default_experiment or study
     df = con.execute(
-        _query("run_status"),
+        store.query(__package__, "run_status"),
         [experiment_label or "", default, END_BASELINE_LABEL, study],
     ).df()
     df["repetitions"] = df["repetitions"].astype("Int64")
@@ -127,7 +123,7 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json",
     a key a file lacks is NaN; a key named like one of those columns, such as the snapshot collector's
     `step`, becomes `<key>_label`). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
     long = con.execute(
-        _query("step_labels"),
+        store.query(__package__, "step_labels"),
         [list(run_ids), file_suffix],
     ).df()
     if long.empty:
@@ -169,7 +165,7 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     started) and `busy_cpus_during` averaged over the samples from 1 s up to the step's duration.
     Rounded to 6 decimals: DuckDB's parallel float sums may differ in the last bits between runs."""
     return con.execute(
-        _query("step_machine_cpu"),
+        store.query(__package__, "step_machine_cpu"),
         [list(run_ids)],
     ).df()
 
@@ -181,7 +177,7 @@ def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
     CPU user, system, idle, I/O wait and steal %, blocks read from disks (`bi`, MiB/s) and the least free
     memory (GiB). One row per step with a vmstat file."""
     return con.execute(
-        _query("step_vmstat"),
+        store.query(__package__, "step_vmstat"),
         [list(run_ids)],
     ).df()
 
@@ -207,11 +203,11 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     if steps.empty or "phase" not in steps:
         return pd.DataFrame()
     fio = con.execute(
-        _query("fio_steps"),
+        store.query(__package__, "fio_steps"),
         [steps["source_id"].astype(int).tolist()],
     ).df()
     perf = con.execute(
-        _query("perf_steps"),
+        store.query(__package__, "perf_steps"),
         [run_ids],
     ).df()
     steps = steps.rename(columns={k: f"{k}_label" for k in steps.columns if k in FIO_STEP_MEASURES})

@@ -27,10 +27,6 @@ FULL_SHARE = 0.95  # of the cgroup's memory limit, at which its page cache count
 CACHE_STATES = ["filling", "full"]
 
 
-def _query(con, name: str, params: list) -> pd.DataFrame:
-    return con.execute(store.query(__package__, name), params).df()
-
-
 def get_published() -> pd.DataFrame:
     """Seed 001's facts as printed: profile shares, LU-11347's tunables, the tested configuration."""
     return published.load(PUBLISHED)
@@ -42,7 +38,7 @@ def select_runs(con, run_folders: Iterable[str] | None = None) -> tuple[pd.DataF
     folder; with their `experiment` (the manifest label; 'modes' for runs made before it existed) and the
     memory cgroup the collector made: its mechanism and its limit in MiB. `status`: every run's."""
     runs, status = local_runs.select_current(con, STUDY, run_folders, "experiment", DEFAULT_EXPERIMENT)
-    cgroup = _query(con, "run_cgroup", [runs.run_id.tolist()])
+    cgroup = store.frame(con, __package__, "run_cgroup", [runs.run_id.tolist()])
     experiment = status.groupby("run_id").experiment.first().reset_index()
     runs = runs.merge(cgroup, on="run_id", how="left").merge(experiment, on="run_id", how="left")
     runs["experiment"] = runs.experiment.fillna(DEFAULT_EXPERIMENT)
@@ -61,7 +57,7 @@ def get_buckets(con, ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
     columns = ["run_id", "step_index", "step", "phase", "t_s", "mib_s", "log_entries", "log_source_id"]
     if steps.empty or "phase" not in steps:
         return pd.DataFrame(columns=columns)
-    buckets = _query(con, "bandwidth_buckets", [bucket_ms, bucket_ms, steps.source_id.astype(int).tolist(),
+    buckets = store.frame(con, __package__, "bandwidth_buckets", [bucket_ms, bucket_ms, steps.source_id.astype(int).tolist(),
                                                  bucket_ms, bucket_ms])
     df = steps.drop(columns=["step_s", "file"]).merge(buckets, on=["source_id", "phase"]).drop(columns="source_id")
     if "repetition" in df:
@@ -85,12 +81,12 @@ def get_steps(con, ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFrame:
 
 def get_memory(con, ids: Iterable[str]) -> pd.DataFrame:
     """The memory cgroup's page cache, dirty and write-back MiB per step and second (queries/memory.sql)."""
-    return _query(con, "memory", [list(ids), MEMORY_METRICS])
+    return store.frame(con, __package__, "memory", [list(ids), MEMORY_METRICS])
 
 
 def get_reclaim(con, ids: Iterable[str]) -> pd.DataFrame:
     """Per step, how much the reclaim counters rose (queries/reclaim.sql)."""
-    return _query(con, "reclaim", [list(ids)])
+    return store.frame(con, __package__, "reclaim", [list(ids)])
 
 
 def get_fio_results(con, ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
@@ -100,7 +96,7 @@ def get_fio_results(con, ids: Iterable[str], end_baseline: bool = False) -> pd.D
     steps = local_runs.get_fio_steps(con, ids, end_baseline=end_baseline)
     if steps.empty:
         return steps
-    clat = _query(con, "completion_latency", [steps.source_id.astype(int).unique().tolist()])
+    clat = store.frame(con, __package__, "completion_latency", [steps.source_id.astype(int).unique().tolist()])
     labels = [c for c in steps.columns if c not in local_runs.FIO_STEP_MEASURES]
     steps = steps.assign(sys_cpu_s=steps.sys_cpu_pct / 100 * steps.runtime_s)
     summed = steps.groupby(labels, dropna=False, sort=False).agg(
@@ -116,12 +112,12 @@ def get_fio_results(con, ids: Iterable[str], end_baseline: bool = False) -> pd.D
 def get_trim_targets(con, ids: Iterable[str]) -> pd.DataFrame:
     """Per trim run, the loop device trimmed, its image file's size, and the file system and device holding the
     image (queries/trim_targets.sql)."""
-    return _query(con, "trim_targets", [list(ids)])
+    return store.frame(con, __package__, "trim_targets", [list(ids)])
 
 
 def get_source_ids(con, ids: Iterable[str]) -> list[int]:
     """Every ingested file of the runs (queries/run_sources.sql)."""
-    return [int(i) for i in _query(con, "run_sources", [list(ids)]).source_id]
+    return [int(i) for i in store.frame(con, __package__, "run_sources", [list(ids)]).source_id]
 
 
 def get_read_fill(con, runs: pd.DataFrame, bucket_ms: int) -> pd.DataFrame:
