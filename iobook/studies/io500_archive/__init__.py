@@ -15,7 +15,7 @@ from .analysis import PAPER_LISTS
 HOW_TO_ADD = ("Ingest IO500 result folders (`python -m iobook ingest <folder>`), as the archive lays them out "
               "(`<institution>/<system>/<file system>/<year>/submission-<id>/`): the year folder and the run's start "
               "date name its list.")
-CORRELATION_FORMATS = {"value": ".2f", "low": ".2f", "high": ".2f", "Holm p": ".3g"}
+CORRELATION_FORMATS = {"value": ".2f", "low": ".2f", "high": ".2f", "Holm p": ".3g", analysis.PAPER_Q: ".3g"}
 PERCENT = 100  # a share shown as a percentage
 # medians and highest over machines: three significant digits (IOR's close share spans 0.0001 % to 50 %)
 SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in (
@@ -73,7 +73,10 @@ def report(con, *, lists: list[str] | None = None) -> Report:
               **{key.replace(" ", "_"): value for key, value in left.items()}}
     found, tables, figures = [], {}, {}
     if len(chosen):
-        shown = analysis.correlation_table(selected)
+        paper_q = analysis.paper_rule_q(selected + list_records)[:len(selected)]
+        shown = analysis.correlation_table(selected, paper_q)
+        values |= {"correlations": len(selected), "holm_decided": sum(r.decided for r in selected),
+                   "paper_rule_passes": analysis.passes_paper_rule(selected, paper_q)}
         found += [findings.selection_finding(runs, lists, left, bandwidth, paper),
                   findings.metadata_finding(metadata, paper),
                   findings.per_node_finding(subscores, paper, int(chosen.bw_per_node.notna().sum()), len(chosen)),

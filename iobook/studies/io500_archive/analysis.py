@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import evidence, published, store
+from ... import evidence, published, stats, store
 from ...evidence import Replicate
 
 PACKAGE = __package__
@@ -26,6 +26,7 @@ DOMAINS = {"bandwidth": ("ior-easy-write", "ior-easy-read", "ior-hard-write", "i
 WEAR_PHASE = "ior-easy-write"
 # Every correlation of the chapter is one family: the report decides once (issue 36)
 FAMILY = "IO500 archive correlations"
+PAPER_Q = "BH q (the paper's rule)"  # the correlation table's column of paper_rule_q
 SEED = 0
 # Flags of the validity audit (io500_run_flags) that leave a run's phases no measure of what they mean: values
 # beyond what the setup could do, settings changed between phases. UNPROTECTED is a design, kept and stated.
@@ -143,15 +144,30 @@ def paper_value(figures: pd.DataFrame, name: str) -> float:
     return float(figures.loc[figures.figure == name, "value"].iloc[0])
 
 
-def correlation_table(records: list[evidence.Correlation]) -> pd.DataFrame:
+def paper_rule_q(family: list[evidence.Correlation]) -> np.ndarray:
+    """Each record's q under the paper's multiplicity rule (Benjamini-Hochberg's false discovery rate), over the
+    family the book's Holm corrects: shown beside the book's verdict, never deciding."""
+    return stats.benjamini_hochberg([np.nan if r.p is None else r.p for r in family])
+
+
+def passes_paper_rule(records: list[evidence.Correlation], q) -> int:
+    """How many of the records the paper's rule would report (q below the book's level) among those with units
+    enough for any verdict."""
+    alpha = 1 - evidence.CONFIDENCE
+    return sum(bool(q_ < alpha) and r.verdict in (evidence.Verdict.DECIDED, evidence.Verdict.UNDECIDED)
+               for r, q_ in zip(records, q))
+
+
+def correlation_table(records: list[evidence.Correlation], paper_q) -> pd.DataFrame:
     """One row per correlation as shown: its pair, value with its interval (withheld where too few machines),
-    machines, Holm p, verdict, method and what it correlates (x and y: the pair's two names, for the chart)."""
+    machines, Holm p, verdict, the paper's rule's q (`paper_q`: paper_rule_q of the family, in the records' order),
+    method and what it correlates (x and y: the pair's two names, for the chart)."""
     shown = [evidence.as_shown(r) for r in records]
     return pd.DataFrame({"pair": [f"{r.x} · {r.y}" for r in shown], "value": [round(r.value, 3) for r in shown],
                          "low": [None if r.low is None else round(r.low, 3) for r in shown],
                          "high": [None if r.high is None else round(r.high, 3) for r in shown],
                          "machines": [r.n for r in shown], "Holm p": [r.p_adjusted for r in shown],
-                         "verdict": [str(r.verdict) for r in shown], "method": [r.method for r in shown],
+                         "verdict": [str(r.verdict) for r in shown], PAPER_Q: list(paper_q), "method": [r.method for r in shown],
                          "what": [r.quantity for r in shown], "x": [r.x for r in shown], "y": [r.y for r in shown]})
 
 
