@@ -177,3 +177,21 @@ def test_the_detectors_accuracy_is_shown_from_its_measurement(reports):
     assert table.loc[("iobook", "fio randread"), "found at 50 %"] == 1.0
     assert table.loc[("iobook", "mdtest File creation"), "found at 50 %"] == 0.71
     assert (r.values["accuracy_found"], r.values["accuracy_false_alone"]) == ("71% to 100%", "3%")
+
+
+def test_the_jobs_of_one_fio_invocation_are_one_run(tmp_path):
+    """fio without group_reporting prints each of numjobs' jobs: the page-cache collector's layout-shared step
+    (data/raw/pagecache/vm-20261123T161137Z/001-layout-shared.fio.json, numjobs=4) is one run of four processes,
+    never four runs of its history. Its bandwidth is the four jobs' sum, and its slowest job's share of the median
+    job is the per-job tail History follows over time (write bw_bytes 538486371, 471767057, 551202168, 489845722)."""
+    log = REPO / "data/raw/pagecache/vm-20261123T161137Z/001-layout-shared.fio.json"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / log.name).write_bytes(log.read_bytes())
+    ingest([tmp_path / "run"], tmp_path / "one.duckdb", progress=False)
+    con = store.open_read(tmp_path / "one.duckdb")
+    runs = study.analysis.get_runs(con)
+    con.close()
+    jobs = [538486371, 471767057, 551202168, 489845722]
+    assert len(runs) == 1 and runs.jobs.iloc[0] == 4
+    assert runs.bw_bytes_s.iloc[0] == sum(jobs)
+    assert runs.slowest_job.iloc[0] == pytest.approx(min(jobs) / np.median(jobs))

@@ -15,8 +15,8 @@ from .analysis import MEASURES, MIN_RUNS, PERMUTATIONS, STEADY_SLOPE_PCT, IO500_
 HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest many times, one folder per run, and "
               "ingest the folders; `scripts/collect_history.sh` and `scripts/collect_ior_history.sh` make such "
               "histories. Runs under different top folders (or `labels.yml` labels) are separate histories.")
-RUN_TABLE = ["history", "run", "started", "MiB_s", "p99_ms", "ops_s", "version", "samples", "slope_pct_s", "range_pct",
-             "steady", "file"]
+RUN_TABLE = ["history", "run", "started", "MiB_s", "p99_ms", "ops_s", "jobs", "slowest_job", "version", "samples",
+             "slope_pct_s", "range_pct", "steady", "file"]
 NUMBER_FORMATS = {"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}
 
 
@@ -57,7 +57,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
         "false per unchanged history (alone)": ".0%", "false per unchanged history (10 together)": ".1%"})
     figures["fig-history-accuracy"] = charts.chart_accuracy(accuracy)
     if not runs.empty:
-        runs = runs.merge(analysis.steady_state(con, runs.job_id, steady_slope_pct), on="job_id", how="left")
+        runs = runs.merge(analysis.steady_state(con, runs, steady_slope_pct), on="job_id", how="left")
         searched = analysis.histories_of(runs)
         changes, decided = analysis.history_changes(runs)
         logged = runs[runs.steady.notna()]
@@ -77,7 +77,8 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
                    "logged": unsteady.n}
         tables |= {"tab-history-changes": Table(frame=changes.drop(columns="label"), formats=NUMBER_FORMATS),
                    "tab-history-runs": Table(frame=shown[RUN_TABLE], formats={
-                       "MiB_s": ",.1f", "p99_ms": ",.3g", "ops_s": ",.4g", "slope_pct_s": ".1f", "range_pct": ".0f"},
+                       "MiB_s": ",.1f", "p99_ms": ",.3g", "ops_s": ",.4g", "slowest_job": ".3f", "slope_pct_s": ".1f",
+                       "range_pct": ".0f"},
                        searchable=True)}
         if len(searched):
             figures["fig-history"] = charts.chart_history(runs[in_history], changes)

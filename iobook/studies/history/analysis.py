@@ -28,7 +28,7 @@ STEADY_SLOPE_PCT = 30.0
 # What a history is searched on: a column of get_runs -> its name, unit and whether more is better. Each measure is
 # its own family of change points (evidence.decide).
 MEASURES = {"bw_bytes_s": ("bandwidth", "B/s", True), "p99_ns": ("clat p99", "ns", False),
-            "ops_s": ("rate", "ops/s", True)}
+            "ops_s": ("rate", "ops/s", True), "slowest_job": ("slowest job over the median job", "×", True)}
 # An IO500 system's histories: its score and, apart, its bandwidth and metadata sub-scores (a change in one can hide
 # in the score); each measure its own family of change points. Column -> (name, unit).
 IO500_MEASURES = {"score": ("IO500 score", "score"), "bw_gib_s": ("IO500 bandwidth", "GiB/s"),
@@ -40,7 +40,7 @@ IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_g
 # the setup fields a change point compares (setups.COMPARED) under the submissions' column names
 IO500_SETUP_COLUMNS = {"benchmark": "io500_version"}
 RUN_COLUMNS = ["tool", "label", "workload", "title", "started", "version", "options", "path", "source_id", "job_id",
-               *MEASURES, "design"]
+               "job_ids", "jobs", *MEASURES, "design"]
 IO500_CHANGE_COLUMNS = ["system", "score rule", "measure", "nth", "submission", "started", "permutation p",
                         "submissions before", "submissions after", "what else changed"]
 CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "permutation p", "runs before",
@@ -58,7 +58,8 @@ def fio_runs(con) -> pd.DataFrame:
     return pd.DataFrame({
         "tool": "fio", "workload": df.workload, "title": [f"{j} ({r} {b})" for j, r, b in zip(df.jobname, df.rw, df.bs)],
         "started": df.started, "version": df.version, "options": df.options, "path": df.path,
-        "source_id": df.source_id, "job_id": df.job_id, "bw_bytes_s": df.bw_bytes_s, "p99_ns": df.p99_ns})
+        "source_id": df.source_id, "job_id": df.job_id, "job_ids": df.job_ids, "jobs": df.jobs,
+        "bw_bytes_s": df.bw_bytes_s, "p99_ns": df.p99_ns, "slowest_job": df.slowest_job})
 
 
 def ior_runs(con) -> pd.DataFrame:
@@ -121,19 +122,29 @@ def get_runs(con) -> pd.DataFrame:
     return runs
 
 
-def steady_state(con, job_ids, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.DataFrame:
-    """Per fio job with a bw log: fio's two steady-state measures over the whole run, as --steadystate defines
-    them (the slope of the least-squares line through the samples, and the largest deviation of a sample from their
-    mean, each as % of the mean; slope per second), and whether the slope criterion holds."""
-    series = con.execute(store.query(__package__, "fio_bw_logs"), [[int(j) for j in job_ids if pd.notna(j)]]).df()
+def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.DataFrame:
+    """Per fio run (`runs`' job_id, its first job) whose jobs have bw logs: fio's two steady-state measures over the
+    whole run, as --steadystate defines them (the slope of the least-squares line through the samples, and the
+    largest deviation of a sample from their mean, each as % of the mean; slope per second), of the job farthest
+    from steady, and whether the slope criterion holds for every job of the run."""
+    jobs = runs[["job_id", "job_ids"]].dropna().explode("job_ids").rename(columns={"job_ids": "log_job_id"})
+    jobs = jobs.astype({"log_job_id": "int64"})
+    series = con.execute(store.query(__package__, "fio_bw_logs"), [[int(j) for j in jobs.log_job_id]]).df()
     rows = []
     for job_id, log in series.groupby("job_id"):
         mean = log.value.mean()
         slope = np.polyfit(log.t_ms / 1000, log.value, 1)[0] if len(log) > 1 and mean > 0 else np.nan
-        rows.append({"job_id": job_id, "samples": len(log), "slope_pct_s": 100 * slope / mean,
-                     "range_pct": 100 * (log.value - mean).abs().max() / mean,
-                     "steady": bool(abs(100 * slope / mean) <= slope_limit_pct)})
-    return pd.DataFrame(rows, columns=["job_id", "samples", "slope_pct_s", "range_pct", "steady"])
+        rows.append({"log_job_id": job_id, "samples": len(log), "slope_pct_s": 100 * slope / mean,
+                     "range_pct": 100 * (log.value - mean).abs().max() / mean})
+    columns = ["job_id", "samples", "slope_pct_s", "range_pct", "steady"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    logged = jobs.merge(pd.DataFrame(rows), on="log_job_id")
+    logged = logged.assign(steepness=logged.slope_pct_s.abs()).sort_values(
+        ["job_id", "steepness"], kind="stable", na_position="first")  # "last": the steepest job's slope
+    per_run = logged.groupby("job_id").agg(samples=("samples", "sum"), slope_pct_s=("slope_pct_s", "last"),
+                                           range_pct=("range_pct", "max"), steepness=("steepness", "max"))
+    return per_run.assign(steady=per_run.steepness <= slope_limit_pct).reset_index()[columns]
 
 
 class RunningSumsL2(rpt.base.BaseCost):
