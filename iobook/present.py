@@ -14,14 +14,15 @@ import pandas as pd
 
 from . import store
 from .report import Html, Prose
-from .root import ROOT
+from .root import reader_base
 
 
 
 def shown_path(path: str) -> str:
-    """A path as the reader should see it: relative to the repository when inside it."""
-    p = Path(path)
-    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else path
+    """A path as the reader should see it: relative to the repository (or the folder an installed iobook ran in)
+    when inside it."""
+    p, base = Path(path), reader_base()
+    return str(p.relative_to(base)) if p.is_relative_to(base) else path
 
 
 def reader_paths(con, paths: pd.Series) -> pd.Series:
@@ -32,7 +33,7 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     outside = shown.str.startswith("/")
     if not outside.any():
         return shown
-    base = store.outside_base(con, ROOT)
+    base = store.outside_base(con, reader_base())
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 

@@ -14,6 +14,9 @@ SOURCES = "iobook.book_source"
 REGISTRY_FILE = Path("notebooks") / "chapters.yml"
 UNPACKED_INTO = Path("_build") / "iobook"
 ENVIRONMENT = "IOBOOK_ROOT"
+# the folder an installed iobook was run from, which a reader's paths are relative to (the kernels' ROOT is the
+# unpacked sources under it: a database path relative to those is none the reader can open)
+READER_BASE = "IOBOOK_READER_BASE"
 
 
 def _is_checkout(folder: Path) -> bool:
@@ -54,3 +57,10 @@ def unpack() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
     os.environ[ENVIRONMENT] = str(ROOT)
+    os.environ[READER_BASE] = str(ROOT.parents[len(UNPACKED_INTO.parts) - 1])
+
+
+def reader_base() -> Path:
+    """The folder the paths a page shows are relative to: the checkout, or the folder an installed iobook built the
+    book from."""
+    return Path(os.environ.get(READER_BASE, ROOT))

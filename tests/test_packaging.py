@@ -1,6 +1,7 @@
 """`pip install .` gives the `iobook` command with its dependencies declared in pyproject.toml, pinned as the lock
 that `make venv` installs (requirements.lock) pins them."""
 import csv
+import html
 import importlib
 import json
 import re
@@ -124,3 +125,9 @@ def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsew
     book = elsewhere / "_build" / "iobook"
     assert (book / "notebooks" / "chapters.yml").read_bytes() == (REPO / "notebooks" / "chapters.yml").read_bytes()
     assert (book / "_build" / "run01" / "_build" / "html" / "book" / "your_runs.html").is_file()
+    # the Data page names the database as the reader who ran the command finds it, from this folder (it named it
+    # relative to the unpacked sources: _build/run01/..., a path that is not there)
+    (database,) = (book / "_build" / "run01").glob("*.duckdb")
+    data_page = (book / "_build" / "run01" / "_build" / "html" / "book" / "data.html").read_text(encoding="utf-8")
+    assert f'duckdb.connect("{database.relative_to(elsewhere)}", read_only=True)' in html.unescape(
+        re.sub(r"<[^>]+>", "", data_page))
