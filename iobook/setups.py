@@ -62,7 +62,10 @@ def differences(before: dict[str, str | None], after: dict[str, str | None]) -> 
 
 
 TABLES = {"io500_run_setup": {"run_id": pa.int32(), "field": pa.string(), "value": pa.string(),
-                              "source": pa.string()}}
+                              "source": pa.string()},
+          "log_setup": {"source_id": pa.int32(), "field": pa.string(), "value": pa.string(), "source": pa.string()}}
+# the logs a setup.yml's fields are kept for (an IO500 run's are io500_run_setup's): fio, IOR and mdtest runs
+LOG_TOOLS = ("fio", "ior", "mdtest")
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
@@ -330,5 +333,25 @@ def create(con) -> bool:
     return io500_runs.create(con, TABLES)
 
 
+def derive_logs(con) -> list[dict]:
+    """Every fio, IOR and mdtest log's setup fields that a setup.yml beside the data states (what the logs do not:
+    links and their rate, drives, release, protection...), each with the rule that says so: the log's bound
+    (views/setups.sql, log_limits) and what a comparison of two labels names."""
+    rules = _setup_rules(con)
+    if not rules:
+        return []
+    rows = []
+    for source_id, path in con.execute(
+            "SELECT source_id, path FROM sources WHERE status = 'ok' AND list_contains(?, tool) ORDER BY source_id",
+            [list(LOG_TOOLS)]).fetchall():
+        match = labels.first_match(rules, PurePosixPath(PurePath(path).as_posix()))
+        if match is not None:
+            pattern, fields = rules[match[0]][match[1]]
+            rows += [{"source_id": source_id, "field": field, "value": str(value),
+                      "source": f"{PurePath(match[0]).name}: {pattern}"} for field, value in fields.items()]
+    return rows
+
+
 def rebuild(con) -> None:
     io500_runs.replace_rows(con, "io500_run_setup", derive(con), TABLES)
+    io500_runs.replace_rows(con, "log_setup", derive_logs(con), TABLES)

@@ -821,3 +821,29 @@ def test_sweep_and_curve_panels_are_legible(sweep):
         axes = axis_labels(svg)
         assert len(axes) >= 2 * 24, key
         assert not [pair for labels in axes for pair in overlapping(labels)], key
+
+
+def test_a_setup_yml_gives_runs_their_limit_and_the_cached_read_is_above_it(tmp_path):
+    """Did it deliver what its hardware allows? IOR_TEXT ran 2 tasks on 1 node (its header: 'nodes : 1'); a
+    setup.yml beside it states one 10 Gbit/s link per client node (the user's statement): the limit is
+    1 x 1 x 10 Gbit/s = 1,192.1 MiB/s. Its reads (15772, 18050, 18867 MiB/s, lines 36-40) came from the page
+    cache of the one machine, far above any link; its writes (207.19, 1098.75, 1196.93 MiB/s) reach 54 %."""
+    (tmp_path / "logs" / "ior").mkdir(parents=True)
+    shutil.copy(IOR_TEXT, tmp_path / "logs" / "ior")
+    (tmp_path / "logs" / "setup.yml").write_text('"ior/*":\n  client_links: 1\n  client_link_gbit_s: 10\n')
+    ingest([tmp_path / "logs"], tmp_path / "db.duckdb", progress=False)
+    con = store.open_read(tmp_path / "db.duckdb")
+    stated = con.execute("SELECT field, value, source FROM log_setup ORDER BY field").fetchall()
+    report = study.report(con)
+    con.close()
+    assert stated == [("client_link_gbit_s", "10", "setup.yml: ior/*"), ("client_links", "1", "setup.yml: ior/*")]
+    limit = 10e9 / 8 / 2**20
+    shown = report.tables["tab-runs-limits"].frame.set_index("workload")
+    assert shown["limit (MiB/s)"].tolist() == pytest.approx([limit, limit])
+    reads, writes = [15772, 18050, 18867], [207.19, 1098.75, 1196.93]
+    assert shown.loc["read", "share of limit"] == pytest.approx(statistics.geometric_mean(reads) / limit, rel=1e-3)
+    assert shown.loc["write", "share of limit"] == pytest.approx(statistics.geometric_mean(writes) / limit, rel=1e-3)
+    assert report.values["has-limits"] and shown.loc["read", "as stated"] == "1 nodes x 1 x 10.0 Gbit/s"
+    (limits,) = [f for f in report.findings if f.target == "tab-runs-limits"]
+    assert [(c.k, c.n) for c in limits.evidence] == [(2, 2), (2, 2), (1, 2)]  # stating, reaching 50 %, above
+

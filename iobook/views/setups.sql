@@ -30,20 +30,63 @@ SELECT r.run_id, r.run_key,
 FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id)
 GROUP BY r.run_id, r.run_key;
 
--- The limits a run's setup states, in GiB/s (2^30 B/s, as IO500 prints): its client nodes' links times their rate,
--- its data servers' links times theirs, its drives times one drive's rate. A limit with a factor no source states
--- is absent (a network named without its links or rate states no limit).
-CREATE OR REPLACE VIEW io500_run_limits AS
-SELECT run_id, 'client links' AS limit_name, client_nodes * client_links * client_link_gbit_s * 1e9 / 8 / 2^30 AS gib_s,
+-- Every fio, IOR and mdtest log's setup, a column a field: what a setup.yml beside it states (log_setup, each value
+-- with its source), and the client nodes that ran it as its own file says (IOR's header; a fio log is one host's
+-- unless a setup.yml says otherwise).
+CREATE OR REPLACE VIEW log_setups AS
+WITH stated AS (
+    SELECT source_id,
+           any_value(value) FILTER (WHERE field = 'release') AS release,
+           any_value(value) FILTER (WHERE field = 'protection') AS protection,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'client_nodes') AS BIGINT) AS client_nodes,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'servers') AS BIGINT) AS servers,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'drives') AS BIGINT) AS drives,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'client_links') AS BIGINT) AS client_links,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'client_link_gbit_s') AS DOUBLE) AS client_link_gbit_s,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'server_links') AS BIGINT) AS server_links,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'server_link_gbit_s') AS DOUBLE) AS server_link_gbit_s,
+           TRY_CAST(any_value(value) FILTER (WHERE field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s
+    FROM log_setup GROUP BY source_id),
+logged AS (
+    SELECT source_id, max(nodes) AS nodes FROM ior_tests WHERE nodes > 0 GROUP BY source_id
+    UNION ALL
+    SELECT DISTINCT source_id, NULL FROM fio_jobs)
+SELECT s.source_id, s.release, s.protection,
+       coalesce(l.nodes, s.client_nodes, CASE WHEN l.source_id IS NOT NULL THEN 1 END) AS client_nodes,
+       s.servers, s.drives, s.client_links, s.client_link_gbit_s, s.server_links, s.server_link_gbit_s, s.drive_gb_s
+FROM stated s LEFT JOIN logged l USING (source_id);
+
+-- The limits a setup states, in GiB/s (2^30 B/s, as IO500 prints), of an IO500 run (`unit` 'IO500 run', `id` its
+-- run_id) or a log (`unit` 'log', `id` its source_id): its client nodes' links times their rate, its data servers'
+-- links times theirs, its drives times one drive's rate. A limit with a factor no source states is absent (a
+-- network named without its links or rate states no limit).
+CREATE OR REPLACE VIEW setup_limits AS
+WITH stated AS (
+    SELECT 'IO500 run' AS unit, run_id AS id, client_nodes, client_links, client_link_gbit_s, servers, server_links,
+           server_link_gbit_s, drives, drive_gb_s FROM setups
+    UNION ALL
+    SELECT 'log', source_id, client_nodes, client_links, client_link_gbit_s, servers, server_links,
+           server_link_gbit_s, drives, drive_gb_s FROM log_setups)
+SELECT unit, id, 'client links' AS limit_name, client_nodes * client_links * client_link_gbit_s * 1e9 / 8 / 2^30 AS gib_s,
        client_nodes || ' nodes x ' || client_links || ' x ' || client_link_gbit_s || ' Gbit/s' AS stated
-FROM setups WHERE client_nodes > 0 AND client_links > 0 AND client_link_gbit_s > 0
+FROM stated WHERE client_nodes > 0 AND client_links > 0 AND client_link_gbit_s > 0
 UNION ALL
-SELECT run_id, 'server links', servers * server_links * server_link_gbit_s * 1e9 / 8 / 2^30,
+SELECT unit, id, 'server links', servers * server_links * server_link_gbit_s * 1e9 / 8 / 2^30,
        servers || ' servers x ' || server_links || ' x ' || server_link_gbit_s || ' Gbit/s'
-FROM setups WHERE servers > 0 AND server_links > 0 AND server_link_gbit_s > 0
+FROM stated WHERE servers > 0 AND server_links > 0 AND server_link_gbit_s > 0
 UNION ALL
-SELECT run_id, 'drives', drives * drive_gb_s * 1e9 / 2^30, drives || ' drives x ' || drive_gb_s || ' GB/s'
-FROM setups WHERE drives > 0 AND drive_gb_s > 0;
+SELECT unit, id, 'drives', drives * drive_gb_s * 1e9 / 2^30, drives || ' drives x ' || drive_gb_s || ' GB/s'
+FROM stated WHERE drives > 0 AND drive_gb_s > 0;
+
+-- Each IO500 run's limits (setup_limits).
+CREATE OR REPLACE VIEW io500_run_limits AS
+SELECT id AS run_id, limit_name, gib_s, stated FROM setup_limits WHERE unit = 'IO500 run';
+
+-- Each fio, IOR and mdtest log's least limit (setup_limits): the most its setup lets it move.
+CREATE OR REPLACE VIEW log_bounds AS
+SELECT id AS source_id, limit_name AS binding, gib_s AS bound_gib_s, stated
+FROM setup_limits WHERE unit = 'log'
+QUALIFY row_number() OVER (PARTITION BY id ORDER BY gib_s, limit_name) = 1;
 
 -- Each bandwidth phase against the least limit its run's setup states (the binding one): its share of what the
 -- setup allows at most.

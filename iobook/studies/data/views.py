@@ -32,6 +32,11 @@ VIEW_ROWS = {
                         "count x rate as stated",
     "io500_run_bounds": "bandwidth phase of an IO500 run against the least limit its setup states: GiB/s, limit, "
                         "which limit, its share",
+    "log_setups": "fio, IOR or mdtest log: its setup, a column a field, from a setup.yml beside it (links, drives "
+                  "and their rates, release, protection) and its client nodes from the log",
+    "setup_limits": "limit a setup states, of an IO500 run (unit 'IO500 run', id its run_id) or a log (unit 'log', "
+                    "id its source_id), in GiB/s: client links, server links or drives, each count x rate as stated",
+    "log_bounds": "fio, IOR or mdtest log whose setup states a limit: the least one (GiB/s), which limit, as stated",
     "io500_run_flags": "finding of the validity audit on an IO500 run: code (RANDOM_READ_CACHED, CHANGED_DURING_RUN, "
                        "UNPROTECTED, ABOVE_LINKS, IMPLAUSIBLE), what its files show, source",
     "io500_implausible_phases": "IO500 phase claiming more than 5e9 items/s per process (one item per cycle of a "
@@ -107,7 +112,7 @@ def get_views(con) -> pd.DataFrame:
     df = con.execute(store.query(__package__, "views")).df()
     df.insert(1, "one row per", df["view"].map(VIEW_ROWS))
     order = {name: i for i, name in enumerate(VIEW_ROWS)}
-    return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True)
+    return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True, kind="stable")
 
 
 def _names_a_file(con, view: str) -> bool:

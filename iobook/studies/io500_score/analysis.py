@@ -8,13 +8,12 @@ import re
 import pandas as pd
 
 from ... import evidence, io500_runs, present, store
+from ...bounds import censuses
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 SHOWN_RUNS = 3  # the runs shown phase by phase when the parameters name none
-# A run "reaches" its setup's limit when its best bandwidth phase moves at least this share of it
-REACHES_LIMIT = 0.5
 CENTURY = 2000  # a release's two-digit year ("ISC22") as a year
 _RELEASE = re.compile(r"(?:^|-)(isc|sc)(\d\d)(?![0-9])")
 
@@ -92,16 +91,9 @@ def get_bounds(con) -> pd.DataFrame:
 
 
 def bounds_records(bounds: pd.DataFrame, runs: int) -> tuple[pd.Series, list[evidence.Count]]:
-    """Each stating run's best share of its least limit, and the censuses: how many runs state a limit of their
-    setup, and how many of those reach REACHES_LIMIT of it (none when no run states one)."""
+    """Each stating run's best share of its least limit, and the censuses of bounds.censuses."""
     best = bounds.groupby("run_key").share.max()
-    stating = evidence.count(k=len(best), n=runs, of=evidence.Replicate.CENSUS,
-                             quantity="runs whose setup states a limit (links or drives x rate)")
-    if not len(best):
-        return best, [stating]
-    reaching = evidence.count(k=int((best >= REACHES_LIMIT).sum()), n=len(best), of=evidence.Replicate.CENSUS,
-                              quantity=f"runs reaching {REACHES_LIMIT:.0%} of their setup's least limit")
-    return best, [stating, reaching]
+    return best, censuses(best, runs)
 
 
 def default_runs(runs: pd.DataFrame, n: int = SHOWN_RUNS, flagged: set[str] = frozenset()) -> list[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import evidence, present
+from ...bounds import REACHES_LIMIT
 from ...report import Finding, Prose
-from .analysis import REACHES_LIMIT, TOLERANCE
+from .analysis import TOLERANCE
 
 CENSUS = evidence.Replicate.CENSUS
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, source_labels
+from ... import bounds, evidence, source_labels
 from ...present import md_escape
 from ...report import Prose, Report, Table
-from . import charts, compared, findings, tables
+from . import charts, compared, findings, limits, tables
 from .analysis import (DESIGN_RULE, RANK_RULE, SWEEP_FAMILY, decide_together, get_configurations, get_sweeps,
                        rankable, sweep_effects, tree_directories)
 from .compared import KNEE_SHARE, choose_baseline, label_comparisons, labels_sharing
@@ -63,6 +63,8 @@ def report(con, *, baseline_label: str = "") -> Report:
         *compared.curve_comparisons(runs, points, baseline))
     _, label_files, label_notes = source_labels.label_sources(con, runs["source_id"])
     failed = get_failed_phases(con)
+    rated = limits.get_limits(con, runs)
+    limit_records = limits.records(rated, runs)
     values: dict = {"confidence": evidence.CONFIDENCE, "min-units": evidence.MIN_UNITS,
                     "rank-rule": Prose(md_escape(RANK_RULE)), "design-rule": Prose(md_escape(DESIGN_RULE)),
                     "read": Prose(findings.read_sentence(runs, configs)),
@@ -70,7 +72,8 @@ def report(con, *, baseline_label: str = "") -> Report:
                     "label-notes": Prose(findings.label_notes(label_files, label_notes, baseline_note)),
                     "baseline": Prose(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(labels)),
-                    "has-tails": bool(len(tails)), "has-curves": bool(len(curves)), "knee-share": f"{KNEE_SHARE:.0%}",
+                    "has-tails": bool(len(tails)), "has-limits": bool(len(rated)),
+                    "reaches-limit": f"{bounds.REACHES_LIMIT:.0%}", "has-curves": bool(len(curves)), "knee-share": f"{KNEE_SHARE:.0%}",
                     "tail-percentiles": ", ".join(TAIL_PERCENTILES.values())}
     shown = {}
     for tool in source_labels.TOOLS:
@@ -88,6 +91,7 @@ def report(con, *, baseline_label: str = "") -> Report:
         values[f"shared-{key}"] = Prose(f"Every row here: {md_escape(shared)}." if shared else "")
     shown["tab-runs-labels"] = tables.searchable(Table(frame=tables.labels_table(runs, setup)))
     shown["tab-runs-failed"] = tables.searchable(Table(frame=failed))
+    shown["tab-runs-limits"] = tables.searchable(limits.limits_table(rated))
     figures = {}
     if len(sweeps):
         figures["fig-runs-sweeps"] = charts.chart_sweeps(sweeps, points)
@@ -96,6 +100,7 @@ def report(con, *, baseline_label: str = "") -> Report:
     if len(curves):
         figures["fig-runs-curves"] = charts.chart_curves(curves, curve_points)
     records = [*configs.get("estimate", pd.Series(dtype=object)).dropna(), *effects["record"], *labels["record"],
-               *tails["record"], *curves["record"], *curve_points["record"]]
+               *tails["record"], *curves["record"], *curve_points["record"], *limit_records]
     return Report(values=values, tables=shown, figures=figures,
-                  findings=findings.findings(configs, effects, labels, tails, curves, failed), evidence=records)
+                  findings=findings.findings(configs, effects, labels, tails, curves, failed,
+                                             limits.limits_finding(rated, limit_records)), evidence=records)

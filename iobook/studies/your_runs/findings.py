@@ -170,12 +170,13 @@ def failures_finding(failed: pd.DataFrame) -> Finding | None:
 
 
 def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame, tails: pd.DataFrame,
-             curves: pd.DataFrame, failed: pd.DataFrame) -> list[Finding]:
+             curves: pd.DataFrame, failed: pd.DataFrame, limits: Finding | None = None) -> list[Finding]:
     """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
     along a sweep (the current design's, the superseded ones beside it), decided ones before those with an
     interval before the rest (labels before sweeps at each step), else the best-repeated configuration's
     estimate; rankings never name what `rankable` leaves out. Then, where the data holds them: the sweep, the
-    labels compared, the whole curves, the tails, the run-to-run spread, the phases whose logs say they failed."""
+    labels compared, what the runs' setups allow (`limits`: limits.limits_finding), the whole curves, the tails, the
+    run-to-run spread, the phases whose logs say they failed."""
     if configs.empty:
         return [Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
                              "(what to add: below)", target=None)]
@@ -203,7 +204,7 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         out = [Finding(text=f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])} "
                             f"{what(MEASURES[best['tool']][MAIN_MEASURE[best['tool']]])[0]}: {evidence.phrase(e)}",
                        target=f"tab-runs-{best['tool']}", evidence=(e,))]
-    later = (sweep, summary, curve_finding(curves), tail_finding(tails), spread_finding(configs, ranked),
+    later = (sweep, summary, limits, curve_finding(curves), tail_finding(tails), spread_finding(configs, ranked),
              failures_finding(failed))
     out += [f for f in later if f and f not in out]
     if sweep is None:
