@@ -44,7 +44,8 @@ REPORTS = REPO_ROOT / "_build" / "reports"
 # reference tables ingest derives the database from; all of these where it never ran), and code (digested into
 # EXECUTED only): the modules its study imports, the notebook layer and what makes the database (code_files).
 REFERENCE = "data/reference"
-TABLE_INPUTS = ("data/published", REFERENCE)
+PUBLISHED = "data/published"
+TABLE_INPUTS = (PUBLISHED, REFERENCE)
 TABLE_SUFFIX = ".csv"
 PACKAGE = "iobook"
 CODE_BASE = Path(__file__).resolve().parents[1]  # the folder holding this package: a checkout, or site-packages
@@ -250,15 +251,16 @@ def code_digest(chapter: str) -> str:
 
 def tables_digest(read: list[str] | None) -> str:
     """The digest of the tables a chapter read (`read`: as glued by its last run; None where it never ran: every
-    table), with the reference tables the database is derived from. A reference table is read where the package
-    reads it (an installed package carries its own: iobook.reference)."""
+    table), with the reference and published tables the database is derived from. A reference table is read where
+    the package reads it (an installed package carries its own: iobook.reference)."""
     from . import reference
-    from .ingest import reference_tables
+    from .ingest import published_tables, reference_tables
 
     if read is None:
         read = [p.relative_to(REPO_ROOT).as_posix() for folder in TABLE_INPUTS
                 for p in (REPO_ROOT / folder).rglob(f"*{TABLE_SUFFIX}")]
-    names = set(read) | {f"{REFERENCE}/{p.name}" for p in reference_tables()}
+    names = (set(read) | {f"{REFERENCE}/{p.name}" for p in reference_tables()}
+             | {f"{PUBLISHED}/{name}{TABLE_SUFFIX}" for name in published_tables()})
     def path(name: str) -> Path:
         table = name.removeprefix(f"{REFERENCE}/")
         return reference.path(table) if table != name else REPO_ROOT / name

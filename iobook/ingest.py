@@ -702,21 +702,34 @@ def _release_arrow_memory() -> None:
 
 def reference_tables() -> tuple[Path, ...]:
     """The reference tables ingest derives from (IO500 runs' attribution with its families' table, the setup
-    record's curated releases and links): what the database holds depends on them."""
+    record's curated releases, the published row of its client links, the rates of named networks): what the
+    database holds depends on them."""
     from .families import FILESYSTEMS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
+    from .networks import NETWORK_RATES_CSV
     from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
 
-    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV
+    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV
+
+
+def published_tables() -> tuple[str, ...]:
+    """The published tables (data/published/<name>.csv) ingest derives from: the talk's words the setup record
+    reads the client links of IBM's ESS 3500 runs from."""
+    from .setups import PUBLISHED_LINKS
+
+    return (PUBLISHED_LINKS,)
 
 
 def parsers_digest() -> str:
     """What decides the records a file gives: decoding (this module), the parsers, and the code that
-    derives and stores them, with the reference tables they derive from."""
+    derives and stores them, with the reference and published tables they derive from."""
+    from . import published
+
     package = Path(__file__).parent
+    tables = [*reference_tables(), *map(published.path, published_tables())]
     return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "setups.py",
-                         package / "families.py", package / "labels.py", package / "store.py", Path(__file__)],
-                        package, extra=b"".join(p.read_bytes() for p in reference_tables()))
+                         package / "networks.py", package / "families.py", package / "labels.py",
+                         package / "store.py", Path(__file__)], package, extra=b"".join(p.read_bytes() for p in tables))
 
 
 def _file_sha256(path: str) -> str:

@@ -1,5 +1,6 @@
-"""The curated reference tables of data/reference/ (file-system families, IO500 releases, the archive's runs): the
-one place the package asks for one of them (iobook.families, iobook.setups, iobook.io500_runs).
+"""The curated reference tables of data/reference/ (file-system families, IO500 releases, the archive's runs, the
+link rates of named networks; its README.md): the one place the package asks for one of them (iobook.families,
+iobook.setups, iobook.io500_runs, iobook.networks).
 
 The checkout keeps the only copy, in data/reference/ (the chapters digest the tables they read and those ingest
 derives from: iobook.chapters.tables_digest). pyproject.toml maps the package `iobook.reference_data` to that

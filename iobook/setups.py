@@ -5,8 +5,10 @@ files (benchmark version), system-information.txt's io500_info lines (client nod
 io500.sh / config.ini and every script beside them (API, DAOS object classes, Storage Scale settings changed while
 the benchmark ran), IOR and mdtest command lines. Then a user's `setup.yml` beside the data (path glob -> fields,
 as labels.yml; iobook.labels), for what the files do not say. Then the curated references of
-data/reference/releases.csv and client_links.csv, each row citing its source. Nothing is guessed: a field no
-source states is absent.
+data/reference/releases.csv and client_links.csv, each row citing its source (client_links.csv names the row of a
+talk's published table, data/published/, whose printed words state the links). A network named by its generation
+or rate ("InfiniBand HDR", "100GbE") states the rate of one link (data/reference/network_rates.csv: iobook.networks);
+never a count of links. Nothing is guessed: a field no source states is absent.
 
 Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `setups` has a column a field.
 """
@@ -18,7 +20,7 @@ from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import families, io500_runs, labels, reference
+from . import families, io500_runs, labels, networks, published, reference
 
 FIELDS = {
     "machine": "one physical system across its submissions' labels",
@@ -69,8 +71,11 @@ LOG_TOOLS = ("fio", "ior", "mdtest")
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
-# the client links a talk states for runs whose files do not (seed 000's ESS 3500 clusters), each citing it
+# which row of a talk's published table states the client links of runs whose files do not (seed 000's ESS 3500
+# clusters): submission -> the row of PUBLISHED_LINKS, and why it is that row
 CLIENT_LINKS_CSV = reference.path("client_links.csv")
+PUBLISHED_LINKS = "seed000_ess3500_io500_clients"  # data/published/: the talk's words, a row a cluster
+LINKS_COLUMN = "connection per client"
 
 # system-information.txt's io500_info keys (both templates) for each field
 INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.information.number_clientNodes"),
@@ -81,6 +86,8 @@ INFO_KEYS = {"client_nodes": ("num_client_nodes", "client_nodes", "Site.IO500.in
              "server_network": ("storage_network", "ds_network"),
              "client_links": ("Site.Supercomputer.Nodes.Interconnect.links",),
              "client_link_gbit_s": ("Site.Supercomputer.Nodes.Interconnect.speed",)}
+# the questionnaire's names of the client interconnect, whose generation states a link's rate where no speed does
+CLIENT_NETWORK_KEYS = ("Site.Supercomputer.Nodes.Interconnect.type", "Site.Supercomputer.Nodes.Interconnect.model")
 # the phase whose IOR log's node count stands for a run's client nodes where no summary states them (IO500 runs
 # every IOR phase on the same nodes)
 NODES_PHASE = "ior-easy-write"
@@ -161,6 +168,21 @@ def curated(table: Path, *columns: str) -> dict[int, tuple[str, ...]]:
         return {int(r["submission"]): (*(r[c] for c in columns), r["source"]) for r in csv.DictReader(f)}
 
 
+def published_links() -> dict[str, tuple[int, networks.Rate, str]]:
+    """Row of PUBLISHED_LINKS -> (links per client, the rate of one, where the talk prints them): read from its
+    printed words ("One HDR200-Infiniband connection per client": 1 x HDR, 200 Gbit/s)."""
+    table = published.load(PUBLISHED_LINKS)
+    out = {}
+    for cell in table[table.column == LINKS_COLUMN].itertuples():
+        seed_file, _, slide = cell.source.partition(": ")  # "<seed file>: <slide heading>" (its README)
+        seed = seed_file.split("_")[0]  # the seed file's name starts with the seed's number
+        where = (f"seed {seed} line {cell.line} ({slide.rstrip(':')}): {cell.row}, '{cell.printed}' "
+                 f"(data/published/{PUBLISHED_LINKS}.csv)")
+        if stated := networks.links(cell.printed):
+            out[cell.row] = (*stated, where)
+    return out
+
+
 def _setup_rules(con) -> dict[str, list]:
     rules = {}
     for path, sha in labels.label_files(con, names=SETUP_FILES):
@@ -200,7 +222,8 @@ def derive(con) -> list[dict]:
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
     releases = curated(RELEASES_CSV, "release")
-    client_links = curated(CLIENT_LINKS_CSV, "client_links", "client_link_gbit_s")
+    client_links = curated(CLIENT_LINKS_CSV, "published_row")
+    talk_links = published_links()
     setup_rules = _setup_rules(con)
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
@@ -232,15 +255,24 @@ def derive(con) -> list[dict]:
                 if field == "client_link_gbit_s":
                     value = (m := _GBIT.fullmatch(value)) and m[1]  # a rate in other units is not stated as one
                 put(field, value, f"system-information: {key if '.' in key else 'io500_info_' + key}")
+        if "server_network" in fields:  # as its files name it: a setup.yml's name comes later and states no rate
+            network, where = fields["server_network"]
+            if link := networks.rate(network):
+                put("server_link_gbit_s", f"{link.gbit_s:g}", f"{where} '{network}'; {link.source}")
+        for key in CLIENT_NETWORK_KEYS:  # a speed the questionnaire states, above, wins (put: the first stays)
+            if link := networks.rate(stated.get(key)):
+                put("client_link_gbit_s", f"{link.gbit_s:g}",
+                    f"system-information: {key} '{stated[key]}'; {link.source}")
         put("client_nodes", logged_nodes.get(run_id), f"{NODES_PHASE} log: nodes")
         folder_release = _FOLDER_RELEASE.search(filesystem or "")
         put("release", folder_release and folder_release[1], "archive folder name")
         if submission in releases:
             put("release", *releases[submission])
         if submission in client_links:
-            links, gbit, source = client_links[submission]
-            put("client_links", links, source)
-            put("client_link_gbit_s", gbit, source)
+            row, why = client_links[submission]
+            count, link, printed = talk_links[row]
+            put("client_links", count, f"{printed}; {why}")
+            put("client_link_gbit_s", f"{link.gbit_s:g}", f"{printed}; {link.source}; {why}")
         if run_id in min_release:
             put("min_release_level", min_release[run_id][0], f"{min_release[run_id][1]}: minReleaseLevel")
         texts = [*(s.text for s in own_scripts), *commands.get(run_id, [])]

@@ -16,7 +16,8 @@ import pytest
 from conftest import REPO, copy_checkout
 
 # data/reference/'s tables, which the package reads through iobook.reference (issue 37)
-REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv", "client_links.csv")
+REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv", "client_links.csv",
+                    "network_rates.csv")
 
 
 def test_console_script_and_dependencies_match_the_lock():
@@ -95,11 +96,14 @@ def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsew
     elsewhere.mkdir()
 
     loaded = subprocess.run(
-        [venv / "bin" / "python", "-c", "import json, iobook; from iobook import families, io500_runs, setups;"
+        [venv / "bin" / "python", "-c", "import json, iobook;"
+         " from iobook import families, io500_runs, networks, setups;"
          "print(json.dumps({'package': iobook.__file__, 'paths': [str(families.FILESYSTEMS_CSV),"
-         " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV), str(setups.CLIENT_LINKS_CSV)], 'rows': ["
+         " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV), str(setups.CLIENT_LINKS_CSV),"
+         " str(networks.NETWORK_RATES_CSV)], 'rows': ["
          "sum(map(len, families._rows_by_name().values())), len(setups.curated(setups.RELEASES_CSV, 'release')),"
-         " len(io500_runs.archive_runs()), len(setups.curated(setups.CLIENT_LINKS_CSV))]}))"], capture_output=True, text=True, cwd=elsewhere)
+         " len(io500_runs.archive_runs()), len(setups.curated(setups.CLIENT_LINKS_CSV)), len(networks._rows())]}))"],
+        capture_output=True, text=True, cwd=elsewhere)
     assert loaded.returncode == 0, loaded.stderr
     loaded = json.loads(loaded.stdout)
     assert loaded["package"] == str(site / "iobook" / "__init__.py")

@@ -1,6 +1,7 @@
 """Every IO500 run's setup read from its own files (iobook.setups), on real submissions of the shared archive.
 Expected values: the files named in each test (config.ini's and the phase logs' oclass, system-information.txt,
 IBM's find_script/*.sh), seed 000 line 277 for Storage Scale releases, issue 35 for the counts."""
+import csv
 import re
 import shutil
 from pathlib import Path
@@ -8,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from iobook import setups, store
+from iobook import networks, setups, store
 from iobook.ingest import ingest
 from iobook.parsers import ParseError, io500
 
-from conftest import ARCHIVE
+from conftest import ARCHIVE, PUBLISHED_DB
 
 
 def submission(number: int) -> Path:
@@ -199,23 +200,83 @@ def test_a_rate_above_the_links_a_user_states_is_flagged(tmp_path):
                for d in flagged)
 
 
-def test_the_talks_client_links_are_the_setup_records(tmp_path):
-    """data/reference/client_links.csv carries seed 000 line 271's links for the ESS 3500 runs the talk prints
-    (Tucson: 'One HDR200-Infiniband connection per client', Ehningen: 'two HDR200 connections'), as the Storage
-    Scale chapter reads them from the published table; submission-690's ior-easy-write log states 10 nodes, so its
-    clients' links allow 10 x 2 x 200 Gbit/s = 465.66 GiB/s."""
-    from iobook.studies import ess_bandwidth
-
-    talk = ess_bandwidth.get_client_links().set_index("site")
-    site = {651: "Tucson", 679: "Tucson", 690: "Ehningen"}
-    stated = setups.curated(setups.CLIENT_LINKS_CSV, "client_links", "client_link_gbit_s")
-    for number, (links, gbit, source) in stated.items():
-        assert (int(links), float(gbit)) == (talk.links_per_client[site[number]], talk.link_gbit_s[site[number]])
-        assert source.startswith("seed 000 line 271") and site[number] in source
-    con = setups_of(tmp_path, submission(690))
-    assert con.execute("SELECT client_nodes, client_links, client_link_gbit_s FROM setups").fetchone() == (10, 2, 200.0)
-    (limit,) = con.execute("SELECT round(gib_s, 2) FROM io500_run_limits WHERE limit_name = 'client links'").fetchone()
+def test_the_talks_printed_links_are_the_setup_records(tmp_path):
+    """Seed 000 line 271 prints "One HDR200-Infiniband connection per client (Tucson) / two HDR200 connections
+    (Ehningen)", held once, in data/published/seed000_ess3500_io500_clients.csv; data/reference/client_links.csv
+    names the row of 651 and 679 (Tucson) and of 690 (Ehningen), no number; an HDR link is 200 Gbit/s
+    (network_rates.csv's HDR row, from the IBTA roadmap). Each run's ior-easy-write.txt states 10 nodes, so 690's
+    clients allow 10 x 2 x 200 Gbit/s = 465.66 GiB/s."""
+    with setups.CLIENT_LINKS_CSV.open(encoding="utf-8") as f:
+        assert csv.DictReader(f).fieldnames == ["submission", "published_row", "source"]
+    con = setups_of(tmp_path, *map(submission, (651, 679, 690)))
+    stated = con.execute("SELECT r.submission, s.client_nodes, s.client_links, s.client_link_gbit_s FROM setups s "
+                         "JOIN io500_runs r USING (run_id) ORDER BY 1").fetchall()
+    assert stated == [(651, 10, 1, 200.0), (679, 10, 1, 200.0), (690, 10, 2, 200.0)]
+    source = dict(con.execute("SELECT r.submission || ' ' || s.field, s.source FROM io500_run_setup s "
+                              "JOIN io500_runs r USING (run_id) WHERE s.field LIKE 'client_link%'").fetchall())
+    talk = "seed 000 line 271 (Details Regarding IBM's ESS3500 Cluster io500 submission for ISC23): "
+    assert source["690 client_links"].startswith(talk + "Ehningen, 'two HDR200 connections'")
+    assert source["651 client_links"].startswith(talk + "Tucson, 'One HDR200-Infiniband connection per client'")
+    rate = "HDR: 200 Gbit/s a link (InfiniBand Trade Association, InfiniBand Roadmap"
+    assert all(source[f"{s} client_link_gbit_s"].startswith(source[f"{s} client_links"].split(";")[0] + "; " + rate)
+               for s in (651, 679, 690))  # the published row and line, then the rate's source
+    (limit,) = con.execute("SELECT round(l.gib_s, 2) FROM io500_run_limits l JOIN io500_runs r USING (run_id) "
+                           "WHERE r.submission = 690 AND l.limit_name = 'client links'").fetchone()
     assert limit == 465.66
+
+
+# Names of networks as data/raw's system-information files print them (io500_info_ds_network, storage_network,
+# md_network) and as submission-706's system-information.json names its clients' adapter, with the rate of one link
+# the row of data/reference/network_rates.csv they match defines
+NAMED_RATES = {"InfiniBand HDR": 200, "IB-EDR": 100, "Mellanox IB EDR": 100, "InfiniBand EDR": 100, "100GbE": 100,
+               "50GbE": 50, "40GbE": 40, "16Gbps Ethernet": 16, "Omni-Path 100 (with libfabric tcp provider)": 100,
+               "HPE Slingshot 11": 200, "MCX653105A-ECATMCX653105A-ECAT ConnectX-6 HDR 100 VPI Adapter": 100}
+# ... and names that state no generation or rate (FDR10: Mellanox's own 40 Gb/s, not FDR)
+NO_RATE = ["Ethernet", "ethernet", "infiniband", "Infiniband", "InfiniBand", "Omnipath", "omnipath", "OmniPath",
+           "Omni-Path", "Cray Aries", "FDR10"]
+
+
+def test_a_named_network_states_the_rate_of_one_link():
+    """network_rates.csv on its own names (InfiniBand 4x links as the IBTA roadmap rates them: QDR 40, FDR 56, EDR
+    100, HDR 200, NDR 400 Gbit/s; HDR100 two HDR lanes; Omni-Path 100; HPE Slingshot 11 200 Gbit/s) and on the
+    names real files print; a bare name matches nothing."""
+    with networks.NETWORK_RATES_CSV.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    own = {row["network"]: networks.rate(row["network"]) for row in rows if row["gbit_s"]}
+    assert {name: r.gbit_s for name, r in own.items()} == {
+        "SDR": 10, "DDR": 20, "QDR": 40, "FDR": 56, "EDR": 100, "HDR100": 100, "HDR": 200, "NDR200": 200, "NDR": 400,
+        "Omni-Path 100": 100, "HPE Slingshot 11": 200}
+    assert all(own[row["network"]].source.endswith(f"({row['source']})") for row in rows if row["gbit_s"])
+    assert {name: networks.rate(name).gbit_s for name in NAMED_RATES} == NAMED_RATES
+    assert [networks.rate(name) for name in NO_RATE] == [None] * len(NO_RATE)
+    # seed 000 line 271's words: a count word and a network
+    assert [(n, r.gbit_s) for n, r in map(networks.links, ("One HDR200-Infiniband connection per client",
+                                                           "two HDR200 connections"))] == [(1, 200), (2, 200)]
+    assert networks.links("two Ethernet connections") is None
+
+
+def test_runs_of_data_raw_whose_network_names_a_rate():
+    """data/raw's system-information files name 90 runs' server network: 18 by a generation or rate (submissions
+    668, 669, 671, 683 and 684: "InfiniBand HDR"; 24, 37, 66: "IB-EDR"; 197, 201, 473: "100GbE"; 91, 147: "16Gbps
+    Ethernet"; 98, 124, 664: EDR; 667: "HPE Slingshot 11"; 703: "Omni-Path 100"), the 72 others by a name that
+    states neither (a bare InfiniBand, Ethernet or Omni-Path; Cray Aries, which no row rates). The rate is one
+    link's: no file states a server's links, so no server limit arises."""
+    con = store.open_read(PUBLISHED_DB)
+    try:
+        named = con.execute("SELECT server_network, server_link_gbit_s, count(*) FROM setups "
+                            "WHERE server_network IS NOT NULL GROUP BY ALL").fetchall()
+        limits = {name for (name,) in con.execute("SELECT DISTINCT limit_name FROM io500_run_limits").fetchall()}
+    finally:
+        con.close()
+    rated = {name: (rate, runs) for name, rate, runs in named if rate is not None}
+    assert rated == {"InfiniBand HDR": (200, 5), "IB-EDR": (100, 3), "100GbE": (100, 3), "16Gbps Ethernet": (16, 2),
+                     "infiniband EDR": (100, 1), "Mellanox IB EDR": (100, 1), "InfiniBand EDR": (100, 1),
+                     "HPE Slingshot 11": (200, 1), "Omni-Path 100 (with libfabric tcp provider)": (100, 1)}
+    assert sum(runs for _, runs in rated.values()) == 18 and sum(runs for _, _, runs in named) == 90
+    assert {name for name, rate, _ in named if rate is None} == {
+        "Ethernet", "ethernet", "infiniband", "Infiniband", "InfiniBand", "Omnipath", "omnipath", "OmniPath",
+        "Omni-Path", "Cray Aries"}
+    assert limits == {"client links"}
 
 
 def test_the_talks_links_bound_tucsons_read(tmp_path):

@@ -320,8 +320,9 @@ def summary_gb_s(folder: Path, phase: str) -> float:
 @pytest.mark.slow
 def test_ceilings(databases):
     """The client line rate from the raw files: client nodes from each run's ior-easy-read.txt header (nodes x
-    clients per node = tasks), links per client and the link's rate from the setup record, which carries the
-    talk's (data/reference/client_links.csv), as seed 000 prints it; IBM's figure x the building blocks from the transcript and the cluster listing."""
+    clients per node = tasks), links per client and the link's rate from the setup record, which reads the
+    talk's words (data/published/seed000_ess3500_io500_clients.csv, the row data/reference/client_links.csv names),
+    as seed 000 prints them; IBM's figure x the building blocks from the transcript and the cluster listing."""
     con = store.open_read(databases["default"])
     runs_all, runs, ior, per_block = chapter_data(con)
     talk = ess.get_talk_runs(con, runs)

@@ -199,7 +199,7 @@ def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
 def test_runs_against_the_limits_their_setup_states(databases):
     # in data/raw submission-706's system-information.json states its client links (10 nodes, 1 link of
     # "100 GBit": 116.415 GiB/s); its best bandwidth phase, ior-easy-write 79.654754 GiB/s (result.txt), is 68 %.
-    # Seed 000 line 271 states the links of IBM's ESS 3500 runs 651, 679 and 690 (data/reference/client_links.csv):
+    # Seed 000 line 271 states the links of IBM's ESS 3500 runs 651, 679 and 690 (its words in data/published/):
     # 690's ior-easy-read 227.115780 GiB/s (result_summary.txt line 8) is 49 % of 10 x 2 x 200 Gbit/s (465.661 GiB/s),
     # the least of the four
     with store.open_read(databases["default"]) as con:

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ... import evidence, present, published, store
+from ... import evidence, present, published, setups, store
 from ...evidence import Replicate
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from ...units import gb_to_gib, gib_to_gb
@@ -233,20 +233,17 @@ def fewest_blocks(per_block: pd.DataFrame) -> pd.DataFrame:
     best = df.sort_values("at_least").groupby("run_key", sort=False).tail(1)
     return best[["run_key", "model", "phase", "gb_s", "claim_gb_s", "at_least"]].reset_index(drop=True)
 
-HDR_GBIT_S = {"HDR200": 200}  # HDR InfiniBand as IBM names it: 200 Gb/s per link
-LINK_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
-
-
 def get_client_links() -> pd.DataFrame:
     """The talk's client links for IBM's ESS 3500 IO500 clusters (seed 000, "Details Regarding IBM's ESS3500
     Cluster io500 submission for ISC23:"): per site, links per client and the link's rate in Gb/s, read from
-    the printed phrase ("One HDR200-Infiniband connection per client", "two HDR200 connections")."""
-    pub = published.load("seed000_ess3500_io500_clients")
-    pub = pub[pub.column == "connection per client"]
-    parsed = pub.printed.str.extract(r"^(?P<word>\w+) (?P<link>HDR\d+)")
+    the printed phrase ("One HDR200-Infiniband connection per client", "two HDR200 connections") as the setup
+    record reads it (iobook.setups.published_links: the count word, the network's rate from network_rates.csv)."""
+    pub = published.load(setups.PUBLISHED_LINKS)
+    pub = pub[pub.column == setups.LINKS_COLUMN]
+    stated = setups.published_links()
     return pd.DataFrame({"site": pub.row, "printed": pub.printed,
-                         "links_per_client": parsed.word.str.lower().map(LINK_WORDS),
-                         "link_gbit_s": parsed.link.map(HDR_GBIT_S),
+                         "links_per_client": [stated[row][0] for row in pub.row],
+                         "link_gbit_s": [stated[row][1].gbit_s for row in pub.row],
                          "slide": pub.source.str.partition(": ")[2]}).reset_index(drop=True)
 
 
@@ -261,7 +258,8 @@ def figure_reading(measured_gb_s: float, quoted_gb_s: float) -> str:
 
 def get_run_links(con, run_ids) -> pd.DataFrame:
     """Each run's client links and their rate as its setup record states them (the `setups` view: the run's
-    files, a setup.yml, or data/reference/client_links.csv, which carries the talk's for IBM's ESS 3500 runs)."""
+    files, a setup.yml, or for IBM's ESS 3500 runs the talk's printed words, the row data/reference/client_links.csv
+    names for each)."""
     return con.execute(store.query(PACKAGE, "run_links"), [ids(run_ids)]).df().astype(
         {"links_per_client": float})  # NaN, not pd.NA, where none is stated
 
