@@ -17,22 +17,28 @@ TINY = [REPO / "data/raw/pagecache/vm-20261123T160932Z", REPO / "data/raw/checks
         REPO / "data/examples/ior-history/change/run01", REPO / "data/examples/history/steady/run01"]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    db = tmp_path_factory.mktemp("tiny") / "tiny.duckdb"
-    counts = ingest(TINY, db, progress=False)
-    assert counts["failed"] == 0
+def opened(paths, db):
+    """The database ingested from `paths` with no file failing, open for reading while the fixture lives."""
+    assert ingest(paths, db, progress=False)["failed"] == 0
     con = store.open_read(db)
     yield con
     con.close()
 
 
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    yield from opened(TINY, tmp_path_factory.mktemp("tiny") / "tiny.duckdb")
+
+
+@pytest.mark.parametrize("database", ["tiny", "killed"])
 @pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
-def test_every_study_reports_on_a_tiny_database(chapter, tiny):
+def test_every_study_reports_on_a_tiny_database(chapter, database, request):
+    """Every study on the tiny database, and on one whose only IO500 run was killed before its score."""
     registry = {c.name: c for c in chapters.load_registry()}[chapter]
-    report = importlib.import_module(f"iobook.studies.{chapter}").report(tiny, **registry.parameters)
+    con = request.getfixturevalue(database)
+    report = importlib.import_module(f"iobook.studies.{chapter}").report(con, **registry.parameters)
     missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
-    assert not missing, f"{chapter} pastes keys its report lacks on the tiny database: {sorted(missing)}"
+    assert not missing, f"{chapter} pastes keys its report lacks on the {database} database: {sorted(missing)}"
 
 
 def test_a_database_whose_only_io500_run_is_flagged_still_shows_it(tiny):
@@ -53,19 +59,7 @@ def killed(tmp_path_factory):
     (folder / "run").mkdir()
     lines = (TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "result.txt").read_text().splitlines(keepends=True)
     (folder / "run" / "result.txt").write_text("".join(lines[:56]))
-    db = folder / "killed.duckdb"
-    assert ingest([folder / "run"], db, progress=False)["failed"] == 0
-    con = store.open_read(db)
-    yield con
-    con.close()
-
-
-@pytest.mark.parametrize("chapter", [c.name for c in chapters.load_registry()])
-def test_every_study_reports_when_no_io500_run_has_a_score(chapter, killed):
-    registry = {c.name: c for c in chapters.load_registry()}[chapter]
-    report = importlib.import_module(f"iobook.studies.{chapter}").report(killed, **registry.parameters)
-    missing = pasted_keys(_template(chapter)["cells"], report.values) - report.keys()
-    assert not missing, f"{chapter} pastes keys its report lacks when no run has a score: {sorted(missing)}"
+    yield from opened([folder / "run"], folder / "killed.duckdb")
 
 
 def test_a_run_without_a_score_is_counted_and_no_phase_weights_are_made_up(killed):
