@@ -45,6 +45,8 @@ def tree(tmp_path_factory):
         for path in sorted(p for p in source.rglob("*") if p.is_file()):
             flat = "__".join(path.relative_to(source).parts)  # results/2023.05.08-23.33.12/x.txt -> one name
             shutil.copy2(path, tree / folder / flat)
+    # what the logs do not say: the user's statement of the IOR runs' client links (one 100 Gbit/s link a node)
+    (tree / "setup.yml").write_text('"built-tools/ior/*":\n  client_links: 1\n  client_link_gbit_s: 100\n')
     return tree
 
 
@@ -123,6 +125,8 @@ def test_every_chapter_executes_and_the_book_builds(checkout, tree, built):
     # the run's phase values are those of the archive's submission-13, TACC's Frontera
     # (data/reference/io500_archive_runs.csv)
     assert all(f"<strong>{label}</strong>" in your_runs for label in ("built-tools", "ibm", "ddn", "Frontera"))
+    # the setup.yml's links make built-tools' IOR runs' limit: 1 node (their logs' header) x 1 x 100 Gbit/s
+    assert 'id="tab-runs-limits"' in your_runs and "1 nodes x 1 x 100.0 Gbit/s" in your_runs
 
 
 def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built):
