@@ -26,7 +26,7 @@ DOMAINS = {"bandwidth": ("ior-easy-write", "ior-easy-read", "ior-hard-write", "i
 WEAR_PHASE = "ior-easy-write"
 # Every correlation of the chapter is one family: the report decides once (issue 36)
 FAMILY = "IO500 archive correlations"
-PAPER_Q = "BH q, the paper's rule"  # the correlation table's column of paper_rule_q
+PAPER_Q = "BH q"  # the correlation table's column of paper_rule_q (the paper's rule; the caption says so)
 SEED = 0
 # Flags of the validity audit (io500_run_flags) that leave a run's phases no measure of what they mean: values
 # beyond what the setup could do, settings changed between phases. UNPROTECTED is a design, kept and stated.
