@@ -126,7 +126,7 @@ def test_every_chapter_executes_and_the_book_builds(checkout, tree, built):
     # (data/reference/io500_archive_runs.csv)
     assert all(f"<strong>{label}</strong>" in your_runs for label in ("built-tools", "ibm", "ddn", "Frontera"))
     # the setup.yml's links make built-tools' IOR runs' limit: 1 node (their logs' header) x 1 x 100 Gbit/s
-    assert 'id="tab-runs-limits"' in your_runs and "1 nodes x 1 x 100.0 Gbit/s" in your_runs
+    assert 'id="tab-runs-limits"' in your_runs and "1 node x 1 x 100.0 Gbit/s" in your_runs
 
 
 def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built):

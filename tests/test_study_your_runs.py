@@ -843,7 +843,7 @@ def test_a_setup_yml_gives_runs_their_limit_and_the_cached_read_is_above_it(tmp_
     reads, writes = [15772, 18050, 18867], [207.19, 1098.75, 1196.93]
     assert shown.loc["read", "share of limit"] == pytest.approx(statistics.geometric_mean(reads) / limit, rel=1e-3)
     assert shown.loc["write", "share of limit"] == pytest.approx(statistics.geometric_mean(writes) / limit, rel=1e-3)
-    assert report.values["has-limits"] and shown.loc["read", "as stated"] == "1 nodes x 1 x 10.0 Gbit/s"
+    assert report.values["has-limits"] and shown.loc["read", "as stated"] == "1 node x 1 x 10.0 Gbit/s"
     (limits,) = [f for f in report.findings if f.target == "tab-runs-limits"]
     assert [(c.k, c.n) for c in limits.evidence] == [(2, 2), (2, 2), (1, 2)]  # stating, reaching 50 %, above
 

@@ -68,7 +68,8 @@ WITH stated AS (
     SELECT 'log', source_id, client_nodes, client_links, client_link_gbit_s, servers, server_links,
            server_link_gbit_s, drives, drive_gb_s FROM log_setups)
 SELECT unit, id, 'client links' AS limit_name, client_nodes * client_links * client_link_gbit_s * 1e9 / 8 / 2^30 AS gib_s,
-       client_nodes || ' nodes x ' || client_links || ' x ' || client_link_gbit_s || ' Gbit/s' AS stated
+       client_nodes || CASE WHEN client_nodes = 1 THEN ' node x ' ELSE ' nodes x ' END || client_links || ' x '
+           || client_link_gbit_s || ' Gbit/s' AS stated
 FROM stated WHERE client_nodes > 0 AND client_links > 0 AND client_link_gbit_s > 0
 UNION ALL
 SELECT unit, id, 'server links', servers * server_links * server_link_gbit_s * 1e9 / 8 / 2^30,

@@ -9,10 +9,11 @@ from ... import bounds, evidence, present, store
 from ...report import Finding, Table
 from ...units import GIB, MIB
 
-# the limits table: column of get_limits -> name shown, the measure first
+# the limits table: column of get_limits -> name shown, the measure first; the run by its file (its parameters, a
+# line of prose each, are the configuration tables')
 LIMIT_COLUMNS = {"bw_mib_s": "bandwidth (MiB/s)", "share": "share of limit", "bound_mib_s": "limit (MiB/s)",
                  "binding": "least limit", "stated": "as stated", "label": "label", "tool": "tool",
-                 "workload": "workload", "parameters": "parameters", "file": "file"}
+                 "workload": "workload", "file": "file"}
 
 
 def get_limits(con, runs: pd.DataFrame) -> pd.DataFrame:
