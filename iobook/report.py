@@ -28,6 +28,8 @@ class Table:
     frame: pd.DataFrame
     formats: dict[str, str] = field(default_factory=dict)
     searchable: bool = False
+    # columns with one value in every row, said once above the table instead (comparison.table): column -> value
+    shared: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

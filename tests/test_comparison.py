@@ -5,7 +5,7 @@ scripts/collect_ior_history.sh. In `change/` IOR's target moves from tmpfs to a 
 import pandas as pd
 import pytest
 
-from iobook import comparison, evidence
+from iobook import comparison, evidence, nb
 from iobook.evidence import Replicate
 from iobook.parsers import ior
 
@@ -43,6 +43,10 @@ def test_the_table_puts_the_measure_first_and_decides_the_real_change(decided):
     shown = comparison.table(decided, both).frame
     assert list(shown.columns) == ["measure", "history", comparison.RATIO, comparison.UNITS, comparison.HOLM_P,
                                    comparison.VERDICT]
+    shown_table = comparison.table(decided, both)
+    assert shown_table.shared == {"folder": "ior-history"}  # said once above the table
+    assert nb.table(shown_table.frame, shared=shown_table.shared).data.startswith(
+        '<p class="iobook-table-shared">Every row: folder ior-history.</p>')
     assert "folder" in comparison.table(decided[:1], both[:1]).frame.columns  # one row: what it is, said
     assert shown.loc[0, comparison.UNITS] == "12 runs / 12"
     assert shown.loc[0, comparison.VERDICT] == "decided"  # the target's move to disk

@@ -48,7 +48,7 @@ def compared(r, key: str, family: str) -> pd.DataFrame:
     """A comparison table of the report (comparison.table's columns) with its records' numbers beside it: machines a
     side (each record's n), runs a side and the interval as the table prints them, ratio and p before and after
     Holm's correction; the records are the report's evidence of that family, in the table's order."""
-    table = r.tables[key].frame
+    table = r.tables[key].frame.assign(**r.tables[key].shared)  # a column the same in every row is said above it
     records = [c for c in r.evidence if getattr(c, "family", None) == family]
     assert len(records) == len(table)
     runs = table["runs a side"].str.extract(r"^(\d+) runs? / (\d+)$").astype(int)

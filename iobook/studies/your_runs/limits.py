@@ -29,12 +29,13 @@ def get_limits(con, runs: pd.DataFrame) -> pd.DataFrame:
 
 def records(limits: pd.DataFrame, runs: pd.DataFrame) -> list[evidence.Count]:
     """The censuses (bounds.censuses over the runs with a bandwidth), and how many runs move more than their least
-    limit: data that did not cross it, as from a client's cache."""
-    found = bounds.censuses(limits["share"], int(runs["bw_mib_s"].notna().sum()))
-    if len(limits):
-        found.append(evidence.count(k=int((limits["share"] > 1).sum()), n=len(limits), of=evidence.Replicate.CENSUS,
-                                    quantity="runs above their setup's least limit"))
-    return found
+    limit: data that did not cross it, as from a client's cache; none where no run's setup states a limit (no
+    finding says so: the section is left out)."""
+    if limits.empty:
+        return []
+    above = evidence.count(k=int((limits["share"] > 1).sum()), n=len(limits), of=evidence.Replicate.CENSUS,
+                           quantity="runs above their setup's least limit")
+    return [*bounds.censuses(limits["share"], int(runs["bw_mib_s"].notna().sum())), above]
 
 
 def limits_table(limits: pd.DataFrame) -> Table:
@@ -44,7 +45,7 @@ def limits_table(limits: pd.DataFrame) -> Table:
 
 def limits_finding(limits: pd.DataFrame, found: list[evidence.Count]) -> Finding | None:
     """'k of n runs whose setup states a limit reach 50 % of it', with the highest share and the runs above it."""
-    if len(found) < 2:
+    if not found:
         return None
     stating, reaching, above = found
     top = limits.iloc[0]
