@@ -13,7 +13,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from . import evidence
+from . import evidence, present
 from .evidence import Comparison, Replicate
 from .report import Table
 
@@ -52,19 +52,16 @@ def verdict_text(record: Comparison) -> str:
 
 
 def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None,
-          formats: dict[str, str] | None = None, reference: str = "published") -> Table:
+          formats: dict[str, str] | None = None, reference: str = "published", keep=()) -> Table:
     """The comparison table: one row per record, the measure first, then the descriptor columns that tell the rows
-    apart (a frame of the same length: run, configuration, year...; one that is the same in every row is said once
-    above the table instead, Table.shared), then ratio and interval, units a side (a
+    apart (a frame of the same length: run, configuration, year...; one that is the same in every row, but those
+    in `keep`, is said once above the table instead, Table.shared), then ratio and interval, units a side (a
     reference figure's side named `reference`), Holm's p and the verdict."""
     descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
     if len(descriptors) != len(records):
         raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
-    shared = {}
-    if len(descriptors) > 1:  # a column with one value in every row tells no rows apart; it pushed the ratio off 1280 px
-        constant = descriptors.columns[descriptors.astype(str).nunique() == 1]
-        shared = {column: descriptors[column].iloc[0] for column in constant}
-        descriptors = descriptors.drop(columns=constant)
+    # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px)
+    descriptors, shared = present.constant_columns(descriptors, keep)
     frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records]}), descriptors,
                        pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c, reference) for c in records],
                                      HOLM_P: [c.p_adjusted for c in records],

@@ -37,6 +37,15 @@ def reader_paths(con, paths: pd.Series) -> pd.Series:
     return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 
+def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
+    """A table without the columns holding one value in every row (but those in `keep`), and those columns with
+    their value, to be said once; a table of one row keeps its columns."""
+    if len(frame) < 2:
+        return frame, {}
+    constant = [c for c in frame.columns if c not in keep and frame[c].astype(str).nunique() == 1]
+    return frame.drop(columns=constant), {c: frame[c].iloc[0] for c in constant}
+
+
 def span(values, spec: str = "") -> str:
     """The range of values as printed ('110', '305–333', '0.60–0.99'): lowest and highest in `spec`, one number
     when they print alike."""

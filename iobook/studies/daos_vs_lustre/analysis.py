@@ -3,6 +3,8 @@ the runs chosen for the overview, and DAOS against Lustre within one archive yea
 machines, DAOS runs with and without data protection apart), as records `report` decides once."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from ... import comparison, evidence, io500_runs, selection, store
@@ -170,7 +172,7 @@ def comparison_table(table: pd.DataFrame) -> Table:
     lacking = [what_would_decide(c) for c in table.record]
     if not any(lacking):
         return shown
-    return Table(frame=shown.frame.assign(**{WHAT_WOULD_DECIDE: lacking}), formats=shown.formats)
+    return replace(shown, frame=shown.frame.assign(**{WHAT_WOULD_DECIDE: lacking}))
 
 
 def runs_per_period(chosen: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ... import comparison
+from ... import comparison, present
 from ...report import Table
 from .analysis import RANK_RULE_SHORT, rankable
 from .compared import KNEE_SHARE
@@ -51,12 +51,13 @@ def estimate_text(value, spread, low=np.nan, high=np.nan, lowest=np.nan, highest
 def split_constant(table: pd.DataFrame, keep: Iterable[str] = ()) -> tuple[pd.DataFrame, str]:
     """A table without the columns holding one value in every row (but `keep`), and those columns said once:
     'name=value ...' ('–' values left out). A table of one row keeps its columns."""
-    if len(table) < 2:
-        return table, ""
-    constant = [c for c in table.columns if c not in keep and table[c].astype(str).nunique() == 1]
-    said = " ".join(f"{c}={table[c].iloc[0]}" if c != "other" else str(table[c].iloc[0])
-                    for c in constant if str(table[c].iloc[0]) != "–")
-    return table.drop(columns=constant), said
+    shown, shared = present.constant_columns(table, keep)
+    return shown, said(shared)
+
+
+def said(shared: dict) -> str:
+    """Columns every row shares as the page says them: 'name=value ...' ('–' values left out)."""
+    return " ".join(f"{c}={v}" if c != "other" else str(v) for c, v in shared.items() if str(v) != "–")
 
 
 def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame, str]:
@@ -101,8 +102,8 @@ def sweeps_table(sweeps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 def _compared(frame: pd.DataFrame, descriptors: dict, keep: list[str]) -> tuple[Table, str]:
     """The kit's table of a frame of decided records (analysis.with_records), its descriptors (column -> values)
     but those every row shares (split_constant, but `keep`), which are said once."""
-    shown, shared = split_constant(pd.DataFrame(descriptors, index=range(len(frame))), keep=keep)
-    return comparison.table(list(frame["record"]), shown), shared
+    shown = comparison.table(list(frame["record"]), pd.DataFrame(descriptors, index=range(len(frame))), keep=keep)
+    return replace(shown, shared={}), said(shown.shared)  # said by the chapter's sentence above it
 
 
 def effects_table(effects: pd.DataFrame) -> tuple[Table, str]:
