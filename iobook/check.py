@@ -1,8 +1,9 @@
 """`iobook check`: a regression gate for CI. The logs are ingested (as `iobook book` would, into the same database),
 every history the History chapter searches is searched, and the gate fails when the newest runs of any history show
-a decided change in the direction named (slower by default: less bandwidth or rate, a longer clat p99). The verdict
-is the book's (evidence.decide over each measure's family); the report says which history, at which run, by how
-much, with its interval and the runs either side, in Markdown and JSON."""
+a decided change in the direction named (slower by default: less bandwidth or rate, a longer clat p99, a fio run's
+slowest process further behind its median one). The verdict is the book's (evidence.decide over each measure's
+family); the report says which history, at which run, by how much, with its interval and the runs either side, in
+Markdown and JSON."""
 from __future__ import annotations
 
 import json
