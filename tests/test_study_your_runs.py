@@ -673,7 +673,7 @@ def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
         r = study.report(con, baseline_label="DACH Storage Scale System 3500")
     comparisons = r.tables["tab-runs-comparisons"].frame
     tucson = comparisons[comparisons.label == "Arches Storage Scale System 3500"]
-    assert len(tucson) and (tucson["setups differ in (IO500 runs)"] == "release 5.1.8.1 → 5.1.9.0").all()
+    assert len(tucson) and (tucson["setups differ in"] == "release 5.1.8.1 → 5.1.9.0").all()
     labels = r.tables["tab-runs-labels"].frame.set_index("label")
     assert "CHANGED_DURING_RUN" in labels.loc["Arches Storage Scale System 3500", "validity flags (IO500 runs)"]
     assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "UNPROTECTED"  # DAOS S1/SX object classes
@@ -848,3 +848,19 @@ def test_a_setup_yml_gives_runs_their_limit_and_the_cached_read_is_above_it(tmp_
     (limits,) = [f for f in report.findings if f.target == "tab-runs-limits"]
     assert [(c.k, c.n) for c in limits.evidence] == [(2, 2), (2, 2), (1, 2)]  # stating, reaching 50 %, above
 
+
+
+def test_two_labels_name_the_setup_fields_a_setup_yml_states_differently(tmp_path):
+    """What else changed between two labels of one configuration, for logs that are no IO500 run's: a setup.yml
+    says a/ ran on release 2.15.3 and b/ on 2.15.4 (the user's statement; the logs cannot say), so the labels
+    compared name it, as they name an IO500 run's (test_..._tucson: release 5.1.8.1 → 5.1.9.0)."""
+    tree, _ = ior_tree(tmp_path)
+    (tree / "setup.yml").write_text('"a/*":\n  release: 2.15.3\n"b/*":\n  release: 2.15.4\n')
+    db = tmp_path / "with-setup.duckdb"
+    ingest([tree], db, progress=False)
+    con = store.open_read(db)
+    report = study.report(con)
+    con.close()
+    # both rows (write, read) differ in it: said once above the table (tables.split_constant)
+    assert len(report.tables["tab-runs-comparisons"].frame) == 2
+    assert present.md_escape("setups differ in=release 2.15.3 → 2.15.4") in str(report.values["shared-comparisons"])

@@ -67,8 +67,9 @@ def label_comparisons(runs: pd.DataFrame, configs: pd.DataFrame, baseline: str |
 
 
 def setup_differences(runs: pd.DataFrame, setup: pd.DataFrame, config_baseline: str, config: str) -> str:
-    """The setup fields (setups.COMPARED) the IO500 runs behind two configurations state differently, 'baseline →
-    other' ('not stated' where a side's files do not say); empty where neither side is an IO500 run's phase log."""
+    """The setup fields (setups.COMPARED) the runs behind two configurations state differently (an IO500 run's
+    files, a setup.yml), 'baseline → other' ('not stated' where a side's files do not say); empty where neither
+    side states a setup."""
     def stated(cfg: str) -> dict[str, str | None]:
         rows = setup[setup.source_id.isin(runs.loc[runs["config"] == cfg, "source_id"])]
         return {f: ", ".join(sorted({str(v) for v in rows[f].dropna()})) or None for f in setups.COMPARED}

@@ -185,9 +185,10 @@ def get_runs(con) -> pd.DataFrame:
 
 
 def get_setups(con, source_ids: Iterable[int]) -> pd.DataFrame:
-    """Per file that is a phase log of an IO500 run (queries/setups.sql): that run's setup (the setups view's fields
-    that a comparison names, setups.COMPARED) and the codes of its validity audit's flags, comma-separated."""
+    """Per file its setup fields that a comparison names (setups.COMPARED; queries/setups.sql): an IO500 run's phase
+    log's from its run's setup, with the codes of its validity audit's flags, comma-separated; another log's from a
+    setup.yml beside it."""
     ids = sorted({int(i) for i in source_ids})
     if not ids:
         return pd.DataFrame(columns=SETUP_COLUMNS)
-    return con.execute(store.query(__package__, "setups"), [ids]).df()
+    return con.execute(store.query(__package__, "setups"), [ids, ids]).df()

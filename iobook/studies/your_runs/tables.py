@@ -117,12 +117,12 @@ def effects_table(effects: pd.DataFrame) -> tuple[Table, str]:
 
 def comparison_table(comparisons: pd.DataFrame) -> tuple[Table, str]:
     """The labels compared, each configuration by what tells it from the others (distinguishing), each side's
-    design, and where the runs are IO500 phase logs the setup fields their runs state differently."""
+    design, and the setup fields the two sides' files (an IO500 run's, a setup.yml) state differently."""
     c = comparisons
     descriptors = {"label": c["label"], "configuration": configuration_names(c), "design": c["design"],
                    "baseline design": c["design_baseline"]}
     if "setups_differ" in c and c["setups_differ"].astype(bool).any():
-        descriptors["setups differ in (IO500 runs)"] = c["setups_differ"].replace("", "nothing stated").to_numpy()
+        descriptors["setups differ in"] = c["setups_differ"].replace("", "nothing stated").to_numpy()
     return _compared(c, descriptors, keep=["label", "configuration"])
 
 
