@@ -2,6 +2,7 @@
 to an ext4 on a loop device at run 16 (its MANIFEST.tsv, line 17), 30 runs with no change (steady/), one buffered
 run on a cold page cache whose bw log climbs (warmup/)."""
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -195,3 +196,17 @@ def test_the_jobs_of_one_fio_invocation_are_one_run(tmp_path):
     assert len(runs) == 1 and runs.jobs.iloc[0] == 4
     assert runs.bw_bytes_s.iloc[0] == sum(jobs)
     assert runs.slowest_job.iloc[0] == pytest.approx(min(jobs) / np.median(jobs))
+
+
+def test_a_change_point_names_what_a_setup_yml_states_changed(tmp_path):
+    """data/examples/ior-history/MANIFEST.tsv: change/'s target is a tmpfs for runs 1-12 and a loop-device ext4 from
+    run 13. The logs cannot say so; a setup.yml beside them can (the user's statement of the manifest), and the
+    change point at run 13 then names it among what else changed."""
+    shutil.copytree(IOR_HISTORY / "change", tmp_path / "change")
+    (tmp_path / "change" / "setup.yml").write_text(
+        '"run0*":\n  filesystem: tmpfs\n"run1[0-2]":\n  filesystem: tmpfs\n"run*":\n  filesystem: ext4\n')
+    ingest([tmp_path / "change"], tmp_path / "db.duckdb", progress=False)
+    with store.open_read(tmp_path / "db.duckdb") as con:
+        changes = study.report(con).tables["tab-history-changes"].frame.set_index(["history", "run"])
+    write = changes.loc[("change · IOR write (POSIX, 2 tasks on vm)", 13)]
+    assert "setup.yml filesystem: tmpfs → ext4" in write["what else changed"].replace("\\", "")

@@ -17,6 +17,7 @@ from ... import evidence, present, reference, setups, source_labels, stats, stor
 from ...digest import table_read
 from ...evidence import Replicate
 
+SETUP_YML = "setup.yml"  # how what_changed names a field a setup.yml states (setups.derive_logs)
 MIN_RUNS = 2 * evidence.MIN_UNITS  # a change point needs MIN_UNITS runs on each side to be compared at all
 PERMUTATIONS = 499  # p resolution 1/500, well below 1 - CONFIDENCE
 TIE_TOLERANCE = 1e-9  # relative: gains equal but for rounding are ties
@@ -116,10 +117,21 @@ def get_runs(con) -> pd.DataFrame:
     runs.loc[run_folders, "label"] = root.name if root is not None else "runs"
     runs = runs.drop(columns="by_folder")
     runs["design"] = runs.source_id.map(source_labels.designs(con, runs.source_id))
+    runs["options"] = with_stated_setup(con, runs)
     runs = runs.sort_values(["started", "job_id", "source_id"], kind="stable").reset_index(drop=True)
     runs["history"] = runs.label + " · " + runs.title
     runs["run"] = runs.groupby(["label", "workload"], sort=False).cumcount() + 1
     return runs
+
+
+def with_stated_setup(con, runs: pd.DataFrame) -> pd.Series:
+    """Each run's options with what a setup.yml states of its log ('setup.yml <field>': queries/log_setup.sql), so
+    that what_changed names a change the logs cannot state (a new file system, release or link)."""
+    stated = store.frame(con, __package__, "log_setup", [sorted({int(i) for i in runs.source_id})])
+    by_source = {source_id: {f"{SETUP_YML} {f}": v for f, v in zip(g.field, g.value)}
+                 for source_id, g in stated.groupby("source_id")}
+    return pd.Series([json.dumps({**json.loads(o or "{}"), **by_source[i]}, sort_keys=True) if i in by_source else o
+                      for o, i in zip(runs.options, runs.source_id)], index=runs.index, dtype=object)
 
 
 def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.DataFrame:
@@ -225,7 +237,8 @@ def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED)
 
 def what_changed(before: pd.Series, after: pd.Series) -> str:
     """What the logs state differently in the last run before and the first run after a change point: the tool's
-    version and every option (fio's job options; IOR's and mdtest's tasks, nodes and sizes)."""
+    version and every option (fio's job options; IOR's and mdtest's tasks, nodes and sizes), and what a setup.yml
+    states of them (with_stated_setup)."""
     a, b = json.loads(before.options or "{}"), json.loads(after.options or "{}")
     changed = [f"{k}: {a.get(k, '–')} → {b.get(k, '–')}" for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
     if before.version != after.version:
