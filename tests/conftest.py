@@ -99,6 +99,11 @@ def baseline_only() -> dict[str, str]:
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         os.environ.update(baseline_only())
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(ByFileScheduling())
+
+
+FAST_TIER = "not slow"  # `make test-fast`'s marker expression (Makefile)
 
 
 def pytest_sessionstart(session):
@@ -106,6 +111,8 @@ def pytest_sessionstart(session):
     once and before pytest-xdist starts its workers (its own sessionstart runs last): only ingest writes
     DuckDB, and the chapters of every worker read this file at once."""
     if hasattr(session.config, "workerinput"):  # an xdist worker: the controller has done it
+        return
+    if session.config.option.markexpr == FAST_TIER:  # it reads no published database: no data/raw ingest
         return
     from iobook.ingest import ingest
 
@@ -120,15 +127,19 @@ def pytest_sessionstart(session):
 PUBLISHED_GROUP = "published-book"
 
 
-def pytest_xdist_make_scheduler(config, log):
-    from xdist.scheduler import LoadScopeScheduling
+class ByFileScheduling:
+    """The xdist hook, registered only where pytest-xdist is loaded (pytest_configure): `pytest -p no:xdist` has no
+    such hook, and a conftest defining it stopped at collection."""
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        from xdist.scheduler import LoadScopeScheduling
 
-    class ByFile(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return PUBLISHED_GROUP if path.startswith("book/") or path == "tests/test_book_pages.py" else path
+        class ByFile(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                path = nodeid.split("::", 1)[0]
+                return PUBLISHED_GROUP if path.startswith("book/") or path == "tests/test_book_pages.py" else path
 
-    return ByFile(config, log)
+        return ByFile(config, log)
 
 
 # Two tiers, declared in the tests: a test that runs a kernel, builds the book, drives Chromium, runs a real tool,
