@@ -383,6 +383,7 @@ def test_a_failed_path_that_is_read_later_fails_no_more(tucson_results, tmp_path
     con.close()
 
 
+@pytest.mark.slow  # reads the published database, ingested from data/raw
 def test_chapter_parameters_are_checked_naming_the_key_and_the_nearest_valid_values():
     """One check of every chapter's parameters before it runs (chapters.check_parameters): an unknown key, a
     value of another type than the template's default, and a selection

@@ -255,6 +255,7 @@ def test_a_named_network_states_the_rate_of_one_link():
     assert networks.links("two Ethernet connections") is None
 
 
+@pytest.mark.slow  # reads the published database, ingested from data/raw
 def test_runs_of_data_raw_whose_network_names_a_rate():
     """data/raw's system-information files name 90 runs' server network: 18 by a generation or rate (submissions
     668, 669, 671, 683 and 684: "InfiniBand HDR"; 24, 37, 66: "IB-EDR"; 197, 201, 473: "100GbE"; 91, 147: "16Gbps

@@ -76,6 +76,7 @@ def test_halving_one_phase_of_a_real_run(databases):
     assert math.isclose(weights.exponent.sum(), 1.0)  # 4 x 1/8 + 8 x 1/16: the score scales with its phases
 
 
+@pytest.mark.slow  # reads the published database, ingested from data/raw
 def test_archive_copies_count_once():
     # SoftBank's submissions 714 (CHIE-2), 716 and 717 (CHIE-3) file the same result_summary.txt, byte for byte
     folder = RAW / "SoftBank Corp"
