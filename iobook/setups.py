@@ -190,7 +190,7 @@ def _setup_rules(con) -> dict[str, list]:
     return rules
 
 
-def derive(con) -> list[dict]:
+def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     runs = con.execute(
         """SELECT i.run_id, i.path, i.io500_version, i.procs, i.stonewall_s, i.submission, i.fingerprint,
                   a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
@@ -224,7 +224,6 @@ def derive(con) -> list[dict]:
     releases = curated(RELEASES_CSV, "release")
     client_links = curated(CLIENT_LINKS_CSV, "published_row")
     talk_links = published_links()
-    setup_rules = _setup_rules(con)
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
@@ -365,11 +364,10 @@ def create(con) -> bool:
     return io500_runs.create(con, TABLES)
 
 
-def derive_logs(con) -> list[dict]:
+def derive_logs(con, rules: dict[str, list]) -> list[dict]:
     """Every fio, IOR and mdtest log's setup fields that a setup.yml beside the data states (what the logs do not:
     links and their rate, drives, release, protection...), each with the rule that says so: the log's bound
     (views/setups.sql, log_limits) and what a comparison of two labels names."""
-    rules = _setup_rules(con)
     if not rules:
         return []
     rows = []
@@ -385,5 +383,6 @@ def derive_logs(con) -> list[dict]:
 
 
 def rebuild(con) -> None:
-    io500_runs.replace_rows(con, "io500_run_setup", derive(con), TABLES)
-    io500_runs.replace_rows(con, "log_setup", derive_logs(con), TABLES)
+    rules = _setup_rules(con)  # every setup.yml read once, for IO500 runs and other logs alike
+    io500_runs.replace_rows(con, "io500_run_setup", derive(con, rules), TABLES)
+    io500_runs.replace_rows(con, "log_setup", derive_logs(con, rules), TABLES)

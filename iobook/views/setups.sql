@@ -83,20 +83,20 @@ FROM stated WHERE drives > 0 AND drive_gb_s > 0;
 CREATE OR REPLACE VIEW io500_run_limits AS
 SELECT id AS run_id, limit_name, gib_s, stated FROM setup_limits WHERE unit = 'IO500 run';
 
--- Each fio, IOR and mdtest log's least limit (setup_limits): the most its setup lets it move.
+-- Each IO500 run's or log's least limit (setup_limits): the binding one, the most its setup lets it move.
+CREATE OR REPLACE VIEW setup_bounds AS
+SELECT unit, id, limit_name AS binding, gib_s AS bound_gib_s, stated FROM setup_limits
+QUALIFY row_number() OVER (PARTITION BY unit, id ORDER BY gib_s, limit_name) = 1;
+
+-- Each fio, IOR and mdtest log's least limit (setup_bounds).
 CREATE OR REPLACE VIEW log_bounds AS
-SELECT id AS source_id, limit_name AS binding, gib_s AS bound_gib_s, stated
-FROM setup_limits WHERE unit = 'log'
-QUALIFY row_number() OVER (PARTITION BY id ORDER BY gib_s, limit_name) = 1;
+SELECT id AS source_id, binding, bound_gib_s, stated FROM setup_bounds WHERE unit = 'log';
 
 -- Each bandwidth phase against the least limit its run's setup states (the binding one): its share of what the
 -- setup allows at most.
 CREATE OR REPLACE VIEW io500_run_bounds AS
-WITH bound AS (
-    SELECT run_id, limit_name AS binding, gib_s AS bound_gib_s, stated FROM io500_run_limits
-    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY gib_s, limit_name) = 1)
 SELECT p.run_id, p.phase, p.value AS gib_s, b.bound_gib_s, b.binding, b.stated, p.value / b.bound_gib_s AS share
-FROM io500_run_phases p JOIN bound b USING (run_id)
+FROM io500_run_phases p JOIN setup_bounds b ON b.unit = 'IO500 run' AND b.id = p.run_id
 WHERE p.unit = 'GiB/s' AND p.value > 0;
 
 -- The validity audit: one coded flag a finding, with its rule. A flagged run stays in every table; chapters

@@ -36,6 +36,8 @@ VIEW_ROWS = {
                   "and their rates, release, protection) and its client nodes from the log",
     "setup_limits": "limit a setup states, of an IO500 run (unit 'IO500 run', id its run_id) or a log (unit 'log', "
                     "id its source_id), in GiB/s: client links, server links or drives, each count x rate as stated",
+    "setup_bounds": "IO500 run or log (unit, id) whose setup states a limit: the least one (GiB/s), which limit, "
+                    "as stated",
     "log_bounds": "fio, IOR or mdtest log whose setup states a limit: the least one (GiB/s), which limit, as stated",
     "io500_run_flags": "finding of the validity audit on an IO500 run: code (RANDOM_READ_CACHED, CHANGED_DURING_RUN, "
                        "UNPROTECTED, ABOVE_LINKS, IMPLAUSIBLE), what its files show, source",

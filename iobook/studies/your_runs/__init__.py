@@ -73,7 +73,8 @@ def report(con, *, baseline_label: str = "") -> Report:
                     "baseline": Prose(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(labels)),
                     "has-tails": bool(len(tails)), "has-limits": bool(len(rated)),
-                    "reaches-limit": f"{bounds.REACHES_LIMIT:.0%}", "has-curves": bool(len(curves)), "knee-share": f"{KNEE_SHARE:.0%}",
+                    "reaches-limit": f"{bounds.REACHES_LIMIT:.0%}", "has-curves": bool(len(curves)),
+                    "knee-share": f"{KNEE_SHARE:.0%}",
                     "tail-percentiles": ", ".join(TAIL_PERCENTILES.values())}
     shown = {}
     for tool in source_labels.TOOLS:
