@@ -181,7 +181,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     if shared:
         said = "; ".join(f"{html.escape(str(column))} {html.escape(cell(column, value))}"
                          for column, value in shared.items())
-        return HTML(f'<p class="iobook-table-shared">Every row: {said}.</p>' + table(df, formats, caption, searchable).data)
+        shown = table(df, formats, caption, searchable).data
+        return HTML(f'<p class="iobook-table-shared">Every row: {said}.</p>' + shown)
     link = charts.download(df.map(lambda v: "; ".join(map(str, v)) if _is_list(v) else v), "Download this table")
     if len(df) <= MAX_ROWS_SHOWN:
         return HTML(render(df) + link)

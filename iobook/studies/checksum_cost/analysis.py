@@ -129,7 +129,7 @@ def get_others_cpu(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
 
 def get_perf_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """What the collector found perf could count, per run (manifest facts.perf.*)."""
-    return con.execute(store.query(__package__, "perf_facts"), [list(run_ids)]).df()
+    return store.frame(con, __package__, "perf_facts", [list(run_ids)])
 
 
 def get_quiet_threshold(con, run_ids: Iterable[str]) -> float | None:

@@ -96,7 +96,7 @@ def get_checksum_settings(con) -> pd.DataFrame:
     it, year, the node class it applies to (`common`: the whole cluster), value, and the listing's line, and
     `raid`: the listing sets Storage Scale RAID settings (nsdRAID*) beside the checksum one, so the system has
     declustered RAID. Runs with a listing that sets none appear once with an empty key."""
-    return con.execute(store.query(__package__, "checksum_settings"), [SETTING]).df()
+    return store.frame(con, __package__, "checksum_settings", [SETTING])
 
 
 def raid_listings(settings: pd.DataFrame) -> pd.DataFrame:

@@ -22,7 +22,7 @@ def source_count(con) -> int:
 
 def get_files_by_kind(con) -> pd.DataFrame:
     """Files of this build and MiB per tool, detected format and outcome (queries/files_by_kind.sql)."""
-    return con.execute(store.query(__package__, "files_by_kind"), [MIB]).df()
+    return store.frame(con, __package__, "files_by_kind", [MIB])
 
 
 def get_status_counts(con) -> dict[str, int]:
@@ -33,20 +33,20 @@ def get_status_counts(con) -> dict[str, int]:
 
 def get_skip_reasons(con) -> pd.DataFrame:
     """Why files were skipped, with counts (queries/skip_reasons.sql)."""
-    return con.execute(store.query(__package__, "skip_reasons")).df()
+    return store.frame(con, __package__, "skip_reasons")
 
 
 def get_failed(con) -> pd.DataFrame:
     """Files that could not be read: path as shown to readers, format, the reason and the 1-based line
     where reading stopped (null when the parser could not say)."""
-    df = con.execute(store.query(__package__, "failed")).df()
+    df = store.frame(con, __package__, "failed")
     df["path"] = present.reader_paths(con, df["path"])
     return df
 
 
 def get_sources(con) -> pd.DataFrame:
     """Every file of this build (not those gone from the folders ingested), path as shown to readers, sorted by it."""
-    df = con.execute(store.query(__package__, "files")).df()
+    df = store.frame(con, __package__, "files")
     df["path"] = present.reader_paths(con, df["path"])
     return df.sort_values("path", kind="stable", ignore_index=True)
 
@@ -75,7 +75,7 @@ def get_result_logs(con) -> dict[str, int]:
 def get_setup_fields(con) -> pd.DataFrame:
     """Each setup field (iobook.setups.FIELDS, in its order) with what it is, the IO500 runs stating it and the
     kinds of source that do: a census."""
-    stated = con.execute(store.query(__package__, "setup_fields_stated")).df().set_index("field")
+    stated = store.frame(con, __package__, "setup_fields_stated").set_index("field")
     return pd.DataFrame([{"field": field, "what": what, "IO500 runs stating it": int(stated.runs.get(field, 0)),
                           "from": stated.sources.get(field, "–")} for field, what in setups.FIELDS.items()])
 

@@ -111,7 +111,7 @@ VIEW_ROWS = {
 
 def get_views(con) -> pd.DataFrame:
     """The public views (and the sources table) with what one row is and their columns in order."""
-    df = con.execute(store.query(__package__, "views")).df()
+    df = store.frame(con, __package__, "views")
     df.insert(1, "one row per", df["view"].map(VIEW_ROWS))
     order = {name: i for i, name in enumerate(VIEW_ROWS)}
     return df.sort_values("view", key=lambda v: v.map(order).fillna(len(order)), ignore_index=True, kind="stable")
@@ -129,7 +129,7 @@ def export_parquet(con) -> pd.DataFrame:
     file: view, rows, and its link relative to a chapter page."""
     # A folder per database content: Sphinx does not overwrite a changed static file of the same name. Paths
     # as readers see them, so the link (checked by nbval) is the same on every checkout of the same files.
-    files = con.execute(store.query(__package__, "build_files")).df()
+    files = store.frame(con, __package__, "build_files")
     files["path"] = present.reader_paths(con, files["path"])
     digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in files.itertuples(index=False)).encode()
                             ).hexdigest()[:DIGEST_HEX]
@@ -139,7 +139,7 @@ def export_parquet(con) -> pd.DataFrame:
             shutil.rmtree(old)
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
-    views = [SOURCES, *con.execute(store.query(__package__, "view_names")).df().view]
+    views = [SOURCES, *store.frame(con, __package__, "view_names").view]
     for view in views:
         # a view none of whose columns names a file holds no row of a gone file
         query = "export_view_in_build" if _names_a_file(con, view) else "export_view"

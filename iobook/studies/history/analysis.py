@@ -55,7 +55,7 @@ def _options(**values) -> str:
 
 
 def fio_runs(con) -> pd.DataFrame:
-    df = con.execute(store.query(__package__, "fio_runs")).df()
+    df = store.frame(con, __package__, "fio_runs")
     return pd.DataFrame({
         "tool": "fio", "workload": df.workload, "title": [f"{j} ({r} {b})" for j, r, b in zip(df.jobname, df.rw, df.bs)],
         "started": df.started, "version": df.version, "options": df.options, "path": df.path,
@@ -66,7 +66,7 @@ def fio_runs(con) -> pd.DataFrame:
 def ior_runs(con) -> pd.DataFrame:
     """One row per IOR test's write or read: the geometric mean of its iterations (they share one invocation's
     placement and caches: one run), started when IOR says it began."""
-    df = con.execute(store.query(__package__, "ior_runs")).df()
+    df = store.frame(con, __package__, "ior_runs")
     if df.empty:
         return pd.DataFrame(columns=RUN_COLUMNS)
     rows = []
@@ -86,7 +86,7 @@ def ior_runs(con) -> pd.DataFrame:
 
 
 def mdtest_runs(con) -> pd.DataFrame:
-    df = con.execute(store.query(__package__, "mdtest_runs")).df()
+    df = store.frame(con, __package__, "mdtest_runs")
     return pd.DataFrame({
         "tool": "mdtest", "workload": "mdtest " + df.operation + ": " + df.command.fillna(""),
         "title": [f"mdtest {o} ({i:,} items, {t} tasks)" if pd.notna(i) else f"mdtest {o}"
@@ -141,7 +141,7 @@ def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_
     from steady, and whether the slope criterion holds for every job of the run."""
     jobs = runs[["job_id", "job_ids"]].dropna().explode("job_ids").rename(columns={"job_ids": "log_job_id"})
     jobs = jobs.astype({"log_job_id": "int64"})
-    series = con.execute(store.query(__package__, "fio_bw_logs"), [[int(j) for j in jobs.log_job_id]]).df()
+    series = store.frame(con, __package__, "fio_bw_logs", [[int(j) for j in jobs.log_job_id]])
     rows = []
     for job_id, log in series.groupby("job_id"):
         mean = log.value.mean()
@@ -359,7 +359,7 @@ def io500_submissions(con) -> pd.DataFrame:
     submission's counted runs, recomputed from their phases: io500_scores), the IO500 version(s) and processes,
     whether every run is valid, the runs' keys and their setups. Scores of different rules (sc17-product,
     product, sqrt) are never one history."""
-    df = con.execute(store.query(__package__, "io500_submissions"), [IO500_MIN_SUBMISSIONS]).df()
+    df = store.frame(con, __package__, "io500_submissions", [IO500_MIN_SUBMISSIONS])
     for column, values in (("score", "scores"), ("bw_gib_s", "bw_values"), ("md_kiops", "md_values")):
         df[column] = [evidence.geometric_mean([v for v in s if v is not None and v == v]) for s in df[values]]
     return df.reindex(columns=IO500_COLUMNS)

@@ -167,7 +167,8 @@ def correlation_table(records: list[evidence.Correlation], paper_q) -> pd.DataFr
                          "low": [None if r.low is None else round(r.low, 3) for r in shown],
                          "high": [None if r.high is None else round(r.high, 3) for r in shown],
                          "machines": [r.n for r in shown], "Holm p": [r.p_adjusted for r in shown],
-                         "verdict": [str(r.verdict) for r in shown], PAPER_Q: list(paper_q), "method": [r.method for r in shown],
+                         "verdict": [str(r.verdict) for r in shown], PAPER_Q: list(paper_q),
+                         "method": [r.method for r in shown],
                          "what": [r.quantity for r in shown], "x": [r.x for r in shown], "y": [r.y for r in shown]})
 
 

@@ -20,7 +20,8 @@ def wear_down(con) -> pd.DataFrame:
     min, max (and mdtest's mean), slowest_share = min / max, and the wear-down time after the deadline
     (queries/wear_down.sql); where IOR's per-rank CSV is there, the wear-down rank by rank: the median rank's,
     the slowest's and their ratio (queries/rank_wear_down.sql)."""
-    return store.frame(con, __package__, "wear_down").merge(store.frame(con, __package__, "rank_wear_down"), on="source_id", how="left")
+    ranks = store.frame(con, __package__, "rank_wear_down")
+    return store.frame(con, __package__, "wear_down").merge(ranks, on="source_id", how="left")
 
 
 def pfind_imbalance(con) -> pd.DataFrame:

@@ -81,7 +81,8 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
         found += [findings.weights_finding(weights, best), findings.phases_finding(shown, widest, spread)]
     return Report(
         values={
-            "has_data": True, "has_scored": bool(shown), "has_no_scored": not shown, "runs": agree["runs"], "copies": agree["copies"], "valid": agree["valid"],
+            "has_data": True, "has_scored": bool(shown), "has_no_scored": not shown, "runs": agree["runs"],
+            "copies": agree["copies"], "valid": agree["valid"],
             "comparable": agree["comparable"], "reproduced": agree["from_summary"] + agree["from_logs"],
             "mismatches": len(mismatches), "mismatch_copies": len(copies), "releases_named": len(releases),
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",

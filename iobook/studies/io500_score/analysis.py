@@ -42,7 +42,7 @@ def release_text(runs: pd.DataFrame) -> str:
 
 def get_runs(con) -> pd.DataFrame:
     """Every IO500 run (queries/runs.sql) with the benchmark release its version names."""
-    runs = con.execute(store.query(__package__, "runs")).df()
+    runs = store.frame(con, __package__, "runs")
     runs["release"] = runs.io500_version.map(release_label)
     return runs
 
@@ -77,17 +77,17 @@ def describe(runs: pd.DataFrame, run_key: str) -> str:
 def get_mismatches(con) -> pd.DataFrame:
     """Every run of view io500_score_mismatches (queries/mismatches.sql); `copy_of` names the run counted in place
     of a copy (NULL for a run counted): the chapter shows the counted ones and names the copies it leaves out."""
-    return con.execute(store.query(__package__, "mismatches")).df()
+    return store.frame(con, __package__, "mismatches")
 
 
 def get_flags(con) -> pd.DataFrame:
     """The validity audit's flags of each run counted once (queries/flags.sql)."""
-    return con.execute(store.query(__package__, "flags")).df()
+    return store.frame(con, __package__, "flags")
 
 
 def get_bounds(con) -> pd.DataFrame:
     """The bandwidth phases of the runs whose setup states a limit, against the least one (queries/bounds.sql)."""
-    return con.execute(store.query(__package__, "bounds")).df()
+    return store.frame(con, __package__, "bounds")
 
 
 def bounds_records(bounds: pd.DataFrame, runs: int) -> tuple[pd.Series, list[evidence.Count]]:
@@ -110,7 +110,7 @@ def default_runs(runs: pd.DataFrame, n: int = SHOWN_RUNS, flagged: set[str] = fr
 
 def get_phases(con, run_keys: list[str]) -> pd.DataFrame:
     """The scored phases of the chosen runs (queries/phases.sql), in run order."""
-    return con.execute(store.query(__package__, "phases"), [list(run_keys), list(run_keys)]).df()
+    return store.frame(con, __package__, "phases", [list(run_keys), list(run_keys)])
 
 
 def phase_table(phases: pd.DataFrame) -> pd.DataFrame:
@@ -151,5 +151,5 @@ def phase_weights(con, run_key: str) -> pd.DataFrame:
 
 def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
     """The files of the given runs (present.sources)."""
-    ids = con.execute(store.query(__package__, "run_files"), [list(run_keys)]).df().source_id
+    ids = store.frame(con, __package__, "run_files", [list(run_keys)]).source_id
     return present.sources(con, ids)

@@ -27,14 +27,14 @@ def get_sc23(con, sc23_runs: dict[str, str]) -> pd.DataFrame:
     summary, the three totals recomputed; rounded to the slide's one decimal half-up. Empty when a run of
     `sc23_runs` (column label -> run_key) is not in the database."""
     keys = list(sc23_runs.values())
-    held = set(con.execute(store.query(__package__, "held_runs"), [keys]).df().run_key)
+    held = set(store.frame(con, __package__, "held_runs", [keys]).run_key)
     if held != set(keys):
         return pd.DataFrame()
     label_of = {key: label for label, key in sc23_runs.items()}
     phases = get_phases(con, keys)
     raw = phases.assign(column=phases.run_key.map(label_of)).rename(columns={"phase": "row"})[
         ["column", "row", "value", "run_key"]]
-    totals = con.execute(store.query(__package__, "totals"), [keys]).df()
+    totals = store.frame(con, __package__, "totals", [keys])
     totals = totals.melt(id_vars="run_key", var_name="measure", value_name="value").assign(
         column=lambda d: d.run_key.map(label_of),
         row=lambda d: d.measure.map({v: k for k, v in SC23_TOTALS.items()}))

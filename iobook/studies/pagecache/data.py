@@ -57,8 +57,8 @@ def get_buckets(con, ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
     columns = ["run_id", "step_index", "step", "phase", "t_s", "mib_s", "log_entries", "log_source_id"]
     if steps.empty or "phase" not in steps:
         return pd.DataFrame(columns=columns)
-    buckets = store.frame(con, __package__, "bandwidth_buckets", [bucket_ms, bucket_ms, steps.source_id.astype(int).tolist(),
-                                                 bucket_ms, bucket_ms])
+    buckets = store.frame(con, __package__, "bandwidth_buckets",
+                          [bucket_ms, bucket_ms, steps.source_id.astype(int).tolist(), bucket_ms, bucket_ms])
     df = steps.drop(columns=["step_s", "file"]).merge(buckets, on=["source_id", "phase"]).drop(columns="source_id")
     if "repetition" in df:
         df["repetition"] = df.repetition.astype(int)

@@ -56,7 +56,7 @@ def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
         "snapshots": steps["snapshots"].astype("int32"), "repetition": steps["repetition"].astype("int32"),
         "files": steps["files_per_job"].astype("int32") * steps["jobs"].astype("int32"),
         "source_id": steps["source_id"], "step_s": steps["step_s"], "others_pct": pd.to_numeric(others)})
-    fio = con.execute(store.query(__package__, "metadata_fio"), [[int(i) for i in labels["source_id"]]]).df()
+    fio = store.frame(con, __package__, "metadata_fio", [[int(i) for i in labels["source_id"]]])
     return labels.merge(fio, on="source_id").sort_values(["run_id", "step_index"], kind="stable")[RATE_COLUMNS] \
         .reset_index(drop=True)
 
@@ -168,7 +168,7 @@ def shared_filesystem(con, run_ids: Iterable[str]) -> list[str]:
     """The runs whose `data` and `control` subvolumes were both created in the btrfs the run mounted (its target
     folder): one extent tree, one transaction commit and one cleaner for both, so the ratio of the two keeps only
     the cost local to the snapshotted subvolume."""
-    made = con.execute(store.query(__package__, "subvolumes"), [list(run_ids)]).df()
+    made = store.frame(con, __package__, "subvolumes", [list(run_ids)])
     made = made[made["subvolume"].isin([DATA, CONTROL]) & (made["parent"] == made["target_dir"])]
     both = made.groupby("run_id")["subvolume"].nunique()
     return both.index[both == 2].tolist()
@@ -179,14 +179,14 @@ def get_time_since_snapshot(con, run_ids: Iterable[str]) -> pd.DataFrame:
     which runs after the deletes): the seconds from the moment the newest snapshot's `btrfs subvolume
     snapshot` returned to the step's start (NaN before the first snapshot). The talk asks about performance
     0 to 120 minutes after a snapshot is created; this is how long after one these runs measured."""
-    return con.execute(store.query(__package__, "time_since_snapshot"), [list(run_ids), list(run_ids)]).df()
+    return store.frame(con, __package__, "time_since_snapshot", [list(run_ids), list(run_ids)])
 
 
 def get_snapshot_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """The snapshot create and delete commands of the runs (run_steps), with how long each took to return."""
-    return con.execute(store.query(__package__, "snapshot_steps"), [list(run_ids)]).df()
+    return store.frame(con, __package__, "snapshot_steps", [list(run_ids)])
 
 
 def get_run_facts(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """fio and btrfs versions and the prefill file count of each run (run_facts)."""
-    return con.execute(store.query(__package__, "run_facts"), [list(run_ids)]).df()
+    return store.frame(con, __package__, "run_facts", [list(run_ids)])

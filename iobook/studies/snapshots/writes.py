@@ -30,13 +30,13 @@ def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFra
     if "part" not in steps:
         return steps.iloc[0:0]
     steps = steps[steps["part"] == part]
-    started = con.execute(store.query(__package__, "step_starts"), [list(run_ids)]).df()
+    started = store.frame(con, __package__, "step_starts", [list(run_ids)])
     return steps.merge(started, on=["run_id", "step_index"]).reset_index(drop=True)
 
 
 def _fio_writes(con, steps: pd.DataFrame) -> pd.DataFrame:
     """fio's write result of each labelled step: writes, IOPS and completion latency mean and percentiles (µs)."""
-    fio = con.execute(store.query(__package__, "fio_writes"), [WRITE_BYTES, [int(i) for i in steps["source_id"]]]).df()
+    fio = store.frame(con, __package__, "fio_writes", [WRITE_BYTES, [int(i) for i in steps["source_id"]]])
     return steps.merge(fio, on="source_id")
 
 
@@ -64,8 +64,8 @@ def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
     df = _labelled(con, run_ids, ".df.txt", part)
     if usage.empty:
         return pd.DataFrame(columns=columns)
-    values = con.execute(store.query(__package__, "space_values"), [[int(i) for i in pd.concat([usage["source_id"], df["source_id"]])]]
-                         ).df().set_index("source_id")
+    ids = [int(i) for i in pd.concat([usage["source_id"], df["source_id"]])]
+    values = store.frame(con, __package__, "space_values", [ids]).set_index("source_id")
     # the df step directly follows its usage step (collect_snapshots.space)
     df = df.assign(step_index=df["step_index"] - 1)[["run_id", "step_index", "source_id"]]
     out = usage.merge(df, on=["run_id", "step_index"], suffixes=("", "_df"))
@@ -177,7 +177,7 @@ def get_recovery(con, run_ids: Iterable[str]) -> pd.DataFrame:
 
 def get_sync_steps(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """The `btrfs subvolume sync` of each run's recovery part: when it started and how long it waited."""
-    return con.execute(store.query(__package__, "sync_steps"), [list(run_ids)]).df()
+    return store.frame(con, __package__, "sync_steps", [list(run_ids)])
 
 
 def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, list[Estimate]]:
@@ -192,7 +192,7 @@ def get_recovery_summary(con, recovery: pd.DataFrame) -> tuple[pd.DataFrame, lis
     before = get_space(con, run_ids, "recovery")
     before = before[before["when"] == "before-delete"].set_index("run_id")["used_bytes"] / MIB
     sync = get_sync_steps(con, run_ids).set_index("run_id")
-    deletes = con.execute(store.query(__package__, "recovery_deletes"), [run_ids]).df().set_index("run_id")
+    deletes = store.frame(con, __package__, "recovery_deletes", [run_ids]).set_index("run_id")
     for run_id, group in recovery.groupby("run_id"):
         freed = before[run_id] - group["used_mib"].iloc[-1]
         reached = group[before[run_id] - group["used_mib"] >= FREED_SHARE * freed]

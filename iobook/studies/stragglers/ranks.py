@@ -32,7 +32,7 @@ def load_phases(con) -> pd.DataFrame:
     replication), its ranks' times and its placement. Its ranks stay in DuckDB (straggler_ranks, straggler_placed)
     for the queries below."""
     con.execute(store.query(__package__, "rank_rows"))
-    phases = con.execute(store.query(__package__, "phases")).df()
+    phases = store.frame(con, __package__, "phases")
     if phases.empty:
         return phases
     paths = pd.Series(phases.path.unique())
@@ -106,7 +106,7 @@ def get_runs(con, phases: pd.DataFrame) -> pd.DataFrame:
     `crowded_*`: more than CROWDED times an even share), the slow ranks on the slowest rank's node over the number
     random placement puts there on average (`node_crowding`), and the share of the phase's log rank-time variance
     between nodes over what random placement gives (`node_variance_ratio`)."""
-    placed = con.execute(store.query(__package__, "placement_stats")).df().drop(columns="slow_ranks")
+    placed = store.frame(con, __package__, "placement_stats").drop(columns="slow_ranks")
     runs = phases.merge(placed, on="phase_id", how="left", suffixes=("", "_placed"))
     known = runs.placement.notna()
     for column in ("slowest_node", "nodes", "slow_on_node", "slowest_position", "slow_at_position"):
@@ -147,7 +147,7 @@ def get_groups(con, runs: pd.DataFrame, by: str) -> pd.DataFrame:
     their median time, that median over the phase's median rank time (`relative`; 1.3 = its ranks took 30 %
     longer), its ranks in short and how many are among the phase's slowest."""
     tested = runs[clustering_tested(runs)]
-    groups = con.execute(store.query(__package__, "groups"), [by, [int(p) for p in tested.phase_id]]).df()
+    groups = store.frame(con, __package__, "groups", [by, [int(p) for p in tested.phase_id]])
     groups = groups.rename(columns={"grouping": by}).merge(tested[["phase_id", "run"]], on="phase_id")
     groups["rank_list"] = [rank_list(f, s, last, n) for f, s, last, n in
                            zip(groups.first_rank, groups.second_rank, groups.last_rank, groups.ranks)]

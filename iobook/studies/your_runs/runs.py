@@ -71,7 +71,7 @@ def get_fio(con) -> pd.DataFrame:
     total latency and the completion-latency percentiles (ms; only for a single job: percentiles do not add up).
     The run (`unit`) is the file: one fio invocation. A job whose output states no options (terse) is its name and
     operations, its parameters unknown (UNSTATED_PARAMETERS)."""
-    df = con.execute(store.query(__package__, "fio"), [MANIFEST_CONDITION_KEYS, MIB]).df()
+    df = store.frame(con, __package__, "fio", [MANIFEST_CONDITION_KEYS, MIB])
     df.loc[df["entries"] > 1, ["lat_ms", *PERCENTILES]] = np.nan
     df["workload"] = [_fio_workload(*row) for row in zip(cells(df["rw"]), df["direction"], cells(df["unstated_key"]),
                                                           cells(df["operations"]))]
@@ -84,7 +84,7 @@ def get_fio(con) -> pd.DataFrame:
 def get_ior(con) -> pd.DataFrame:
     """One row per IOR iteration of a write or read (queries/ior.sql). The run (`unit`) is the test of one
     invocation that the iterations (-i) repeat."""
-    df = con.execute(store.query(__package__, "ior")).df()
+    df = store.frame(con, __package__, "ior")
     df["unit"] = df["source_id"].astype(str) + ":" + df["test_index"].astype(str)
     df["stonewall"] = [stonewall(s, "stoneWallingStatusFile" in (c or "")) for s, c in
                        zip(cells(df.stonewall_s), cells(df.command))]
@@ -120,7 +120,7 @@ def get_mdtest(con) -> pd.DataFrame:
     """One row per rate (ops/s) an mdtest SUMMARY printed (queries/mdtest.sql): the mean of the iterations (-i) of
     that invocation, which is one run (`unit`); mdtest prints no iteration's own rate. Phases the run did not do
     and phases that failed (get_failed_phases) are left out."""
-    df = con.execute(store.query(__package__, "mdtest")).df()
+    df = store.frame(con, __package__, "mdtest")
     tree = pd.DataFrame([mdtest_options(c) for c in cells(df["command"])], index=df.index,
                         columns=["branching", "depth", "write_bytes", "read_bytes", "unique_dir", "stonewall"])
     df = pd.concat([df.drop(columns=["command"]), tree], axis=1)
@@ -134,7 +134,7 @@ def get_failed_phases(con) -> pd.DataFrame:
     No run: each is listed with the file as readers see it, the phase (fio: the job and its rw), the line of the
     first such message (mdtest) and the reason (mdtest's message, with how many more the phase printed; fio's errno
     and its name)."""
-    df = con.execute(store.query(__package__, "failed_phases")).df()
+    df = store.frame(con, __package__, "failed_phases")
     df["file"] = present.reader_paths(con, df["file"])
     more = df["failure_lines"].fillna(1) - 1
     df["reason"] = [f"fio error {int(e)} ({errno.errorcode.get(int(e), 'not a Linux errno')})" if pd.notna(e) else
@@ -191,4 +191,4 @@ def get_setups(con, source_ids: Iterable[int]) -> pd.DataFrame:
     ids = sorted({int(i) for i in source_ids})
     if not ids:
         return pd.DataFrame(columns=SETUP_COLUMNS)
-    return con.execute(store.query(__package__, "setups"), [ids, ids]).df()
+    return store.frame(con, __package__, "setups", [ids, ids])
