@@ -18,12 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     p_book = sub.add_parser("book", help="the whole book on your data: ingest, execute changed chapters, build HTML")
     p_book.add_argument("--data", nargs="+", type=Path, default=[DEFAULT_DATA],
                         help="folders or files of logs; the book shows exactly these (default: data/raw, the published "
-                             "book in book/ and _build/html; other data builds in _build/<its name>/)")
+                             "book in book/ and _build/html; other data builds in _build/<its name>-<digest>/)")
     p_book.add_argument("--db", type=Path, help="DuckDB file, kept between builds (default: data/iobook.duckdb for "
-                        "data/raw, else iobook.duckdb in the build's folder _build/<data's name>/)")
+                        "data/raw, else iobook.duckdb in the build's folder _build/<data's name>-<digest>/)")
     p_book.add_argument("--config", type=Path, default=REGISTRY, help="chapter registry (notebooks/chapters.yml)")
     p_book.add_argument("--force", action="store_true", help="execute every chapter even if its inputs are unchanged")
     p_book.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_book.add_argument("--replace", action="store_true",
+                        help="let --db be a database that holds the book of other data (it is replaced)")
     p_book.add_argument("--anonymize", action="store_true",
                         help="show host, node and user names, IP addresses and absolute path prefixes as stable "
                              "pseudonyms in every page and download (the database keeps the originals)")
@@ -45,12 +47,28 @@ def main(argv: list[str] | None = None) -> int:
     p_ingest.add_argument("--from-parquet", type=Path, metavar="DIR",
                           help="load the parts of a Dask ingest into a new --db and build its derived tables")
 
-    p_check = sub.add_parser("check", help="CI gate: exit 1 when the newest runs of a history (fio job, IOR test, mdtest "
-                             "phase) show a decided change in the direction named (default: slower)")
+    p_check = sub.add_parser(
+        "check", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="CI gate: exit 1 when the newest runs of a history (fio job, IOR test, mdtest phase) show a decided "
+             "change in the direction named (default: slower); exit 2 when it could not search everything",
+        description="Search every history in the data (runs of one fio job, IOR test or mdtest phase under one "
+                    "label, in the order the tools dated them) for change points, as the History chapter does.",
+        epilog="exit status:\n"
+               "  0  every history was searched and none shows a decided change in the direction named\n"
+               "  1  a decided change in the direction named in the newest runs of a history\n"
+               "  2  not checked: a path given does not exist, a file could not be read, the data holds no dated\n"
+               "     runs, a history has fewer runs than a search needs, or --db holds other data\n"
+               "The report (stdout, --report-md, --report-json) lists the histories searched, the change points,\n"
+               "and every file not read whole with its reason and line.\n"
+               "window: by default, each history's change points from its last decided one on (all, when none is\n"
+               "decided), so a change stays failing until runs after it make a new level; --since or --last\n"
+               "narrows that to the change points that start within it.")
     p_check.add_argument("--data", nargs="+", type=Path, default=[DEFAULT_DATA], help="folders or files of logs")
     p_check.add_argument("--db", type=Path, help="DuckDB file (default: the one `book --data` uses)")
+    p_check.add_argument("--replace", action="store_true", help="let --db be a database built from other data")
     window = p_check.add_mutually_exclusive_group()
-    window.add_argument("--since", metavar="DATE", help="only change points starting at or after DATE (2026-11-01)")
+    window.add_argument("--since", metavar="RUN|DATE",
+                        help="only change points starting at or after DATE (2026-11-01), or at or after run number RUN")
     window.add_argument("--last", type=int, metavar="N", help="only change points among a history's last N runs")
     p_check.add_argument("--direction", choices=["slower", "faster", "either"], default="slower",
                          help="which decided changes fail the gate: slower (less bandwidth or rate, longer clat p99)")
@@ -77,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         from .build import build_book
 
         return build_book(args.data, args.db, args.config, force=args.force, progress=not args.quiet,
-                          anonymize=args.anonymize)
+                          anonymize=args.anonymize, replace=args.replace)
     if args.command == "ingest":
         from .ingest import format_ingest
 
@@ -109,10 +127,16 @@ def main(argv: list[str] | None = None) -> int:
         print(format_ingest(counts))
         return 1 if counts["failed"] or counts["failed before"] else 0
     if args.command == "check":
-        from .check import check
+        from .check import check, window_start
+
+        try:
+            window_start(args.since)
+        except ValueError:
+            parser.error(f"--since {args.since}: neither a run number nor a date (2026-11-01)")
 
         return check(args.data, args.db, since=args.since, last=args.last, direction=args.direction,
-                     report_md=args.report_md, report_json=args.report_json, progress=not args.quiet)
+                     report_md=args.report_md, report_json=args.report_json, progress=not args.quiet,
+                     replace=args.replace)
     if args.command == "chapters":
         from .chapters import format_summary, run_chapters
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import chapters, store
 from .charts import DOWNLOADS
 from .digest import files_digest
-from .ingest import format_ingest, ingest
+from .ingest import OtherDataError, format_ingest, ingest
 
 PUBLISHED_DATA = chapters.REPO_ROOT / "data" / "raw"
 HTML = chapters.REPO_ROOT / "_build" / "html"  # the published book's site (a build on other data: build_root's)
@@ -24,6 +24,8 @@ HTML = chapters.REPO_ROOT / "_build" / "html"  # the published book's site (a bu
 BOOK_FILES = ("_config.yml", "book/intro.md", "book/methods.md", "book/references.md", "book/references.bib",
               "book/_templates", "book/_static")
 WRITTEN_BY_CHAPTERS = ("downloads", "fonts")  # under book/_static: each build's own
+BUILD_DIGEST_CHARS = 8
+EXIT_OTHER_DATA = 2  # the database named holds another book
 
 
 def is_published_data(data: list[Path]) -> bool:
@@ -32,12 +34,17 @@ def is_published_data(data: list[Path]) -> bool:
 
 def build_root(data: list[Path]) -> Path:
     """Where a build on `data` keeps its book: this checkout for data/raw (the published chapters in book/, the
-    site in _build/html), else _build/<the data folders' names>/ with its own book/, _build/html and database,
+    site in _build/html), else _build/<build_name>/ with its own book/, _build/html and database,
     so that a build on one's own logs never touches the published book."""
-    if is_published_data(data):
-        return chapters.REPO_ROOT
-    name = "+".join(re.sub(r"[^\w.-]+", "_", Path(p).resolve().name) or "root" for p in data)[:100]
-    return chapters.REPO_ROOT / "_build" / name
+    return chapters.REPO_ROOT if is_published_data(data) else chapters.REPO_ROOT / "_build" / build_name(data)
+
+
+def build_name(data: list[Path]) -> str:
+    """The folder of a build on other data than data/raw: its folders' names and a digest of their absolute paths
+    (two folders of one name, a/history/data and b/sweep/data, are two books)."""
+    resolved = [Path(p).resolve() for p in data]
+    name = "+".join(re.sub(r"[^\w.-]+", "_", p.name) or "root" for p in resolved)[:100]
+    return f"{name}-{hashlib.sha256(chr(10).join(map(str, resolved)).encode()).hexdigest()[:BUILD_DIGEST_CHARS]}"
 
 
 def default_db(data: list[Path]) -> Path:
@@ -196,16 +203,20 @@ def build_html(anonymize: bool = False, root: Path = chapters.REPO_ROOT) -> int:
 
 
 def build_book(data: list[Path], db: Path | None = None, config: Path = chapters.REGISTRY, force: bool = False,
-               progress: bool = True, anonymize: bool = False) -> int:
+               progress: bool = True, anonymize: bool = False, replace: bool = False) -> int:
     """The book on `data`, in build_root(data); `db` defaults to that root's database (data/iobook.duckdb for
-    data/raw)."""
+    data/raw). A database that holds the book of other data is not replaced (exit 2) unless `replace`."""
     from . import root as sources
 
     sources.unpack()  # a plain install run outside a checkout: the book's sources, into chapters.REPO_ROOT
     root = build_root(data)
     db = Path(db) if db is not None else default_db(data)
     db.parent.mkdir(parents=True, exist_ok=True)
-    counts = ingest(data, db, progress=progress, prune=True)
+    try:
+        counts = ingest(data, db, progress=progress, prune=True, replace=replace)
+    except OtherDataError as e:
+        print(f"book: not built: {e}")
+        return EXIT_OTHER_DATA
     print(format_ingest(counts))
     if counts["failed"] or counts["failed before"]:
         print("some files could not be read: the Data chapter lists them with their reason and line")

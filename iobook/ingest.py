@@ -10,6 +10,7 @@ import codecs
 import ctypes
 import functools
 import hashlib
+import json
 import lzma
 import math
 import multiprocessing
@@ -591,10 +592,23 @@ def _chunks(todo: list[tuple[str, int]], sizes: dict[str, int]) -> list[list[tup
     return chunks + [chunk] if chunk else chunks
 
 
-def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool = False) -> Counter:
+DATA_PATHS_STATE = "data_paths"  # what a pruned store holds: the paths it was pruned to, resolved
+
+
+class OtherDataError(Exception):
+    """A pruned ingest into a store that holds other data: it would drop that data's records (another book's)."""
+
+    def __init__(self, db_path: Path, held: list[str]):
+        super().__init__(f"{db_path} holds the book of other data ({', '.join(held)}): not replaced "
+                         "(--replace replaces it; --db names another database)")
+
+
+def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool = False,
+           replace: bool = False) -> Counter:
     """Parse new and changed files under `paths` into the store. With `prune`, files the store holds that
     are no longer under `paths` are marked gone and their records removed: the store then shows exactly
-    what the folders hold (the book's builds), while plain ingests add to it."""
+    what the folders hold (the book's builds), while plain ingests add to it. A pruned store remembers its
+    paths: pruning it to other paths raises OtherDataError unless `replace`."""
     files, refused, failed = find_files(paths)
     counts = Counter(seen=len(files) + len(refused) + len(failed), failed=len(failed))
     for path, reason in failed.items():
@@ -608,6 +622,12 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         workers.close()
         raise
     try:
+        held = store.get_state(con, DATA_PATHS_STATE)
+        wanted = json.dumps(sorted(str(Path(p).resolve()) for p in paths))
+        if prune and held is not None and held != wanted and not replace:
+            raise OtherDataError(Path(db_path), json.loads(held))
+        if prune and held != wanted:  # before any write: a crash leaves a store the next ingest of these paths completes
+            store.set_state(con, DATA_PATHS_STATE, wanted)
         known = store.known_sources(con)
         next_id = store.next_source_id(con)
         # Records are what the parsers made of a file: new parsers re-parse every file, changed or not.

@@ -12,6 +12,7 @@ import pytest
 from conftest import copy_checkout
 from iobook import anonymize, chapters
 from iobook.anonymize import Anonymizer, pseudonym
+from iobook.build import build_name
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw"
@@ -346,7 +347,7 @@ def anonymised_site(tmp_path_factory) -> Path:
         built = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True)
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         shutil.rmtree(tree / PREVIOUS.parent.name, ignore_errors=True)
-    return checkout / "_build" / tree.name / "_build" / "html"  # a build on other data keeps its own site
+    return checkout / "_build" / build_name([tree]) / "_build" / "html"  # a build on other data keeps its own site
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """fio parser: exact values from real fio output (fixtures made here by scripts/make_fio_fixtures.sh
 with Debian's fio 3.33, and fio 2.x files copied from public repositories, see SOURCES.md)."""
+import json
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,46 @@ def test_terse_jobs_say_their_parameters_are_unknown_and_group_by_what_they_carr
                             JOIN sources s USING (source_id)
                             WHERE s.path LIKE '%multi.json'""").fetchall()
     assert stated == [(True, None)]
+
+
+def _compact(text: str) -> str:
+    """A fio JSON log as Python's json.dump would write it: fio's notes before the document kept, every document
+    on one line, no final newline (what a user's post-processing script leaves)."""
+    start = fio.JSON_START.search(text).start()
+    decoder, pos, docs = json.JSONDecoder(), start, []
+    while pos < len(text) and text.startswith("{", pos):
+        doc, end = decoder.raw_decode(text, pos)
+        docs.append(json.dumps(doc, separators=(",", ":")))
+        pos = fio.NEXT_DOCUMENT.match(text, end).end()
+    return text[:start] + "\n".join(docs) + text[pos:].rstrip("\n")
+
+
+def _json_logs(*folders: Path) -> list[Path]:
+    return sorted(p for folder in folders for p in folder.rglob("*") if p.is_file()
+                  and detect(p.read_text(encoding="utf-8", errors="replace")[:DETECT_BYTES]) is not None
+                  and detect(p.read_text(encoding="utf-8", errors="replace")[:DETECT_BYTES]).name == "fio-json")
+
+
+def _same_records_compact(paths: list[Path]) -> None:
+    from iobook.ingest import _parse
+
+    assert paths
+    for path in paths:
+        data = path.read_bytes()
+        indented = _parse({"path": str(path)}, data)
+        compact = _parse({"path": str(path)}, _compact(data.decode("utf-8")).encode())
+        assert indented.row["status"] == "ok" and indented.records, path
+        assert (compact.row["status"], compact.row.get("error")) == ("ok", None), (path, compact.row)
+        assert compact.records == indented.records, path
+
+
+def test_every_fio_json_fixture_reads_the_same_compact_and_without_a_final_newline():
+    """Issue 47: Python's json.dump writes no final newline (was: 'truncated ... invalid JSON'), and a compact
+    one-line document was 'not a log format iobook reads'. The fixtures (fio 2.x and 3.33, json and json+, notes
+    before the document) and data/examples' fio histories."""
+    _same_records_compact(_json_logs(FIX, FIX.parents[2] / "data" / "examples"))
+
+
+@pytest.mark.slow
+def test_every_fio_json_of_data_raw_reads_the_same_compact_and_without_a_final_newline():
+    _same_records_compact(_json_logs(FIX.parents[2] / "data" / "raw"))

@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import ARCHIVE, BUILT_TOOLS, PUBLISHED_DB, REPO, SHARED, copy_checkout
+from iobook.build import build_name
 
 SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
     "ibm": "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",
@@ -71,8 +72,8 @@ def built(checkout, tree):
 
 
 def site(checkout, tree):
-    """A build on other data than data/raw writes its chapters and site to _build/<its data's name>/."""
-    return checkout / "_build" / tree.name / "_build" / "html"
+    """A build on other data than data/raw writes its chapters and site to _build/<its data's name>-<digest>/."""
+    return checkout / "_build" / build_name([tree]) / "_build" / "html"
 
 
 def test_a_build_on_other_data_leaves_the_published_book_as_it_was(checkout, tree, built):
@@ -81,8 +82,8 @@ def test_a_build_on_other_data_leaves_the_published_book_as_it_was(checkout, tre
     after = published(checkout)
     changed = sorted(str(p) for p in before.keys() | after.keys() if before.get(p) != after.get(p))
     assert changed == []  # the new chapter's registration (README, _toc.yml, book/intro.md) came before
-    assert (checkout / "_build" / tree.name / "book" / "your_runs.ipynb").is_file()
-    assert f"_build/{tree.name}/_build/html/index.html" in book.stdout
+    assert (checkout / "_build" / build_name([tree]) / "book" / "your_runs.ipynb").is_file()
+    assert f"_build/{build_name([tree])}/_build/html/index.html" in book.stdout
 
 
 def test_a_rebuild_with_nothing_changed_keeps_every_download(checkout, tree, built):

@@ -128,10 +128,11 @@ def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsew
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     book = elsewhere / "_build" / "iobook"
     assert (book / "notebooks" / "chapters.yml").read_bytes() == (REPO / "notebooks" / "chapters.yml").read_bytes()
-    assert (book / "_build" / "run01" / "_build" / "html" / "book" / "your_runs.html").is_file()
+    (run01,) = (book / "_build").glob("run01-*")  # build.build_name: the folder's name and a digest of its path
+    assert (run01 / "_build" / "html" / "book" / "your_runs.html").is_file()
     # the Data page names the database as the reader who ran the command finds it, from this folder (it named it
     # relative to the unpacked sources: _build/run01/..., a path that is not there)
-    (database,) = (book / "_build" / "run01").glob("*.duckdb")
-    data_page = (book / "_build" / "run01" / "_build" / "html" / "book" / "data.html").read_text(encoding="utf-8")
+    (database,) = run01.glob("*.duckdb")
+    data_page = (run01 / "_build" / "html" / "book" / "data.html").read_text(encoding="utf-8")
     assert f'duckdb.connect("{database.relative_to(elsewhere)}", read_only=True)' in html.unescape(
         re.sub(r"<[^>]+>", "", data_page))

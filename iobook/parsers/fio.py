@@ -123,7 +123,8 @@ def _version(text: str | None) -> str | None:
 
 # ---------------------------------------------------------------- JSON and json+
 
-JSON_START = re.compile(r'^\{\s*\n\s*"fio version"\s*:', re.M)
+# `{` at a line's start, then "fio version": indented (fio's own) or compact (json.dump's, one line)
+JSON_START = re.compile(r'^\{\s*"fio version"\s*:', re.M)
 
 
 def _detect_json(head: str) -> bool:
@@ -192,7 +193,7 @@ def parse_json(text: str) -> Parsed:
     numbered on; where they end, when other text follows."""
     m = JSON_START.search(text)
     if not m:
-        raise ParseError("no fio JSON object (a line '{' then \"fio version\")")
+        raise ParseError("no fio JSON object ('{' at a line's start, then \"fio version\")")
     decoder = json.JSONDecoder()
     pos, records, version = m.start(), [], None
     while True:
@@ -200,6 +201,9 @@ def parse_json(text: str) -> Parsed:
         try:
             doc, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as e:
+            if not text[e.pos:].strip():  # the text ended inside the document
+                raise ParseError(f"cut short: the JSON document ends before it closes (invalid JSON: {e.msg})",
+                                 e.lineno) from None
             raise ParseError(f"invalid JSON: {e.msg}", e.lineno) from None
         jobs = doc.get("jobs", doc.get("client_stats")) if isinstance(doc, dict) else None
         if not isinstance(jobs, list):
@@ -593,7 +597,8 @@ def parse_error(text: str) -> Parsed:
 
 
 FORMATS = (
-    Format(name="fio-json", tool="fio", detect=_detect_json, parse=parse_json),
+    # a JSON document need not end in a newline (json.dump writes none): the decoder tells a cut one
+    Format(name="fio-json", tool="fio", detect=_detect_json, parse=parse_json, ends_in_newline=False),
     Format(name="fio-terse", tool="fio", detect=_detect_terse, parse=parse_terse),
     Format(name="fio-normal", tool="fio", detect=_detect_normal, parse=parse_normal),
     Format(name="fio-log", tool="fio", detect=_detect_log, parse=parse_log),

@@ -89,7 +89,7 @@ def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
 
 def database_path(con) -> str | None:
     """The file of the database the chapter reads, as readers see it (relative to the repository when inside it:
-    data/iobook.duckdb for the published book, _build/<name>/iobook.duckdb for a build on other data); None for a
+    data/iobook.duckdb for the published book, _build/<name>-<digest>/iobook.duckdb for a build on other data); None for a
     database in memory."""
     (path,) = con.execute(store.query(__package__, "database_path")).fetchone()
     return present.shown_path(str(Path(path).resolve())) if path else None
