@@ -592,9 +592,6 @@ def _chunks(todo: list[tuple[str, int]], sizes: dict[str, int]) -> list[list[tup
     return chunks + [chunk] if chunk else chunks
 
 
-DATA_PATHS_STATE = "data_paths"  # what a pruned store holds: the paths it was pruned to, resolved
-
-
 class OtherDataError(Exception):
     """A pruned ingest into a store that holds other data: it would drop that data's records (another book's)."""
 
@@ -622,12 +619,12 @@ def ingest(paths: list[Path], db_path: Path, progress: bool = True, prune: bool 
         workers.close()
         raise
     try:
-        held = store.get_state(con, DATA_PATHS_STATE)
+        held = store.get_state(con, store.DATA_PATHS_STATE)
         wanted = json.dumps(sorted(str(Path(p).resolve()) for p in paths))
         if prune and held is not None and held != wanted and not replace:
             raise OtherDataError(Path(db_path), json.loads(held))
         if prune and held != wanted:  # before any write: a crash leaves a store the next ingest of these paths completes
-            store.set_state(con, DATA_PATHS_STATE, wanted)
+            store.set_state(con, store.DATA_PATHS_STATE, wanted)
         known = store.known_sources(con)
         next_id = store.next_source_id(con)
         # Records are what the parsers made of a file: new parsers re-parse every file, changed or not.

@@ -1,26 +1,48 @@
 """Each source's label, the name a reader knows its runs by: the first matching pattern of the nearest `labels.yml`
 / `labels.csv` above its file (path glob: label), else the system of the IO500 run whose phase log it is, else its
-file's top folder under the data's root (the deepest folder holding every file ingested). Your runs compares labels;
+file's top folder under the DATA folder holding it (for a database plain ingests added to, under the deepest folder
+holding every file ingested). Your runs compares labels;
 History keeps each label's runs a history of their own (one machine's runs are never another's). And each source's
 design (`designs`): the collector run it belongs to, else the tool and version its log prints."""
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 import pandas as pd
 
-from . import labels, present
+from . import labels, present, store
 
 TOOLS = ("fio", "ior", "mdtest")  # the tools whose runs are labelled
 
 
+def data_paths(con) -> list[PurePosixPath]:
+    """The folders and files a book was built from (DATA, resolved, as a pruned ingest recorded them); none for a database
+    that plain ingests added to."""
+    held = store.get_state(con, store.DATA_PATHS_STATE)
+    return [PurePosixPath(p) for p in json.loads(held)] if held else []
+
+
 def data_root(con) -> PurePosixPath | None:
-    """The deepest folder holding every file the database read (and did not lose since)."""
+    """The folder runs are labelled under: the one DATA folder a book was built from, else the deepest folder
+    holding every file the database read (and did not lose since)."""
     folders = [str(PurePosixPath(p).parent) for (p,) in
                con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall()]
-    return PurePosixPath(os.path.commonpath(folders)) if folders else None
+    common = PurePosixPath(os.path.commonpath(folders)) if folders else None
+    given = data_paths(con)
+    return given[0] if len(given) == 1 and common is not None and common.is_relative_to(given[0]) else common
+
+
+def folder_label(path: PurePosixPath, root: PurePosixPath | None, given: list[PurePosixPath]) -> str:
+    """A file's label from its folders: its top folder under the DATA folder holding it (the README's rule: one
+    system folder with configurations under it is one label), else under the data's root; a file directly in it
+    takes that folder's name."""
+    holding = [g for g in given if path.is_relative_to(g) and path != g]
+    base = max(holding, key=lambda g: len(g.parts)) if holding else root
+    parts = path.relative_to(base).parts if base is not None and path.is_relative_to(base) else path.parts
+    return parts[0] if len(parts) > 1 else (base.name if base is not None else path.parent.name)
 
 
 def io500_systems(con) -> dict[int, str]:
@@ -46,7 +68,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
     cannot be used, patterns that label nothing), the paths in them as readers see them."""
     ids = sorted({int(s) for s in source_ids})
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
-    root = data_root(con)
+    root, given = data_root(con), data_paths(con)
     label_files = labels.label_files(con)
     shown = dict(zip([p for p, _ in label_files], present.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
     notes, rules = [], {}
@@ -67,8 +89,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
         if label is None and source_id in systems:
             label, by = systems[source_id], "IO500 run"
         if label is None:
-            parts = path.relative_to(root).parts if root is not None and path.is_relative_to(root) else path.parts
-            label, by = (parts[0] if len(parts) > 1 else (root.name if root is not None else path.parent.name)), "folder"
+            label, by = folder_label(path, root, given), "folder"
         rows.append({"source_id": source_id, "label": label, "labelled_by": by})
     files = []
     for labels_path, file_rules in rules.items():

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .batch import Batch
 
 DEFAULT_DB = Path("data/iobook.duckdb")
+DATA_PATHS_STATE = "data_paths"  # ingest_state's key of what a pruned store holds: the paths it was pruned to, resolved
 # DuckDB's buffer pool defaults to 80 % of RAM and kept the whole growing database in memory (750 MiB at
 # 20,000 files); writing needs little of it. The derived tables' queries need more as the tree grows
 # (over 96 MB at 82,544 files), and run alone, once the files are written: with 64 MB while writing and

@@ -864,3 +864,39 @@ def test_two_labels_name_the_setup_fields_a_setup_yml_states_differently(tmp_pat
     # both rows (write, read) differ in it: said once above the table (tables.split_constant)
     assert len(report.tables["tab-runs-comparisons"].frame) == 2
     assert present.md_escape("setups differ in=release 2.15.3 → 2.15.4") in str(report.values["shared-comparisons"])
+
+
+SWEEP = REPO / "data" / "examples" / "sweep"
+
+
+def _labels_of(tmp_path, data: list[Path]) -> dict[str, set[str]]:
+    """label -> the configuration folders of its fio runs, after the book's (pruned) ingest of `data`."""
+    db = tmp_path / "labels.duckdb"
+    ingest(data, db, progress=False, prune=True)
+    with store.open_read(db) as con:
+        ids = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE tool = 'fio'").fetchall()]
+        paths = dict(con.execute("SELECT source_id, path FROM sources").fetchall())
+        labelled = source_labels.label_sources(con, ids)[0]
+    out: dict[str, set[str]] = {}
+    for source_id, label in zip(labelled.source_id, labelled.label):
+        out.setdefault(label, set()).add(Path(paths[source_id]).parent.name)
+    return out
+
+
+@pytest.mark.slow
+def test_a_label_is_the_top_folder_under_data_in_every_layout(tmp_path):
+    """Issue 47: with one system folder (results/vda-ext4/<config>/rep*.json) the configuration folders became the
+    labels (the deepest folder holding every file was vda-ext4/), not vda-ext4 as the README says. The sweep's
+    real fio runs (data/examples/sweep, without its labels.yml) in three layouts."""
+    one, several, flat = tmp_path / "one" / "results", tmp_path / "several" / "results", tmp_path / "flat" / "results"
+    configs = ["fio-randread-bs4k-qd1", "fio-randread-bs4k-qd16"]
+    for config in configs:
+        shutil.copytree(SWEEP / "vda-ext4" / config, one / "vda-ext4" / config)
+        for system in ("vda-ext4", "tmpfs"):
+            shutil.copytree(SWEEP / system / config, several / system / config)
+    flat.mkdir(parents=True)
+    for rep in ("rep1", "rep2", "rep3"):
+        shutil.copy(SWEEP / "tmpfs" / configs[0] / f"{rep}.json", flat / f"{rep}.json")
+    assert _labels_of(tmp_path / "one", [one]) == {"vda-ext4": set(configs)}
+    assert _labels_of(tmp_path / "several", [several]) == {"vda-ext4": set(configs), "tmpfs": set(configs)}
+    assert _labels_of(tmp_path / "flat", [flat]) == {"results": {"results"}}
