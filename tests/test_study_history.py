@@ -210,3 +210,29 @@ def test_a_change_point_names_what_a_setup_yml_states_changed(tmp_path):
         changes = study.report(con).tables["tab-history-changes"].frame.set_index(["history", "run"])
     write = changes.loc[("change · IOR write (POSIX, 2 tasks on vm)", 13)]
     assert "setup.yml filesystem: tmpfs → ext4" in write["what else changed"].replace("\\", "")
+
+
+def _marks(chart) -> tuple[set[str], set[str]]:
+    """The bw-log states of a history chart's points and the verdicts of its change-point rules, from its spec."""
+    spec = chart.to_dict()
+    datasets = spec.get("datasets", {})
+    states, verdicts = set(), set()
+    for rows in datasets.values():
+        states |= {r["state"] for r in rows if "state" in r}
+        verdicts |= {r["verdict"] for r in rows if "verdict" in r}
+    return states, verdicts
+
+
+@pytest.mark.slow
+def test_the_chart_says_steady_only_where_a_bw_log_says_so(reports, ior_reports):
+    """Issue 47: every run was 'steady' in the legend when no run had a bw log (IOR and mdtest never write one)."""
+    assert _marks(ior_reports["change"].figures["fig-history"])[0] == {"no bw log"}
+    assert "steady" in _marks(reports["change"].figures["fig-history"])[0] <= {"steady", "not steady"}  # bw_bw.1.log each
+
+
+@pytest.mark.slow
+def test_undecided_change_points_are_drawn_apart_from_decided_ones(reports):
+    """change/: the move at run 16 is decided, the search's point at run 27 is not (its ratio's interval holds 1)."""
+    changes = reports["change"].tables["tab-history-changes"].frame
+    assert {"decided", "undecided"} <= set(changes.verdict.astype(str))
+    assert _marks(reports["change"].figures["fig-history"])[1] == {"decided", "not decided"}

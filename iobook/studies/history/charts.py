@@ -6,9 +6,9 @@ import re
 import textwrap
 
 import altair as alt
-import numpy as np
 import pandas as pd
 
+from ... import evidence
 from .analysis import MEASURES
 
 IO500_PANELS_A_ROW = 2  # three of 200 px with their axes were wider than the page's text column (cut at 1280 px)
@@ -17,18 +17,28 @@ CHART_MEASURES = {"bw_bytes_s": ("MiB_s", "bandwidth (MiB/s, log)", 2**-20), "p9
                   "ops_s": ("ops_s", "rate (ops/s, log)", 1.0)}
 
 
+NO_BW_LOG = "no bw log"
+# a decided change point drawn solid and black, an undecided one dashed and grey: the search found it, the rule did not
+DECIDED, NOT_DECIDED = "decided", "not decided"
+CHANGE_DASHES = alt.Scale(domain=[DECIDED, NOT_DECIDED], range=[[1, 0], [4, 3]])
+CHANGE_COLOURS = alt.Scale(domain=[DECIDED, NOT_DECIDED], range=["black", "#999999"])
+
+
 def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_bytes_s") -> alt.VConcatChart:
     """Every run's value of one measure (`column`) over time, one panel per history that has it (titled by its label
-    and job, its workload key in the tooltip), fio runs whose bw log is not steady marked, that measure's change
-    points as dashed rules."""
+    and job, its workload key in the tooltip), fio runs marked steady or not where a bw log says so, that measure's
+    change points as rules: decided solid, undecided dashed."""
     shown, title_y, factor = CHART_MEASURES[column]
     quantity = MEASURES[column][0]
     time = alt.X("started:T", title="run started (UTC for fio; the machine's clock for IOR and mdtest)",
                  scale=alt.Scale(type="utc"), axis=alt.Axis(format="%m-%d %H:%M:%S", labelAngle=-30))
+    if "verdict" not in changes:  # no change point found: history_changes adds no record columns
+        changes = changes.assign(verdict=pd.Series(dtype=object))
     panels = []
     for (label, workload), h in runs[runs[column] > 0].groupby(["label", "workload"], sort=False):
+        # steadiness is known only from a bw log: a run without one is neither steady nor not
         data = h.assign(**{shown: h[column] * factor},
-                        state=np.where(h.steady.fillna(True).astype(bool), "steady", "not steady"))
+                        state=[NO_BW_LOG if pd.isna(s) else "steady" if s else "not steady" for s in h.steady])
         data = data[["workload", "run", "started", shown, "state"]]
         points = alt.Chart(data).mark_point(filled=True).encode(
             x=time, y=alt.Y(f"{shown}:Q", scale=alt.Scale(type="log"), title=title_y),
@@ -36,8 +46,12 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_b
             tooltip=["workload:N", "run:Q", alt.Tooltip("started:T", format="%Y-%m-%d %H:%M:%S"),
                      alt.Tooltip(f"{shown}:Q", format=",.3g"), "state:N"])
         at = changes.loc[(changes.label == label) & (changes.workload == workload) & (changes.measure == quantity),
-                         ["run", "started"]]
-        rules = alt.Chart(at).mark_rule(strokeDash=[4, 3], color="black").encode(x=time, tooltip=["run:Q"])
+                         ["run", "started", "verdict"]]
+        at = at.assign(verdict=[DECIDED if v == evidence.Verdict.DECIDED else NOT_DECIDED for v in at.verdict])
+        rules = alt.Chart(at).mark_rule().encode(
+            x=time, tooltip=["run:Q", alt.Tooltip("verdict:N", title="change point")],
+            strokeDash=alt.StrokeDash("verdict:N", title="change point", scale=CHANGE_DASHES),
+            color=alt.Color("verdict:N", title="change point", scale=CHANGE_COLOURS))
         target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
         where = f", target {target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
         title = f"{h.history.iloc[0]}{where}, {len(h):,} runs"
