@@ -297,3 +297,11 @@ def test_every_fio_json_fixture_reads_the_same_compact_and_without_a_final_newli
 @pytest.mark.slow
 def test_every_fio_json_of_data_raw_reads_the_same_compact_and_without_a_final_newline():
     _same_records_compact(_json_logs(FIX.parents[2] / "data" / "raw"))
+
+
+def test_two_processes_without_group_reporting_are_one_job_of_numjobs_2():
+    """Issue 47: fio's normal output prints a block per process (`jobs=1` each) without group_reporting; the text log
+    got numjobs=1 while the JSON of the same job says numjobs 2, so the two became different configurations
+    (fixtures: fio333-numjobs2.*, `--numjobs=2`, SOURCES.md)."""
+    text, js = parsed("fio333-numjobs2.normal.txt"), parsed("fio333-numjobs2.json")
+    assert [j.numjobs for j in jobs(text)] == [j.numjobs for j in jobs(js)] == [2, 2]

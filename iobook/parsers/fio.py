@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -410,6 +411,8 @@ def _normal_records(headers, blocks, groups, version, first_err) -> Parsed:
         raise ParseError("no fio job lines ('name: (groupid=...' or 'name: (g=...): rw=')")
     records: list = list(groups)
     fmt = "fio-normal"
+    # without group_reporting, each of a job's numjobs processes prints a block of its own (jobs=1)
+    processes = Counter((b.name, b.groupid) for b in blocks)
     for i, b in enumerate(blocks):
         h = headers.get(b.name)
         ios = []
@@ -423,7 +426,7 @@ def _normal_records(headers, blocks, groups, version, first_err) -> Parsed:
         records.append(FioJob(
             job_index=i, format=fmt, version=version, jobname=b.name, groupid=b.groupid, error=b.err, rw=h and h["rw"],
             bs=h and h["bs"],
-            iodepth=h and int(h["depth"]), numjobs=b.jobs, direct=None, ioengine=h and h["engine"],
+            iodepth=h and int(h["depth"]), numjobs=b.jobs if b.jobs > 1 else processes[(b.name, b.groupid)], direct=None, ioengine=h and h["engine"],
             runtime_s=max(io.runtime_ms for io in ios) / 1000 if ios else None,
             usr_cpu_pct=b.cpu and b.cpu[0], sys_cpu_pct=b.cpu and b.cpu[1], bw_log=None, iops_log=None, lat_log=None))
         records += ios
