@@ -558,3 +558,21 @@ def test_rank_0s_node_is_read_from_the_machine_line():
     (tucson,) = ARCHIVE.glob("IBM Tucson/*/*/2023/submission-679/results/*/ior-easy-write.txt")
     assert {t.host for t in of(parse_file(tucson), ior.IorTest)} == {"arches1"}  # 'Machine : Linux arches1'
     assert ior.machine_host("Linux vm 6.18.44-fc-v595 #1 SMP PREEMPT_DYNAMIC @0 x86_64") == "vm"
+
+
+@pytest.mark.slow
+def test_a_latency_column_that_holds_the_phase_time_is_flagged(tmp_path):
+    """Issue 47: IOR 3.3.0+dev printed 260.05 in CSIRO's 2020 ior_hard_read.txt's Latency(s) column beside wr/rd 260.13 s
+    (180,000 segments of one 47,008-byte transfer a rank): no time per operation, and Your runs showed 260,050 ms.
+    Built-tools' IOR 4.1 log (ior_posix_fpp_1m_np2_i3.log) prints a real one."""
+    csiro = ARCHIVE / "CSIRO" / "bracewell" / "scratch2" / "2020" / "submission-47" / "ior_hard_read.txt"
+    db = tmp_path / "latency.duckdb"
+    ingest([csiro, BUILT / "ior_posix_fpp_1m_np2_i3.log"], db, progress=False)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT s.path, i.latency_s, i.latency_is_phase_time FROM ior_iterations i "
+                           "JOIN ior_tests t USING (test_id) JOIN sources s ON s.source_id = t.source_id "
+                           "WHERE i.access IN ('write', 'read')").fetchall()
+        shown = con.execute("SELECT count(*) FROM ior_iterations WHERE latency_is_phase_time").fetchone()[0]
+    flagged = {Path(p).name: (lat, flag) for p, lat, flag in rows if flag}
+    assert flagged == {"ior_hard_read.txt": (260.05, True)} and shown == 1
+    assert not any(flag for p, _, flag in rows if Path(p).name == "ior_posix_fpp_1m_np2_i3.log")

@@ -37,10 +37,15 @@ SELECT t.source_id || ':' || t.test_index AS test_id,
 FROM raw_ior_tests AS t
 WHERE NOT (t.layout = 'rank-csv' AND t.source_id IN (SELECT csv_source_id FROM ior_rank_csv_links));
 
+-- latency_is_phase_time: the Latency(s) column cannot be a mean time per operation (IOR 3.3.0 printed the phase's
+-- time there, e.g. CSIRO's 2020 ior_hard_read.txt: 260.05 s beside wr/rd 260.13 s): a rank's operations, one after
+-- another, times that latency exceed twice the phase's time (IOR's I/O is synchronous within a rank).
 CREATE OR REPLACE VIEW ior_iterations AS
-SELECT source_id || ':' || test_index AS test_id, access, iteration,
-       bw_mib_s, iops, latency_s, block_kib, xfer_kib, open_s, wrrd_s, close_s, total_s
-FROM raw_ior_iterations;
+SELECT i.source_id || ':' || i.test_index AS test_id, i.access, i.iteration,
+       i.bw_mib_s, i.iops, i.latency_s, i.block_kib, i.xfer_kib, i.open_s, i.wrrd_s, i.close_s, i.total_s,
+       coalesce(i.latency_s * t.segments * i.block_kib / nullif(i.xfer_kib, 0) > 2 * i.wrrd_s, false)
+           AS latency_is_phase_time
+FROM raw_ior_iterations AS i LEFT JOIN raw_ior_tests AS t USING (source_id, test_index);
 
 -- IOR's own "Summary of all tests" (or JSON summary) when the log has one; otherwise computed here
 -- from the iterations the way IOR does it (population standard deviation).

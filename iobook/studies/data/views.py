@@ -68,7 +68,9 @@ VIEW_ROWS = {
                               "logs, and why",
     "ior_tests": "IOR test: version, api, tasks, nodes, transfer and block size in bytes, segments, "
                  "file-per-process, command",
-    "ior_iterations": "IOR result row: access, iteration, MiB/s, IOPS, latency, open/wr-rd/close/total seconds",
+    "ior_iterations": "IOR result row: access, iteration, MiB/s, IOPS, latency, open/wr-rd/close/total seconds; "
+                      "latency_is_phase_time where the latency column cannot be per operation (IOR 3.3.0 printed the "
+                      "phase's time there)",
     "ior_summary": "IOR summary row per access: max/min/mean/std MiB/s and ops, from the log's summary or "
                    "computed from its iterations",
     "ior_ranks": "per-rank CSV row (saveRankPerformanceDetailsCSV)",
