@@ -34,7 +34,7 @@ lock: venv
 # chapter re-executes only when its template, parameters or data changed. Files that fail to parse do not
 # stop the build; the Data chapter lists them. `make book ANONYMIZE=1`: a book safe to publish (README).
 # DATA other than data/raw never touches the published book: its chapters, site and database go to
-# _build/<its folders' names>-<digest>/ (iobook/build.py, build_root).
+# _build/<its folders' names>-<digest>/ (iobook/book/build.py, build_root).
 DATA ?= data/raw
 
 book: venv

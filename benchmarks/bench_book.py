@@ -51,7 +51,7 @@ def copy_repository(dest: Path) -> None:
 
 def chapter_names() -> list[str]:
     sys.path.insert(0, str(REPO))
-    from iobook import chapters
+    from iobook.book import chapters
     return [c.name for c in chapters.load_registry()]
 
 
@@ -70,7 +70,7 @@ def bench_scale(archive: Path, copies: int, result: dict, save) -> None:
         steps += [(f"chapter {name}", [*iobook, "chapters", "--db", str(db), "--only", name, "--force"])
                   for name in chapter_names()]
         steps.append(("site", [sys.executable, "-c", "import sys; from pathlib import Path; "
-                               "from iobook.build import build_site; sys.exit(build_site(Path(sys.argv[1])))",
+                               "from iobook.book.build import build_site; sys.exit(build_site(Path(sys.argv[1])))",
                                str(db)]))
         scale["files"] = sum(1 for _ in (tmp / "archive").rglob("*") if _.is_file())
         for name, cmd in steps:

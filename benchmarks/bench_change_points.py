@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/bench_change_points.py [--runs 7,30,100] [--repeat 3]
 
-For each history length n: the best single split (history._split_gain: ruptures' Binseg, at least MIN_UNITS a
-side) of PERMUTATIONS shuffles of n log-normal values, once on history.RunningSumsL2 (what the chapter uses)
+For each history length n: the best single split (change_points.split_gain: ruptures' Binseg, at least MIN_UNITS a
+side) of PERMUTATIONS shuffles of n log-normal values, once on change_points.RunningSumsL2 (what the chapter uses)
 and once on ruptures' CostL2 (the baseline); prints the median seconds of each over --repeat runs, their ratio, and
 whether both found the same split with the same gain (to 1e-9) in every shuffle. Numbers are as noisy as the
 machine's load; the ratio is what to compare between machines.
@@ -18,7 +18,7 @@ import numpy as np
 import ruptures as rpt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from iobook.studies.history import analysis as history  # noqa: E402
+from iobook.inference import change_points  # noqa: E402
 
 
 def main() -> None:
@@ -26,18 +26,18 @@ def main() -> None:
     parser.add_argument("--runs", default="7,30,100", help="history lengths, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    rng = np.random.default_rng(history.SEED)
+    rng = np.random.default_rng(change_points.SEED)
     print(f"{'runs':>5} {'running sums s':>15} {'CostL2 s':>9} {'ratio':>6}  same splits")
     for n in map(int, args.runs.split(",")):
         series = rng.normal(20.0, 0.3, n)
-        shuffles = [rng.permutation(series) for _ in range(history.PERMUTATIONS)]
+        shuffles = [rng.permutation(series) for _ in range(change_points.PERMUTATIONS)]
         seconds = {}
         found = {}
-        for name, make_cost in (("running sums", history.RunningSumsL2), ("CostL2", rpt.costs.CostL2)):
+        for name, make_cost in (("running sums", change_points.RunningSumsL2), ("CostL2", rpt.costs.CostL2)):
             times = []
             for _ in range(args.repeat):
                 started = time.perf_counter()
-                found[name] = [history._split_gain(x, make_cost()) for x in shuffles]
+                found[name] = [change_points.split_gain(x, make_cost()) for x in shuffles]
                 times.append(time.perf_counter() - started)
             seconds[name] = statistics.median(times)
         same = all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 * max(abs(b[1]), 1e-300)

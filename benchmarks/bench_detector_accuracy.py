@@ -5,13 +5,13 @@
 
 The noise is real: the committed unchanged histories (data/examples/history/steady: fio randread bandwidth, 30 runs;
 data/examples/ior-history/steady: IOR write and read bandwidth and mdtest File creation rate, 24 runs each), read
-with the project's own ingest and analysis.get_runs. Each real series' log values less their mean (its residuals)
+with the project's own ingest and repeated_runs.get_runs. Each real series' log values less their mean (its residuals)
 are put in a random order (a permutation: the real run-to-run noise, without its drift or order) around the series'
 geometric mean, which gives a history of the same length with the real values in a random order. From the change
 run k = n // 2 + 1 on its values are multiplied by 1 - step (a slowdown of 5, 10, 20, 50 %; step 0: no change). Each
 source uses the same --series permutations for every step (common random numbers: the steps differ only by the step).
 
-Every history is searched by the chapter's own path, analysis.history_changes, one history a call (a centre's single
+Every history is searched by the chapter's own path, change_points.history_changes, one history a call (a centre's single
 nightly history: its own family for Holm's correction). A change is found when a change point within +-2 runs of k
 is decided (the nearest one; its delay the found run - k); every other decided change point is a false change, and
 where those lie is listed (run:count). The unchanged histories are also searched ten in one call (one family of ten
@@ -41,9 +41,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from iobook import evidence, stats, store  # noqa: E402
-from iobook.ingest import ingest  # noqa: E402
-from iobook.studies.history import analysis  # noqa: E402
+from iobook.database import store  # noqa: E402
+from iobook.database.ingest import ingest  # noqa: E402
+from iobook.inference import evidence, stats
+from iobook.database import repeated_runs  # noqa: E402
+from iobook.inference import change_points  # noqa: E402
 
 # (source, committed folder, workload prefix, measure column)
 SOURCES = [("fio randread", "data/examples/history/steady", "randread4k:", "bw_bytes_s"),
@@ -88,14 +90,14 @@ with open(out_csv, "w", newline="") as f:
 
 
 def real_series(seed_dir: Path) -> dict[str, pd.DataFrame]:
-    """Each source's real runs (analysis.get_runs of its committed folder, ingested into a scratch store), in run
+    """Each source's real runs (repeated_runs.get_runs of its committed folder, ingested into a scratch store), in run
     order."""
     found = {}
     for folder in dict.fromkeys(folder for _, folder, _, _ in SOURCES):
         db = seed_dir / (folder.replace("/", "_") + ".duckdb")
         ingest([ROOT / folder], db, progress=False)
         con = store.open_read(db)
-        runs = analysis.get_runs(con)
+        runs = repeated_runs.get_runs(con)
         con.close()
         for source, f, prefix, column in SOURCES:
             if f == folder:
@@ -107,7 +109,7 @@ def real_series(seed_dir: Path) -> dict[str, pd.DataFrame]:
 
 
 def history_frame(histories: list[np.ndarray], column: str, real: pd.DataFrame) -> pd.DataFrame:
-    """The runs analysis.history_changes takes: one row per run of each history (label h00, h01, ...; one workload;
+    """The runs change_points.history_changes takes: one row per run of each history (label h00, h01, ...; one workload;
     the real runs' tool and version; no options), `column` set, the other measures NaN."""
     rows = []
     start = pd.Timestamp("2026-01-01")
@@ -117,14 +119,14 @@ def history_frame(histories: list[np.ndarray], column: str, real: pd.DataFrame) 
             rows.append({"label": label, "workload": "synthetic", "history": f"{label} · synthetic",
                          "tool": real.tool[0], "version": real.version[0], "options": "{}",
                          "started": start + pd.Timedelta(hours=i), "run": i + 1,
-                         **{m: (float(v) if m == column else np.nan) for m in analysis.MEASURES}})
+                         **{m: (float(v) if m == column else np.nan) for m in change_points.MEASURES}})
     return pd.DataFrame(rows)
 
 
 def decided_runs(histories: list[np.ndarray], column: str, real: pd.DataFrame) -> list[list[int]]:
     """Per history, the runs (first after the change) of the change points the chapter's path decides, searching
     all `histories` in one call (one family)."""
-    changes, _ = analysis.history_changes(history_frame(histories, column, real))
+    changes, _ = change_points.history_changes(history_frame(histories, column, real))
     out = [[] for _ in histories]
     if len(changes):
         decided = changes[changes.verdict == str(evidence.Verdict.DECIDED)]
@@ -182,7 +184,7 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=SERIES, help="histories per source and step (and families of "
                         f"{FAMILY} per source in the family rows)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_SERIES} series (a smoke test; not published)")
-    parser.add_argument("--seed", type=int, default=analysis.SEED)
+    parser.add_argument("--seed", type=int, default=change_points.SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "data/reference/detector_accuracy.csv")
     parser.add_argument("--otava", help="a Python with apache-otava installed: also run Otava's e-divisive")
     parser.add_argument("--dump", type=Path, help="write the series searched to this CSV (default: a temporary file)")
@@ -202,7 +204,7 @@ def main() -> None:
             level, residuals = x.mean(), x - x.mean()
             n = len(x)
             k = n // 2 + 1  # the first run of the slower level
-            measure = analysis.MEASURES[column][0]
+            measure = change_points.MEASURES[column][0]
             common = {"source": source, "measure": measure, "runs": n,
                       "noise_sd_log": round(float(residuals.std(ddof=1)), 4)}
             noise = [rng.permutation(residuals) for _ in range(n_series)]

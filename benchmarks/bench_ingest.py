@@ -75,12 +75,12 @@ def replicate(archive: Path, n: int, dest: Path) -> None:
 def dask_files_per_s(archive: Path, workers: int, tmp: Path, n_files: int) -> dict:
     from distributed import Client, LocalCluster
 
-    from iobook.dask_ingest import dask_ingest, load_parquet
+    from iobook.database.dask_ingest import dask_ingest, load_parquet
 
     parts = tmp / f"parts-{workers}"
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        client.run(lambda: __import__("iobook.dask_ingest"))
+        client.run(lambda: __import__("iobook.database.dask_ingest"))
         started = time.perf_counter()
         dask_ingest([archive], parts, client=client, progress=False)
         seconds = time.perf_counter() - started

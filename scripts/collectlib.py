@@ -4,7 +4,7 @@ the quiet-machine check, and the sequential design (interleaved rounds until the
 Standard library only, so a reader can run a collector with any Python 3.10+ and the tools it names, on the
 machine under test, without the book's venv (numpy and scipy are not there, and importing them would load
 the machine being measured). The statistics of the stopping rule are therefore a small copy of the book's
-(iobook/stats.py: Welch's t on the log scale, Holm, at least MIN_REPETITIONS a side), with Student's t
+(iobook/inference/stats.py: Welch's t on the log scale, Holm, at least MIN_REPETITIONS a side), with Student's t
 distribution from the regularised incomplete beta function; tests/test_collectors.py checks them against scipy.
 Every command a collector runs for a measurement goes through ``Run.step`` so that its exact argv,
 times, exit code, output files and labels land in ``manifest.json`` next to the logs.
@@ -609,9 +609,9 @@ class LoadGate:
 
 
 # ---------------------------------------------------------------- statistics of the stopping rule
-# A copy of the book's (iobook/stats.py) in the standard library: see the module docstring for why.
+# A copy of the book's (iobook/inference/stats.py) in the standard library: see the module docstring for why.
 
-MIN_REPETITIONS = 3  # a side before a comparison counts as decided (iobook.stats.MIN_REPETITIONS)
+MIN_REPETITIONS = 3  # a side before a comparison counts as decided (iobook.inference.stats.MIN_REPETITIONS)
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
@@ -676,7 +676,7 @@ def _variance(x: list[float]) -> float:
 
 
 def log_ratio(sample: list[float], baseline: list[float], confidence: float = 0.95) -> dict:
-    """Two groups of a positive quantity compared on the log scale, as iobook.stats.ratio_row does: `ratio` =
+    """Two groups of a positive quantity compared on the log scale, as iobook.inference.stats.ratio_row does: `ratio` =
     geometric mean of sample / that of baseline; `low`, `high` = Welch's t interval of the difference of the
     log means taken back (so positive); `p` = Welch's two-sided p on the logs; `n`, `n_baseline`; `sd_log`.
     Interval, p and sd_log are None with fewer than two values a side or when neither side varies."""

@@ -2,7 +2,7 @@
 
 Full submissions (every file) for the systems the chapters study in depth; of every other submission its
 summary files (result_summary.txt, result.txt, io-500-summary*) and the files that state its setup
-(system-information.txt/.json, config*.ini, *.sh: iobook.setups; 649 files, 2.7 MB). The folder layout
+(system-information.txt/.json, config*.ini, *.sh: iobook.database.setups; 649 files, 2.7 MB). The folder layout
 <institution>/<system>/<file system>/<year>/submission-<id>/ is kept, since ingest reads naming from it.
 
     python scripts/curate_io500.py ../shared/io500-submissions data/raw/io500

@@ -1,7 +1,7 @@
 """Write data/reference/io500_archive_runs.csv: every run of the IO500 submission archive by the fingerprint of its
 phase values (io500_run_info.fingerprint), with the institution, system, file system, year and submission its
 archive folders name. A run copied out of the archive's folder layout (a results folder on its own) whose files
-declare no institution is attributed by this listing (iobook.io500_runs.attribute): the same phase values are
+declare no institution is attributed by this listing (iobook.database.io500_runs.attribute): the same phase values are
 the same run.
 
     python scripts/io500_archive_reference.py ../shared/io500-submissions
@@ -11,9 +11,9 @@ import csv
 import tempfile
 from pathlib import Path
 
-from iobook import store
-from iobook.ingest import ingest
-from iobook.io500_runs import ARCHIVE_RUNS_CSV
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.database.io500_runs import ARCHIVE_RUNS_CSV
 
 COLUMNS = ["fingerprint", "institution", "system", "filesystem", "year", "submission"]
 

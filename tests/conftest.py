@@ -114,7 +114,7 @@ def pytest_sessionstart(session):
         return
     if session.config.option.markexpr == FAST_TIER:  # it reads no published database: no data/raw ingest
         return
-    from iobook.ingest import ingest
+    from iobook.database.ingest import ingest
 
     ingest(DATABASES["default"], PUBLISHED_DB, progress=False, prune=True)
 
@@ -168,8 +168,8 @@ def own_working_folder(tmp_path_factory):
 def databases(tmp_path_factory) -> dict[str, Path]:
     """name -> path of a database ingested from DATABASES[name], built once per test session (per xdist
     worker); "default" is PUBLISHED_DB, which pytest_sessionstart brought up to date."""
-    from iobook import store
-    from iobook.ingest import ingest
+    from iobook.database import store
+    from iobook.database.ingest import ingest
 
     folder = tmp_path_factory.mktemp("databases")
     built = {"default": PUBLISHED_DB}
@@ -187,7 +187,7 @@ def databases(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session", params=list(DATABASES))
 def any_db(request, databases):
     """(name, read-only connection) for each of the four databases in turn."""
-    from iobook import store
+    from iobook.database import store
 
     con = store.open_read(databases[request.param])
     yield request.param, con
@@ -237,7 +237,7 @@ def book_site() -> Path:
     """_build/html built by Jupyter Book from the chapters in book/ as they are, executing none. In `make test`
     nbval has executed and compared each chapter before (testpaths puts book/ first), writing the downloads
     they link to, which git does not keep."""
-    from iobook import build
+    from iobook.book import build
 
     assert PUBLISHED_DB.exists(), f"no {PUBLISHED_DB}: pytest_sessionstart ingests data/raw into it first"
     assert build.build_site(PUBLISHED_DB) == 0, "jupyter-book build failed (its output is above)"
@@ -250,7 +250,7 @@ def database_digest(db: Path) -> dict[str, tuple[int, str]]:
     starts without."""
     import hashlib
 
-    from iobook import store
+    from iobook.database import store
 
     con = store.open_read(db)
     try:
@@ -268,7 +268,7 @@ def database_digest(db: Path) -> dict[str, tuple[int, str]]:
 
 def holm(p: list[float]) -> list[float]:
     """Holm's step-down adjusted p-values, written out here for the tests that recompute a chapter's verdicts
-    (the package's own is iobook.stats.holm)."""
+    (the package's own is iobook.inference.stats.holm)."""
     order = sorted(range(len(p)), key=p.__getitem__)
     adjusted, running = [0.0] * len(p), 0.0
     for rank, i in enumerate(order):

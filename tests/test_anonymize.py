@@ -8,11 +8,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import copy_checkout
-from iobook import anonymize, chapters
-from iobook.anonymize import Anonymizer, pseudonym
-from iobook.build import build_name
+
+from iobook.book import anonymize, chapters
+from iobook.book.anonymize import Anonymizer, pseudonym
+from iobook.book.build import build_name
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw"
@@ -148,7 +148,7 @@ def _found(original: str, text: str) -> bool:
 
 @pytest.fixture(scope="module")
 def small_db(tmp_path_factory) -> Path:
-    from iobook.ingest import ingest
+    from iobook.database.ingest import ingest
 
     db = tmp_path_factory.mktemp("anon") / "small.duckdb"
     counts = ingest(DATA, db, progress=False)
@@ -329,7 +329,6 @@ def anonymised_site(tmp_path_factory) -> Path:
     import sys
 
     import yaml
-
     from conftest import SHARED
 
     checkout = copy_checkout(tmp_path_factory.mktemp("checkout") / "iobook")

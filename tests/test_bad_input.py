@@ -5,12 +5,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from iobook import store
-from iobook.ingest import ingest
-from iobook.parsers import fio
-
 from test_ingest import table_rows
+
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.parsers import fio
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
@@ -87,7 +86,7 @@ def test_a_file_that_vanishes_after_the_scan_is_recorded(clean, tmp_path, monkey
     folder, rows = clean
     doomed = folder / "zz-copy-of-ior-easy-write.txt"
     shutil.copy(folder / "ior-easy-write.txt", doomed)
-    import iobook.ingest as ingest_module
+    import iobook.database.ingest as ingest_module
 
     real_find = ingest_module.find_files
 
@@ -149,7 +148,7 @@ def test_a_rank_csv_cut_inside_its_last_number_loads_the_whole_lines(csv, table,
 
 def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
     """A CSV rewritten between parsing and loading: the rows stored are those of the bytes hashed."""
-    import iobook.ingest as ingest_module
+    import iobook.database.ingest as ingest_module
 
     folder = tmp_path / "logs"
     folder.mkdir()
@@ -172,7 +171,7 @@ def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
 def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
     import gzip
 
-    import iobook.ingest as ingest_module
+    import iobook.database.ingest as ingest_module
 
     monkeypatch.setattr(ingest_module, "MAX_DECOMPRESSED", 1 << 20)
     (tmp_path / "logs").mkdir()
@@ -185,7 +184,7 @@ def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_unchanged_tree_with_a_refused_entry_is_not_written_again(clean, tmp_path, monkeypatch):
-    import iobook.ingest as ingest_module
+    import iobook.database.ingest as ingest_module
 
     folder, rows = clean
     (folder / "zz-passwd").symlink_to("/etc/passwd")

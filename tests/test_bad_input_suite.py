@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 import zstandard
-
 from conftest import ARCHIVE, BUILT_TOOLS, REPO, TUCSON_SC23
-from iobook import present, store
-from iobook.ingest import ingest
+
+from iobook.database import store
+from iobook.database.ingest import ingest
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
@@ -287,7 +287,7 @@ def larger_than_read(folder, tmp, monkeypatch):
     """A file over ingest's size bound is refused before it is read. The bound is lowered to the largest
     good file here, and the bad one is that file twice (two runs appended); the real case, a 1.25 GiB fio
     log, is measured by benchmarks/bench_big_files.py."""
-    import iobook.ingest as ingest_module
+    import iobook.database.ingest as ingest_module
 
     largest = max(GOOD, key=lambda n: len(good(n)))
     monkeypatch.setattr(ingest_module, "MAX_FILE_BYTES", len(good(largest)))
@@ -542,7 +542,7 @@ def streamed(transform, status: str, reason: str, line=None):
     pieces of STREAM_PIECE_BYTES), the good one among them giving the rows it gives whole, and a variant of it
     as the bad input."""
     def case(folder, tmp, monkeypatch):
-        import iobook.ingest as ingest_module
+        import iobook.database.ingest as ingest_module
 
         monkeypatch.setattr(ingest_module, "STREAM_FROM_BYTES", 0)
         monkeypatch.setattr(ingest_module, "STREAM_PIECE_BYTES", 64)
@@ -794,7 +794,7 @@ def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatc
     """A file and a folder named in Latin-1 (an old NFS export): sources keeps each path's bytes and shows it
     with \\xNN for the bytes that are not UTF-8; a second ingest finds them unchanged; the Data chapter lists
     them, its downloads are written (and anonymized) and a failed one is printed, all without an error."""
-    from iobook.anonymize import Anonymizer, _anonymized_file
+    from iobook.book.anonymize import Anonymizer, _anonymized_file
     from iobook.studies import data
 
     folder = _make_good_tree(tmp_path / "tree")
@@ -823,7 +823,7 @@ def test_names_not_utf8_keep_their_bytes_and_show_printable(tmp_path, monkeypatc
     listed = data.get_sources(con)
     assert listed["path"].str.contains("caf\\xe9.log", regex=False).sum() == 1
     assert data.get_failed(con)["path"].str.endswith("\\xe9chec.log").sum() == 1
-    assert present.reader_paths(con, listed["path"]).str.startswith("/").sum() == 0
+    assert store.reader_paths(con, listed["path"]).str.startswith("/").sum() == 0
     assert data.get_files_by_kind(con)["files"].sum() == len(GOOD) + len(names)
     exported = data.export_parquet(con).set_index("view")
     assert exported.loc["sources", "rows"] == len(GOOD) + len(names)

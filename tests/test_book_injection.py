@@ -7,12 +7,11 @@ another template; building the whole book takes minutes and writes into the chec
 import shutil
 
 import nbformat
+import pytest
+from conftest import BUILT_TOOLS, REPO, TUCSON_SC23, execute_chapter
 from nbconvert import HTMLExporter
 
-import pytest
-
-from conftest import BUILT_TOOLS, REPO, TUCSON_SC23, execute_chapter
-from iobook.ingest import ingest
+from iobook.database.ingest import ingest
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

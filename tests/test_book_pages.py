@@ -9,16 +9,16 @@ finding over 30 words, or a negative bound of a rate or ratio in a finding. A fu
 page at each width is kept in _build/screenshots/. The HTML is built from the chapters in book/
 (conftest.book_site)."""
 import functools
-import json
 import http.server
+import json
 import re
 import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED
-from iobook import chapters
+
+from iobook.book import chapters
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = REPO / "_build" / "screenshots"

@@ -6,7 +6,7 @@ import re
 import altair as alt
 import pandas as pd
 
-from iobook import charts, present
+from iobook.book import charts, present
 
 
 def chart() -> alt.Chart:
@@ -47,7 +47,7 @@ def test_chart_and_table_data_are_downloads_beside_them(tmp_path, monkeypatch):
     assert href.startswith("../_static/downloads/") and "(4 rows, CSV)" in html
     assert pd.read_csv(csv).value.tolist() == [106.612964, 51.311449, 205.041473, 26.995058]
 
-    from iobook import nb
+    from iobook.book import nb
 
     table = nb.table(pd.DataFrame({"phase": ["ior-easy-write"], "value (GiB/s)": [106.612964]})).data
     name = table.split('href="../_static/downloads/')[1].split('"')[0]
@@ -73,7 +73,7 @@ def test_a_layered_chart_is_one_download_of_the_parts_it_draws(tmp_path, monkeyp
 def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from iobook import nb
+    from iobook.book import nb
 
     monkeypatch.chdir(tmp_path)
     ranks = pd.read_csv(Path(__file__).parent / "fixtures" / "mdtest" / "sub679-2023-mdtest-easy-write.csv")
@@ -88,7 +88,7 @@ def test_a_long_table_is_whole_only_in_its_download(tmp_path, monkeypatch):
 
 
 def test_a_searchable_table_carries_its_rows_as_script_safe_json(tmp_path, monkeypatch):
-    from iobook import nb
+    from iobook.book import nb
 
     monkeypatch.chdir(tmp_path)
     hostile = [f"runs/<!--<script>alert({i})</script>/result.txt" for i in range(30)]
@@ -113,7 +113,7 @@ def test_long_titles_wrap_to_the_chart_width_and_axis_titles_to_the_axis():
     import altair as alt
     import pandas as pd
 
-    from iobook import charts
+    from iobook.book import charts
 
     subtitle = "filled: decided after Holm's correction within the chapter's family; hollow: undecided"
     chart = alt.Chart(pd.DataFrame({"a": [1.0]})).mark_point().encode(x=alt.X("a:Q", title=subtitle)).properties(

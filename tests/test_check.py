@@ -1,14 +1,14 @@
-"""`iobook check`, the CI gate (iobook/check.py), on data/examples/history: change/ (the fio job's target moved from
+"""`iobook check`, the CI gate (iobook/cli/check.py), on data/examples/history: change/ (the fio job's target moved from
 a tmpfs to a loop-device ext4 at run 16, MANIFEST.tsv line 17: bandwidth fell to ~1/500) and steady/ (no change)."""
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
-from iobook import present
-from iobook.__main__ import main
+
+from iobook.book import present
+from iobook.cli.main import main
 
 HISTORY = REPO / "data" / "examples" / "history"
 pytestmark = pytest.mark.slow  # ingests and searches 30 runs a history

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from iobook import store
-from iobook.ingest import ingest
+from iobook.database import store
+from iobook.database.ingest import ingest
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))

@@ -1,10 +1,9 @@
 """A log holding both IOR's and mdtest's output yields both tools' records (Janelia's 2019 IO500 driver)."""
 import pytest
-
 from conftest import ARCHIVE
 
-from iobook import store
-from iobook.ingest import ingest
+from iobook.database import store
+from iobook.database.ingest import ingest
 from iobook.parsers import detect
 
 JANELIA_OUTPUT = ARCHIVE / "Janelia Research Campus, HHMI/nrs/Qumulo Core/2019/submission-194/output.txt"

@@ -1,15 +1,15 @@
-"""The comparison kit (iobook/comparison.py) on real IOR runs: data/examples/ior-history, made on this machine by
+"""The comparison kit (iobook/book/comparison.py) on real IOR runs: data/examples/ior-history, made on this machine by
 scripts/collect_ior_history.sh. In `change/` IOR's target moves from tmpfs to a direct-I/O loop ext4 at run 13
 (MANIFEST.tsv); `steady/` is its twin with no change."""
 
 import pandas as pd
 import pytest
-
-from iobook import comparison, evidence, nb
-from iobook.evidence import Replicate
-from iobook.parsers import ior
-
 from conftest import REPO
+
+from iobook.book import comparison, nb
+from iobook.inference import evidence
+from iobook.inference.evidence import Replicate
+from iobook.parsers import ior
 
 HISTORIES = REPO / "data" / "examples" / "ior-history"
 CHANGED_AT = 13  # MANIFEST.tsv: run 13 is the first on the loop ext4

@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ARCHIVE, REPO, database_digest
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
@@ -23,7 +22,7 @@ def ingest_command(db, tree) -> list[str]:
 
 def file_stats(db) -> list:
     """file_stats by path (database_digest leaves it out: a load from Parquet has none)."""
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(db) as con:
         return con.execute("SELECT s.path, f.* EXCLUDE (source_id) FROM file_stats f JOIN sources s "
@@ -72,9 +71,9 @@ def test_a_fio_log_stopped_while_streamed_is_read_whole_by_the_next_ingest(tmp_p
     leaves it) leaves them and a sources row saying so, and the next ingest gives a clean ingest's database."""
     import pytest
 
-    import iobook.ingest as ingest_module
-    from iobook import store
-    from iobook.ingest import ingest
+    import iobook.database.ingest as ingest_module
+    from iobook.database import store
+    from iobook.database.ingest import ingest
 
     folder = tmp_path / "logs"
     folder.mkdir()

@@ -7,15 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
-from iobook import nb
+from iobook.book import nb
 from iobook.studies import checksum_cost as cc
-from iobook.studies import local_runs
+from iobook.studies import local_runs, snapshots
 from iobook.studies.pagecache import analysis as pc_analysis
 from iobook.studies.pagecache import data as pc_data
-from iobook.studies import snapshots
-
-from conftest import REPO
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

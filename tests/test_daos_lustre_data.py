@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from iobook import families, published, store
-from iobook.ingest import ingest
+from iobook.database import families, published, store
+from iobook.database.ingest import ingest
 
 RAW_IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 TIANHE = RAW_IO500 / "National Supercomputing Center in Changsha" / "Tianhe-2E"

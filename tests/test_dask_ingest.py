@@ -7,10 +7,9 @@ import distributed
 import pytest
 from conftest import ARCHIVE, BUILT_TOOLS, REPO, database_digest
 
-from iobook import store
-from iobook.dask_ingest import dask_ingest, load_parquet
-from iobook.ingest import ingest
-
+from iobook.database import store
+from iobook.database.dask_ingest import dask_ingest, load_parquet
+from iobook.database.ingest import ingest
 
 FIO = REPO / "tests" / "fixtures" / "fio"  # fio logs: CSV loads, read on the workers
 pytestmark = pytest.mark.slow  # a Dask cluster of processes and two ingests of 30 submissions

@@ -3,12 +3,11 @@ in data/raw/io500 (ingested into a scratch database), rounded as the slide print
 from pathlib import Path
 
 import pytest
-
-from iobook import published, store
-from iobook.studies import ess_bandwidth as ess
-from iobook.ingest import ingest
-
 from conftest import SHARED
+
+from iobook.database import published, store
+from iobook.database.ingest import ingest
+from iobook.studies import ess_bandwidth as ess
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

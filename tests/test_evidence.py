@@ -1,16 +1,15 @@
-"""The book's one verdict rule (iobook/evidence.py) on real values: a census, iterations nested in runs, and
+"""The book's one verdict rule (iobook/inference/evidence.py) on real values: a census, iterations nested in runs, and
 two collector runs of different designs."""
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from iobook import evidence
-from iobook.evidence import Observations, Replicate, Verdict
-from iobook.parsers import ior
-
 from conftest import BUILT_TOOLS, REPO
+
+from iobook.inference import evidence
+from iobook.inference.evidence import Observations, Replicate, Verdict
+from iobook.parsers import ior
 
 CHECKSUM = REPO / "data" / "raw" / "checksum"
 # The checksum collector's first design (vm-20261121T131428Z) and the one that superseded it

@@ -4,10 +4,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from iobook import families
-
 from conftest import ARCHIVE, REPO
+
+from iobook.database import families
 
 RAW_IO500 = REPO / "data" / "raw" / "io500"
 

@@ -7,10 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iobook import store
-from iobook.ingest import ingest
-from iobook.parsers import DETECT_BYTES, ParseError, detect
-from iobook.parsers import fio
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.parsers import DETECT_BYTES, ParseError, detect, fio
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "fio"
 
@@ -221,7 +220,7 @@ def test_normal_and_json_output_of_one_run_reads_its_json():
     """`fio --output-format=normal,json` (exit 0) prints the normal job headers, the JSON document, then the
     normal result blocks of the same jobs: one run, read once from its JSON (SOURCES.md; values from
     fio333-normal-json.txt lines 72 and 276), not refused as two outputs holding the same records."""
-    from iobook.ingest import parse_bytes
+    from iobook.database.ingest import parse_bytes
 
     outcome = parse_bytes("fio333-normal-json.txt", (FIX / "fio333-normal-json.txt").read_bytes())
     assert (outcome.row["status"], outcome.row["format"]) == ("ok", "fio-json"), outcome.row.get("error")
@@ -275,7 +274,7 @@ def _json_logs(*folders: Path) -> list[Path]:
 
 
 def _same_records_compact(paths: list[Path]) -> None:
-    from iobook.ingest import _parse
+    from iobook.database.ingest import _parse
 
     assert paths
     for path in paths:

@@ -1,4 +1,4 @@
-"""The machinery behind the chapter conventions (docs/writing-a-chapter.md): values glued by iobook.nb reach
+"""The machinery behind the chapter conventions (docs/writing-a-chapter.md): values glued by iobook.book.nb reach
 the executed notebook as myst-nb reads them, the landing page takes each chapter's first glued finding, and
 cells tagged only-if:<key> leave the page when the chapter glued <key> False."""
 import json
@@ -6,12 +6,12 @@ import json
 import nbformat
 import pytest
 
-from iobook import build, chapters, nb
+from iobook.book import build, chapters, nb
 
 
 @pytest.fixture
 def glued(monkeypatch):
-    """The outputs iobook.nb's glue functions display, as the kernel would write them into the notebook."""
+    """The outputs iobook.book.nb's glue functions display, as the kernel would write them into the notebook."""
     import myst_nb.ext.glue
 
     outputs = []

@@ -8,11 +8,11 @@ import re
 
 import pandas as pd
 import pytest
-
-from iobook import chapters, evidence
-from iobook.report import FIRST_FINDING_WORDS, Report
-
 from conftest import REPO
+
+from iobook.book import chapters
+from iobook.book.report import FIRST_FINDING_WORDS, Report
+from iobook.inference import evidence
 
 MAX_CODE_LINES = 15  # after the parameters cell (issue 26)
 # {glue:text}`key:format`, {glue:md}`key`, {glue}`key`, ```{glue:figure} key, ```{glue:md} key

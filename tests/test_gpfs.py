@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iobook import store
-from iobook.ingest import ingest
+from iobook.database import store
+from iobook.database.ingest import ingest
 from iobook.parsers import DETECT_BYTES, ParseError, detect, gpfs
 
 IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"

@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-
-from iobook import chapters, store
-from iobook.ingest import ingest
-
 from conftest import BUILT_TOOLS, REPO
+
+from iobook.book import chapters
+from iobook.database import store
+from iobook.database.ingest import ingest
 
 
 @pytest.mark.slow
@@ -165,7 +165,7 @@ def test_new_parsers_reparse_unchanged_files(tucson_results, tmp_path):
 def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monkeypatch):
     import nbformat
 
-    from iobook import build, chapters, nb
+    from iobook.book import build, chapters, nb
 
     monkeypatch.setattr(chapters, "REPO_ROOT", tmp_path)
     (tmp_path / "book").mkdir()
@@ -186,7 +186,7 @@ def test_landing_page_headlines_come_from_each_chapters_findings(tmp_path, monke
 def test_landing_page_shows_results_never_an_inventory_line():
     """The Data chapter's first finding counts files ("4,176 of the 4,414 files ingested were parsed"): an
     inventory, not a result, so the registry keeps it off the landing page; every study is on it."""
-    from iobook import build, chapters
+    from iobook.book import build, chapters
 
     registry = chapters.load_registry()
     on_landing = [c.name for c in registry if c.headline]
@@ -238,7 +238,7 @@ def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
 
 @pytest.mark.slow
 def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
-    import iobook.ingest
+    import iobook.database.ingest
 
     _age(tucson_results)
     db = tmp_path / "t.duckdb"
@@ -247,7 +247,7 @@ def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_pa
     assert con.execute("SELECT count(*) FROM file_stats").fetchone() == con.execute(
         "SELECT count(*) FROM sources").fetchone()
     con.close()
-    monkeypatch.setattr(iobook.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
+    monkeypatch.setattr(iobook.database.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
     counts = ingest([tucson_results], db, progress=False)
     assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
 
@@ -444,11 +444,11 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
         return {f.relative_to(chapters.CODE_BASE).as_posix() for f in chapters.code_files(chapter)}
 
     checksum, data = shown("checksum_cost"), shown("data")
-    assert {source("studies.checksum_cost"), source("studies.local_runs"), "iobook/nb.py", "iobook/evidence.py",
-            "iobook/parsers/fio.py", "iobook/views/fio.sql", "requirements.lock"} <= checksum
-    assert source("studies.snapshots") not in checksum and "iobook/build.py" not in checksum
+    assert {source("studies.checksum_cost"), source("studies.local_runs"), "iobook/book/nb.py", "iobook/inference/evidence.py",
+            "iobook/parsers/fio.py", "iobook/database/views/fio.sql", "requirements.lock"} <= checksum
+    assert source("studies.snapshots") not in checksum and "iobook/book/build.py" not in checksum
     assert source("studies.your_runs") in data
-    assert {"iobook/studies/history/queries/fio_runs.sql", "iobook/studies/history/analysis.py"} <= shown("history")
+    assert {"iobook/database/queries/fio_runs.sql", "iobook/studies/history/analysis.py"} <= shown("history")
     assert not any("io500_archive" in f for f in shown("history"))  # a sibling package's queries are not its own
 
     copy = tmp_path / "repo"

@@ -1,11 +1,10 @@
 """Ingest as a user runs it: idempotent, replaces changed files, records bad input and keeps the rest."""
 import duckdb
-
 import pytest
 
-from iobook import store
-from iobook.__main__ import main
-from iobook.ingest import ingest
+from iobook.cli.main import main
+from iobook.database import store
+from iobook.database.ingest import ingest
 from iobook.parsers import all_records
 
 
@@ -93,10 +92,10 @@ def test_cli_exit_status_is_1_when_a_file_failed(tucson_results, tmp_path, capsy
 
 def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     """A full archive has > 2147 sources; views build ids as source_id * 1000000 (was INT32: overflow)."""
-    from iobook.batch import Batch
-    from iobook.ingest import parse_bytes
-
     from conftest import TUCSON_SC23
+
+    from iobook.database.batch import Batch
+    from iobook.database.ingest import parse_bytes
 
     log = TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "mdtest-easy-write.txt"
     outcome = parse_bytes(str(log), log.read_bytes())
@@ -109,13 +108,13 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
 def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     from conftest import ARCHIVE
 
-    import iobook.ingest
+    import iobook.database.ingest
 
     tucson = ARCHIVE / "IBM Tucson"  # 142 files: enough to be parsed in worker processes
     parallel, serial = tmp_path / "parallel.duckdb", tmp_path / "serial.duckdb"
-    assert len(iobook.ingest.find_files([tucson])[0]) >= iobook.ingest.PARALLEL_FROM
+    assert len(iobook.database.ingest.find_files([tucson])[0]) >= iobook.database.ingest.PARALLEL_FROM
     ingest([tucson], parallel, progress=False)
-    monkeypatch.setattr(iobook.ingest, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(iobook.database.ingest, "PARALLEL_FROM", 10**9)
     ingest([tucson], serial, progress=False)
     assert table_rows(parallel) == table_rows(serial)
 
@@ -147,11 +146,10 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     """The parsers' Arrow tables get the same inf/nan check as their records (the per-rank CSV parsers refuse
     such fields themselves; this guards any parser that returns tables)."""
     import pyarrow as pa
-
-    from iobook.ingest import _non_finite_in_tables
-    from iobook.parsers import ior
-
     from conftest import REPO
+
+    from iobook.database.ingest import _non_finite_in_tables
+    from iobook.parsers import ior
 
     parsed = ior.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
     table = parsed.tables[ior.IorRank]
@@ -189,7 +187,7 @@ def test_workers_are_forked_only_from_a_process_of_one_thread():
     `make test`). A Python thread stands for any: the kernel's thread list counts native ones as well."""
     import threading
 
-    from iobook import ingest as ingest_module
+    from iobook.database import ingest as ingest_module
 
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)

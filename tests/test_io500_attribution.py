@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from iobook import store
-from iobook.ingest import ingest
+from iobook.database import store
+from iobook.database.ingest import ingest
 
 RAW_IO500 = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 BUNDLE = RAW_IO500 / "DKRZ" / "Mistral" / "lustre02" / "2019" / "submission-109"
@@ -156,7 +156,7 @@ def test_runs_copied_out_of_the_layout_are_listed_as_inside_it(tmp_path):
 
 
 def test_one_labels_reader_for_labels_and_fields(tmp_path):
-    from iobook import labels
+    from iobook.database import labels
 
     (tmp_path / "labels.csv").write_text("pattern,label,system,family\nrack-a/*,A,Cluster A,Lustre\nrack-b,B,,\n,x,,\n")
     (tmp_path / "labels.yml").write_text('old: before\n"new/*":\n  system: Aurora\n  family: DAOS\n  colour: red\n')

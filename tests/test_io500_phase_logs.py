@@ -1,14 +1,13 @@
-"""IO500 phases against their IOR/mdtest phase logs (iobook/views/io500_phase_logs.sql), on real results folders."""
+"""IO500 phases against their IOR/mdtest phase logs (iobook/database/views/io500_phase_logs.sql), on real results folders."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import duckdb
 import pytest
-
-from iobook.ingest import ingest
-
 from conftest import ARCHIVE
+
+from iobook.database.ingest import ingest
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

@@ -11,7 +11,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from iobook import store
-from iobook.ingest import ingest
+from iobook.database import store
+from iobook.database.ingest import ingest
 from iobook.studies import checksum_cost, local_runs
 from iobook.studies.pagecache import data as pagecache_data
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from iobook import ingest, store
+from iobook.database import ingest, store
 from iobook.parsers import ParseError, detect, mdtest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mdtest"

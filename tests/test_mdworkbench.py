@@ -2,8 +2,8 @@
 GWDG's SCC BeeGFS run (submission 582: create, bench, delete) and Janelia's nrsv run (submission 578: create,
 delete). Each phase's rate agrees with the score the run's own result_summary.txt printed for it."""
 import pytest
-
 from conftest import ARCHIVE
+
 from iobook.parsers import detect, io500, mdworkbench, parse_outputs
 
 RUNS = {"GWDG": ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582",

@@ -6,10 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iobook import store
-from iobook.ingest import ingest
-from iobook.parsers import DETECT_BYTES, ParseError, detect
-from iobook.parsers import monitor
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.parsers import DETECT_BYTES, ParseError, detect, monitor
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 CHECKSUM = RAW / "checksum" / "vm-20261121T131428Z"

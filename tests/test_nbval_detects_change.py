@@ -10,7 +10,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest

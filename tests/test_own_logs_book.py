@@ -12,9 +12,9 @@ import tomllib
 from xml.etree import ElementTree
 
 import pytest
-
 from conftest import ARCHIVE, BUILT_TOOLS, PUBLISHED_DB, REPO, SHARED, copy_checkout
-from iobook.build import build_name
+
+from iobook.book.build import build_name
 
 SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
     "ibm": "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679",

@@ -12,10 +12,9 @@ import tomllib
 import zipfile
 
 import pytest
-
 from conftest import REPO, copy_checkout
 
-# data/reference/'s tables, which the package reads through iobook.reference (issue 37)
+# data/reference/'s tables, which the package reads through iobook.database.reference (issue 37)
 REFERENCE_TABLES = ("filesystems.csv", "releases.csv", "io500_archive_runs.csv", "client_links.csv",
                     "network_rates.csv")
 
@@ -34,7 +33,7 @@ def test_console_script_and_dependencies_match_the_lock():
 @pytest.mark.slow
 def test_the_command_runs_its_subcommands():
     """The script's function as the console script calls it: `iobook --help` lists ingest, book, new-chapter."""
-    shown = subprocess.run([sys.executable, "-c", "import sys; from iobook.__main__ import main; sys.exit(main())",
+    shown = subprocess.run([sys.executable, "-c", "import sys; from iobook.cli.main import main; sys.exit(main())",
                             "--help"], capture_output=True, text=True, cwd=REPO)
     assert shown.returncode == 0 and shown.stdout.startswith("usage: iobook")
     assert all(command in shown.stdout for command in ("ingest", "book", "new-chapter"))
@@ -97,7 +96,7 @@ def test_an_installed_wheel_reads_the_reference_tables_and_builds_the_book_elsew
 
     loaded = subprocess.run(
         [venv / "bin" / "python", "-c", "import json, iobook;"
-         " from iobook import families, io500_runs, networks, setups;"
+         " from iobook.database import families, io500_runs, networks, setups;"
          "print(json.dumps({'package': iobook.__file__, 'paths': [str(families.FILESYSTEMS_CSV),"
          " str(setups.RELEASES_CSV), str(io500_runs.ARCHIVE_RUNS_CSV), str(setups.CLIENT_LINKS_CSV),"
          " str(networks.NETWORK_RATES_CSV)], 'rows': ["

@@ -8,10 +8,9 @@ import re
 
 import pandas as pd
 import pytest
-
-from iobook import published
-
 from conftest import SHARED
+
+from iobook.database import published
 
 SEEDS = SHARED / "seeds"
 NAMES = sorted(p.stem for p in published.PUBLISHED.glob("*.csv"))

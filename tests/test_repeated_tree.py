@@ -10,8 +10,9 @@ import shutil
 import pytest
 from conftest import ARCHIVE
 
-from iobook import chapters, store
-from iobook.ingest import ingest
+from iobook.book import chapters
+from iobook.database import store
+from iobook.database.ingest import ingest
 from iobook.studies import stragglers
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest

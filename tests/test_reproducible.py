@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, baseline_only
 
 # Every numeric column of four published tables (seed 000's checksum and SC23 tables, seed 002's phase tables,
@@ -21,8 +20,8 @@ from conftest import REPO, baseline_only
 EVIDENCE_ON_PUBLISHED = """
 import json, sys
 import pandas as pd
-from iobook import evidence
-from iobook.evidence import Replicate
+from iobook.inference import evidence
+from iobook.inference.evidence import Replicate
 bits = []
 for name in ["seed000_checksum_cpu_memory", "seed000_sc23_io500", "seed002_phase_tables", "seed003_snapshot_mdtest"]:
     frame = pd.read_csv(f"data/published/{name}.csv")
@@ -55,7 +54,7 @@ def test_evidence_has_the_same_bits_without_the_cpus_vector_paths():
 
 @pytest.mark.slow
 def test_kernels_the_tests_start_compute_on_the_baseline_only():
-    shown = subprocess.run([sys.executable, "-c", "import os, numpy, iobook.store as s; "
+    shown = subprocess.run([sys.executable, "-c", "import os, numpy, iobook.database.store as s; "
                             "print(s.DUCKDB_THREADS, os.environ['OPENBLAS_NUM_THREADS'], "
                             "sorted(k for k, on in numpy._core._multiarray_umath.__cpu_features__.items() "
                             "if on and k in numpy._core._multiarray_umath.__cpu_dispatch__))"],

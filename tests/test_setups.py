@@ -1,4 +1,4 @@
-"""Every IO500 run's setup read from its own files (iobook.setups), on real submissions of the shared archive.
+"""Every IO500 run's setup read from its own files (iobook.database.setups), on real submissions of the shared archive.
 Expected values: the files named in each test (config.ini's and the phase logs' oclass, system-information.txt,
 IBM's find_script/*.sh), seed 000 line 277 for Storage Scale releases, issue 35 for the counts."""
 import csv
@@ -8,12 +8,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from iobook import networks, setups, store
-from iobook.ingest import ingest
-from iobook.parsers import ParseError, io500
-
 from conftest import ARCHIVE, PUBLISHED_DB
+
+from iobook.database import networks, setups, store
+from iobook.database.ingest import ingest
+from iobook.parsers import ParseError, io500
 
 
 def submission(number: int) -> Path:

@@ -1,4 +1,4 @@
-"""iobook.stats on seed 003's published mdtest table (data/published/seed003_snapshot_mdtest.csv) and on the
+"""iobook.inference.stats on seed 003's published mdtest table (data/published/seed003_snapshot_mdtest.csv) and on the
 snapshot run committed under data/raw/snapshots/ (made on the build machine by scripts/collect_snapshots.py)."""
 from pathlib import Path
 
@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from iobook import published, stats, store
-from iobook.ingest import ingest
+from iobook.database import published, store
+from iobook.database.ingest import ingest
+from iobook.inference import stats
 
 RUN = Path(__file__).resolve().parents[1] / "data" / "raw" / "snapshots" / "vm-20261121T132957Z"
 ROWS = ["No snapshot", "1", "2", "3", "4", "5", "1st del+create", "2nd del+create"]

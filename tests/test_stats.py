@@ -1,15 +1,14 @@
-"""iobook.stats' ratios, Holm's correction and the repetitions that would decide (under iobook.evidence), on
+"""iobook.inference.stats' ratios, Holm's correction and the repetitions that would decide (under iobook.inference.evidence), on
 values read from the committed collector runs (data/raw) and seed 003's published table."""
 import json
 
 import numpy as np
 import pytest
+from conftest import REPO
 from scipy import stats as sps
 
-from iobook import evidence, stats
+from iobook.inference import evidence, stats
 from iobook.studies import snapshots
-
-from conftest import REPO
 
 RAW = REPO / "data" / "raw"
 

@@ -6,13 +6,13 @@ import re
 
 import numpy as np
 import pytest
+from conftest import DATABASES, REPO, SHARED, execute_chapter, holm
 
-from iobook import comparison, nb, present, selection
+from iobook.book import comparison, nb, present
+from iobook.book.report import FIRST_FINDING_WORDS
+from iobook.inference import selection
 from iobook.studies import checksum_cost as cc
 from iobook.studies import local_runs
-from iobook.report import FIRST_FINDING_WORDS
-
-from conftest import DATABASES, REPO, SHARED, execute_chapter, holm
 
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
 RAW = REPO / "data" / "raw"
@@ -70,7 +70,7 @@ def test_two_repetitions_are_undecided_and_size_no_study(default):
     """Issue 20: a percentile bootstrap over 2 repetitions was printed as a result. Two rounds a side are fewer
     than evidence.MIN_UNITS: every comparison of the superseded run is undecided, and (issue 36) too few to size a
     study from."""
-    from iobook import evidence
+    from iobook.inference import evidence
 
     _, runs, steps = default
     comparisons = compared(steps)

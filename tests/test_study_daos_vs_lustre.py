@@ -5,15 +5,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from iobook import comparison, evidence, families, selection, store
-from iobook.ingest import ingest
-from iobook.studies import daos_vs_lustre as study
-from iobook.studies.daos_vs_lustre import analysis, charts, nodes, seeds
-from iobook.studies import io500_score
-from iobook.report import FIRST_FINDING_WORDS
-
 from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, SHARED, execute_chapter
+
+from iobook.book import comparison
+from iobook.book.report import FIRST_FINDING_WORDS
+from iobook.database import families, store
+from iobook.database.ingest import ingest
+from iobook.inference import evidence, selection
+from iobook.studies import daos_vs_lustre as study
+from iobook.studies import io500_score
+from iobook.studies.daos_vs_lustre import analysis, charts, nodes, seeds
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 SEED_002 = SHARED / "seeds" / "002_df21f42c5216a842.txt"

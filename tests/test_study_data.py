@@ -4,12 +4,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
+from iobook.book.report import FIRST_FINDING_WORDS
 from iobook.studies import data, your_runs
 from iobook.studies.data import analysis, findings, views
-from iobook.report import FIRST_FINDING_WORDS
-
-from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
@@ -67,7 +66,7 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
     the Data chapter counts the files the Your runs chapter reads, whatever run they belong to."""
     import csv
 
-    from iobook import store
+    from iobook.database import store
 
     with open(BUILT_TOOLS / "MANIFEST.tsv", newline="") as f:
         manifest = list(csv.DictReader(f, delimiter="\t"))
@@ -93,7 +92,7 @@ def test_result_logs_are_counted_as_your_runs_reads_them(databases):
 
 
 def test_empty_database_has_nothing_to_list(databases):
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(databases["empty"]) as con:
         assert analysis.source_count(con) == 0
@@ -102,7 +101,7 @@ def test_empty_database_has_nothing_to_list(databases):
 
 
 def test_failed_files_with_reason_and_line(databases):
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(databases["built_tools"]) as con:
         failed = analysis.get_failed(con)
@@ -145,7 +144,7 @@ def test_notebook_executes(name, databases, tmp_path):
 
 @pytest.mark.parametrize("name", ["built_tools", "other_io500", "default"])  # empty: the no-data note instead
 def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
-    from iobook import store
+    from iobook.database import store
 
     con = store.open_read(databases[name])
     found = findings.chapter_findings(analysis.get_status_counts(con), analysis.get_failed(con), analysis.get_run_counts(con),
@@ -161,7 +160,7 @@ def test_findings_each_link_a_table_and_the_first_is_short(name, databases):
 def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
     """The mdtest phases that printed their operations' failure (tests/fixtures/mdtest/SOURCES.md: submissions 699,
     733, 661) are listed in the Data chapter as Your runs lists them, and a finding counts them."""
-    from iobook import ingest, store
+    from iobook.database import ingest, store
 
     db = tmp_path / "t.duckdb"
     ingest.ingest([REPO / "tests" / "fixtures" / "mdtest"], db, progress=False)
@@ -174,7 +173,7 @@ def test_failed_phases_are_listed_with_file_line_and_reason(tmp_path):
 
 
 def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(databases["default"]) as con:
         fields = analysis.get_setup_fields(con).set_index("field")
@@ -190,9 +189,9 @@ def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):
 
 def test_the_chapter_names_the_database_it_read(databases, tmp_path):
     """Issue 36: the chapter told readers to open data/iobook.duckdb whatever database it was executed on. A build on
-    other data keeps its database in _build/<name>/iobook.duckdb (iobook/build.py, default_db), a user's may be
+    other data keeps its database in _build/<name>/iobook.duckdb (iobook/book/build.py, default_db), a user's may be
     anywhere: the chapter names the one it read, relative to the repository when inside it."""
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(REPO / "data" / "iobook.duckdb") as con:
         assert analysis.database_path(con) == "data/iobook.duckdb"

@@ -8,14 +8,14 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-
-from iobook import evidence, published, selection, store
-from iobook.parsers import DETECT_BYTES, detect, gpfs
-from iobook.studies import ess_bandwidth as ess
-from iobook.report import FIRST_FINDING_WORDS
-
 from conftest import DATABASES, SHARED, execute_chapter
 from test_gpfs import EHNINGEN_2024, EHNINGEN_SC23, SAGUARO_2024  # the listings' folders, named once
+
+from iobook.book.report import FIRST_FINDING_WORDS
+from iobook.database import published, store
+from iobook.inference import evidence, selection
+from iobook.parsers import DETECT_BYTES, detect, gpfs
+from iobook.studies import ess_bandwidth as ess
 
 REPO = Path(__file__).resolve().parents[1]
 IO500 = REPO / "data" / "raw" / "io500"

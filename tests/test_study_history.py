@@ -6,10 +6,11 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import REPO, execute_chapter
-from iobook import evidence, store
-from iobook.ingest import ingest
+
+from iobook.database import repeated_runs, store
+from iobook.database.ingest import ingest
+from iobook.inference import change_points, evidence
 from iobook.studies import history as study
 
 HISTORY = REPO / "data" / "examples" / "history"
@@ -74,7 +75,7 @@ def test_a_shuffle_with_the_same_runs_either_side_ties_and_counts_against_the_ch
     published "decided" change."""
     values = [json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] for f in READ_NONE_BUFFERED]
     assert len(values) == 7
-    ((split, p),) = study.analysis.change_points(np.log(values))  # the one split tested: nothing below it is searched
+    ((split, p),) = change_points.change_points(np.log(values))  # the one split tested: nothing below it is searched
     assert split == 3 and p > 1 - evidence.CONFIDENCE
 
 
@@ -190,7 +191,7 @@ def test_the_jobs_of_one_fio_invocation_are_one_run(tmp_path):
     (tmp_path / "run" / log.name).write_bytes(log.read_bytes())
     ingest([tmp_path / "run"], tmp_path / "one.duckdb", progress=False)
     con = store.open_read(tmp_path / "one.duckdb")
-    runs = study.analysis.get_runs(con)
+    runs = repeated_runs.get_runs(con)
     con.close()
     jobs = [538486371, 471767057, 551202168, 489845722]
     assert len(runs) == 1 and runs.jobs.iloc[0] == 4

@@ -3,13 +3,12 @@ lists read from the runs' files, one machine one unit, and the correlation recor
 import duckdb
 import numpy as np
 import pytest
+from conftest import ARCHIVE, BUILT_TOOLS
 
-from iobook import evidence
-from iobook.ingest import ingest
+from iobook.database.ingest import ingest
+from iobook.inference import evidence
 from iobook.studies import io500_archive
 from iobook.studies.io500_archive import analysis
-
-from conftest import ARCHIVE, BUILT_TOOLS
 
 
 @pytest.fixture(scope="module")

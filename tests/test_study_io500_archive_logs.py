@@ -8,11 +8,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
-from iobook.ingest import ingest
-from iobook.studies.io500_archive import logs
-
 from conftest import ARCHIVE, REPO, TUCSON_SC23
+
+from iobook.database.ingest import ingest
+from iobook.studies.io500_archive import logs
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import papermill
 import pytest
+from conftest import DATABASES, execute_chapter
 
-from iobook import evidence, selection, store
+from iobook.database import store
+from iobook.inference import evidence, selection
 from iobook.studies import io500_score as study
 from iobook.studies.io500_score import analysis, sc23
-
-from conftest import DATABASES, execute_chapter
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw" / "io500"
@@ -221,7 +221,8 @@ def test_a_cache_inflated_random_read_is_flagged_in_the_chapter(tmp_path):
     import re
 
     from conftest import ARCHIVE
-    from iobook.ingest import ingest
+
+    from iobook.database.ingest import ingest
 
     (summary,) = ARCHIVE.glob("*/*/*/*/submission-784/results/*/result_summary.txt")
     text = summary.read_text()

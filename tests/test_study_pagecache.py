@@ -7,16 +7,17 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATABASES, REPO, execute_chapter, holm
 from scipy import stats as sps
 
-from iobook import evidence, nb, present, selection, store
-from iobook.ingest import ingest
+from iobook.book import nb, present
+from iobook.book.report import FIRST_FINDING_WORDS
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.inference import evidence, selection
 from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
 from iobook.studies.pagecache import analysis, data, findings
-from iobook.report import FIRST_FINDING_WORDS
-
-from conftest import DATABASES, REPO, execute_chapter, holm
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

@@ -7,11 +7,11 @@ from datetime import datetime
 import numpy as np
 import papermill
 import pytest
-
-from iobook import comparison, evidence, nb, selection
-from iobook.studies import snapshots
-
 from conftest import REPO, SHARED, execute_chapter
+
+from iobook.book import comparison, nb
+from iobook.inference import evidence, selection
+from iobook.studies import snapshots
 
 TEMPLATE = REPO / "notebooks" / "snapshots.ipynb"
 RUN = "vm-20261121T132957Z"  # data/raw/snapshots/vm-20261121T132957Z: the metadata part
@@ -75,7 +75,7 @@ def test_runs_rates_and_comparisons_on_each_database(any_db):
 
 @pytest.mark.slow
 def test_unknown_run_folder_names_the_nearest(databases):
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(databases["default"]) as con:
         assert snapshots.select_runs(con, [RUN])[0]["run_id"].tolist() == [RUN]
@@ -118,7 +118,7 @@ MIB = 1 << 20
 
 @pytest.fixture(scope="module")
 def default_con(databases):
-    from iobook import store
+    from iobook.database import store
 
     with store.open_read(databases["default"]) as con:
         yield con
@@ -303,7 +303,7 @@ def test_seed_test_counts_are_no_finding(current_report):
     """Referee: finding 2 reported test counts ("5 of 9 columns drop, 3 after Holm") the chapter itself calls
     "not a result". No finding rests on the seed's table read as repeats, and no record built on the published
     figures carries an interval."""
-    from iobook.evidence import Replicate
+    from iobook.inference.evidence import Replicate
 
     assert not [f for f in current_report.findings if (f.target or "").startswith("tab-snapshots-seed")]
     assert not [f for f in current_report.findings if "columns drop" in f.text]
@@ -340,7 +340,7 @@ def test_each_stage_is_paired_with_its_concurrent_control(current_report):
     """Referee: pair each metadata stage with the control runs made beside it (manifest label during_step),
     not with 36 control runs pooled into one baseline. Recomputed from the raw fio JSON of
     data/raw/snapshots/vm-20261125T034040Z: 3 operations x 11 snapshot stages, 3 rounds a side."""
-    from iobook.evidence import Replicate
+    from iobook.inference.evidence import Replicate
 
     steps = raw_metadata_steps()
     stages = [s for s in dict.fromkeys(x["step"] for x in steps if x["subvolume"] == "data")
@@ -401,7 +401,7 @@ def test_step_durations_say_what_the_steps_can_show(current_report):
 @pytest.mark.slow
 def test_findings_fit_the_page_check(current_report, databases):
     """tests/test_book_pages.py: a chapter opens with 3-6 findings, each linked to its figure or table."""
-    from iobook import store
+    from iobook.database import store
 
     assert 3 <= len(current_report.findings) <= 6 and all(f.target for f in current_report.findings)
     with store.open_read(databases["empty"]) as con:

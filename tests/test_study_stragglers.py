@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from conftest import DATABASES, execute_chapter
 
-from iobook import evidence, store
+from iobook.database import store
+from iobook.inference import evidence
 from iobook.studies import stragglers as study
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
@@ -296,7 +297,7 @@ def test_shifted_phases_and_the_slowest_node(default):
 
 @pytest.mark.slow
 def test_storage_scale_share_and_stonewall_wear_out(default):
-    """The 12 runs are 9 machines (iobook.setups): Aurora's 694 and 696, Tucson's Arches 651 and 679 (their
+    """The 12 runs are 9 machines (iobook.database.setups): Aurora's 694 and 696, Tucson's Arches 651 and 679 (their
     mmlscluster listings name the same 15 nodes), Tucson's Saguaro 722 and 784; 8 of the 9 are Storage Scale (694
     and 696 are DAOS); 586's ior-hard-write.txt line 34: "stonewalling pairs accessed min: 5130 max: 32971"."""
     con, runs = default
@@ -322,9 +323,11 @@ def test_intervals_resample_machines_not_phases(default):
 def flat_helios(tmp_path_factory) -> Path:
     """A user's folder: the built-tools runs and one IO500 run's IOR log and per-rank CSV copied flat, without its
     mdtest logs (no Nodemap) or its IO500 summary (no run): one machine over several nodes."""
-    from conftest import ARCHIVE, BUILT_TOOLS
-    from iobook.ingest import ingest
     import shutil
+
+    from conftest import ARCHIVE, BUILT_TOOLS
+
+    from iobook.database.ingest import ingest
 
     tree = tmp_path_factory.mktemp("flat") / "mine"
     shutil.copytree(BUILT_TOOLS, tree / "built-tools")
@@ -411,7 +414,7 @@ def test_slow_first_ranks_say_the_data_cannot_tell_why(default):
 
 @pytest.mark.slow
 def test_counts_are_machines_not_runs(default):
-    """Issue 36: the unit is the machine (iobook.setups: 12 runs are 9 machines, see
+    """Issue 36: the unit is the machine (iobook.database.setups: 12 runs are 9 machines, see
     test_storage_scale_share_and_stonewall_wear_out). The crowded node moves in 8 of the 9: submission-694 is the one
     run where one node holds most of its crowded phases (2 of 3), and it is Aurora's, as 696 is."""
     con, _ = default
@@ -509,9 +512,11 @@ def test_failed_mdtest_phases_are_no_straggler_phases(tmp_path):
     """IO500 submission 733's mdtest-easy-write.txt line 10 prints "WARNING: unable to create tree directory"
     (tests/fixtures/mdtest/SOURCES.md): its File creation and Tree creation failed, so the ranks of
     mdtest-easy-write.csv are no phase here; mdtest-easy-stat.csv (its log prints no failure) still is."""
-    from conftest import ARCHIVE
-    from iobook.ingest import ingest
     import shutil
+
+    from conftest import ARCHIVE
+
+    from iobook.database.ingest import ingest
 
     run = (ARCHIVE / "Gesellschaft fur wissenschaftliche Datenverarbeitung" / "Emmy" / "CephFS" / "2024"
            / "submission-733" / "results" / "2024.09.25-00.17.03")

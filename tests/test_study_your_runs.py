@@ -13,11 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BUILT_TOOLS, REPO, execute_chapter
 from scipy import stats as scipy_stats
 
-from conftest import BUILT_TOOLS, REPO, execute_chapter
-from iobook import build, comparison, evidence, present, selection, source_labels, store
-from iobook.ingest import ingest
+from iobook.book import build, comparison, present
+from iobook.database import source_labels, store
+from iobook.database.ingest import ingest
+from iobook.inference import evidence, selection
 from iobook.studies import your_runs as study
 
 CHECKSUM = REPO / "data" / "raw" / "checksum" / "vm-20261121T131428Z"
@@ -685,6 +687,7 @@ def test_a_fio_job_that_states_an_error_is_a_failed_run_shown(tmp_path):
     beside a fio file that ran: the failed job is listed with its errno in Your runs' and the Data chapter's
     failed phases, never silently absent (issue 36)."""
     from conftest import REPO
+
     from iobook.studies import data
 
     fixtures = REPO / "tests" / "fixtures" / "fio"
@@ -809,7 +812,8 @@ def test_sweep_and_curve_panels_are_legible(sweep):
     panels), every text of both charts is at least 11 px, and no two tick labels of one axis overlap (the curves' bs
     axis printed "2030" and "1,0002,000")."""
     import vl_convert
-    from iobook import charts
+
+    from iobook.book import charts
 
     db, *_ = sweep
     r = report_of(Path(db))

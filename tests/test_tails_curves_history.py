@@ -7,12 +7,14 @@ import re
 
 import numpy as np
 import pytest
+from conftest import REPO
 from scipy import stats as scipy_stats
 
-from conftest import REPO
-from iobook import evidence, store
-from iobook.ingest import ingest
-from iobook.studies import history, your_runs as study
+from iobook.database import store
+from iobook.database.ingest import ingest
+from iobook.inference import evidence
+from iobook.studies import history
+from iobook.studies import your_runs as study
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 

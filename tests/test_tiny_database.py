@@ -5,12 +5,12 @@ end on little data and pastes only keys its report has; no data/raw ingest, no k
 import importlib
 
 import pytest
-
-from iobook import chapters, store
-from iobook.ingest import ingest
-
 from conftest import REPO, TUCSON_SC23
 from test_glue_keys import _template, pasted_keys
+
+from iobook.book import chapters
+from iobook.database import store
+from iobook.database.ingest import ingest
 
 TINY = [REPO / "data/raw/pagecache/vm-20261123T160932Z", REPO / "data/raw/checksum/vm-20261121T131428Z",
         REPO / "data/raw/snapshots/vm-20261121T132957Z", TUCSON_SC23,

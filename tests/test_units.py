@@ -1,7 +1,7 @@
 """Unit conversions between IO500's binary and IBM's decimal bandwidth units."""
 import pytest
 
-from iobook.units import gb_to_gib, gib_to_gb
+from iobook.inference.units import gb_to_gib, gib_to_gb
 
 
 def test_gib_to_gb_is_exact_powers():

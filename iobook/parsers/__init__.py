@@ -6,7 +6,7 @@ The contract every parser module follows (see ior.py, mdtest.py, fio.py, io500.p
   in a ``TABLE: ClassVar[str]`` attribute; field annotations (int, float, str, bool, optional of
   those) become the table's columns. The store adds a ``source_id`` column in front, so records never
   carry file identity: a record links to its siblings from the same file through local keys
-  (e.g. ``test_index``), and the public views in ``iobook/views/<module>.sql`` turn those into ids.
+  (e.g. ``test_index``), and the public views in ``iobook/database/views/<module>.sql`` turn those into ids.
 - It exports ``RECORDS`` (every record class it defines) and ``FORMATS`` (a tuple of ``Format``).
 - ``Format.detect(head)`` looks at the first ``DETECT_BYTES`` characters of a decoded file and says
   whether this format is the one; detection is by content, never by file name.

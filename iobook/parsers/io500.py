@@ -10,11 +10,11 @@ Seven formats, detected by content:
 - ``io500-result-ini``: the C app's INI ``result.txt``.
 - ``io500-verify``: ``io500 --verify``'s output.
 - ``io500-system-information``: a submission's ``system-information.txt`` (``io500_info_*=`` lines), and
-  ``io500-questionnaire``: the io500-info-creator's JSON: what they say of the system (iobook.setups reads them).
+  ``io500-questionnaire``: the io500-info-creator's JSON: what they say of the system (iobook.database.setups reads them).
 
 Each file gives one ``Io500File`` row, its phases (``Io500Phase``) and its validity remarks
 (``Io500Flag``). Values are converted to GiB/s and kIOPS; phase names are spelled as the C app
-spells them. Grouping files into runs and recomputing scores happens in ``iobook.io500_runs``.
+spells them. Grouping files into runs and recomputing scores happens in ``iobook.database.io500_runs``.
 The IO500 *phase* outputs (ior-easy-write.txt, ...) are plain IOR/mdtest logs, not read here.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import Format, Parsed, ParseError, first_line, line_starting
+from . import Format, ParseError, Parsed, first_line, line_starting
 
 GIB = 2**30
 

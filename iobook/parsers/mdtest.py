@@ -31,9 +31,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Format, Parsed, ParseError, line_starting
-from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_columns, float_array, floats,
-                        is_count, read_typed)
+from . import Format, ParseError, Parsed, line_starting
+from .arrow_csv import (COUNT, NULL_STRING, NUMBER, all_match, csv_rows, finite_columns, float_array, floats, is_count,
+                        read_typed)
 
 TOOL = "mdtest"
 

@@ -9,14 +9,16 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ... import comparison, evidence, io500_runs, present
-from ...report import Finding, Prose, Report, Table
+from ...book import comparison, present
+from ...book.report import Finding, Prose, Report, Table
+from ...database import io500_runs
+from ...inference import evidence
 from .. import local_runs
 from . import analysis, charts, findings, seed
 # the names callers and tests use, importable from iobook.studies.checksum_cost as before the layers
-from .analysis import (BUFFERED_QUANTITY, MEASURES, compare_buffered_direct, compare_checksums,
-                       compare_end_baseline, get_costs, get_others_cpu, get_perf_facts, get_runs, get_steps,
-                       main_comparison, select_runs, verify_order)
+from .analysis import (BUFFERED_QUANTITY, MEASURES, compare_buffered_direct, compare_checksums, compare_end_baseline,
+                       get_costs, get_others_cpu, get_perf_facts, get_runs, get_steps, main_comparison, select_runs,
+                       verify_order)
 from .findings import settings_finding
 from .seed import (BUILDS, NODES, ROUNDING_QUANTITY, SETTING_QUANTITY, get_checksum_settings, get_footnote,
                    get_memory_factor, get_published, raid_listings, rounding_count, settings_count)

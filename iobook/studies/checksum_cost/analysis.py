@@ -8,7 +8,9 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ... import comparison, evidence, store
+from ...book import comparison
+from ...database import store
+from ...inference import evidence
 from .. import local_runs
 
 PHASES = ["write", "read"]

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from ... import comparison
-from ...evidence import Comparison
+from ...book import comparison
+from ...inference.evidence import Comparison
 from .. import local_runs
 from .analysis import PHASES, verify_order
 

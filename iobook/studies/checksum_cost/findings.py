@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, io500_runs, present
-from ...evidence import Comparison, Count, Estimate
-from ...report import Finding
+from ...book import present
+from ...book.report import Finding
+from ...database import io500_runs
+from ...inference import evidence
+from ...inference.evidence import Comparison, Count, Estimate
 from .seed import BUILDS, SETTING, footnote_quote
 
 

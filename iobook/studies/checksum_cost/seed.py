@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import evidence, published, store
+from ...database import published, store
+from ...inference import evidence
 
 PUBLISHED = "seed000_checksum_cpu_memory"
 TABLE = "checksum_cpu_memory"  # the slide's table in PUBLISHED

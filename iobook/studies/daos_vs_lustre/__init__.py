@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present, published, selection
-from ...report import Prose, Report, Table
+from ...book import present
+from ...book.report import Prose, Report, Table
+from ...database import published
+from ...inference import evidence, selection
 from ..io500_score import release_text
 from . import analysis, charts, findings, nodes, seeds
 from .analysis import FIRST, SECOND, choose, get_runs

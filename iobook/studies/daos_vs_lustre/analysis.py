@@ -7,10 +7,12 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ... import comparison, evidence, io500_runs, selection, store
-from ...evidence import Replicate, plural
+from ...book import comparison
+from ...book.report import Table
+from ...database import io500_runs, store
+from ...inference import evidence, selection
+from ...inference.evidence import Replicate, plural
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
-from ...report import Table
 
 PACKAGE = __package__
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ... import comparison, families
+from ...book import comparison
+from ...database import families
 from .analysis import FIRST, PHASES, SECOND, balance
 from .nodes import TEN_CLIENTS
 
@@ -15,7 +16,7 @@ LEGEND_BELOW = {"orient": "bottom", "columns": 1, "labelLimit": 400}  # long run
 
 
 def colour(names) -> alt.Scale:
-    """The book's family colours (iobook.families.COLOURS) for these families."""
+    """The book's family colours (iobook.database.families.COLOURS) for these families."""
     domain, range_ = families.colours(names)
     return alt.Scale(domain=domain, range=range_)
 

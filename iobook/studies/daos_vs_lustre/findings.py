@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present
-from ...evidence import Replicate, plural
-from ...report import FIRST_FINDING_WORDS, Finding
+from ...book import present
+from ...book.report import FIRST_FINDING_WORDS, Finding
+from ...inference import evidence
+from ...inference.evidence import Replicate, plural
 from .analysis import FIRST, SECOND, what_would_decide
 from .nodes import TEN_NODES
 from .seeds import cell, seed_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import store
+from ...database import store
 from ...parsers.io500 import STANDARD_BW_PHASES
 from .analysis import PACKAGE, PHASES, has_view, period_order
 

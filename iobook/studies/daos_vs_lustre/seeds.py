@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import evidence, io500_runs, published, store
-from ...evidence import Replicate
+from ...database import io500_runs, published, store
+from ...inference import evidence
+from ...inference.evidence import Replicate
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from .analysis import PACKAGE, PHASES, has_view
 from .nodes import SYSTEM_INFO, TIANHE, phase_log_clients, run_phases

@@ -4,8 +4,8 @@ Layers: queries/*.sql, analysis (the counts), views (the views and the Parquet e
 them for the notebook. A census of files: counts, nothing to compare or decide."""
 from __future__ import annotations
 
-from ... import present
-from ...report import MAX_ROWS_SEARCHABLE, Html, Report, Table
+from ...book import present
+from ...book.report import MAX_ROWS_SEARCHABLE, Html, Report, Table
 from .. import your_runs
 from . import analysis, findings, views
 # the names other tests and modules read from iobook.studies.data

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ... import present, setups, store
-from ...units import MIB
+from ...database import setups, store
+from ...inference.units import MIB
 from .. import your_runs
 
 STATUSES = ("ok", "error", "skipped", "gone")
@@ -40,14 +40,14 @@ def get_failed(con) -> pd.DataFrame:
     """Files that could not be read: path as shown to readers, format, the reason and the 1-based line
     where reading stopped (null when the parser could not say)."""
     df = store.frame(con, __package__, "failed")
-    df["path"] = present.reader_paths(con, df["path"])
+    df["path"] = store.reader_paths(con, df["path"])
     return df
 
 
 def get_sources(con) -> pd.DataFrame:
     """Every file of this build (not those gone from the folders ingested), path as shown to readers, sorted by it."""
     df = store.frame(con, __package__, "files")
-    df["path"] = present.reader_paths(con, df["path"])
+    df["path"] = store.reader_paths(con, df["path"])
     return df.sort_values("path", kind="stable", ignore_index=True)
 
 
@@ -73,7 +73,7 @@ def get_result_logs(con) -> dict[str, int]:
 
 
 def get_setup_fields(con) -> pd.DataFrame:
-    """Each setup field (iobook.setups.FIELDS, in its order) with what it is, the IO500 runs stating it and the
+    """Each setup field (iobook.database.setups.FIELDS, in its order) with what it is, the IO500 runs stating it and the
     kinds of source that do: a census."""
     stated = store.frame(con, __package__, "setup_fields_stated").set_index("field")
     return pd.DataFrame([{"field": field, "what": what, "IO500 runs stating it": int(stated.runs.get(field, 0)),
@@ -92,4 +92,4 @@ def database_path(con) -> str | None:
     data/iobook.duckdb for the published book, _build/<name>-<digest>/iobook.duckdb for a build on other data); None for a
     database in memory."""
     (path,) = con.execute(store.query(__package__, "database_path")).fetchone()
-    return present.shown_path(str(Path(path).resolve())) if path else None
+    return store.shown_path(str(Path(path).resolve())) if path else None

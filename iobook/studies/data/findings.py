@@ -6,9 +6,9 @@ import re
 
 import pandas as pd
 
-from ... import evidence
-from ...evidence import plural
-from ...report import Finding, Prose
+from ...book.report import Finding, Prose
+from ...inference import evidence
+from ...inference.evidence import plural
 from .analysis import IO500
 
 CENSUS = evidence.Replicate.CENSUS

@@ -9,13 +9,14 @@ import shutil
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ... import charts, present, store
+from ...book import charts
+from ...database import store
 
 SOURCES = "sources"  # the one table among the views
 DIGEST_HEX = 12  # the export folder's name: enough of the files' digest to tell two databases apart
 
 # One line per public view: what one row is. A test fails when a view of the database has no line here
-# or a line names a view the database lacks, so this table cannot drift from iobook/views/*.sql.
+# or a line names a view the database lacks, so this table cannot drift from iobook/database/views/*.sql.
 VIEW_ROWS = {
     "sources": "file seen by ingest (a table): path as resolved at ingest (a byte of a name that is not UTF-8 "
                "shown as \\xNN, the name's bytes in path_bytes), status ok, error, skipped or gone, why it failed "
@@ -26,7 +27,7 @@ VIEW_ROWS = {
                   "counted: false for a later copy of a run filed twice; implausible: why a value cannot be; "
                   "run_key names it in chapter parameters",
     "setups": "IO500 run: its setup, a column a field (machine, release, API, data protection, client nodes, what "
-              "changed during it, ...), from its own files, then setup.yml, then data/reference (iobook/setups.py)",
+              "changed during it, ...), from its own files, then setup.yml, then data/reference (iobook/database/setups.py)",
     "setup_fields_stated": "setup field: how many IO500 runs state it and the kinds of source that say so",
     "io500_run_limits": "limit an IO500 run's setup states, in GiB/s: client links, server links or drives, each "
                         "count x rate as stated",
@@ -132,7 +133,7 @@ def export_parquet(con) -> pd.DataFrame:
     # A folder per database content: Sphinx does not overwrite a changed static file of the same name. Paths
     # as readers see them, so the link (checked by nbval) is the same on every checkout of the same files.
     files = store.frame(con, __package__, "build_files")
-    files["path"] = present.reader_paths(con, files["path"])
+    files["path"] = store.reader_paths(con, files["path"])
     digest = hashlib.sha256("".join(f"{p}\0{h}\0{st}\n" for p, h, st in files.itertuples(index=False)).encode()
                             ).hexdigest()[:DIGEST_HEX]
     folder = charts.DOWNLOADS / f"database-{digest}"

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ... import comparison, evidence, present
-from ...evidence import Comparison, Replicate, plural
-from ...report import Finding, Prose, Report, Table
+from ...book import comparison, present
+from ...book.report import Finding, Prose, Report, Table
+from ...inference import evidence
+from ...inference.evidence import Comparison, Replicate, plural
 from . import charts, findings
 # the names callers and tests use, importable from iobook.studies.ess_bandwidth as before the layers
 from .analysis import (FAMILY_SYSTEMS, claim_for, claim_records, claims_values, fewest_blocks, figure_reading,

@@ -9,12 +9,13 @@ import re
 import numpy as np
 import pandas as pd
 
-from ... import evidence, present, published, setups, store
-from ...evidence import Replicate
+from ...book import present
+from ...database import published, setups, store
+from ...inference import evidence
+from ...inference.evidence import Replicate
+from ...inference.units import gb_to_gib, gib_to_gb
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
-from ...units import gb_to_gib, gib_to_gb
 from .runs import EASY_PHASES, MODELS, NO_VALUE, PACKAGE, PHASE_ORDER, ids, listing, short_source, system_units
-
 
 # Columns of seed 000's IO500 tables and what the slide says each is: (site, the list it names). The
 # Ehningen-vs-Tucson slide is left out: its Tucson column is headed ISC23 but prints the SC23 numbers.
@@ -237,7 +238,7 @@ def get_client_links() -> pd.DataFrame:
     """The talk's client links for IBM's ESS 3500 IO500 clusters (seed 000, "Details Regarding IBM's ESS3500
     Cluster io500 submission for ISC23:"): per site, links per client and the link's rate in Gb/s, read from
     the printed phrase ("One HDR200-Infiniband connection per client", "two HDR200 connections") as the setup
-    record reads it (iobook.setups.published_links: the count word, the network's rate from network_rates.csv)."""
+    record reads it (iobook.database.setups.published_links: the count word, the network's rate from network_rates.csv)."""
     pub = published.load(setups.PUBLISHED_LINKS)
     pub = pub[pub.column == setups.LINKS_COLUMN]
     stated = setups.published_links()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ... import present
+from ...book import present
 from .runs import PHASE_ORDER, WHOLE
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import comparison, evidence, io500_runs, present
-from ...evidence import Replicate, plural
-from ...report import Finding
+from ...book import comparison, present
+from ...book.report import Finding
+from ...database import io500_runs
+from ...inference import evidence
+from ...inference.evidence import Replicate, plural
 from .analysis import talk_release
 from .runs import MODELS, NO_VALUE, SHORT_PHASE, WHOLE, listing, short_source
 

@@ -10,8 +10,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import selection, store
-from ...evidence import plural
+from ...database import store
+from ...inference import selection
+from ...inference.evidence import plural
 
 PACKAGE = __package__
 STORAGE_SCALE = "Storage Scale/GPFS"  # the family name in data/reference/filesystems.csv
@@ -52,12 +53,12 @@ def short_source(source: str) -> str:
 
 def get_runs(con) -> pd.DataFrame:
     """Every IO500 run (`io500_runs`, each copy once) with its file-system family (as its files or folders
-    state: iobook.io500_runs.attribute), whether IBM submitted
+    state: iobook.database.io500_runs.attribute), whether IBM submitted
     it (`ibm`: the institution starts with "IBM", as IBM Tucson, IBM Ehningen System, IBMDL do) and the IBM
     model its system and file-system names state (`model`: ESS 3200, ESS 3500, Storage Scale System 6000;
     "unknown" when they state none or the run is not a Storage Scale run), and a `label` for prose.
     `io500_version` is the benchmark release the run printed (io500-isc24_v3), not the list it was made for.
-    From the setup record (iobook.setups): `scale_release_stated` (never minReleaseLevel) and its `release_source`,
+    From the setup record (iobook.database.setups): `scale_release_stated` (never minReleaseLevel) and its `release_source`,
     `changed_during_run` (what its scripts change while it runs)."""
     runs = con.execute(store.query(PACKAGE, "runs")).df()
     runs["ibm"] = runs.institution.fillna("").str.startswith("IBM")

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import store
-from ...evidence import plural
+from ...database import store
+from ...inference.evidence import plural
 from .runs import NO_VALUE, PACKAGE, get_clusters, get_fs_disks, ids, short_source
 
 SIZE_SUFFIX = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}  # mmchconfig reads K/M/G/T as powers of 1024

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present
-from ...evidence import Replicate
-from ...report import Prose, Report, Table
+from ...book import present
+from ...book.report import Prose, Report, Table
+from ...database import repeated_runs, store
+from ...inference import change_points, evidence
+from ...inference.change_points import MEASURES, MIN_RUNS, PERMUTATIONS
+from ...inference.evidence import Replicate
 from . import analysis, charts, findings
-from .analysis import MEASURES, MIN_RUNS, PERMUTATIONS, STEADY_SLOPE_PCT, IO500_MIN_SUBMISSIONS
+from .analysis import IO500_MIN_SUBMISSIONS, STEADY_SLOPE_PCT
 
 HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest many times, one folder per run, and "
               "ingest the folders; `scripts/collect_history.sh` and `scripts/collect_ior_history.sh` make such "
@@ -33,7 +36,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
     """The chapter: every history's runs over time (fio's with their steady-state flags), its change points of each
     measure with the runs either side compared, and IO500 systems over the submissions they were submitted to,
     findings first."""
-    runs = analysis.get_runs(con)
+    runs = repeated_runs.get_runs(con)
     submissions = analysis.io500_submissions(con)
     if runs.empty and submissions.empty:
         return Report(values={"has_data": False, "has_runs": False, "has_io500": False},
@@ -58,8 +61,9 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
     figures["fig-history-accuracy"] = charts.chart_accuracy(accuracy)
     if not runs.empty:
         runs = runs.merge(analysis.steady_state(con, runs, steady_slope_pct), on="job_id", how="left")
-        searched = analysis.histories_of(runs)
-        changes, decided = analysis.history_changes(runs)
+        searched = change_points.histories_of(runs)
+        changes, decided = change_points.history_changes(runs)
+        changes["what else changed"] = changes["what else changed"].map(present.md_escape)  # text from the logs
         logged = runs[runs.steady.notna()]
         unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
                                   quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
@@ -68,7 +72,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
         found += findings.run_findings(changes, decided, searched, measures, unsteady,
                                        runs.groupby(["label", "workload"]).ngroups)
         steps_only = len(searched) > 0 and bool(searched.one_collector_run.all()) and changes.empty
-        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=present.reader_paths(con, runs.path))
+        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=store.reader_paths(con, runs.path))
         p99 = MEASURES["p99_ns"][0]
         p99_changed = set(zip(changes.label[changes.measure == p99], changes.workload[changes.measure == p99]))
         with_p99 = runs[[key in p99_changed for key in zip(runs.label, runs.workload)]]

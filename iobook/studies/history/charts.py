@@ -8,8 +8,8 @@ import textwrap
 import altair as alt
 import pandas as pd
 
-from ... import evidence
-from .analysis import MEASURES
+from ...inference import evidence
+from ...inference.change_points import MEASURES
 
 IO500_PANELS_A_ROW = 2  # three of 200 px with their axes were wider than the page's text column (cut at 1280 px)
 # The y axis of a history's panels, per measure: column shown, its title, factor from get_runs' column.

@@ -6,9 +6,11 @@ import math
 
 import pandas as pd
 
-from ... import evidence, present
-from ...report import Finding
-from .analysis import IO500_MIN_SUBMISSIONS, MIN_RUNS
+from ...book import present
+from ...book.report import Finding
+from ...inference import evidence
+from ...inference.change_points import MIN_RUNS
+from .analysis import IO500_MIN_SUBMISSIONS
 
 QUIET_NAMED = 6  # labels of the histories without a change point named in the finding; the figure shows each
 
@@ -25,7 +27,7 @@ def _largest_first(changes: pd.DataFrame, decided: list):
 def run_findings(changes: pd.DataFrame, decided: list, searched: pd.DataFrame, measures: list[str],
                  unsteady: evidence.Count, workloads: int) -> list[Finding]:
     """The histories' findings: decided changes before undecided ones, the largest first, each naming its history
-    (label · job); the searched histories (analysis.histories_of) with none, by label; the unsteady fio runs.
+    (label · job); the searched histories (change_points.histories_of) with none, by label; the unsteady fio runs.
     `measures`: the measures the histories were searched on; `workloads`: how many there are (label and workload)."""
     found = []
     for (_, row), c in _largest_first(changes, decided):

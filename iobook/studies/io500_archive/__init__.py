@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present
-from ...report import Report, Table
+from ...book import present
+from ...book.report import Report, Table
+from ...inference import evidence
 from . import analysis, charts, findings, logs
 from .analysis import PAPER_LISTS
 

@@ -10,8 +10,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import evidence, published, stats, store
-from ...evidence import Replicate
+from ...database import published, store
+from ...inference import evidence, stats
+from ...inference.evidence import Replicate
 
 PACKAGE = __package__
 # The paper's figures (data/published/papers/, with their source) and the lists it took

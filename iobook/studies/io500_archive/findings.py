@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present
-from ...evidence import Correlation, Replicate
-from ...report import Finding
+from ...book import present
+from ...book.report import Finding
+from ...inference import evidence
+from ...inference.evidence import Correlation, Replicate
 from . import analysis
 
 

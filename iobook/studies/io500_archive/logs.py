@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import store
+from ...database import store
 
 
 def close_time(con) -> pd.DataFrame:

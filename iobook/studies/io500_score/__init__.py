@@ -4,8 +4,9 @@ Layers: queries/*.sql, analysis, sc23 (the seed's table), charts, findings; `rep
 The study compares no groups (its records are censuses and described values): nothing to decide."""
 from __future__ import annotations
 
-from ... import present, selection
-from ...report import Html, Prose, Report, Table
+from ...book import present
+from ...book.report import Html, Prose, Report, Table
+from ...inference import selection
 from . import analysis, charts, findings, sc23
 from .analysis import release_label, release_text
 from .sc23 import SC23_RUNS, SC23_TABLE

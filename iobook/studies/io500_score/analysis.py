@@ -7,8 +7,10 @@ import re
 
 import pandas as pd
 
-from ... import evidence, io500_runs, present, store
-from ...bounds import censuses
+from ...book import present
+from ...database import io500_runs, store
+from ...inference import evidence
+from ...inference.bounds import censuses
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %

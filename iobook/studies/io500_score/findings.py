@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, present
-from ...bounds import REACHES_LIMIT
-from ...report import Finding, Prose
+from ...book import present
+from ...book.report import Finding, Prose
+from ...inference import evidence
+from ...inference.bounds import REACHES_LIMIT
 from .analysis import TOLERANCE
 
 CENSUS = evidence.Replicate.CENSUS

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import present, published, store
+from ...book import present
+from ...database import published, store
 from .analysis import get_phases
 
 SC23_TABLE = "seed000_sc23_io500"

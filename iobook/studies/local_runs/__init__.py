@@ -10,8 +10,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ... import evidence, present, selection, store
-from ...units import GIB
+from ...database import store
+from ...inference import evidence, selection
+from ...inference.units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
@@ -28,7 +29,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
         store.query(__package__, "runs"),
         [study],
     ).df()
-    df["run_dir"] = present.reader_paths(con, df["run_dir"])
+    df["run_dir"] = store.reader_paths(con, df["run_dir"])
     return df
 
 

@@ -11,8 +11,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ... import comparison, evidence, present
-from ...report import Prose, Report
+from ...book import comparison, present
+from ...book.report import Prose, Report
+from ...inference import evidence
 from .. import local_runs
 from . import analysis, charts, data, findings, tables
 

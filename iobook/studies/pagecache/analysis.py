@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import comparison, evidence
-from ...evidence import Replicate
+from ...book import comparison
+from ...inference import evidence
+from ...inference.evidence import Replicate
 from .data import DEFAULT_EXPERIMENT, FULL_SHARE
 
 MODE_QUANTITY = "{phase} {measure}, buffered ÷ direct"

@@ -7,7 +7,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ... import evidence
+from ...inference import evidence
 from .analysis import MODE_MEASURES, estimates
 from .data import CACHE_STATES
 

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import published, store
-from ...units import GIB
+from ...database import published, store
+from ...inference.units import GIB
 from .. import local_runs
 
 PUBLISHED = "seed001_page_cache_facts"

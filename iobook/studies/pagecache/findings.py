@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import comparison, evidence, present
-from ...evidence import Replicate
-from ...report import Finding, Prose
+from ...book import comparison, present
+from ...book.report import Finding, Prose
+from ...inference import evidence
+from ...inference.evidence import Replicate
 from .analysis import DIRTY_LEFT_SHARE
 from .data import FULL_SHARE
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import comparison
-from ...report import Table
+from ...book import comparison
+from ...book.report import Table
 from .. import local_runs
 
 MIB = ",.0f"

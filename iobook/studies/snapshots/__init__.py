@@ -12,19 +12,20 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ... import comparison, evidence, present
-from ...evidence import Comparison
-from ...report import Finding, Prose, Report, Table
+from ...book import comparison, present
+from ...book.report import Finding, Prose, Report, Table
+from ...inference import evidence
+from ...inference.evidence import Comparison
 from .. import local_runs
 from . import charts, findings
 # the names callers and tests use, importable from iobook.studies.snapshots as before the layers
-from .analysis import (OPERATIONS, compare_control_drift, compare_stages, get_control_drift, get_rates,
-                       get_run_facts, get_snapshot_steps, get_step_durations, get_time_since_snapshot,
-                       rate_quantity, select_runs, shared_filesystem, stage_label, stage_order)
+from .analysis import (OPERATIONS, compare_control_drift, compare_stages, get_control_drift, get_rates, get_run_facts,
+                       get_snapshot_steps, get_step_durations, get_time_since_snapshot, rate_quantity, select_runs,
+                       shared_filesystem, stage_label, stage_order)
 from .findings import cow_space_finding, first_stage_finding
 from .seed import (SUMMARY_ROWS, get_seed_configuration, get_seed_creation, get_seed_ratios, get_seed_signs,
-                   get_seed_table, get_summary_checks, seed_clients, seed_printed, seed_source, seed_states,
-                   seed_wide, short_column)
+                   get_seed_table, get_summary_checks, seed_clients, seed_printed, seed_source, seed_states, seed_wide,
+                   short_column)
 from .writes import (FREED_BY, MIB, compare_cow_latency, get_cow_growth, get_cow_space_check, get_cow_writes,
                      get_recovery, get_recovery_summary, get_space)
 

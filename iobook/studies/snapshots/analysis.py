@@ -9,8 +9,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import comparison, evidence, store
-from ...evidence import Comparison, Replicate
+from ...book import comparison
+from ...database import store
+from ...inference import evidence
+from ...inference.evidence import Comparison, Replicate
 from .. import local_runs
 
 STUDY = "snapshots"

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from ... import comparison, evidence
-from ...evidence import Comparison
+from ...book import comparison
+from ...inference import evidence
+from ...inference.evidence import Comparison
 from .analysis import CONTROL, DATA, OPERATIONS, stage_order
 from .writes import COW_PHASES, MIB, expected_data_growth
 

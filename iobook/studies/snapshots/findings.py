@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ... import comparison, evidence
-from ...evidence import Comparison, Count, Estimate
+from ...book import comparison
+from ...inference import evidence
+from ...inference.evidence import Comparison, Count, Estimate
 from .seed import seed_clients
 from .writes import FREED_BY, MIB, cow_space_counts
 

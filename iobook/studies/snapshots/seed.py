@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, published, stats
-from ...evidence import Count, Replicate
+from ...database import published
+from ...inference import evidence, stats
+from ...inference.evidence import Count, Replicate
 
 SEED_TABLE = "seed003_snapshot_mdtest"
 SEED_CONFIGURATION = "seed003_test_configuration"  # also holds the creation times (table snapshot_creation)
@@ -73,7 +74,7 @@ def seed_clients(configuration: pd.DataFrame) -> dict[str, str | int]:
 
 def get_summary_checks(seed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Which definitions of the slide's "Std. deviation" and "Diff with/without" rows reproduce them from
-    the eight printed state rows (iobook.stats.recompute_summary): per definition, how many of the nine
+    the eight printed state rows (iobook.inference.stats.recompute_summary): per definition, how many of the nine
     columns round to the printed value and how many are reached by inputs within their own rounding
     (± 0.005); and the per-column detail of the definitions that reach all nine."""
     wide = seed_wide(seed)

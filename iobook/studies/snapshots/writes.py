@@ -10,8 +10,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import evidence, store
-from ...evidence import Comparison, Estimate, Replicate
+from ...database import store
+from ...inference import evidence
+from ...inference.evidence import Comparison, Estimate, Replicate
 from .. import local_runs
 from .analysis import keyed
 

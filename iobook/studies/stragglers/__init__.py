@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import comparison, evidence, present
-from ...report import Prose, Report, Table
+from ...book import comparison, present
+from ...book.report import Prose, Report, Table
+from ...inference import evidence
 from . import analysis, charts, findings
 from .analysis import (FAMILY, MIN_SECONDS, crowded_nodes_by_run, equal_part_starts, node_spread, null_by_machine,
                        null_model, slow_positions)

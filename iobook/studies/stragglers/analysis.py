@@ -1,5 +1,5 @@
 """The Stragglers study's analysis: the phases' frames (ranks.py) to evidence records, every count and interval by
-machine (iobook.setups: one installation, its runs counted once; phases of a run share its nodes, runs of a machine
+machine (iobook.database.setups: one installation, its runs counted once; phases of a run share its nodes, runs of a machine
 its hardware). Rank times within a node and the slow ranks on the slowest rank's node are compared with random
 placement (evidence.compare_to_reference, decided with the report's other records); random placement's
 distribution of crowded phases and machines (the null model the figure draws) is computed exactly."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import families
-from ...evidence import (Comparison, Count, Estimate, Observations, Replicate, cluster_bootstrap, compare_to_reference,
-                         count)
+from ...database import families
+from ...inference.evidence import (Comparison, Count, Estimate, Observations, Replicate, cluster_bootstrap,
+                                   compare_to_reference, count)
 from .ranks import SLOW_SHARE, clustering_tested
 
 MIN_SECONDS = 1.0  # ratios are read on phases whose slowest rank took at least this long

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ... import charts
+from ...book import charts
 from .analysis import worst_groups
 
 # counts of crowded phases less likely than this under random placement draw no bar (no mark, no tooltip, in the page)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import present
-from ...evidence import Comparison, Count, Estimate, Replicate, described, phrase
-from ...report import Finding, Prose
+from ...book import present
+from ...book.report import Finding, Prose
+from ...inference.evidence import Comparison, Count, Estimate, Replicate, described, phrase
 from .analysis import equal_part_starts, one_node, together
 from .ranks import BARRIER_TIED, BLOCK, CROWDED, NODEMAP, OWN_NODEMAP, ROUND_ROBIN, RUN_NODEMAP, SLOW_SHARE
 

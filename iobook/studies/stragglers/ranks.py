@@ -9,7 +9,7 @@ import math
 import pandas as pd
 from scipy import stats
 
-from ... import present, store
+from ...database import store
 
 SLOW_SHARE = 0.05  # "the slowest ranks": the slowest 5 % of a phase's ranks (at least one)
 # A phase whose ranks all end within 0.1 % of each other was tied by a barrier (IOR -g times each rank to the
@@ -36,7 +36,7 @@ def load_phases(con) -> pd.DataFrame:
     if phases.empty:
         return phases
     paths = pd.Series(phases.path.unique())
-    phases["file"] = phases.path.map(dict(zip(paths, present.reader_paths(con, paths))))
+    phases["file"] = phases.path.map(dict(zip(paths, store.reader_paths(con, paths))))
     per_csv = phases.groupby("csv_source_id")
     several_ops = per_csv["operation"].transform("nunique") > 1
     several_its = per_csv["iteration"].transform("nunique") > 1
@@ -45,7 +45,7 @@ def load_phases(con) -> pd.DataFrame:
     phases.loc[io500 & several_ops, "run"] += " (" + phases.operation + ")"
     phases.loc[several_its, "run"] += ", iteration " + phases.iteration.astype(str)
     phases["unit"] = phases.run_key.fillna(phases.file)
-    # the unit of replication: the run's machine (iobook.setups: one installation whatever its submission labels),
+    # the unit of replication: the run's machine (iobook.database.setups: one installation whatever its submission labels),
     # a CSV outside an IO500 run its own
     machines = dict(con.execute(store.query(__package__, "machines")).fetchall())
     phases["machine"] = [machines.get(int(r), u) if pd.notna(r) else u for r, u in zip(phases.run_id, phases.unit)]

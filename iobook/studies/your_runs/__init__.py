@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import bounds, evidence, source_labels
-from ...present import md_escape
-from ...report import Prose, Report, Table
+from ...book.present import md_escape
+from ...book.report import Prose, Report, Table
+from ...database import source_labels
+from ...inference import bounds, evidence
 from . import charts, compared, findings, limits, tables
-from .analysis import (DESIGN_RULE, RANK_RULE, SWEEP_FAMILY, decide_together, get_configurations, get_sweeps,
-                       rankable, sweep_effects, tree_directories)
+from .analysis import (DESIGN_RULE, RANK_RULE, SWEEP_FAMILY, decide_together, get_configurations, get_sweeps, rankable,
+                       sweep_effects, tree_directories)
 from .compared import KNEE_SHARE, choose_baseline, label_comparisons, labels_sharing
 from .parameters import TAIL_PERCENTILES, TOOL_NAMES, binary_size, size_bytes
 from .runs import (MANIFEST_CONDITION_KEYS, STATUS_FILE, UNSTATED_PARAMETERS, get_failed_phases, get_fio, get_ior,

@@ -8,8 +8,8 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
-from ... import evidence
-from .parameters import (ALL_PARAMETERS, BYTE_PARAMETERS, MAIN_MEASURE, MEASURE_COLUMNS, MEASURES, PARAMETERS,
+from ...inference import evidence
+from .parameters import (ALL_PARAMETERS, BYTE_PARAMETERS, MAIN_MEASURE, MEASURES, MEASURE_COLUMNS, PARAMETERS,
                          PERCENTILES, SHOWN_NAMES, TAIL_PERCENTILES, UNITS, missing, numeric_values, parameter_text,
                          plain, shown_value, size_bytes, sort_key, what)
 

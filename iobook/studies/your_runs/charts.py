@@ -8,13 +8,15 @@ import textwrap
 import altair as alt
 import pandas as pd
 
-from ... import comparison, evidence, source_labels
+from ...book import comparison
+from ...database import source_labels
+from ...inference import evidence
 from .parameters import BYTE_PARAMETERS, SHOWN_NAMES, configuration_names
 
 MAX_SWEEP_PANELS = 24  # ~19 KB of SVG a panel: 36 put the sweep example's page over 1.5 MB; the rest are in the table
 PANEL_WIDTH, PANEL_HEIGHT = 250, 170  # two a row with their axes within the 660 px box
 PANELS_A_ROW = 2
-TITLE_CHARACTERS = 38  # a panel's title wrapped to its width at the theme's 11 px (iobook.charts.TEXT_PX)
+TITLE_CHARACTERS = 38  # a panel's title wrapped to its width at the theme's 11 px (iobook.book.charts.TEXT_PX)
 # Vega drops tick labels closer than this (where it drops overlapping ones: log axes, and the axes that say so):
 # browsers draw the SVG's text in their own, wider sans-serif ("9" and "10" ran together on the forest's axis)
 LABEL_GAP_PX = 6
@@ -23,7 +25,7 @@ ROW_PX, X_AXIS_PX, LABEL_CHAR_PX = 22, 60, 5.3  # the forest's row (its alt.Step
 
 def legible(chart, **legend):
     """A chart with its axis labels whole (no label cut at Vega's 180 px) and tick labels LABEL_GAP_PX apart at
-    least (the book's theme sets every text to 11 px or more: iobook.charts.LEGIBLE); `legend`: the legends'
+    least (the book's theme sets every text to 11 px or more: iobook.book.charts.LEGIBLE); `legend`: the legends'
     placement."""
     return chart.configure_axis(labelLimit=0, labelSeparation=LABEL_GAP_PX).configure_legend(**legend)
 

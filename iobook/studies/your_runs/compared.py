@@ -8,7 +8,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from ... import evidence, present, setups
+from ...book import present
+from ...database import setups
+from ...inference import evidence
 from .analysis import MIN_SWEEP_VALUES, compare, with_records
 from .parameters import MAIN_MEASURE, MEASURES, TAIL_PERCENTILES, what, what_was_run
 

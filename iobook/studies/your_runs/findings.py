@@ -7,9 +7,11 @@ import math
 
 import pandas as pd
 
-from ... import comparison, evidence, source_labels
-from ...present import md_escape
-from ...report import Finding
+from ...book import comparison
+from ...book.present import md_escape
+from ...book.report import Finding
+from ...database import source_labels
+from ...inference import evidence
 from .analysis import MAX_SWEEP_PARAMETERS, rankable
 from .compared import KNEE_SHARE
 from .parameters import MAIN_MEASURE, MEASURES, TAIL_PERCENTILES, TOOL_NAMES, distinguishing, what

@@ -1,13 +1,15 @@
 """Your runs against what their setup allows: each run whose log's setup (a setup.yml beside the data: client links
 and their rate, data servers' links, drives and their rate; the client nodes from the log itself) states a limit,
-its bandwidth as a share of the least one (iobook.bounds: the rule the IO500 audit reads too)."""
+its bandwidth as a share of the least one (iobook.inference.bounds: the rule the IO500 audit reads too)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ... import bounds, evidence, present, store
-from ...report import Finding, Table
-from ...units import GIB, MIB
+from ...book import present
+from ...book.report import Finding, Table
+from ...database import store
+from ...inference import bounds, evidence
+from ...inference.units import GIB, MIB
 
 # the limits table: column of get_limits -> name shown, the measure first; the run by its file (its parameters, a
 # line of prose each, are the configuration tables')

@@ -11,8 +11,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ... import evidence, present, source_labels, store
-from ...units import MIB
+from ...database import source_labels, store
+from ...inference import evidence
+from ...inference.units import MIB
 from .parameters import (ALL_PARAMETERS, MEASURE_COLUMNS, OTHER_SEPARATOR, PERCENTILES, cells, missing, parameter_text,
                          plain)
 
@@ -135,7 +136,7 @@ def get_failed_phases(con) -> pd.DataFrame:
     first such message (mdtest) and the reason (mdtest's message, with how many more the phase printed; fio's errno
     and its name)."""
     df = store.frame(con, __package__, "failed_phases")
-    df["file"] = present.reader_paths(con, df["file"])
+    df["file"] = store.reader_paths(con, df["file"])
     more = df["failure_lines"].fillna(1) - 1
     df["reason"] = [f"fio error {int(e)} ({errno.errorcode.get(int(e), 'not a Linux errno')})" if pd.notna(e) else
                     f + (f" (and {int(n):,} more such line{'' if n == 1 else 's'})" if n else "")
@@ -162,7 +163,7 @@ def get_runs(con) -> pd.DataFrame:
     df = df.merge(labels, on="source_id", how="left")
     df["design"] = df["source_id"].map(source_labels.designs(con, df["source_id"]))
     paths = dict(con.execute(store.query(__package__, "paths"), [sorted({int(s) for s in df["source_id"]})]).fetchall())
-    df["file"] = present.reader_paths(con, df["source_id"].map(paths))
+    df["file"] = store.reader_paths(con, df["source_id"].map(paths))
     params = [dict(zip(ALL_PARAMETERS, row)) for row in zip(*(cells(df[p]) for p in ALL_PARAMETERS))]
     df["parameters"] = [parameter_text(tool, p) for tool, p in zip(df["tool"], params)]
     keys = zip(df["label"], df["tool"], df["workload"], params, df["design"])

@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ... import comparison, present
-from ...report import Table
+from ...book import comparison, present
+from ...book.report import Table
 from .analysis import RANK_RULE_SHORT, rankable
 from .compared import KNEE_SHARE
 from .parameters import MAIN_MEASURE, MEASURES, PARAMETERS, SHOWN_NAMES, configuration_names, shown_value

@@ -27,7 +27,7 @@ def _find() -> tuple[Path, bool]:
     """(root, whether the sources must be unpacked into it)."""
     if os.environ.get(ENVIRONMENT):
         return Path(os.environ[ENVIRONMENT]), False
-    own, here = Path(__file__).resolve().parents[1], Path.cwd().resolve()
+    own, here = Path(__file__).resolve().parents[2], Path.cwd().resolve()
     for folder in (own, here):
         if _is_checkout(folder):
             return folder, False

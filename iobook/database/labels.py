@@ -13,7 +13,7 @@ system-a: fast disks              # a label (Your runs compares labels)
 ```
 A CSV has the columns pattern (or path), label and, optionally, institution, system and family. The nearest
 labels file above a file decides, and its first matching entry. Your runs reads the label; IO500 ingest reads
-institution, system and family (iobook.io500_runs.attribute).
+institution, system and family (iobook.database.io500_runs.attribute).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _fields(value, fields: tuple[str, ...] = FIELDS) -> dict[str, str]:
 
 
 def read_rules(path: str, sha256: str | None = None, fields: tuple[str, ...] = FIELDS) -> tuple[list[Rule], list[str]]:
-    """(pattern, fields) pairs of a labels file (or a setup.yml: `fields` are iobook.setups'), in file order, and
+    """(pattern, fields) pairs of a labels file (or a setup.yml: `fields` are iobook.database.setups'), in file order, and
     notes on what could not be used. With `sha256`, the file is read as ingest saw it: one changed or gone since
     gives a note and no rules."""
     name = PurePosixPath(path).name

@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import HTML, Markdown
 
-from . import charts, store
-from .digest import tables_read
+from ..database import store
+from ..database.digest import tables_read
+from . import charts
 from .report import MAX_ROWS_SEARCHABLE, Html, Prose
 
 MAX_ROWS_SHOWN = 25  # longer tables show this many rows and the whole table one click away
@@ -66,11 +67,11 @@ def glue_findings(items: Iterable[str | tuple[str, str]], key: str = "findings")
     glue({key: Markdown(finding_lines(items))})
 
 
-TABLES_READ_KEY = "iobook_tables_read"  # the tables the chapter read (iobook.digest), for the runner's digest
+TABLES_READ_KEY = "iobook_tables_read"  # the tables the chapter read (iobook.database.digest), for the runner's digest
 
 
 def glue_report(report) -> None:
-    """Glue everything a study's report holds (iobook/report.py): values as they are, tables as `table(...)`,
+    """Glue everything a study's report holds (iobook/book/report.py): values as they are, tables as `table(...)`,
     figures as charts, and the findings under "findings"; shows the report's note, if any."""
     if report.note is not None:
         from IPython.display import display

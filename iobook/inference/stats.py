@@ -1,4 +1,4 @@
-"""The statistical tools under iobook.evidence (which alone decides): a ratio of two groups with Welch's
+"""The statistical tools under iobook.inference.evidence (which alone decides): a ratio of two groups with Welch's
 interval and test on the log scale, Holm's correction, the repetitions per side a two-sample t-test needs for
 a given power; and checks that a published summary row (a standard deviation, a percentage) can be
 recomputed from the printed rows it summarises, and under which definition."""

@@ -33,14 +33,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import root, source_labels, store
-from .digest import files_digest, named_digest
+from ..database import root, source_labels, store
+from ..database.digest import files_digest, named_digest
 
-REPO_ROOT = root.ROOT  # the checkout, or the sources a plain install unpacked (iobook.root)
+REPO_ROOT = root.ROOT  # the checkout, or the sources a plain install unpacked (iobook.database.root)
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
 REPORTS = REPO_ROOT / "_build" / "reports"
 # What a chapter's output depends on besides its template, parameters and the files it reads: tables of
-# the repository (digested into the notebook: the ones it read when it last ran, iobook.digest.tables_read, and the
+# the repository (digested into the notebook: the ones it read when it last ran, iobook.database.digest.tables_read, and the
 # reference tables ingest derives the database from; all of these where it never ran), and code (digested into
 # EXECUTED only): the modules its study imports, the notebook layer and what makes the database (code_files).
 REFERENCE = "data/reference"
@@ -48,8 +48,8 @@ PUBLISHED = "data/published"
 TABLE_INPUTS = (PUBLISHED, REFERENCE)
 TABLE_SUFFIX = ".csv"
 PACKAGE = "iobook"
-CODE_BASE = Path(__file__).resolve().parents[1]  # the folder holding this package: a checkout, or site-packages
-CODE_ROOTS = ("iobook.nb", "iobook.ingest")  # every chapter's kernel imports nb; ingest makes what it reads
+CODE_BASE = Path(__file__).resolve().parents[2]  # the folder holding this package: a checkout, or site-packages
+CODE_ROOTS = ("iobook.book.nb", "iobook.database.ingest")  # every chapter's kernel imports nb; ingest makes what it reads
 LOCK = "requirements.lock"
 EXECUTED = ".iobook-executed.json"  # in the chapters' folder: chapter -> digest of the code it last ran with
 # Metadata papermill writes that differs on every run or names the machine's paths (input_path, output_path).
@@ -242,7 +242,7 @@ def code_files(chapter: str) -> list[Path]:
     for folder in {f.parent for f in files if f.name == "__init__.py"}:
         files |= set(_package_data(folder))
     lock = CODE_BASE / LOCK  # an installed package has none: its code is what it is
-    return sorted(files | set((CODE_BASE / PACKAGE / "views").glob("*.sql")) | ({lock} if lock.is_file() else set()))
+    return sorted(files | set((CODE_BASE / PACKAGE / "database" / "views").glob("*.sql")) | ({lock} if lock.is_file() else set()))
 
 
 def code_digest(chapter: str) -> str:
@@ -252,9 +252,9 @@ def code_digest(chapter: str) -> str:
 def tables_digest(read: list[str] | None) -> str:
     """The digest of the tables a chapter read (`read`: as glued by its last run; None where it never ran: every
     table), with the reference and published tables the database is derived from. A reference table is read where
-    the package reads it (an installed package carries its own: iobook.reference)."""
-    from . import reference
-    from .ingest import published_tables, reference_tables
+    the package reads it (an installed package carries its own: iobook.database.reference)."""
+    from ..database import reference
+    from ..database.ingest import published_tables, reference_tables
 
     if read is None:
         read = [p.relative_to(REPO_ROOT).as_posix() for folder in TABLE_INPUTS
@@ -366,7 +366,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     """Execute the chapters whose inputs changed into `out_dir` (default book/); return one summary row per
     chapter (status: executed, unchanged when nothing ran, or "same output" when it ran and its notebook
     came out as it was). Download files no chapter links to are deleted. With `anonymize`, every executed
-    notebook's outputs and downloads are rewritten with pseudonyms (iobook/anonymize.py)."""
+    notebook's outputs and downloads are rewritten with pseudonyms (iobook/book/anonymize.py)."""
     import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
 
     from . import anonymize as anonymize_module

@@ -1,4 +1,4 @@
-"""The DuckDB store: schema from the parsers' record classes, public views from iobook/views/*.sql.
+"""The DuckDB store: schema from the parsers' record classes, public views from iobook/database/views/*.sql.
 
 Only `iobook ingest` opens the database for writing (`open_write`); chapters and tests use
 `open_read`, which is read-only, and bind every value as a SQL parameter.
@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from ..parsers import all_records
 from .batch import record_columns
 from .digest import files_digest
-from .parsers import all_records
+from .root import reader_base
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +135,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     # a view an older iobook made that these files no longer do (renamed, removed) would stay, listed as data
     for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
         con.execute(f'DROP VIEW IF EXISTS "{view}"')
-    folder = resources.files("iobook") / "views"
+    folder = resources.files(__package__) / "views"
     pending = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     while pending:
         failed = []
@@ -168,9 +169,9 @@ def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
 
 def schema_digest() -> str:
     """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
-    package = Path(__file__).parent
-    return files_digest([*package.joinpath("parsers").glob("*.py"), *package.joinpath("views").glob("*.sql"),
-                         package / "io500_runs.py", package / "setups.py", Path(__file__)], package)
+    layer = Path(__file__).parent
+    return files_digest([*layer.parent.joinpath("parsers").glob("*.py"), *layer.joinpath("views").glob("*.sql"),
+                         layer / "io500_runs.py", layer / "setups.py", Path(__file__)], layer.parent)
 
 
 def _recorded_schema(con) -> str | None:
@@ -337,3 +338,22 @@ def rebuild_derived(con) -> None:
             derived.rebuild(con)
     finally:
         con.execute(f"SET memory_limit = '{WRITE_MEMORY_LIMIT}'")
+
+
+def shown_path(path: str) -> str:
+    """A path as the reader should see it: relative to the repository (or the folder an installed iobook ran in)
+    when inside it."""
+    p, base = Path(path), reader_base()
+    return str(p.relative_to(base)) if p.is_relative_to(base) else path
+
+
+def reader_paths(con, paths: pd.Series) -> pd.Series:
+    """Source paths as readers see them, never the build machine's: relative to the repository when inside
+    it, else relative to the folder above the deepest one holding every file of the database outside it
+    (/x/shared/fixtures/built-tools/ior/a.log -> built-tools/ior/a.log)."""
+    shown = paths.map(shown_path)
+    outside = shown.str.startswith("/")
+    if not outside.any():
+        return shown
+    base = outside_base(con, reader_base())
+    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))

@@ -25,10 +25,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..parsers import DETECT_BYTES, ParseError, detect, parse_outputs
 from . import store
 from .batch import Batch, conformed, record_columns
 from .digest import files_digest
-from .parsers import DETECT_BYTES, ParseError, detect, parse_outputs
 
 # Records written in one transaction, in Arrow bytes. A commit costs ~80 ms (DuckDB checkpoints its
 # row groups): 11 commits of 500 files took 1.7 s of the archive's writes, 2 commits 0.6 s.
@@ -440,7 +440,7 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
     transaction's inserts in memory: 13 million rows in one took 930 MiB), and return its sources row. Until
     the last piece is in, its sources row says ingest stopped while streaming it and holds no hash: a run
     killed meanwhile leaves a file that the next ingest parses again, whose replace drops the pieces in."""
-    from .parsers import fio
+    from ..parsers import fio
 
     row = {"path": path, "sha256": "", "bytes": 0, "format": "fio-log", "tool": "fio", "status": "error",
            "error": "ingest stopped while streaming this file: the next ingest reads it again"}
@@ -501,7 +501,7 @@ def _start_worker(parent_pid: int) -> None:
         pass
     if os.getppid() != parent_pid:
         os._exit(1)
-    from .parsers import all_formats
+    from ..parsers import all_formats
 
     all_formats()
 
@@ -532,7 +532,7 @@ class _Workers:
         if self.pool is None:
             fork = fork and fork_is_safe()
             if fork:
-                from .parsers import all_formats
+                from ..parsers import all_formats
 
                 all_formats()
             self.pool = ProcessPoolExecutor(max_workers=os.cpu_count(), initializer=_start_worker,
@@ -742,11 +742,11 @@ def parsers_digest() -> str:
     derives and stores them, with the reference and published tables they derive from."""
     from . import published
 
-    package = Path(__file__).parent
+    layer = Path(__file__).parent
     tables = [*reference_tables(), *map(published.path, published_tables())]
-    return files_digest([*package.joinpath("parsers").glob("*.py"), package / "io500_runs.py", package / "setups.py",
-                         package / "networks.py", package / "families.py", package / "labels.py",
-                         package / "store.py", Path(__file__)], package, extra=b"".join(p.read_bytes() for p in tables))
+    return files_digest([*layer.parent.joinpath("parsers").glob("*.py"), layer / "io500_runs.py", layer / "setups.py",
+                         layer / "networks.py", layer / "families.py", layer / "labels.py", layer / "store.py",
+                         Path(__file__)], layer.parent, extra=b"".join(p.read_bytes() for p in tables))
 
 
 def _file_sha256(path: str) -> str:

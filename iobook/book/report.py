@@ -8,7 +8,6 @@ from typing import Any
 
 import pandas as pd
 
-
 FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and the page check read it
 MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
 

@@ -1,5 +1,5 @@
 """What a study hands its page, with no notebook in it: names from the data escaped for Markdown, numbers
-rounded as slides print them, paths as readers see them, the files behind a figure, and the note a chapter shows
+rounded as slides print them, the files behind a figure (their paths as readers see them: store.reader_paths), and the note a chapter shows
 when the database holds none of its data. The notebook layer (nb) turns Prose and Html into what Jupyter shows."""
 from __future__ import annotations
 
@@ -8,33 +8,11 @@ import posixpath
 import re
 import urllib.parse
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from . import store
+from ..database import store
 from .report import Html, Prose
-from .root import reader_base
-
-
-
-def shown_path(path: str) -> str:
-    """A path as the reader should see it: relative to the repository (or the folder an installed iobook ran in)
-    when inside it."""
-    p, base = Path(path), reader_base()
-    return str(p.relative_to(base)) if p.is_relative_to(base) else path
-
-
-def reader_paths(con, paths: pd.Series) -> pd.Series:
-    """Source paths as readers see them, never the build machine's: relative to the repository when inside
-    it, else relative to the folder above the deepest one holding every file of the database outside it
-    (/x/shared/fixtures/built-tools/ior/a.log -> built-tools/ior/a.log)."""
-    shown = paths.map(shown_path)
-    outside = shown.str.startswith("/")
-    if not outside.any():
-        return shown
-    base = store.outside_base(con, reader_base())
-    return shown.where(~outside, shown[outside].map(lambda p: str(PurePosixPath(p).relative_to(base))))
 
 
 def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
@@ -82,7 +60,7 @@ def sources(con, source_ids) -> pd.DataFrame:
         "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
         [sorted({int(s) for s in source_ids})],
     ).df()
-    df["path"] = reader_paths(con, df["path"])
+    df["path"] = store.reader_paths(con, df["path"])
     return df
 
 

@@ -80,7 +80,7 @@ def colours(names: Iterable[str]) -> tuple[list[str], list[str]]:
     return domain, [COLOURS.get(name, OTHER_COLOUR) for name in domain]
 
 
-# What a run's own files say of its file system, read by iobook.io500_runs.attribute: the words of a declared
+# What a run's own files say of its file system, read by iobook.database.io500_runs.attribute: the words of a declared
 # file-system name (io500_info_filesystem), and the marks in its IOR/mdtest command lines and file names. The
 # first pattern that matches names the family; an API or a tool is stronger than a path, so they come first.
 DECLARED_WORDS = (

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import build, evidence, present, store
-from .ingest import OtherDataError, ingest
-from .studies.history import analysis
+from ..book import build, present
+from ..database import repeated_runs, store
+from ..database.ingest import OtherDataError, ingest
+from ..inference import change_points, evidence
 
 DIRECTIONS = ("slower", "faster", "either")
 EXIT_PASSED = 0  # every history searched, none changed in the direction named
@@ -51,7 +52,7 @@ class History:
     label: str
     runs: int
     newest: str  # when its newest run started
-    searched: bool  # at least analysis.MIN_RUNS runs
+    searched: bool  # at least change_points.MIN_RUNS runs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +74,7 @@ def newest_changes(runs: pd.DataFrame, since: int | pd.Timestamp | None = None, 
     """Per history and measure, the change points from its last decided one on (all of them when none is decided):
     the newest runs are after those. Only those that start within the window: at or after `since` (a run number or
     a date), or among the `last` runs of their history."""
-    changes, decided = analysis.history_changes(runs)
+    changes, decided = change_points.history_changes(runs)
     sizes = runs.groupby(["label", "workload"]).size()
     out = []
     for (label, workload, _), group in changes.assign(record=decided).groupby(["label", "workload", "measure"], sort=False):
@@ -86,7 +87,7 @@ def newest_changes(runs: pd.DataFrame, since: int | pd.Timestamp | None = None, 
             out.append(Change(history=row.history, label=label, measure=row.measure, run=int(row.run),
                               started=f"{row.started:%Y-%m-%d %H:%M:%S}", ratio=c.ratio, low=c.low, high=c.high,
                               runs_before=c.n_baseline, runs_after=c.n, verdict=str(c.verdict),
-                              slower=analysis.slower(row.measure, c.ratio), what_else_changed=row["what else changed"]))
+                              slower=change_points.slower(row.measure, c.ratio), what_else_changed=row["what else changed"]))
     return out
 
 
@@ -102,7 +103,7 @@ def histories(runs: pd.DataFrame) -> list[History]:
         return []
     grouped = runs.groupby(["label", "workload", "history"], sort=False).agg(runs=("run", "size"), newest=("started", "max"))
     return [History(history=h, label=label, runs=int(g.runs), newest=f"{g.newest:%Y-%m-%d %H:%M:%S}",
-                    searched=g.runs >= analysis.MIN_RUNS) for (label, _, h), g in grouped.iterrows()]
+                    searched=g.runs >= change_points.MIN_RUNS) for (label, _, h), g in grouped.iterrows()]
 
 
 def problems(missing: list[Path], refused: str | None, unread: list[Unread], found: list[History]) -> list[str]:
@@ -113,7 +114,7 @@ def problems(missing: list[Path], refused: str | None, unread: list[Unread], fou
     if not_read:
         out.append(f"{len(not_read):,} file{'s' * (len(not_read) != 1)} could not be read (listed below): a run "
                    "of a history may be among them")
-    out += [f"history {h.history}: {h.runs} run{'s' * (h.runs != 1)}, a search needs {analysis.MIN_RUNS}"
+    out += [f"history {h.history}: {h.runs} run{'s' * (h.runs != 1)}, a search needs {change_points.MIN_RUNS}"
             for h in found if not h.searched]
     if not found and not missing and not refused:
         out.append("no dated fio, IOR or mdtest runs in the data: nothing to check")
@@ -135,7 +136,7 @@ def markdown(code: int, reasons: list[str], found: list[History], changes: list[
                   "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {present.md_escape(c.history)} | {c.measure} | {c.run} | {c.started} | {c.ratio:.3g} "
                   f"({c.low:.3g}–{c.high:.3g}) | {c.runs_after} vs {c.runs_before} | {c.verdict}"
-                  f"{' (fails the gate)' if c in failed else ''} | {c.what_else_changed} |" for c in changes]
+                  f"{' (fails the gate)' if c in failed else ''} | {present.md_escape(c.what_else_changed)} |" for c in changes]
         lines.append("")
     if found:
         lines += ["## Histories", "", "| history | runs | newest run | searched |", "|---|---|---|---|"]
@@ -168,7 +169,7 @@ def check(data: list[Path], db: Path | None = None, *, since: str | None = None,
             refused = str(e)
         else:
             with store.open_read(db) as con:
-                runs = analysis.get_runs(con)
+                runs = repeated_runs.get_runs(con)
                 unread = [Unread(path=r.path, outcome=r.outcome, reason=r.reason,
                                  line=None if pd.isna(r.line) else int(r.line))
                           for r in store.frame(con, __package__, "unread_files").itertuples()]

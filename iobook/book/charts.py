@@ -25,7 +25,7 @@ import font_source_sans_pro
 import pandas as pd
 import vl_convert
 
-from .evidence import plural
+from ..inference.evidence import plural
 
 # vl-convert measures SVG text with whatever fonts the machine has, so a chart's SVG differed between a
 # machine with Chromium's fonts and one without. Charts name a font the project pins (a PyPI package), which

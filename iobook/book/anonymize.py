@@ -60,7 +60,7 @@ from pathlib import Path, PurePosixPath
 
 import duckdb
 
-from . import store
+from ..database import store
 
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
 KINDS = ("host", "ip", "user", "path", "daos", "uuid", "email")
@@ -386,7 +386,7 @@ class Anonymizer:
 
 
 def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> Anonymizer:
-    from . import store
+    from ..database import store
 
     con = store.open_read(db_path)
     try:
@@ -398,7 +398,7 @@ def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) 
 # --- executed notebooks and their downloads ------------------------------------------------------------
 
 def _downloads():
-    """Where chapters write their downloads (iobook.charts), relative to the executed notebook's folder,
+    """Where chapters write their downloads (iobook.book.charts), relative to the executed notebook's folder,
     and the href prefix their links use."""
     from . import charts  # Altair's import is not needed for anything else here
 
@@ -448,7 +448,7 @@ def _anonymized_file(anon: Anonymizer, src: Path) -> bytes:
     if src.suffix in (".csv", ".tsv", ".txt", ".json", ".md", ".html", ".svg"):
         return anon.text(src.read_text(encoding="utf-8")).encode()
     raise ValueError(f"{src}: cannot anonymize a .{src.suffix.lstrip('.')} download; add its format to "
-                     "iobook/anonymize.py or do not publish it")
+                     "iobook/book/anonymize.py or do not publish it")
 
 
 def anonymize_notebook(anon: Anonymizer, path: Path) -> None:

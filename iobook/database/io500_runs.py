@@ -23,9 +23,8 @@ from pathlib import Path, PurePath, PurePosixPath
 import pandas as pd
 import pyarrow as pa
 
+from ..parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from . import families, reference
-
-from .parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
 SCORE_TOLERANCE = 0.001  # recomputed vs reported score: 0.1 %
 
@@ -507,7 +506,7 @@ def attribute(con) -> list[dict]:
       what it declares (year: its own start); any other run is "attribution unknown" (family "unknown").
     - Outside the layout (and where the folders' file-system name gives no family) the run's own files say:
       declared io500_info values, and the family from the declared file-system name, then from its command
-      lines and file names (iobook.families.from_marks).
+      lines and file names (iobook.database.families.from_marks).
     - Outside the layout, a run whose files declare no institution but whose phase values are those of a run of
       the IO500 archive (data/reference/io500_archive_runs.csv) is that run: institution, system, file system.
     - A labels.yml/labels.csv entry matching the run's folder sets institution, system and family last.

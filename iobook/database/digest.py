@@ -23,7 +23,7 @@ def files_digest(files: Iterable[Path], base: Path, extra: bytes = b"") -> str:
 
 # The tables of data/published and data/reference this process read, as the checkout names them: a chapter's
 # kernel glues them (nb.glue_report), and the chapter runner digests those alone for it, so a table one chapter
-# reads executes that chapter, not all (iobook.chapters.tables_digest).
+# reads executes that chapter, not all (iobook.book.chapters.tables_digest).
 _TABLES_READ: set[str] = set()
 
 

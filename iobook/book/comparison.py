@@ -13,8 +13,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from . import evidence, present
-from .evidence import Comparison, Replicate
+from ..inference import evidence
+from ..inference.evidence import Comparison, Replicate
+from . import present
 from .report import Table
 
 RATIO = f"ratio ({evidence.CONFIDENCE:.0%} interval)"

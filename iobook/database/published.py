@@ -15,7 +15,7 @@ PUBLISHED = ROOT / "data" / "published"
 def path(name: str) -> Path:
     """data/published/<name>.csv where the book's sources are (ROOT), else, while a plain install has not unpacked
     them there yet, the installed package's own copy: `iobook ingest` run outside a checkout derives the setup
-    record from one (iobook.setups) before any `iobook book` unpacks the sources."""
+    record from one (iobook.database.setups) before any `iobook book` unpacks the sources."""
     table = PUBLISHED / f"{name}.csv"
     if table.exists() or find_spec(SOURCES) is None:
         return table

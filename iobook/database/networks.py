@@ -1,6 +1,6 @@
 """The nominal rate of one link of a named network (data/reference/network_rates.csv: a row a network generation,
 the spellings it matches and where its rate is defined): what turns the network a run's files or a talk name
-("InfiniBand HDR", "IB-EDR", "100GbE", "two HDR200 connections") into Gbit/s for the setup record (iobook.setups).
+("InfiniBand HDR", "IB-EDR", "100GbE", "two HDR200 connections") into Gbit/s for the setup record (iobook.database.setups).
 A name that states no generation and no rate ("InfiniBand", "Ethernet", "Omnipath") matches no row: its rate is
 not stated, never guessed."""
 from __future__ import annotations

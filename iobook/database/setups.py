@@ -4,10 +4,10 @@ A run is known by more than its labels (institution, system, folder). Its own fi
 files (benchmark version), system-information.txt's io500_info lines (client nodes, storage installed, release),
 io500.sh / config.ini and every script beside them (API, DAOS object classes, Storage Scale settings changed while
 the benchmark ran), IOR and mdtest command lines. Then a user's `setup.yml` beside the data (path glob -> fields,
-as labels.yml; iobook.labels), for what the files do not say. Then the curated references of
+as labels.yml; iobook.database.labels), for what the files do not say. Then the curated references of
 data/reference/releases.csv and client_links.csv, each row citing its source (client_links.csv names the row of a
 talk's published table, data/published/, whose printed words state the links). A network named by its generation
-or rate ("InfiniBand HDR", "100GbE") states the rate of one link (data/reference/network_rates.csv: iobook.networks);
+or rate ("InfiniBand HDR", "100GbE") states the rate of one link (data/reference/network_rates.csv: iobook.database.networks);
 never a count of links. Nothing is guessed: a field no source states is absent.
 
 Fields (FIELDS) of table io500_run_setup (run_id, field, value, source); view `setups` has a column a field.

@@ -3,7 +3,7 @@
 Writes the files a chapter is made of, in the house's conventions, and registers it:
 - iobook/studies/NAME/: a study package in layers (docs/writing-a-chapter.md): queries/files.sql, analysis (the
   query's frame and the evidence record built from it), charts, findings, and `report(con)` in `__init__.py`
-  that wires them and returns the chapter's values, tables, figures and findings (iobook/report.py), on any
+  that wires them and returns the chapter's values, tables, figures and findings (iobook/book/report.py), on any
   database, the empty one included; its packages are added to pyproject.toml's list, so a wheel carries them;
 - notebooks/NAME.ipynb: the parameters cell, one hidden cell (`r = study.report(...)`, `nb.glue_report(r)`),
   and Markdown cells (findings first) that paste the report's values;
@@ -27,8 +27,8 @@ STUDY = {
 Layers: queries/*.sql (the SQL), analysis (frames -> evidence records), charts, findings; `report` wires them."""
 from __future__ import annotations
 
-from ... import present
-from ...report import Report, Table
+from ...book import present
+from ...book.report import Report, Table
 from . import analysis, charts, findings
 
 HOW_TO_ADD_DATA = "Build the book on your logs: `make book DATA=path/to/logs`."
@@ -47,21 +47,22 @@ def report(con) -> Report:
         findings=findings.chapter_findings(census, top_tool, most),
         evidence=[census, most])
 ''',
-    "analysis.py": '''"""{title}'s analysis: the queries' frames in, evidence records out (iobook/evidence.py: count for a
+    "analysis.py": '''"""{title}'s analysis: the queries' frames in, evidence records out (iobook/inference/evidence.py: count for a
 census, estimate for a value over runs, compare + decide for two groups, decided once per report)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ... import evidence, store
-from ...units import MIB
+from ...database import store
+from ...inference import evidence
+from ...inference.units import MIB
 
 NOT_READ = "not read"  # queries/files.sql's tool of a file no parser read
 
 
 def get_files(con) -> pd.DataFrame:
     """Files and MiB per tool (queries/files.sql; TODO: the queries your study needs, values bound as ?)."""
-    return con.execute(store.query(__package__, "files"), [NOT_READ, MIB]).df()
+    return store.frame(con, __package__, "files", [NOT_READ, MIB])
 
 
 def files_read(files: pd.DataFrame) -> evidence.Count:
@@ -94,8 +95,9 @@ def chart_files(files: pd.DataFrame) -> alt.Chart:
 rests on, the first one the answer."""
 from __future__ import annotations
 
-from ... import evidence, present
-from ...report import Finding
+from ...book import present
+from ...book.report import Finding
+from ...inference import evidence
 
 
 def chapter_findings(census: evidence.Count, top_tool: str, most: evidence.Count) -> list[Finding]:
@@ -119,7 +121,7 @@ TEST = '''"""The {name} chapter: its study on the empty and default test databas
 import pytest
 
 from conftest import execute_chapter
-from iobook import store
+from iobook.database import store
 from iobook.studies import {name} as study
 
 
@@ -149,7 +151,7 @@ def _notebook(name: str, title: str):
                       'db_path = "../data/iobook.duckdb"  # DuckDB file written by `python -m iobook ingest`',
                       metadata={"tags": ["parameters", "remove-input"]}),
         new_code_cell(
-            f"from iobook import nb\nfrom iobook.studies import {name} as study\n\n"
+            f"from iobook.book import nb\nfrom iobook.studies import {name} as study\n\n"
             "r = study.report(nb.setup(db_path))\nnb.glue_report(r)",
             metadata=hidden),
         new_markdown_cell("## Findings\n\n```{glue:md} findings\n:format: myst\n```",

@@ -44,7 +44,7 @@ class Replicate(StrEnum):
     CENSUS = "census"  # every run checked: counted, never an interval
     RUN = "run"  # one invocation; its iterations, phases and ranks are aggregated to it
     SYSTEM = "system"  # institution + system + file system; its repeat submissions count once
-    MACHINE = "machine"  # one installation whatever its labels (iobook.setups: LRZ's four SuperMUC-NG-Phase2 names)
+    MACHINE = "machine"  # one installation whatever its labels (iobook.database.setups: LRZ's four SuperMUC-NG-Phase2 names)
     ROUND = "round"  # one repetition inside one collector run
     PUBLISHED = "published figure"  # a number printed on a slide: no spread, no n
     POINT = "sweep point"  # one x of a sweep, its runs its own: the points of one sweep are independent of each other

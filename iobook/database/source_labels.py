@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
-from . import labels, present, store
+from . import labels, store
 
 TOOLS = ("fio", "ior", "mdtest")  # the tools whose runs are labelled
 
@@ -70,7 +70,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
     paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
     root, given = data_root(con), data_paths(con)
     label_files = labels.label_files(con)
-    shown = dict(zip([p for p, _ in label_files], present.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
+    shown = dict(zip([p for p, _ in label_files], store.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
     notes, rules = [], {}
     for path, sha in label_files:
         rules[path], problems = labels.read_rules(path, sha)

@@ -13,10 +13,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import chapters, store
+from ..database import store
+from ..database.digest import files_digest
+from ..database.ingest import OtherDataError, format_ingest, ingest
+from . import chapters
 from .charts import DOWNLOADS
-from .digest import files_digest
-from .ingest import OtherDataError, format_ingest, ingest
 
 PUBLISHED_DATA = chapters.REPO_ROOT / "data" / "raw"
 HTML = chapters.REPO_ROOT / "_build" / "html"  # the published book's site (a build on other data: build_root's)
@@ -159,9 +160,9 @@ def write_headlines(registry: list[chapters.Chapter], root: Path | None = None) 
 
 
 def write_methods_rule(root: Path = chapters.REPO_ROOT) -> Path:
-    """book/_methods_rule.md, included by the methods page: the verdict rule's constants as iobook.evidence
+    """book/_methods_rule.md, included by the methods page: the verdict rule's constants as iobook.inference.evidence
     holds them, so the page cannot drift from the code that decides."""
-    from . import evidence
+    from ..inference import evidence
 
     text = (f"A comparison is **decided** when each side has at least **{evidence.MIN_UNITS} independent units** "
             f"(against a published figure: the group alone) and its p, adjusted by **{evidence.CORRECTION}'s "
@@ -206,7 +207,7 @@ def build_book(data: list[Path], db: Path | None = None, config: Path = chapters
                progress: bool = True, anonymize: bool = False, replace: bool = False) -> int:
     """The book on `data`, in build_root(data); `db` defaults to that root's database (data/iobook.duckdb for
     data/raw). A database that holds the book of other data is not replaced (exit 2) unless `replace`."""
-    from . import root as sources
+    from ..database import root as sources
 
     sources.unpack()  # a plain install run outside a checkout: the book's sources, into chapters.REPO_ROOT
     root = build_root(data)
