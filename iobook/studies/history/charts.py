@@ -55,7 +55,9 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_b
         target = re.search(r"(?:directory|filename|filename_format)=(\S+)", workload)
         where = f", target {target.group(1).rstrip('/').rsplit('/', 1)[-1]}" if target else ""
         title = f"{h.history.iloc[0]}{where}, {len(h):,} runs"
-        panels.append(alt.layer(points, rules).properties(title=title, width=460, height=160))
+        # the points' bw-log states and the rules' verdicts are two legends, not one merged colour scale
+        panels.append(alt.layer(points, rules).resolve_scale(color="independent")
+                      .properties(title=title, width=460, height=160))
     return alt.vconcat(*panels)
 
 
