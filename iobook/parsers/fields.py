@@ -17,12 +17,12 @@ def load_json(text: str, what: str) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         if not text[e.pos:].strip():
-            raise ParseError(f"cut short: the {what} JSON ends before it closes ({e.msg})", e.lineno) from None
-        raise ParseError(f"invalid {what} JSON: {e.msg}", e.lineno) from None
+            raise ParseError(f"{what} cut short: the JSON ends before it closes ({e.msg})", e.lineno) from None
+        raise ParseError(f"{what} is not valid JSON: {e.msg}", e.lineno) from None
     except (ValueError, RecursionError) as e:  # an integer of over 4,300 digits; nesting deeper than Python reads
-        raise ParseError(f"{what} JSON unreadable: {type(e).__name__}") from None
+        raise ParseError(f"{what} unreadable: {type(e).__name__}") from None
     if not isinstance(doc, dict):
-        raise ParseError(f"{what} JSON is not an object", 1)
+        raise ParseError(f"{what} is not a JSON object", 1)
     return doc
 
 

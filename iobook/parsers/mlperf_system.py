@@ -16,7 +16,7 @@ from . import Format, Parsed
 from .fields import Fields, load_json
 
 FORMAT_NAME = "mlperf-storage-system"
-WHAT = "MLPerf Storage system JSON"
+WHAT = "MLPerf Storage system description"
 # a description names its node types with a string; the JSON Schema template defines the key with an object
 NODE_TYPE_NAMED = re.compile(r'"node_type_name"\s*:\s*"')
 
