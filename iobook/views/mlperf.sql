@@ -12,8 +12,8 @@
 -- One row per system description: what its clients are and how fast their links are. Clients are the benchmark
 -- hosts of a node type named '...client...' (every v1.0 description names them so), or of the description's
 -- only node type (Micron's 'Localhost'). client_link_gbps: the sum of bitrate x count of a client node type's NIC
--- ports (the fastest client type when there are several). drives_stated: drives of the storage system's
--- components and of the non-client node types, where the description states them.
+-- ports (the fastest client type when there are several). data_drives_stated: drives of the storage system's
+-- components and of the non-client node types, where the description states them, but those it says hold the OS.
 CREATE OR REPLACE VIEW mlperf_systems AS
 WITH described AS (
     SELECT source_id, path,
@@ -47,7 +47,8 @@ SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
         WHERE h.source_id = d.source_id) AS storage_hosts_listed,
        (SELECT sum(k.count) FROM raw_mlperf_system_drives k LEFT JOIN nodes c
             ON c.source_id = k.source_id AND c.node_index = k.node_index
-        WHERE k.source_id = d.source_id AND NOT coalesce(c.is_client, false)) AS drives_stated,
+        WHERE k.source_id = d.source_id AND NOT coalesce(c.is_client, false)
+          AND NOT coalesce(regexp_matches(k.purpose, '(?i)\bos\b'), false)) AS data_drives_stated,
        y.usable_capacity_gib, y.raw_capacity_gib
 FROM described d JOIN raw_mlperf_systems y USING (source_id);
 
