@@ -207,7 +207,8 @@ def test_a_layout_of_each_organisation_maps_to_workload_accelerator_and_run(corp
                               [str(summary)]).fetchone()
             assert row[:3] == expected, folder
             assert row[3] == folder.split("/")[0]
-            assert yaml.safe_load((summary.parent / "configs/config.yaml").read_text())["workload"]["model"] == expected[0]
+            config = yaml.safe_load((summary.parent / "configs/config.yaml").read_text())
+            assert config["workload"]["model"] == expected[0]
 
 
 def _audit_from_the_json(root: Path) -> dict[str, int]:

@@ -86,9 +86,8 @@ WITH runs AS (
     WHERE o.key = 'workload' AND o.prefix <> '~'
 ), named AS (
     SELECT r.*,
-           CASE regexp_extract(r.folders, '(unet3d|resnet50|resnet|cosmoflow)', 1)
-               WHEN '' THEN NULL WHEN 'resnet' THEN 'resnet50' ELSE regexp_extract(r.folders, '(unet3d|resnet50|resnet|cosmoflow)', 1)
-           END AS folder_workload,
+           nullif(regexp_replace(regexp_extract(r.folders, '(unet3d|resnet50|resnet|cosmoflow)', 1),
+                                 '^resnet$', 'resnet50'), '') AS folder_workload,  -- WEKA's 'resnet-a100'
            nullif(regexp_extract(r.folders, '(a100|h100)', 1), '') AS folder_accelerator,
            nullif(regexp_extract(ch.workload_choice, '_([^_]+)$', 1), '') AS chosen_accelerator,
            c.model, c.au_min, c.record_length_bytes, c.batch_size, c.read_threads, c.computation_threads,
