@@ -22,6 +22,8 @@ from iobook.parsers import ParseError, all_formats
 RAW = REPO / "data" / "raw"
 FIX = REPO / "tests" / "fixtures"
 CHECKSUM = RAW / "checksum" / "vm-20261121T131428Z"
+MLPERF_RUN = (FIX / "mlperf" / "Closed" / "DDN" / "results" / "AI400X2T_24x14TiB_nvme_8xNDR200_18clients" / "unet3d-a100"
+              / "runs" / "run1" / "c013")
 
 # format -> a real log of it (small, so that many examples run in the bounded profile)
 SEEDS = {
@@ -58,6 +60,13 @@ SEEDS = {
     "perf-stat-csv": CHECKSUM / "002-read-none-direct-r1.perf.txt",
     "btrfs-usage-bytes": RAW / "snapshots" / "vm-20261123T160956Z" / "c001-space-s0.btrfs-usage.txt",
     "df-bytes": RAW / "snapshots" / "vm-20261123T160956Z" / "c001-space-s0.df.txt",
+    "dlio-summary": MLPERF_RUN / "summary.json",
+    "dlio-per-epoch-stats": MLPERF_RUN / "per_epoch_stats.json",
+    "dlio-config": MLPERF_RUN / "configs" / "config.yaml",
+    "hydra-overrides": MLPERF_RUN / "configs" / "overrides.yaml",
+    "mlperf-storage-report": MLPERF_RUN.parents[1] / "mlperf_storage_report.json",
+    "mlperf-storage-system": (FIX / "mlperf" / "Closed" / "DDN" / "systems"
+                              / "AI400X2T_24x14TiB_nvme_8xNDR200_18clients.json"),
 }
 FORMATS = {f.name: f for f in all_formats()}
 

@@ -85,18 +85,22 @@ FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv", "pfi
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import combined, fio, gpfs, io500, ior, mdtest, mdworkbench, monitor, pfind
+    from . import (combined, dlio_config, dlio_epochs, dlio_summary, fio, gpfs, hydra_overrides, io500, ior, mdtest,
+                   mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
 
     formats = (io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS
-               + fio.FORMATS + monitor.FORMATS + pfind.FORMATS)
+               + fio.FORMATS + monitor.FORMATS + pfind.FORMATS + dlio_summary.FORMATS + dlio_epochs.FORMATS
+               + dlio_config.FORMATS + hydra_overrides.FORMATS + mlperf_report.FORMATS + mlperf_system.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import fio, gpfs, io500, ior, mdtest, mdworkbench, monitor, pfind
+    from . import (dlio_config, dlio_epochs, dlio_summary, fio, gpfs, hydra_overrides, io500, ior, mdtest, mdworkbench,
+                   mlperf_report, mlperf_system, monitor, pfind)
 
     return (io500.RECORDS + gpfs.RECORDS + ior.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS + fio.RECORDS
-            + monitor.RECORDS + pfind.RECORDS)
+            + monitor.RECORDS + pfind.RECORDS + dlio_summary.RECORDS + dlio_epochs.RECORDS + dlio_config.RECORDS
+            + hydra_overrides.RECORDS + mlperf_report.RECORDS + mlperf_system.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:

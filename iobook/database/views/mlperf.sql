@@ -1,0 +1,194 @@
+-- MLPerf Storage (v1.0): public views over raw_dlio_* (DLIO's summary.json, per_epoch_stats.json and Hydra
+-- config.yaml), raw_hydra_overrides (overrides.yaml) and raw_mlperf_* (mlperf_storage_report.json and the systems'
+-- descriptions): iobook/parsers/dlio_*.py, hydra_overrides.py, mlperf_*.py.
+-- Records carry no file identity: a run is one summary.json, and its siblings are found by path: configs/config.yaml
+-- and configs/overrides.yaml in its folder (each host's folder holds them; the run's are those beside its summary).
+-- A result is the folder holding the run folders (run1, run_1, run-1, cosmoflow_a100_run_1: the last folder whose
+-- name ends in 'run' and a number); organisation and system are the folders around 'results', as the v1.0 tree
+-- has them: <organisation>/results/<system>/...; a system's description is <organisation>/systems/<system>.json.
+-- Units as DLIO writes them: MB = 10^6 bytes (mb_per_s); GB as DLIO computes host_memory_GB and
+-- data_size_per_host_GB (2^30 bytes); link bitrates in Gbit/s (10^9 bit/s) as the systems' descriptions state.
+
+-- One row per system description: what its clients are and how fast their links are. Clients are the benchmark
+-- hosts of a node type named '...client...' (every v1.0 description names them so), or of the description's
+-- only node type (Micron's 'Localhost'). client_link_gbps: the sum of bitrate x count of a client node type's NIC
+-- ports (the fastest client type when there are several). data_drives_stated: drives of the storage system's
+-- components and of the non-client node types, where the description states them, but those it says hold the OS.
+CREATE OR REPLACE VIEW mlperf_systems AS
+WITH described AS (
+    SELECT source_id, path,
+           regexp_extract(path, '.*/([^/]+)/systems/[^/]+$', 1) AS organisation,
+           regexp_extract(path, '.*/systems/([^/]+)\.json$', 1) AS system
+    FROM sources JOIN raw_mlperf_systems USING (source_id)
+), nodes AS (
+    SELECT n.source_id, n.node_index, n.node_type_name, n.cpu_model, n.cpu_sockets, n.cores_per_socket,
+           n.dram_mib, n.dram_gb, n.accelerators_stated,
+           lower(n.node_type_name) LIKE '%client%'
+               OR count(*) OVER (PARTITION BY n.source_id) = 1 AS is_client,
+           (SELECT sum(p.bitrate_gbps * p.count) FROM raw_mlperf_system_ports p
+            WHERE p.source_id = n.source_id AND p.node_index = n.node_index) AS link_gbps
+    FROM raw_mlperf_system_nodes n
+)
+SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
+       y.vendor_name, y.solution_name, y.solution_type,
+       (SELECT count(*) FROM raw_mlperf_system_hosts h JOIN nodes c
+            ON c.source_id = h.source_id AND lower(c.node_type_name) = lower(h.node_type_name) AND c.is_client
+        WHERE h.source_id = d.source_id) AS clients,
+       (SELECT max(link_gbps) FROM nodes c WHERE c.source_id = d.source_id AND c.is_client) AS client_link_gbps,
+       (SELECT string_agg(DISTINCT cpu_model, '; ') FROM nodes c WHERE c.source_id = d.source_id AND c.is_client)
+           AS client_cpu,
+       (SELECT max(cpu_sockets * cores_per_socket) FROM nodes c WHERE c.source_id = d.source_id AND c.is_client)
+           AS client_cores,
+       (SELECT max(dram_mib) FROM nodes c WHERE c.source_id = d.source_id AND c.is_client) AS client_dram_mib,
+       (SELECT string_agg(DISTINCT accelerators_stated, '; ') FROM nodes c
+        WHERE c.source_id = d.source_id AND c.is_client) AS client_accelerators_stated,
+       (SELECT count(*) FROM raw_mlperf_system_hosts h JOIN nodes c
+            ON c.source_id = h.source_id AND lower(c.node_type_name) = lower(h.node_type_name) AND NOT c.is_client
+        WHERE h.source_id = d.source_id) AS storage_hosts_listed,
+       (SELECT sum(k.count) FROM raw_mlperf_system_drives k LEFT JOIN nodes c
+            ON c.source_id = k.source_id AND c.node_index = k.node_index
+        WHERE k.source_id = d.source_id AND NOT coalesce(c.is_client, false)
+          AND NOT coalesce(regexp_matches(k.purpose, '(?i)\bos\b'), false)) AS data_drives_stated,
+       y.usable_capacity_gib, y.raw_capacity_gib
+FROM described d JOIN raw_mlperf_systems y USING (source_id);
+
+-- One row per run (summary.json). workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
+-- in the folders under results/ (workload_source 'config' or 'folder'); accelerator: the type in the workload
+-- overrides.yaml chose ('unet3d_a100' -> 'a100'; config.yaml does not hold it), else a100|h100 in the folders
+-- (accelerator_source 'overrides' or 'folder'). au_min_pct: the workload's AU minimum by the v1.0 rules
+-- (unet3d and resnet50 90 %, cosmoflow 70 %; mlcommons/storage v1.0 Submission_guidelines.md); au_min_config_pct:
+-- the one the run's config asked of DLIO (metric.au). started/ended: DLIO's times, the host's local time (no zone).
+-- data_set_gb: data_size_per_host_GB x hosts; hosts_memory_gb: the sum of host_memory_GB over the hosts DLIO lists.
+-- links_mb_per_s: the run's hosts x its system's client_link_gbps, in MB/s (1 Gbit/s = 125 MB/s); null where no
+-- description of the system was read. system_match: 'name' (systems/<system>.json) or 'only description' (the
+-- organisation's one description, where none has the system's name: simplyblock's results hold no system folder).
+CREATE OR REPLACE VIEW mlperf_runs AS
+WITH runs AS (
+    SELECT m.*, s.path,
+           regexp_replace(s.path, '/[^/]*$', '') AS folder,
+           regexp_extract(s.path, '.*/([^/]+)/results/[^/]+/', 1) AS organisation,
+           regexp_extract(s.path, '.*/results/([^/]+)/', 1) AS system,
+           regexp_extract(s.path, '(?i)^(.*)/[^/]*run[-_]?\d+/', 1) AS result_path,
+           TRY_CAST(regexp_extract(s.path, '(?i).*/[^/]*run[-_]?(\d+)/', 1) AS INTEGER) AS run,
+           lower(regexp_extract(s.path, '.*/results/(.*)/[^/]*$', 1)) AS folders
+    FROM raw_dlio_summaries m JOIN sources s USING (source_id)
+), hosts AS (
+    SELECT source_id, sum(memory_gb) AS hosts_memory_gb,
+           count(*) FILTER (memory_gb = 0) AS hosts_reporting_no_memory,
+           count(*) FILTER (potential_caching > 0) AS hosts_potential_caching
+    FROM raw_dlio_summary_hosts GROUP BY source_id
+), configs AS (
+    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, c.*
+    FROM raw_dlio_configs c JOIN sources s USING (source_id)
+), choices AS (
+    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, o.value AS workload_choice
+    FROM raw_hydra_overrides o JOIN sources s USING (source_id)
+    WHERE o.key = 'workload' AND o.prefix <> '~'
+), named AS (
+    SELECT r.*,
+           nullif(regexp_replace(regexp_extract(r.folders, '(unet3d|resnet50|resnet|cosmoflow)', 1),
+                                 '^resnet$', 'resnet50'), '') AS folder_workload,  -- WEKA's 'resnet-a100'
+           nullif(regexp_extract(r.folders, '(a100|h100)', 1), '') AS folder_accelerator,
+           nullif(regexp_extract(ch.workload_choice, '_([^_]+)$', 1), '') AS chosen_accelerator,
+           c.model, c.au_min, c.record_length_bytes, c.batch_size, c.read_threads, c.computation_threads,
+           c.prefetch_size, c.transfer_size, c.computation_time_s, c.dataset_format, c.framework, c.data_loader,
+           c.num_files_train AS config_num_files_train, c.num_samples_per_file AS config_num_samples_per_file
+    FROM runs r
+    LEFT JOIN configs c USING (folder)
+    LEFT JOIN choices ch USING (folder)
+), systems AS (
+    SELECT n.source_id, y.system_source_id, y.client_link_gbps,
+           CASE WHEN y.system = n.system THEN 'name' ELSE 'only description' END AS system_match
+    FROM named n JOIN mlperf_systems y ON y.organisation = n.organisation
+    WHERE y.system = n.system
+       OR (SELECT count(*) FROM mlperf_systems z WHERE z.organisation = n.organisation) = 1
+          AND NOT EXISTS (SELECT 1 FROM mlperf_systems z WHERE z.organisation = n.organisation AND z.system = n.system)
+)
+SELECT n.source_id, n.path, n.result_path, n.organisation, n.system,
+       coalesce(n.model, n.folder_workload) AS workload,
+       CASE WHEN n.model IS NOT NULL THEN 'config' WHEN n.folder_workload IS NOT NULL THEN 'folder' END
+           AS workload_source,
+       coalesce(n.chosen_accelerator, n.folder_accelerator) AS accelerator,
+       CASE WHEN n.chosen_accelerator IS NOT NULL THEN 'overrides' WHEN n.folder_accelerator IS NOT NULL THEN 'folder'
+       END AS accelerator_source,
+       n.run, n.num_accelerators AS accelerators, n.num_hosts AS hosts, n.hostname,
+       n.au_mean_pct, n.au_stdev_pct, n.au_expectation,
+       CASE coalesce(n.model, n.folder_workload) WHEN 'cosmoflow' THEN 70 WHEN 'unet3d' THEN 90 WHEN 'resnet50' THEN 90
+       END AS au_min_pct,
+       n.au_min * 100 AS au_min_config_pct,
+       n.samples_per_s, n.samples_per_s_stdev, n.mb_per_s, n.mb_per_s_stdev,
+       TRY_CAST(n.started AS TIMESTAMP) AS started, TRY_CAST(n.ended AS TIMESTAMP) AS ended,
+       n.epochs, n.num_files_train, n.num_files_eval, n.num_samples_per_file, n.record_length_bytes,
+       n.batch_size, n.read_threads, n.computation_time_s,
+       n.data_size_per_host_gb, n.data_size_per_host_gb * n.num_hosts AS data_set_gb,
+       h.hosts_memory_gb, h.hosts_reporting_no_memory, h.hosts_potential_caching,
+       n.cpu_model, n.mem_total_kb,
+       y.system_source_id, y.system_match, y.client_link_gbps,
+       n.num_hosts * y.client_link_gbps * 125 AS links_mb_per_s,
+       -- what must be equal across a result's runs (mlperf_run_flags 'settings_differ'): the workload, its scale and
+       -- DLIO's I/O parameters; not the folders the data and checkpoints were in
+       CAST(struct_pack(workload := coalesce(n.model, n.folder_workload),
+                        accelerator := coalesce(n.chosen_accelerator, n.folder_accelerator),
+                        accelerators := n.num_accelerators, hosts := n.num_hosts, epochs := n.epochs,
+                        files := n.num_files_train, samples_per_file := n.num_samples_per_file,
+                        record_length := n.record_length_bytes, batch_size := n.batch_size,
+                        read_threads := n.read_threads, computation_threads := n.computation_threads,
+                        prefetch_size := n.prefetch_size, transfer_size := n.transfer_size,
+                        computation_time := n.computation_time_s, au := n.au_min, format := n.dataset_format,
+                        framework := n.framework, data_loader := n.data_loader) AS VARCHAR) AS settings
+FROM named n
+LEFT JOIN hosts h USING (source_id)
+LEFT JOIN systems y USING (source_id);
+
+-- The validity audit: one row per run and finding. Codes, their rules and sources:
+--   au_below_minimum     au_mean_pct < au_min_pct: the run fails (unet3d and resnet50 90 %, cosmoflow 70 %;
+--                        mlcommons/storage v1.0 Submission_guidelines.md, DLIO's train_au_meet_expectation).
+--   au_within_one_point  au_min_pct <= au_mean_pct < au_min_pct + 1: passes by less than one point (this book's
+--                        margin: AU is met while the storage barely keeps up, mlcommons/storage issue #464).
+--   data_set_below_5x_memory  data_set_gb < 5 x hosts_memory_gb: the v1.0 rules ask a data set of at least 5x the
+--                        clients' memory so that it cannot be cached (Submission_guidelines.md; benchmark.sh
+--                        datasize); v1.0 let submitters declare the memory, this compares the memory DLIO measured.
+--   host_reports_no_memory    a host with host_memory_GB 0 in summary.json: its memory is not in the 5x check.
+--   potential_caching    a host with potential_caching above 0 (DLIO's own check of the data set against the
+--                        host's memory).
+--   not_five_runs        a result (the folder of its run folders) with other than 5 runs (Submission_guidelines.md:
+--                        five runs per result).
+--   settings_differ      a result whose runs differ in mlperf_runs.settings (the workload, accelerators, hosts and
+--                        DLIO's I/O parameters): its runs are not repetitions of one configuration.
+--   rate_above_links     mb_per_s > links_mb_per_s: the run read faster than its clients' links, as its system's
+--                        description states them, can carry.
+CREATE OR REPLACE VIEW mlperf_run_flags AS
+WITH results AS (
+    SELECT result_path, count(*) AS runs, count(DISTINCT settings) AS settings
+    FROM mlperf_runs GROUP BY result_path
+)
+SELECT path, 'au_below_minimum' AS code,
+       format('AU {:.2f} % below the {} minimum of {} %', au_mean_pct, workload, au_min_pct) AS detail
+FROM mlperf_runs WHERE au_mean_pct < au_min_pct
+UNION ALL
+SELECT path, 'au_within_one_point',
+       format('AU {:.2f} % is {:.2f} points above the {} minimum of {} %', au_mean_pct, au_mean_pct - au_min_pct,
+              workload, au_min_pct)
+FROM mlperf_runs WHERE au_mean_pct >= au_min_pct AND au_mean_pct < au_min_pct + 1
+UNION ALL
+SELECT path, 'data_set_below_5x_memory',
+       format('data set {:.1f} GB < 5 x {:.1f} GB the {} hosts report', data_set_gb, hosts_memory_gb, hosts)
+FROM mlperf_runs WHERE data_set_gb < 5 * hosts_memory_gb
+UNION ALL
+SELECT path, 'host_reports_no_memory', format('{} of {} hosts report 0 GB of memory', hosts_reporting_no_memory, hosts)
+FROM mlperf_runs WHERE hosts_reporting_no_memory > 0
+UNION ALL
+SELECT path, 'potential_caching', format('{} of {} hosts report potential_caching', hosts_potential_caching, hosts)
+FROM mlperf_runs WHERE hosts_potential_caching > 0
+UNION ALL
+SELECT r.path, 'not_five_runs', format('{} runs in {}', s.runs, r.result_path)
+FROM mlperf_runs r JOIN results s USING (result_path) WHERE s.runs <> 5
+UNION ALL
+SELECT r.path, 'settings_differ', format('{} different settings among the {} runs of {}', s.settings, s.runs,
+                                         r.result_path)
+FROM mlperf_runs r JOIN results s USING (result_path) WHERE s.settings > 1
+UNION ALL
+SELECT path, 'rate_above_links',
+       format('{:.0f} MB/s above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s, links_mb_per_s, hosts,
+              client_link_gbps)
+FROM mlperf_runs WHERE mb_per_s > links_mb_per_s;
