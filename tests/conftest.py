@@ -1,4 +1,6 @@
+import functools
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -146,10 +148,49 @@ class ByFileScheduling:
 # ingests a tree of files or draws hypothesis examples carries the `slow` marker (a module's `pytestmark` where
 # every test of it does); `make test-fast` (-m "not slow") leaves those to `make test` (and `make fuzz`). nbval's
 # items, the published chapters, are slow.
+#
+# A third tier, `shared`: the tests that read the shared folder (the IO500 archive, the built-tools logs, the seeds'
+# text, the MLPerf corpus: what is large or not ours, shared/README.md). A test module belongs to it when it names
+# that folder or what conftest builds from it (SHARED_NAMES); on a clone without the folder those tests are skipped,
+# and the run ends saying which tier it left out and how to get it.
+SHARED_NAMES = re.compile(r"\b(SHARED|ARCHIVE|BUILT_TOOLS|TUCSON_SC23|OTHER_SUBMISSIONS|tucson_results|built_tools|"
+                          r"other_io500)\b")
+SHARED_DATABASES = ("built_tools", "other_io500")  # DATABASES ingested from the shared folder
+SHARED_MISSING = (f"needs the shared folder, not found at {SHARED}: set IOBOOK_SHARED to it, or put it at ../shared "
+                  "(the IO500 archive from github.com/IO500/submission-data, the built-tools logs and the seeds; "
+                  "README.md, 'Tests')")
+
+
+def has_shared() -> bool:
+    return ARCHIVE.is_dir() and BUILT_TOOLS.is_dir()
+
+
+@functools.cache
+def _names_shared(path: Path) -> bool:
+    return bool(SHARED_NAMES.search(path.read_text(encoding="utf-8")))
+
+
+def needs_shared(item) -> bool:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return (item.path.suffix == ".py" and _names_shared(item.path)) or any(
+        v in SHARED_DATABASES for v in params.values() if isinstance(v, str))
+
+
 def pytest_collection_modifyitems(config, items):
+    missing = not has_shared()
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+        if needs_shared(item):
+            item.add_marker(pytest.mark.shared)
+            if missing:
+                item.add_marker(pytest.mark.skip(reason=SHARED_MISSING))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not has_shared():
+        left = sum(1 for r in terminalreporter.stats.get("skipped", []) if SHARED_MISSING in str(r.longrepr))
+        terminalreporter.write_line(f"shared tier left out: {left} tests {SHARED_MISSING}", yellow=True, bold=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -174,7 +215,7 @@ def databases(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("databases")
     built = {"default": PUBLISHED_DB}
     for name, paths in DATABASES.items():
-        if name == "default":
+        if name == "default" or (name in SHARED_DATABASES and not has_shared()):
             continue
         built[name] = folder / f"{name}.duckdb"
         if paths:

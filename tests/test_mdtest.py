@@ -1,6 +1,8 @@
 """mdtest parser and views: exact values from real logs of each version and layout."""
 from __future__ import annotations
 
+import functools
+
 import time
 from pathlib import Path
 
@@ -16,7 +18,12 @@ FIXTURES = Path(__file__).parent / "fixtures" / "mdtest"
 from conftest import SHARED
 
 BUILT = SHARED / "fixtures" / "built-tools" / "mdtest"
-CSV_TEXT = (BUILT / "mdtest_saverank_csv_np2.rank.csv").read_text()
+
+
+@functools.cache
+def csv_text() -> str:
+    """Built-tools' per-rank CSV (read when a test needs it: the module is imported without the shared folder too)."""
+    return (BUILT / "mdtest_saverank_csv_np2.rank.csv").read_text()
 AURORA_688 = (SHARED / "io500-submissions" / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023"
               / "submission-688" / "results" / "2023.11.07-03.43.32" / "mdtest-easy-delete.txt")
 
@@ -252,13 +259,13 @@ def test_rank_csv_fast_read_agrees_with_the_checked_one(path, monkeypatch):
 ])
 def test_rank_csv_refuses_what_a_csv_reader_would_trim(old, new, reason):
     with pytest.raises(ParseError) as e:
-        mdtest.parse_rank_csv(CSV_TEXT.replace(old, new))
+        mdtest.parse_rank_csv(csv_text().replace(old, new))
     assert (e.value.line, e.value.reason) == (3, reason)
 
 
 def test_rank_csv_reads_what_a_cast_reads():
     """A cast to float reads '+515.3' and '.6596e+03' (and a blank line is no row): read as before."""
-    text = CSV_TEXT.replace("0,,5.1530507314e+02", "0,,+515.30507314").replace(
+    text = csv_text().replace("0,,5.1530507314e+02", "0,,+515.30507314").replace(
         "\n1,,6.5966202714e+02", "\n\n1,,.65966202714e+03")
     rows = [tuple(r.values()) for r in mdtest.parse_rank_csv(text).tables[mdtest.MdtestRankRow].to_pylist()]
     assert (0, False, None, "Directory creation", 515.30507314, 9.7029900551e-01) in rows
@@ -403,7 +410,11 @@ def test_stddev_formula_follows_the_version(path, kind, tmp_path):
 FUZZ_LOGS = [FIXTURES / "jcahpc-2017-mdt_hard", FIXTURES / "sub52-2019-mdtest_hard_write.txt",
              FIXTURES / "sub785-2025-mdtest-easy-write.txt", BUILT / "mdtest_rankstats_np2.log",
              BUILT / "mdtest_verbose_vv_np2.log"]
-FUZZ_TEXTS = [p.read_text() for p in FUZZ_LOGS]
+
+
+@functools.cache
+def fuzz_texts() -> tuple[str, ...]:
+    return tuple(p.read_text() for p in FUZZ_LOGS)
 
 
 def damaged(data, text: str) -> str:
@@ -428,14 +439,14 @@ def parse_or_parse_error(parse_text, text: str) -> None:
 @pytest.mark.slow
 @given(st.data())
 def test_fuzz_logs(data):
-    text = FUZZ_TEXTS[data.draw(st.integers(0, len(FUZZ_TEXTS) - 1))]
+    text = data.draw(st.sampled_from(fuzz_texts()))
     parse_or_parse_error(mdtest.parse_log, damaged(data, text))
 
 
 @pytest.mark.slow
 @given(st.data())
 def test_fuzz_rank_csv(data):
-    parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, CSV_TEXT))
+    parse_or_parse_error(mdtest.parse_rank_csv, damaged(data, csv_text()))
 
 
 # --- Nodemap: which ranks share rank 0's node ---------------------------------------------------
