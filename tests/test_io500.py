@@ -378,3 +378,14 @@ def test_fatal_stdout_is_a_failed_run_with_its_line_and_reason(name, line, reaso
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT tool, status, error_line, error FROM sources").fetchall() == [
             ("io500", "error", line, reason)]
+
+
+def test_md_workbench_data_sets_are_no_stonewall():
+    """Issue 46: md-workbench's `-D=10` (its data sets, on the exe line) was read as a 10 s stonewall, so GWDG's
+    extended-mode run (submission-582: ior `-D 300`, mdtest `-W 300`, config.ini stonewall-time 300) and HHMI's 578
+    were invalid ('stonewall 10 s < 300 s')."""
+    gwdg = ARCHIVE / "GWDG" / "SCC" / "BeeGFS" / "2021" / "submission-582" / "result.txt"
+    _, f, phases, _ = parse(gwdg)
+    assert f.mode == "extended" and f.stonewall_s == 300.0
+    assert {p.stonewall_s for name, p in phases.items() if name.startswith("mdworkbench")} == {None}
+    assert phases["ior-easy-write"].stonewall_s == phases["mdtest-hard-write"].stonewall_s == 300.0

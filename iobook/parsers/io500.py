@@ -228,6 +228,8 @@ _INI_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
 _INI_KEY = re.compile(r"^([^;#\s=][^=]*?)\s*=")
 _INI_START = re.compile(r"^; START (.+)$", re.M)
 _STONEWALL_ARG = re.compile(r"(?:^|\s)-(?:D|W)[ =]?(\d+)(?:\s|$)")
+# the programs whose -D (IOR) and -W (mdtest) are the stonewall: md-workbench's -D counts its data sets
+_STONEWALL_PROGRAMS = re.compile(r"^\S*\b(?:ior|mdtest)\s")
 
 
 _INI_VERSION = re.compile(r"version\s*=")
@@ -289,7 +291,7 @@ def parse_result_ini(text: str) -> Parsed:
             continue
         phase = canonical_phase(sect)
         exe = parser.get(sect, "exe", fallback="")
-        stonewall = _STONEWALL_ARG.search(exe)
+        stonewall = _STONEWALL_ARG.search(exe) if _STONEWALL_PROGRAMS.match(exe) else None
         scored = phase in STANDARD_BW_PHASES + STANDARD_MD_PHASES or (mode == "extended" and phase in EXTENDED_PHASES)
         phases.append(Io500Phase(position=len(phases), phase=phase, label=sect, value=number(sect, "score"),
                                  unit=unit_of(phase),
