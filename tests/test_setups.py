@@ -285,3 +285,24 @@ def test_the_talks_links_bound_tucsons_read(tmp_path):
     con = setups_of(tmp_path, submission(679))
     binding, share = con.execute("SELECT binding, share FROM io500_run_bounds WHERE phase = 'ior-easy-read'").fetchone()
     assert binding == "client links" and share == pytest.approx(205.041473 / (10 * 200e9 / 8 / 2**30), rel=1e-6)
+
+
+JAMSTEC = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500" / "Japan Agency for Marine-Earth Science and Technology"
+
+
+def test_a_runs_list_is_the_site_record_then_inferred(tmp_path):
+    """Issue 46: the year-folder rule filed JAMSTEC's May-2021 run (submission-548, filed again as 689 in the 2023
+    folder) under ISC23; the IO500 site's record (data/reference/io500_site_lists.csv, row 548: ISC21) says ISC21,
+    and the copy, one run, keeps the list of its first listing. A submission past the record (689's own id) would be
+    inferred, and says so."""
+    db = tmp_path / "lists.duckdb"
+    ingest([JAMSTEC], db, progress=False)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT r.submission, s.list, x.source FROM io500_runs r JOIN setups s USING (run_id) "
+                           "JOIN io500_run_setup x ON x.run_id = r.run_id AND x.field = 'list' ORDER BY 1").fetchall()
+    assert [(sub, lst) for sub, lst, _ in rows] == [(548, "ISC21"), (689, "ISC21")]
+    assert all(src.startswith("IO500 site record: submission-548") for _, _, src in rows)
+    assert setups.inferred_list(2023, "2023-05-14 01:13:12") == "ISC23" and setups.inferred_list(2021, "2021-10-24") == "SC21"
+    with setups.SITE_LISTS_CSV.open(encoding="utf-8") as f:
+        row = next(r for r in csv.DictReader(f) if r["id"] == "548")
+    assert row["list"] == "ISC21"

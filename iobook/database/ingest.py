@@ -719,14 +719,15 @@ def _release_arrow_memory() -> None:
 
 def reference_tables() -> tuple[Path, ...]:
     """The reference tables ingest derives from (IO500 runs' attribution with its families' table, the setup
-    record's curated releases, the published row of its client links, the rates of named networks): what the
+    record's curated releases, the published row of its client links, the rates of named networks, the IO500 site's
+    record of its lists): what the
     database holds depends on them."""
     from .families import FILESYSTEMS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
     from .networks import NETWORK_RATES_CSV
-    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
+    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV, SITE_LISTS_CSV
 
-    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV
+    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV, SITE_LISTS_CSV
 
 
 def published_tables() -> tuple[str, ...]:

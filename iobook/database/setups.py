@@ -32,6 +32,10 @@ FIELDS = {
     "min_release_level": "Storage Scale minReleaseLevel: the cluster's compatibility floor, not its release",
     "benchmark": "IO500 version the result files print",
     "era": "IO500 generation and list whose rules the run followed",
+    "list": "the IO500 list the run entered (the site's record, else inferred from its archive year and start)",
+    "list_score": "the IO500 score the list published",
+    "list_bw_gib_s": "the bandwidth score the list published (GiB/s)",
+    "list_md_kiops": "the metadata score the list published (kIOPS)",
     "api": "I/O interface of IOR and mdtest (POSIX, DFS, MPIIO, ...)",
     "object_classes": "DAOS object classes of its files and directories",
     "protection": "data protection its object classes give (none, replication, erasure code)",
@@ -71,6 +75,12 @@ LOG_TOOLS = ("fio", "ior", "mdtest")
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
+# the IO500 web site's record of the list each submission 1-555 entered and the values it published
+SITE_LISTS_CSV = reference.path("io500_site_lists.csv")
+SITE_LIST_VALUES = {"list_score": "io500_score", "list_bw_gib_s": "io500_bw", "list_md_kiops": "io500_md"}
+# ISC's deadlines fall in May-June, SC's in October-November: a run started by June of its archive year went to ISC
+ISC_LAST_MONTH = 6
+_STARTED = re.compile(r"(\d{4})[-.](\d{2})[-.]\d{2}")
 # which row of a talk's published table states the client links of runs whose files do not (seed 000's ESS 3500
 # clusters): submission -> the row of PUBLISHED_LINKS, and why it is that row
 CLIENT_LINKS_CSV = reference.path("client_links.csv")
@@ -106,6 +116,8 @@ _SIGSTOP = re.compile(r"SIGSTOP|kill\s+-(?:STOP|19)\b")
 _FOLDER_RELEASE = re.compile(r"(?:Storage Scale|Spectrum Scale|GPFS|Lustre|DAOS|BeeGFS)\s+v?(\d+\.\d+(?:[.-]\d+)*)")
 _ERA = re.compile(r"io500-(isc|sc)(\d\d)")
 RESULT_INI = "result-ini"  # the kind of io500_run_members the C app's result.txt is
+# an archive submission: in the archive's folders, or copied out of them and known by its phase values
+ARCHIVE_ATTRIBUTIONS = ("archive folders", io500_runs.ARCHIVE_LISTING)
 
 
 def era(version: str | None, kinds: set[str]) -> str | None:
@@ -120,6 +132,22 @@ def era(version: str | None, kinds: set[str]) -> str | None:
     if not version and RESULT_INI in kinds:  # the C app's result.txt, its [run] section without a version line
         return "C app, version not stated"
     return version
+
+
+def site_lists() -> dict[int, dict[str, str]]:
+    """submission -> its row of the IO500 site's record (SITE_LISTS_CSV): the list it entered and the values published."""
+    with SITE_LISTS_CSV.open(encoding="utf-8") as f:
+        return {int(r["id"]): r for r in csv.DictReader(f)}
+
+
+def inferred_list(year: int | None, started: str | None) -> str | None:
+    """The list of an archive run the site's record does not hold: its year folder is the list's year, its start
+    date says which of the year's two (a run started by June, or the year before, went to ISC)."""
+    when = _STARTED.search(started or "")
+    if year is None or when is None:
+        return None
+    isc = int(when[1]) < year or int(when[2]) <= ISC_LAST_MONTH
+    return f"{'ISC' if isc else 'SC'}{year % 100:02d}"
 
 
 def protection(classes: set[str]) -> str | None:
@@ -192,8 +220,8 @@ def _setup_rules(con) -> dict[str, list]:
 
 def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     runs = con.execute(
-        """SELECT i.run_id, i.path, i.io500_version, i.procs, i.stonewall_s, i.submission, i.fingerprint,
-                  a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
+        """SELECT i.run_id, i.path, i.io500_version, i.procs, i.stonewall_s, i.submission, i.fingerprint, i.started,
+                  a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
                   list(DISTINCT f.kind ORDER BY f.kind) AS kinds
            FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
            JOIN io500_run_members m USING (run_id) JOIN raw_io500_files f USING (source_id)
@@ -228,8 +256,14 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
     listed = io500_runs.archive_runs()
-    for (run_id, path, version, procs, stonewall, submission, fingerprint, institution, system, filesystem, family,
-         family_reason, attributed_by, kinds) in runs:
+    site = site_lists()
+    # a run filed again under a later submission (JAMSTEC's 548, again as 689) entered the list of its first listing
+    first_listing = {}
+    for run in sorted(runs, key=lambda r: r[5] or 0):
+        if run[5] in site:
+            first_listing.setdefault(run[6], run[5])
+    for (run_id, path, version, procs, stonewall, submission, fingerprint, started, year, institution, system,
+         filesystem, family, family_reason, attributed_by, kinds) in runs:
         submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
         folder = io500_runs.own_folder(path)
         own_scripts = [s for s in all_scripts if PurePath(s.path).is_relative_to(folder)]
@@ -246,6 +280,14 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
         put("family", family, family_reason)
         put("benchmark", version, "result files")
         put("era", era(version, set(kinds)), "benchmark version" if version else "result file format")
+        if (listing := first_listing.get(fingerprint)) is not None:
+            row = site[listing]
+            record = f"IO500 site record: submission-{listing} ({SITE_LISTS_CSV.name}, from {row['source']})"
+            put("list", row["list"], record)
+            for field, column in SITE_LIST_VALUES.items():
+                put(field, row[column], record)
+        elif (attributed_by or "").startswith(ARCHIVE_ATTRIBUTIONS):
+            put("list", inferred_list(year, started), "inferred: archive year folder and the run's start date")
         put("procs", procs, "result files")
         put("stonewall_s", None if stonewall is None else f"{stonewall:g}", "result files")
         for field, keys in INFO_KEYS.items():
