@@ -65,7 +65,7 @@ def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None
     descriptors, shared = present.constant_columns(descriptors, keep)
     frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records]}), descriptors,
                        pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c, reference) for c in records],
-                                     HOLM_P: [c.p_adjusted for c in records],
+                                     HOLM_P: [evidence.as_shown(c).p_adjusted for c in records],
                                      VERDICT: [verdict_text(c) for c in records]})], axis=1)
     return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})}, shared=shared)
 

@@ -32,6 +32,7 @@ FIELDS = {
     "min_release_level": "Storage Scale minReleaseLevel: the cluster's compatibility floor, not its release",
     "benchmark": "IO500 version the result files print",
     "era": "IO500 generation and list whose rules the run followed",
+    "generation": "the benchmark's generation: 2017 script, bash script, C app, or C app in extended mode",
     "list": "the IO500 list the run entered (the site's record, else inferred from its archive year and start)",
     "list_score": "the IO500 score the list published",
     "list_bw_gib_s": "the bandwidth score the list published (GiB/s)",
@@ -116,6 +117,7 @@ _SIGSTOP = re.compile(r"SIGSTOP|kill\s+-(?:STOP|19)\b")
 _FOLDER_RELEASE = re.compile(r"(?:Storage Scale|Spectrum Scale|GPFS|Lustre|DAOS|BeeGFS)\s+v?(\d+\.\d+(?:[.-]\d+)*)")
 _ERA = re.compile(r"io500-(isc|sc)(\d\d)")
 RESULT_INI = "result-ini"  # the kind of io500_run_members the C app's result.txt is
+C_APP, EXTENDED = "C app", "extended"  # era's name of the C app's runs; the mode its extended runs print
 # an archive submission: in the archive's folders, or copied out of them and known by its phase values
 ARCHIVE_ATTRIBUTIONS = ("archive folders", io500_runs.ARCHIVE_LISTING)
 
@@ -124,13 +126,13 @@ def era(version: str | None, kinds: set[str]) -> str | None:
     """The IO500 generation whose rules a run followed: the 2017 script, the bash script (2018-2019 lists), or
     the C app with the list its version names (io500-isc20_v4 -> 'C app, ISC20')."""
     if version and (m := _ERA.match(version)):
-        return f"C app, {m[1].upper()}{m[2]}"
+        return f"{C_APP}, {m[1].upper()}{m[2]}"
     if version == "sc17" or kinds & {"sc17-log", "sc17-fragment"}:
         return "2017 script"
     if kinds & {"bash-summary", "bash-log"}:
         return "bash script"
     if not version and RESULT_INI in kinds:  # the C app's result.txt, its [run] section without a version line
-        return "C app, version not stated"
+        return f"{C_APP}, version not stated"
     return version
 
 
@@ -148,6 +150,15 @@ def inferred_list(year: int | None, started: str | None) -> str | None:
         return None
     isc = int(when[1]) < year or int(when[2]) <= ISC_LAST_MONTH
     return f"{'ISC' if isc else 'SC'}{year % 100:02d}"
+
+
+def generation(era_text: str | None, mode: str | None) -> str | None:
+    """The benchmark's generation from a run's era (the list a C app's version names is no other generation) and
+    mode: runs of different generations run different phases and rules and are never pooled (evidence's designs)."""
+    if not era_text:
+        return None
+    base = era_text.split(",")[0]
+    return f"{base}, extended mode" if base == C_APP and mode == EXTENDED else base
 
 
 def protection(classes: set[str]) -> str | None:
@@ -220,7 +231,7 @@ def _setup_rules(con) -> dict[str, list]:
 
 def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     runs = con.execute(
-        """SELECT i.run_id, i.path, i.io500_version, i.procs, i.stonewall_s, i.submission, i.fingerprint, i.started,
+        """SELECT i.run_id, i.path, i.io500_version, i.mode, i.procs, i.stonewall_s, i.submission, i.fingerprint, i.started,
                   a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
                   list(DISTINCT f.kind ORDER BY f.kind) AS kinds
            FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
@@ -262,7 +273,7 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     for run in sorted(runs, key=lambda r: r[5] or 0):
         if run[5] in site:
             first_listing.setdefault(run[6], run[5])
-    for (run_id, path, version, procs, stonewall, submission, fingerprint, started, year, institution, system,
+    for (run_id, path, version, mode, procs, stonewall, submission, fingerprint, started, year, institution, system,
          filesystem, family, family_reason, attributed_by, kinds) in runs:
         submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
         folder = io500_runs.own_folder(path)
@@ -280,6 +291,8 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
         put("family", family, family_reason)
         put("benchmark", version, "result files")
         put("era", era(version, set(kinds)), "benchmark version" if version else "result file format")
+        put("generation", generation(era(version, set(kinds)), mode),
+            "benchmark version and mode" if version else "result file format and mode")
         if (listing := first_listing.get(fingerprint)) is not None:
             row = site[listing]
             record = f"IO500 site record: submission-{listing} ({SITE_LISTS_CSV.name}, from {row['source']})"

@@ -354,9 +354,10 @@ def decide_groups(*groups: Iterable[Comparison | Correlation]) -> list[list[Comp
 def as_shown(record: Count | Estimate | Comparison | Correlation) -> Count | Estimate | Comparison | Correlation:
     """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
     found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or
-    two values a side, often orders of magnitude wide) is withheld; any other record as it is."""
+    two values a side, often orders of magnitude wide) and its p, before and after correction, are withheld; any
+    other record as it is."""
     if isinstance(record, (Comparison, Correlation)) and record.verdict == Verdict.TOO_FEW:
-        return replace(record, low=None, high=None)
+        return replace(record, low=None, high=None, p=None, p_adjusted=None)
     if isinstance(record, Estimate) and record.n < MIN_UNITS and record.low is not None:
         return replace(record, low=None, high=None, no_interval=f"fewer than {MIN_UNITS} units")
     return record

@@ -21,6 +21,7 @@ MOST_FAMILIES = 7  # the overview's default: the families with the most valid ru
 # What the DAOS runs' object classes give (setups.protection): runs of different protection are compared apart
 PROTECTED, UNPROTECTED, NOT_STATED = "with data protection", "without data protection", "protection not stated"
 DESIGNS = (PROTECTED, UNPROTECTED, NOT_STATED)
+NOT_STATED_GENERATION = "generation not stated"  # setups.generation: a run whose files name no version or format
 # The comparison table's descriptors (comparison.table adds the measure, ratio, units a side, Holm p and verdict)
 PROTECTION_COLUMN = f"{FIRST} data protection"
 RUNS_COLUMN = "runs a side"
@@ -120,26 +121,31 @@ def system_units(runs: pd.DataFrame) -> list[str]:
 
 
 def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: str, family: str) -> pd.DataFrame:
-    """Per archive year and FIRST's data protection, where the year holds runs of both FIRST and SECOND: the runs a
-    side and the comparison of `value` (evidence.compare: ratio of geometric means over machines, each the
-    geometric mean of its runs that year), not yet decided: `report` decides every record of the chapter at once.
-    FIRST's runs of different protection are never pooled (evidence.MixedDesigns)."""
+    """Per archive year, benchmark generation and FIRST's data protection, where they hold runs of both FIRST and
+    SECOND: the runs a side and the comparison of `value` (evidence.compare: ratio of geometric means over machines,
+    each the geometric mean of its runs that year), not yet decided: `report` decides every record of the chapter at
+    once. Runs of different generations (the bash script and the C app ran different phases and rules) or of
+    FIRST's different protection are never pooled: each side's designs say so (evidence.MixedDesigns)."""
     rows = []
     # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
     both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
-    for year, g in both.groupby("period_order", sort=True):
+    both = both.assign(generation=both.generation.fillna(NOT_STATED_GENERATION))
+    for (year, generation), g in both.groupby(["period_order", "generation"], sort=True):
         b = g[g.family == SECOND]
         for design in DESIGNS:
             a = g[(g.family == FIRST) & (g.data_protection == design)]
             if len(a) and len(b):
-                rows.append({"year": int(year), "protection": design, f"{FIRST} runs": len(a), f"{SECOND} runs": len(b),
+                rows.append({"year": int(year), "generation": generation, "protection": design,
+                             f"{FIRST} runs": len(a), f"{SECOND} runs": len(b),
                              "record": evidence.compare(
                                  evidence.Observations(values=a[value].to_numpy(), units=system_units(a),
-                                                       designs=a.data_protection.tolist()),
-                                 evidence.Observations(values=b[value].to_numpy(), units=system_units(b)),
+                                                       designs=list(zip(a.data_protection, a.generation))),
+                                 evidence.Observations(values=b[value].to_numpy(), units=system_units(b),
+                                                       designs=b.generation.tolist()),
                                  quantity=quantity, unit=unit, replicate=Replicate.MACHINE, family=family,
-                                 label=f"{FIRST} {design} {int(year)}", baseline_label=f"{SECOND} {int(year)}")})
-    return pd.DataFrame(rows, columns=["year", "protection", f"{FIRST} runs", f"{SECOND} runs", "record"])
+                                 label=f"{FIRST} {design} {int(year)} ({generation})",
+                                 baseline_label=f"{SECOND} {int(year)} ({generation})")})
+    return pd.DataFrame(rows, columns=["year", "generation", "protection", f"{FIRST} runs", f"{SECOND} runs", "record"])
 
 
 def what_would_decide(c: evidence.Comparison) -> str:
@@ -168,6 +174,7 @@ def comparison_table(table: pd.DataFrame) -> Table:
     a side, Holm p and verdict, and what would decide it where the verdict does not say."""
     descriptors = pd.DataFrame({
         "year": [str(y) for y in table.year],
+        "generation": list(table.generation),
         PROTECTION_COLUMN: [p.removesuffix(" data protection") for p in table.protection],
         RUNS_COLUMN: [f"{plural(a, 'run')} / {b:,}" for a, b in zip(table[f"{FIRST} runs"], table[f"{SECOND} runs"])]})
     shown = comparison.table(list(table.record), descriptors)

@@ -22,12 +22,13 @@ def colour(names) -> alt.Scale:
 
 
 def chart_compare_by_year(table: pd.DataFrame, what: str) -> alt.LayerChart:
-    """One row per archive year and FIRST's data protection (its colour): FIRST's geometric mean over SECOND's with
+    """One row per archive year, benchmark generation and FIRST's data protection (its colour): FIRST's geometric mean over SECOND's with
     its interval (comparison.forest: none on fewer than MIN_UNITS machines, filled when decided)."""
     records = list(table.record)
     decided = [c for c in records if c.decided]
     return comparison.forest(
-        records, [f"{y}, {p.removesuffix(' data protection')}" for y, p in zip(table.year, table.protection)],
+        records, [f"{y} {g}, {p.removesuffix(' data protection')}"
+                  for y, g, p in zip(table.year, table.generation, table.protection)],
         title=(f"{FIRST} above {SECOND} in {sum(c.ratio > 1 for c in decided)} of {len(records)} comparisons, "
                f"below in {sum(c.ratio < 1 for c in decided)}"),
         x_title=f"{FIRST} / {SECOND}, {what}", color=list(table.protection), color_title=f"{FIRST} runs")

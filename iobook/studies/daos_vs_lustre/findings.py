@@ -56,20 +56,17 @@ def clients_text(logged: pd.DataFrame, daos_clients: int) -> str:
 
 
 def first_finding(balance_years: pd.DataFrame) -> Finding:
-    """The main result over every archive year holding both families (no year chosen): per data protection of the
-    DAOS runs, the range of the years' ratios, and which comparisons evidence.decide decides (named while the
-    finding stays within FIRST_FINDING_WORDS)."""
+    """The main result over every archive year and benchmark generation holding both families (no year chosen): the
+    range of the comparisons' ratios, and which comparisons evidence.decide decides (named while the finding stays
+    within FIRST_FINDING_WORDS); each comparison's data protection is in the figure it points to."""
     records = list(balance_years.record)
-    decided = [(row.year, row.protection, row.record) for row in balance_years.itertuples() if row.record.decided]
-    parts = []
-    for design, g in balance_years.groupby("protection", sort=False):
-        ratios = [c.ratio for c in g.record]
-        shown = (f"{g.year.iloc[0]} {ratios[0]:.1f}×" if len(ratios) == 1 else
-                 f"{min(ratios):.1f}–{max(ratios):.1f}× ({plural(len(ratios), 'year')})")
-        parts.append(f"{design} {shown}")
-    text = (f"{FIRST} over {SECOND}, metadata per GiB/s by year: {'; '.join(parts)}; decided in **{len(decided)} of "
-            f"{len(records)}**")
-    named = text + ": " + ", ".join(f"{y} {p.split()[0]} protection {c.ratio:.1f}×" for y, p, c in decided) + "."
+    ratios = [c.ratio for c in records]
+    span = f"{ratios[0]:.1f}×" if len(ratios) == 1 else f"{min(ratios):.1f}–{max(ratios):.1f}×"
+    decided = [f"{row.year} {row.generation}, {row.protection.split()[0]} protection, {row.record.ratio:.1f}×"
+               for row in balance_years.itertuples() if row.record.decided]
+    text = (f"{FIRST} over {SECOND} in metadata per GiB/s, each year and benchmark generation apart: {span} in "
+            f"{plural(len(records), 'comparison')}; decided in **{len(decided)} of {len(records)}**")
+    named = text + ": " + "; ".join(decided) + "."
     words = len([w for w in named.split() if any(ch.isalnum() for ch in w)])
     return Finding(text=named if decided and words <= FIRST_FINDING_WORDS else text + ".",
                    target="fig-daos-balance-years", evidence=tuple(records))
@@ -90,7 +87,8 @@ def no_comparison_finding(chosen: pd.DataFrame, runs: pd.DataFrame, outside_layo
 
 def ten_node_finding(ten_years: pd.DataFrame) -> Finding:
     """Each year's and measure's comparison on 10 client nodes, and why none is decided where it is not."""
-    parts = [f"{row.year} {row.measure.split()[0]} {evidence.phrase(row.record)}" for row in ten_years.itertuples()]
+    parts = [f"{row.year} {row.generation} {row.measure.split()[0]} {evidence.phrase(row.record)}"
+             for row in ten_years.itertuples()]
     lacking = sorted({what_would_decide(c) for c in ten_years.record} - {""})
     return Finding(text=f"On {TEN_NODES} client nodes, {FIRST} over {SECOND} per client node: " + "; ".join(parts)
                    + (f". Why no verdict: {'; '.join(lacking)}." if lacking else "."),
