@@ -109,6 +109,14 @@ VIEW_ROWS = {
     "step_cpu_busy": "mpstat sample of a collector step: share of all CPUs busy",
     "pfind_runs": "pfind CSV of an IO500 find phase (find.csv, find-easy.csv, find-hard.csv): run time, rate, "
                   "ranks, errors, found, checked, and failed (ranks reported errors)",
+    "mlperf_systems": "MLPerf Storage system description (systems/<id>.json): clients, their CPU, memory, links, "
+                      "accelerators stated, storage hosts and drives, as written",
+    "mlperf_runs": "MLPerf Storage run (one DLIO summary.json): organisation, system, workload and accelerator (and "
+                   "whether from the config or the folder), run, accelerators, hosts, AU, samples/s and MB/s as DLIO "
+                   "writes them (MB = 10^6 bytes), data set, host memory, the clients' links",
+    "mlperf_run_flags": "finding of the MLPerf Storage validity audit on a run: code (AU below or within one point "
+                        "of its minimum, data set below 5x memory, no memory reported, potential caching, not five "
+                        "runs, settings that differ, rate above links), what its files show",
 }
 
 
