@@ -306,3 +306,22 @@ def test_a_runs_list_is_the_site_record_then_inferred(tmp_path):
     with setups.SITE_LISTS_CSV.open(encoding="utf-8") as f:
         row = next(r for r in csv.DictReader(f) if r["id"] == "548")
     assert row["list"] == "ISC21"
+
+
+def test_the_cached_random_read_flag_reads_both_names_of_the_phase(tmp_path):
+    """Issue 46: RANDOM_READ_CACHED matched only ior-rnd4K-easy-read (ISC22 on) and missed SC21's extended-mode name,
+    ior-rnd4K-read. GWDG's 582 (result.txt) reads 0.814371 GiB/s at random, 8.852841 sequentially: not flagged as
+    it stands; its random read's score set to 9.5 (above the sequential one) in a copy, flagged under its own name."""
+    source = ARCHIVE / "GWDG" / "SCC" / "BeeGFS" / "2021" / "submission-582" / "result.txt"
+    text = source.read_text(encoding="utf-8")
+    as_is, faster = tmp_path / "as-is" / "result.txt", tmp_path / "faster" / "result.txt"
+    for path, body in ((as_is, text), (faster, text.replace("score           = 0.814371", "score           = 9.5"))):
+        path.parent.mkdir()
+        path.write_text(body, encoding="utf-8")
+    db = tmp_path / "flags.duckdb"
+    ingest([tmp_path / "as-is", tmp_path / "faster"], db, progress=False)
+    with duckdb.connect(str(db), read_only=True) as con:
+        flags = con.execute("SELECT r.path, f.detail FROM io500_run_flags f JOIN io500_runs r USING (run_id) "
+                            "WHERE f.code = 'RANDOM_READ_CACHED'").fetchall()
+    assert [(Path(p).relative_to(tmp_path).parts[0], d) for p, d in flags] == [
+        ("faster", "ior-rnd4K-read 9.5 GiB/s is 107 % of ior-easy-read 8.853 GiB/s")]
