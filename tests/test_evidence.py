@@ -124,3 +124,19 @@ def test_groups_decided_together_are_one_family_given_back_by_group():
     first, second = evidence.decide_groups([split("change", "ior")], [split("steady", "ior")])
     assert (first, second) == ([together[0]], [together[1]])
     assert {c.family_size for c in together} == {2}
+
+
+def test_an_exact_correlation_p_is_the_share_of_every_order():
+    """At 7 units (EXACT_PERMUTATION_UNITS) the p of no association is exact: twice the smaller tail share of the 7! =
+    5,040 orders of one measure against the other (enumerated here with itertools). scipy permuted both samples, (7!)^2
+    pairings, each order 5,040 times: the same p, but minutes per correlation (issue 46's archive chapter)."""
+    import itertools
+
+    x, y = np.arange(7.0), np.array([3.0, 1.0, 2.0, 7.0, 5.0, 6.0, 4.0])
+    (record,) = evidence.decide([evidence.correlate(x, y, quantity="q", x_name="a", y_name="b", method="Pearson",
+                                                    replicate=evidence.Replicate.MACHINE, family="f")])
+    observed = np.corrcoef(x, y)[0, 1]
+    null = np.array([np.corrcoef(x, y[list(order)])[0, 1] for order in itertools.permutations(range(7))])
+    tol = 1e-12
+    expected = min(1.0, 2 * min(np.mean(null <= observed + tol), np.mean(null >= observed - tol)))
+    assert record.n == 7 and record.p == pytest.approx(expected)
