@@ -18,6 +18,9 @@ AURORA_694 = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / 
     "2023.10.08-18.11.45"
 TUCSON_679 = RAW / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale" / "2023" / \
     "submission-679" / "results" / "2023.10.22-06.40.20"
+SAGUARO_784 = (RAW / "IBM Tucson" / "Saguaro Storage Scale System 6000"
+               / "IBM Storage Scale 6.0.0.0 with ESS 7.0.0.0 (early pre-GA build)" / "2025" / "submission-784" / "results"
+               / "2025.11.03-09.03.01")
 BLUESTORM_687 = RAW / "IBM Cloud HPC" / "BlueStorm" / "IBM Storage Scale" / "2023" / "submission-687" / "results" / \
     "2023.11.07-00.00.25"
 SANDBOX_586 = RAW / "IBMDL" / "Sandbox" / "GPFS" / "2021" / "submission-586"
@@ -284,13 +287,16 @@ def test_crowded_node_changes_from_phase_to_phase(default):
 @pytest.mark.slow
 def test_shifted_phases_and_the_slowest_node(default):
     """mdtest-hard-stat.txt of submission-687 line 8: "Shifting ranks by 1 for each phase.": its ranks stat other
-    ranks' files, so the chapter does not call its slowest node the cause."""
+    ranks' files. 687 is flagged (CHANGED_DURING_RUN), so the slowest node group shown is of the unflagged runs:
+    submission-784's mdtest-hard-read, whose log shifts too (line 8: "Shifting ranks by 25 for each phase."); the
+    chapter does not call its slowest node the cause."""
     con, runs = default
     assert "Shifting ranks by 1 for each phase." in (BLUESTORM_687 / "mdtest-hard-stat.txt").read_text()
     assert runs.set_index("run").shifted["submission-687 mdtest-hard-stat"]
     assert not runs.set_index("run").shifted["submission-687 mdtest-hard-write"]
+    assert "Shifting ranks by 25 for each phase." in (SAGUARO_784 / "mdtest-hard-read.txt").read_text()
     r = study.report(con)
-    assert r.values["node_run"] == "submission-687 mdtest-hard-stat" and r.values["node_shifted"]
+    assert r.values["node_run"] == "submission-784 mdtest-hard-read" and r.values["node_shifted"]
     (text,) = [f.text for f in r.findings if f.target == "fig-stragglers-every-run"]
     assert "Shifting ranks by" in text and "worth checking" not in text
 
@@ -529,3 +535,22 @@ def test_failed_mdtest_phases_are_no_straggler_phases(tmp_path):
     phases = study.load_phases(store.open_read(db))
     assert sorted(zip(phases.file.str.rsplit("/", n=1).str[-1], phases.operation)) == [
         ("mdtest-easy-stat.csv", "File stat")]
+
+
+@pytest.mark.slow
+def test_an_example_is_an_unflagged_run_or_names_its_flag(databases):
+    """Issue 46: the slowest node group was submission-687 mdtest-hard-stat, a run the validity audit flags
+    CHANGED_DURING_RUN (its scripts change Storage Scale settings while it runs: io500_run_flags). The examples the
+    findings name (worst straggler, slowest node group, longest wait) come from unflagged runs, or say the flag."""
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+        flagged = dict(con.execute("SELECT r.run_key, string_agg(DISTINCT f.code, ', ' ORDER BY f.code) "
+                                   "FROM io500_run_flags f JOIN io500_runs r USING (run_id) GROUP BY 1").fetchall())
+    assert "CHANGED_DURING_RUN" in flagged["submission-687"]
+    named = [f.text for f in r.findings if f.text.startswith(("The worst straggler", "The slowest node group",
+                                                             "The longest wait"))]
+    assert len(named) == 3
+    for text in named:
+        run_key = re.search(r"\*\*(submission\\?-\d+)", text)[1].replace("\\", "")
+        assert run_key not in flagged or f"(flagged: {flagged[run_key]})" in text, text
+    assert "submission\\-687" not in next(t for t in named if t.startswith("The slowest node group"))

@@ -353,6 +353,19 @@ def decide_groups(*groups: Iterable[Comparison | Correlation]) -> list[list[Comp
     return [[next(decided) for _ in g] for g in groups]
 
 
+def examples(frame: pd.DataFrame, flags: str = "validity_flags") -> pd.DataFrame:
+    """The rows an example, a "worst" or a "best" run may be picked from: those without a validity flag (column
+    `flags`, a flagged run's codes); every row where all are flagged, and then the finding names the flag
+    (flag_note)."""
+    clean = frame[frame[flags].isna()]
+    return clean if len(clean) else frame
+
+
+def flag_note(row: pd.Series, flags: str = "validity_flags") -> str:
+    """' (flagged: CHANGED_DURING_RUN)' for an example picked from flagged runs only (examples), else ''."""
+    return f" (flagged: {row[flags]})" if pd.notna(row.get(flags)) else ""
+
+
 def as_shown(record: Count | Estimate | Comparison | Correlation) -> Count | Estimate | Comparison | Correlation:
     """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
     found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or

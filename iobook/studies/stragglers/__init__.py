@@ -95,14 +95,20 @@ def report(con) -> Report:
     else:
         found.append(findings.no_nodes_finding(ratio, len(timed)))
 
-    top = timed.sort_values(["ratio", "run"], ascending=[False, True]).iloc[0]
+    # examples come from runs the validity audit does not flag (evidence.examples): a flagged one is named so
+    flags = runs[["run", "validity_flags"]].drop_duplicates("run")
+
+    def example_groups(groups: pd.DataFrame) -> pd.DataFrame:
+        return evidence.examples(groups.merge(flags, on="run", how="left"))
+
+    top = evidence.examples(timed).sort_values(["ratio", "run"], ascending=[False, True]).iloc[0]
     at = slow_positions(positions, top.run) if len(positions) else []
     worst, worst_values = findings.worst_finding(top, positions, nodes, at, position_runs)
     found.append(worst)
     v |= worst_values
 
     if len(positions):
-        p = analysis.worst_groups(positions, "position").iloc[0]
+        p = analysis.worst_groups(example_groups(positions), "position").iloc[0]
         q = runs.set_index("run").loc[p.run]
         v |= {"position_run": p.run, "position": int(p.position), "position_relative": float(p.relative),
               "position_ranks": p.rank_list,
@@ -110,7 +116,7 @@ def report(con) -> Report:
         figures["fig-stragglers-positions"] = charts.chart_positions(positions, POSITION_RUNS)
 
     if len(nodes):  # the slowest node over every tested phase, and whose files its ranks worked on
-        w = analysis.worst_groups(nodes, "node").iloc[0]
+        w = analysis.worst_groups(example_groups(nodes), "node").iloc[0]
         q = tested.set_index("run").loc[w.run]
         v |= {"node_run": w.run, "node": int(w.node), "node_ranks": w.rank_list, "node_relative": float(w.relative),
               "node_shifted": bool(q.shifted), "shifted_tested": int(tested.shifted.sum())}
@@ -122,7 +128,7 @@ def report(con) -> Report:
 
     # how long jobs waited, and what the stonewall leaves in that wait (said with the longest wait: at most six
     # findings)
-    wait = runs.sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
+    wait = evidence.examples(runs).sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     v |= {"wait_run": wait.run, "wait_s": float(wait.wait_median_s),
           "median_wait_s": float(runs.wait_median_s.median())}
     walled = runs[runs.run_key.notna() & runs.stonewall_s.notna()]
@@ -132,7 +138,7 @@ def report(con) -> Report:
     if len(walled):
         after = analysis.median_by_machine(walled.after, walled.machine, unit="s",
                                            quantity="the slowest rank's end after the stonewall")
-        last = walled.sort_values(["after", "run"], ascending=[False, True]).iloc[0]
+        last = evidence.examples(walled).sort_values(["after", "run"], ascending=[False, True]).iloc[0]
         v |= {"after_stonewall_s": after.value, "after_stonewall_max_s": float(last.after),
               "after_stonewall_run": last.run}
         records.append(after)

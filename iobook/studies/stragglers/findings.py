@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...book import present
 from ...book.report import Finding, Prose
-from ...inference.evidence import Comparison, Count, Estimate, Replicate, described, phrase
+from ...inference.evidence import Comparison, Count, Estimate, Replicate, described, flag_note, phrase
 from .analysis import equal_part_starts, one_node, together
 from .ranks import BARRIER_TIED, BLOCK, CROWDED, NODEMAP, OWN_NODEMAP, ROUND_ROBIN, RUN_NODEMAP, SLOW_SHARE
 
@@ -136,7 +136,7 @@ def worst_finding(top: pd.Series, positions: pd.DataFrame, nodes: pd.DataFrame, 
                   position_runs: list[str]) -> tuple[Finding, dict]:
     """The worst straggler of the timed phases, and what it sits with: a position slow on every node, or its node."""
     v = {"worst_run": top.run, "worst_rank": int(top.slowest_rank), "worst_ratio": float(top.ratio)}
-    text = (f"The worst straggler: **{present.md_escape(top.run)}**, rank {top.slowest_rank} at **{top.ratio:.2f}×** "
+    text = (f"The worst straggler: **{present.md_escape(top.run)}**{flag_note(top)}, rank {top.slowest_rank} at **{top.ratio:.2f}×** "
             f"the median rank ({top.max_s:,.1f} s against {top.median_s:,.1f} s)")
     target = "tab-stragglers-runs"
     if pd.notna(top.slowest_node) and top.nodes > 1:
@@ -163,7 +163,7 @@ def node_finding(w: pd.Series, q: pd.Series) -> Finding:
     open."""
     on_it = (f"holding {int(q.slow_on_node)} of its {int(q.slow_ranks)} slowest ranks, {q.slow_expected:.1f} "
              "at random" if q.slowest_node == w.node else "though not its slowest rank")
-    text = (f"The slowest node group: **{present.md_escape(w.run)}**, ranks {w.rank_list}, their median at "
+    text = (f"The slowest node group: **{present.md_escape(w.run)}**{flag_note(w)}, ranks {w.rank_list}, their median at "
             f"**{w.relative:.2f}×** the phase's ({on_it}).")
     if q.shifted:
         text += (" In this phase mdtest shifted ranks (its log prints \"Shifting ranks by\", which ingest does "
@@ -182,7 +182,7 @@ def wait_finding(wait: pd.Series, ratio: Estimate | None, phases: int, walled: p
     longest = described(wait.wait_median_s, quantity=f"{wait.run}: the slowest rank's end after the median rank's",
                         unit="s", n=1, replicate=Replicate.RUN, how=ONE_PHASE)
     records = [longest]
-    text = (f"The longest wait: **{present.md_escape(wait.run)}** waited **{wait.wait_median_s:,.1f} s** for its "
+    text = (f"The longest wait: **{present.md_escape(wait.run)}**{flag_note(wait)} waited **{wait.wait_median_s:,.1f} s** for its "
             "slowest rank after the median rank had finished")
     if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
         text += (f"; at its {wait.stonewall_s:,.0f} s stonewall its ranks had done {wait.stonewall_items_min:,.0f} "

@@ -37,7 +37,9 @@ SELECT dense_rank() OVER (ORDER BY s.path, r.operation, r.iteration) AS phase_id
             THEN r.log_tasks_per_node = n.nodemap_ranks AND r.log_nodes IS NOT DISTINCT FROM n.map_nodes
                  AND r.log_tasks IS NOT DISTINCT FROM n.map_tasks END AS map_agrees,
        s.path, k.run_id, x.run_key, x.filesystem, x.institution, x.system, x.year,
-       p.phase AS io500_phase, p.time_s AS io500_time_s, p.stonewall_s
+       p.phase AS io500_phase, p.time_s AS io500_time_s, p.stonewall_s,
+       (SELECT string_agg(DISTINCT f.code, ', ' ORDER BY f.code) FROM io500_run_flags f WHERE f.run_id = k.run_id)
+           AS validity_flags  -- the IO500 run's audit flags: an example is picked from unflagged runs
 FROM phases r
 JOIN sources s ON s.source_id = r.csv_source_id
 LEFT JOIN io500_phase_log_links k ON k.source_id = r.log_source_id
