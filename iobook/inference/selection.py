@@ -1,15 +1,9 @@
 """Exact run selection for a chapter's parameters: a name the database does not hold is an error naming the
-nearest that exist, and a copy of a stored log is never a second run."""
+nearest that exist."""
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-
-
-def not_a_copy(source_id: str) -> str:
-    """SQL condition: the fio, IOR or mdtest log in the column `source_id` is no copy of a log stored already (view
-    duplicate_logs): a copy of a file is the same run, counted once."""
-    return f"{source_id} NOT IN (SELECT source_id FROM duplicate_logs)"
 
 
 class UnknownSelection(ValueError):
