@@ -1,1 +1,2 @@
-"""Chapter studies: the queries and charts behind each notebook in notebooks/, one module per chapter."""
+"""Chapter studies: one package per notebook in notebooks/, in layers (queries/*.sql, analysis, charts, findings)
+and a report(con, **params) that wires them for the notebook."""
