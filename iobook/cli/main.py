@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                     "label, in the order the tools dated them) for change points, as the History chapter does.",
         epilog="exit status:\n"
                "  0  every history was searched and none shows a decided change in the direction named\n"
-               "  1  a decided change in the direction named in the newest runs of a history\n"
+               "  1  a decided change in the direction named in the newest runs of a history (even where some\n"
+               "     input could not be read: the report says what was not checked)\n"
                "  2  not checked: a path given does not exist, a file could not be read, the data holds no dated\n"
                "     runs, a history has fewer runs than a search needs, or --db holds other data\n"
                "The report (stdout, --report-md, --report-json) lists the histories searched, the change points,\n"
