@@ -904,3 +904,9 @@ def test_a_label_is_the_top_folder_under_data_in_every_layout(tmp_path):
     assert _labels_of(tmp_path / "one", [one]) == {"vda-ext4": set(configs)}
     assert _labels_of(tmp_path / "several", [several]) == {"vda-ext4": set(configs), "tmpfs": set(configs)}
     assert _labels_of(tmp_path / "flat", [flat]) == {"results": {"results"}}
+    # the Data chapter lists the labels it found and what gave them: 2 configurations x 3 repetitions of vda-ext4
+    from iobook.studies.data import analysis as data_analysis
+
+    with store.open_read(tmp_path / "one" / "labels.duckdb") as con:
+        labels = data_analysis.get_labels(con)
+    assert labels.to_dict("records") == [{"label": "vda-ext4", "labelled by": "folder", "logs": 6}]

@@ -30,7 +30,7 @@ def report(con) -> Report:
     runs, logs, shown_views = get_run_counts(con), get_result_logs(con), get_views(con)
     skipped, sources, exported = analysis.get_skip_reasons(con), get_sources(con), export_parquet(con)
     failed_phases = your_runs.get_failed_phases(con)  # listed as Your runs lists them: one query, one reason
-    setup_fields = get_setup_fields(con)
+    setup_fields, labels = get_setup_fields(con), analysis.get_labels(con)
     database = analysis.database_path(con)
     return Report(
         values={"has_data": True, "has_io500": runs[analysis.IO500] > 0, "files": int(by_kind.files.sum()),
@@ -40,7 +40,8 @@ def report(con) -> Report:
                 "files_skipped": int(skipped.files.sum()), "files_listed": len(sources),
                 "max_searchable": MAX_ROWS_SEARCHABLE, "views": len(shown_views) - 1,
                 "parquet_views": len(exported) - 1, "parquet_links": Html(views.parquet_links(exported)),
-                "database": database or "", "open_database": findings.open_database(database)},
+                "database": database or "", "open_database": findings.open_database(database),
+                "has_labels": not labels.empty, "labelled_logs": int(labels.logs.sum())},
         tables={"tab-data-files": Table(frame=by_kind, formats={"files": ",d", "size (MiB)": ",.3f"}),
                 "tab-data-runs": Table(frame=analysis.run_table(runs, logs), formats={"count": ",d"}),
                 "tab-data-skipped": Table(frame=skipped, formats={"files": ",d"}),
@@ -48,6 +49,7 @@ def report(con) -> Report:
                 "tab-data-failed-phases": Table(frame=failed_phases, formats={"line": ",d"}),
                 "tab-data-sources": Table(frame=sources, formats={"size (bytes)": ",d"}, searchable=True),
                 "tab-data-setups": Table(frame=setup_fields, formats={"IO500 runs stating it": ",d"}),
+                "tab-data-labels": Table(frame=labels, formats={"logs": ",d"}),
                 "tab-data-views": Table(frame=shown_views)},
         findings=findings.chapter_findings(status, failed, runs, shown_views, logs, failed_phases,
                                            get_copies(con), setup_fields))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...database import setups, store
+from ...database import setups, source_labels, store
 from ...inference.units import MIB
 from .. import your_runs
 
@@ -78,6 +78,15 @@ def get_setup_fields(con) -> pd.DataFrame:
     stated = store.frame(con, __package__, "setup_fields_stated").set_index("field")
     return pd.DataFrame([{"field": field, "what": what, "IO500 runs stating it": int(stated.runs.get(field, 0)),
                           "from": stated.sources.get(field, "–")} for field, what in setups.FIELDS.items()])
+
+
+def get_labels(con) -> pd.DataFrame:
+    """Each label of the fio, IOR and mdtest logs (source_labels: a labels.yml pattern, the IO500 run of the file,
+    else the top folder under the DATA folder holding it), what gave it and how many logs carry it: a census."""
+    ids = store.frame(con, __package__, "labelled_sources").source_id
+    labelled = source_labels.label_sources(con, ids)[0]
+    return (labelled.groupby(["label", "labelled_by"], sort=True).size().rename("logs").reset_index()
+            .rename(columns={"labelled_by": "labelled by"}))
 
 
 def run_table(runs: dict[str, int], other: dict[str, int]) -> pd.DataFrame:
