@@ -140,3 +140,15 @@ def test_an_exact_correlation_p_is_the_share_of_every_order():
     tol = 1e-12
     expected = min(1.0, 2 * min(np.mean(null <= observed + tol), np.mean(null >= observed - tol)))
     assert record.n == 7 and record.p == pytest.approx(expected)
+
+
+def test_a_correlation_shows_an_interval_from_its_stated_minimum_of_units():
+    """Issue 46: the IO500 archive's per-node sub-scores on 5 machines printed rs 0.90 (95% interval 0.11-1.00): a
+    bootstrap over 5 units spans most of -1 to 1. Below MIN_CORRELATION_UNITS no interval; the p still tests."""
+    x = np.arange(12.0)
+    y = x + np.array([0.5, -0.3, 0.8, -0.6, 0.1, 0.9, -0.8, 0.4, -0.2, 0.7, -0.5, 0.3])
+    n = evidence.MIN_CORRELATION_UNITS
+    few, enough = (evidence.correlate(x[:k], y[:k], quantity="q", x_name="a", y_name="b", method="Spearman",
+                                      replicate=evidence.Replicate.MACHINE, family="f") for k in (n - 1, n))
+    assert few.low is None and few.p is not None and "no interval below 10 units" in evidence.phrase(few)
+    assert enough.low is not None and enough.low < enough.value <= enough.high

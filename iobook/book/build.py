@@ -170,7 +170,10 @@ def write_methods_rule(root: Path = chapters.REPO_ROOT) -> Path:
             f"**{1 - evidence.CONFIDENCE:.2g}**. Every interval in the book is a {evidence.CONFIDENCE:.0%} "
             f"interval. With two units a side, Welch's t has one or two degrees of freedom and each side's "
             f"spread rests on a single difference, which one disturbed run sets alone: "
-            f"{evidence.MIN_UNITS} is the least that can decide, and a sentence resting on fewer shows no interval.\n")
+            f"{evidence.MIN_UNITS} is the least that can decide, and a sentence resting on fewer shows no interval. "
+            f"A correlation's interval (a percentile bootstrap over its units) is shown from "
+            f"**{evidence.MIN_CORRELATION_UNITS} units** on: on fewer, resampling repeats a unit so often that the "
+            f"interval spans most of −1 to 1 whatever the data.\n")
     target = root / "book" / "_methods_rule.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")

@@ -37,6 +37,9 @@ MIN_UNITS = 3
 MIN_UNITS_TO_SIZE = 5
 CORRECTION = "Holm"  # within a family: the family-wise error stays below 1 - CONFIDENCE, whatever the tests' dependence
 BOOTSTRAP_RESAMPLES = 9999
+# A correlation's percentile-bootstrap interval from this many units on: on fewer, resamples repeat a unit so often
+# that the interval spans most of -1 to 1 whatever the data (the IO500 archive's 5 machines per node: 0.11-1.00)
+MIN_CORRELATION_UNITS = 10
 
 
 class Replicate(StrEnum):
@@ -204,7 +207,7 @@ def correlate(x, y, *, quantity: str, x_name: str, y_name: str, method: str, rep
     bootstrap); the p tests no association: exactly, over every order, up to EXACT_PERMUTATION_UNITS units (the t
     approximation gives 3 units in the same order p = 0), by the t distribution of r from there (a random
     permutation test's p moved a Holm verdict at 0.05 with its seed). Spearman's rs is Pearson's r of the ranks.
-    No interval on fewer than MIN_UNITS units; nothing without spread."""
+    No interval on fewer than MIN_CORRELATION_UNITS units; nothing without spread."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if method == "Spearman":
         x, y = _rank_rows(x), _rank_rows(y)
@@ -219,7 +222,7 @@ def correlate(x, y, *, quantity: str, x_name: str, y_name: str, method: str, rep
         else:  # the t distribution of r (of the ranks: scipy.stats.spearmanr's p)
             test = sps.pearsonr(x, y)
         value, p = float(test.statistic), float(test.pvalue)
-        if n >= MIN_UNITS:
+        if n >= MIN_CORRELATION_UNITS:
             # the percentile bootstrap over units, by hand: scipy.stats.bootstrap has no way to leave out the
             # resamples that draw one unit only (no spread, no correlation), which make its interval NaN
             picks = np.random.default_rng(seed).integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
@@ -432,6 +435,7 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
     if isinstance(record, Correlation):
         name = {"Spearman": "rs", "Pearson": "r"}[record.method]
         interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f}–{record.high:.2f}" if record.low is not None
+                    else f"no interval below {MIN_CORRELATION_UNITS} units" if record.n < MIN_CORRELATION_UNITS
                     else "no interval")
         verdict = record.verdict or "not yet decided"
         return f"{name} = {record.value:.2f} ({interval}; {_units(record.n, record.replicate)}; {verdict})"
