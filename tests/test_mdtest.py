@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -108,12 +107,11 @@ def test_4_1_time_in_ops_sec_label_holds_seconds():
     assert summaries(p)[0].items == 850000000
 
 
-def test_62_thousand_character_nodemap_is_fast():
+def test_62_thousand_character_nodemap_is_read():
+    """Aurora's 688 prints a Nodemap of 62,409 characters on one line; its speed: benchmarks/bench_long_lines.py."""
     text = AURORA_688.read_text(encoding="utf-8")
     assert max(len(line) for line in text.split("\n")) == 62409
-    start = time.perf_counter()
     p = mdtest.parse_log(text)
-    assert time.perf_counter() - start < 0.1
     assert summaries(p)[0].tasks == 62400
     assert row(p, "File removal").mean == 57648437.192
 
