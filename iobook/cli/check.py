@@ -52,7 +52,7 @@ class History:
     label: str
     runs: int
     newest: str  # when its newest run started
-    searched: bool  # at least change_points.MIN_RUNS runs
+    searched: bool  # among change_points.histories_of: at least MIN_RUNS runs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,9 +101,10 @@ def histories(runs: pd.DataFrame) -> list[History]:
     """Every history of the runs (label and workload), searched or not, in the order of their first run."""
     if runs.empty:
         return []
+    searched = set(change_points.histories_of(runs).history)  # the History chapter's rule of which are searched
     grouped = runs.groupby(["label", "workload", "history"], sort=False).agg(runs=("run", "size"), newest=("started", "max"))
     return [History(history=h, label=label, runs=int(g.runs), newest=f"{g.newest:%Y-%m-%d %H:%M:%S}",
-                    searched=g.runs >= change_points.MIN_RUNS) for (label, _, h), g in grouped.iterrows()]
+                    searched=h in searched) for (label, _, h), g in grouped.iterrows()]
 
 
 def problems(missing: list[Path], refused: str | None, unread: list[Unread], found: list[History]) -> list[str]:

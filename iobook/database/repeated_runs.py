@@ -22,6 +22,7 @@ def _options(**values) -> str:
     return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in values.items() if pd.notna(v)},
                       sort_keys=True)
 
+
 def fio_runs(con) -> pd.DataFrame:
     df = store.frame(con, __package__, "fio_runs")
     return pd.DataFrame({
@@ -29,6 +30,7 @@ def fio_runs(con) -> pd.DataFrame:
         "started": df.started, "version": df.version, "options": df.options, "path": df.path,
         "source_id": df.source_id, "job_id": df.job_id, "job_ids": df.job_ids, "jobs": df.jobs,
         "bw_bytes_s": df.bw_bytes_s, "p99_ns": df.p99_ns, "slowest_job": df.slowest_job})
+
 
 def ior_runs(con) -> pd.DataFrame:
     """One row per IOR test's write or read: the geometric mean of its iterations (they share one invocation's
@@ -51,6 +53,7 @@ def ior_runs(con) -> pd.DataFrame:
             "bw_bytes_s": evidence.geometric_mean(t.bw_mib_s) * 2**20})
     return pd.DataFrame(rows)
 
+
 def mdtest_runs(con) -> pd.DataFrame:
     df = store.frame(con, __package__, "mdtest_runs")
     return pd.DataFrame({
@@ -60,6 +63,7 @@ def mdtest_runs(con) -> pd.DataFrame:
         "started": df.started_at, "version": df.version,
         "options": [_options(tasks=t, nodes=n, items=i) for t, n, i in zip(df.tasks, df.nodes, df["items"])],
         "path": df.path, "source_id": df.source_id, "ops_s": df.ops_s})
+
 
 def get_runs(con) -> pd.DataFrame:
     """Every run with a start time, one row each (fio job, IOR test's write or read, mdtest phase), its label
@@ -88,6 +92,7 @@ def get_runs(con) -> pd.DataFrame:
     runs["history"] = runs.label + " · " + runs.title
     runs["run"] = runs.groupby(["label", "workload"], sort=False).cumcount() + 1
     return runs
+
 
 def with_stated_setup(con, runs: pd.DataFrame) -> pd.Series:
     """Each run's options with what a setup.yml states of its log ('setup.yml <field>': queries/log_setup.sql), so

@@ -231,9 +231,8 @@ def _setup_rules(con) -> dict[str, list]:
 
 def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     runs = con.execute(
-        """SELECT i.run_id, i.path, i.io500_version, i.mode, i.procs, i.stonewall_s,
-                  i.submission, i.fingerprint, i.started,  -- first_listing reads these two by position
-                  a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
+        """SELECT i.run_id, i.path, i.io500_version, i.mode, i.procs, i.stonewall_s, i.submission, i.fingerprint,
+                  i.started, a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
                   list(DISTINCT f.kind ORDER BY f.kind) AS kinds
            FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
            JOIN io500_run_members m USING (run_id) JOIN raw_io500_files f USING (source_id)
@@ -270,8 +269,9 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     listed = io500_runs.archive_runs()
     site = site_lists()
     # a run filed again under a later submission (JAMSTEC's 548, again as 689) entered the list of its first listing
-    first_listing = {}
-    for submission, fingerprint in sorted(((r[6], r[7]) for r in runs), key=lambda r: r[0] or 0):
+    first_listing: dict[str, int] = {}
+    for fingerprint, submission in con.execute(
+            "SELECT fingerprint, submission FROM io500_run_info WHERE submission IS NOT NULL ORDER BY submission").fetchall():
         if submission in site:
             first_listing.setdefault(fingerprint, submission)
     for (run_id, path, version, mode, procs, stonewall, submission, fingerprint, started, year, institution, system,

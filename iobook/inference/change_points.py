@@ -47,6 +47,7 @@ class RunningSumsL2(rpt.base.BaseCost):
         total = self.sums[end] - self.sums[start]
         return max(float(self.squares[end] - self.squares[start] - total * total / (end - start)), 0.0)
 
+
 def split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[int, float]:
     """The best single split of x (ruptures' binary segmentation, least squares, at least MIN_UNITS a side):
     its index (first value after) and how much it lowers the sum of squares. `cost`: RunningSumsL2 unless given
@@ -55,10 +56,12 @@ def split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[in
     split = algo.predict(n_bkps=1)[0]
     return split, float(algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)]))
 
+
 def shuffles_for(tests: int) -> int:
     """The shuffles each split of a family of `tests` splits is tested against: PERMUTATIONS, or more, so that the
     smallest p a split can have, 1 / (shuffles + 1), still passes Holm's correction over all of them."""
     return max(PERMUTATIONS, math.ceil(tests / (1 - evidence.CONFIDENCE)))
+
 
 def searched_enough(search) -> tuple[list[dict], list]:
     """`search(permutations)` -> (rows, comparisons), run again with more shuffles until every family's splits could
@@ -73,6 +76,7 @@ def searched_enough(search) -> tuple[list[dict], list]:
             break
         permutations = shuffles_for(tests)
     return rows, comparisons
+
 
 def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[tuple[int, float]]:
     """Every split binary segmentation tests in a series (log values in run order), as (index of the first run
@@ -99,6 +103,7 @@ def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED)
     search(0, len(values))
     return sorted(tested)
 
+
 def what_changed(before: pd.Series, after: pd.Series) -> str:
     """What the logs state differently in the last run before and the first run after a change point: the tool's
     version and every option (fio's job options; IOR's and mdtest's tasks, nodes and sizes), and what a setup.yml
@@ -108,6 +113,7 @@ def what_changed(before: pd.Series, after: pd.Series) -> str:
     if before.version != after.version:
         changed.insert(0, f"{before.tool} {before.version} → {after.version}")
     return "; ".join(changed) or f"nothing the {before.tool} output states"
+
 
 def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, family: str,
                     permutations: int) -> tuple[list[dict], list]:
@@ -132,6 +138,7 @@ def segment_changes(h: pd.DataFrame, column: str, quantity: str, unit: str, fami
                      "found": p < 1 - evidence.CONFIDENCE})
     return rows, comparisons
 
+
 def decided_changes(rows: list[dict], comparisons: list, columns: list[str]) -> tuple[pd.DataFrame, list]:
     """The splits whose p alone is below 1 - CONFIDENCE (rows' `found`), each decided over every split tested in its
     family: the change points shown (`columns`, with ratio, interval and verdict) and their records."""
@@ -143,6 +150,7 @@ def decided_changes(rows: list[dict], comparisons: list, columns: list[str]) -> 
         changes = changes.assign(ratio=record.ratio, low=record.low, high=record.high, verdict=record.verdict)
     return changes, decided
 
+
 def histories_of(runs: pd.DataFrame) -> pd.DataFrame:
     """The histories searched: label, workload, name (`history`) and runs of each with at least MIN_RUNS runs, in
     the order of their first run, and `one_collector_run`: its runs are the steps of one collector run (one
@@ -152,6 +160,7 @@ def histories_of(runs: pd.DataFrame) -> pd.DataFrame:
              .agg(runs=("run", "size"), designs=("design", "nunique"), one_run=("one_run", "all")).reset_index())
     sizes["one_collector_run"] = sizes.one_run & (sizes.designs == 1)
     return sizes[sizes.runs >= MIN_RUNS].drop(columns=["designs", "one_run"]).reset_index(drop=True)
+
 
 def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """Per history (label and workload with at least MIN_RUNS runs) and measure (MEASURES, each its own family): its
@@ -174,6 +183,7 @@ def history_changes(runs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
         return rows, comparisons
 
     return decided_changes(*searched_enough(search), CHANGE_COLUMNS)
+
 
 def slower(measure: str, ratio: float) -> bool:
     """Whether a change of `measure` by `ratio` (after over before) is a slowdown: less bandwidth or rate, a longer

@@ -53,6 +53,7 @@ def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_
                                            range_pct=("range_pct", "max"), steepness=("steepness", "max"))
     return per_run.assign(steady=per_run.steepness <= slope_limit_pct).reset_index()[columns]
 
+
 def detector_accuracy() -> pd.DataFrame:
     """How often this search finds a real change and how many it invents, measured by
     benchmarks/bench_detector_accuracy.py on real run-to-run noise (data/reference/detector_accuracy.csv): per
@@ -63,6 +64,7 @@ def detector_accuracy() -> pd.DataFrame:
     level = df.method.str.extract(r"max_pvalue ([\d.]+)", expand=False)
     df["detector"] = df.detector.where(level.isna(), df.detector + " (p " + level + ")")
     return df
+
 
 def accuracy_table(accuracy: pd.DataFrame) -> pd.DataFrame:
     """One row per detector and noise source: its noise (sd of the log values), the share of histories in which a
@@ -78,6 +80,9 @@ def accuracy_table(accuracy: pd.DataFrame) -> pd.DataFrame:
     false.columns = [f"false per unchanged history ({'alone' if c == 1 else f'{c} together'})" for c in false.columns]
     return found.join(false).reset_index().rename(columns={"noise_sd_log": "noise (sd of log)"})
 
+
+# --- the IO500 archive as history -----------------------------------------------------------------------------
+
 def io500_submissions(con) -> pd.DataFrame:
     """One row per IO500 system (institution · system · file system, as attributed: iobook.database.io500_runs.attribute)
     and archive submission, for systems with at least IO500_MIN_SUBMISSIONS submissions under one score rule: when
@@ -90,6 +95,7 @@ def io500_submissions(con) -> pd.DataFrame:
         df[column] = [evidence.geometric_mean([v for v in s if v is not None and v == v]) for s in df[values]]
     return df.reindex(columns=IO500_COLUMNS)
 
+
 def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
     """What the runs' setups state differently in the last submission before and the first after a change point
     (setups.differences: 'not stated' where a run's files do not say)."""
@@ -97,6 +103,7 @@ def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
         return {f: (None if pd.isna(v := row[IO500_SETUP_COLUMNS.get(f, f)]) else str(v)) for f in setups.COMPARED}
 
     return "; ".join(setups.differences(stated(before), stated(after))) or "none of " + ", ".join(setups.COMPARED.values())
+
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """Per system and score rule with at least MIN_RUNS submissions, and per measure (IO500_MEASURES): its change
