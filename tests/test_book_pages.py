@@ -4,8 +4,9 @@ A page fails on a request to another host, a visible code cell, a table showing 
 mark, a traceback, warning or absolute path in an output, an element overflowing horizontally, a link to a
 download that does not resolve, more than 1.5 MB with every request (theme, scripts and fonts included), a
 word split inside a table cell, a table wider than the page at 1280 or 800 px without its own scroll, a table
-under the sticky Contents sidebar, a chart title or subtitle past its chart's edge (cut short), a first
-finding over 30 words, or a negative bound of a rate or ratio in a finding. A full-page screenshot of each
+or chart scrolling sideways in its box at 1280 px, a table under the sticky Contents sidebar, a chart title or
+subtitle past its chart's edge (cut short), a first finding over 30 words or any over 60, a bracketed qualifier
+said more than 3 times, or a negative bound of a rate or ratio in a finding. A full-page screenshot of each
 page at each width is kept in _build/screenshots/. The HTML is built from the chapters in book/
 (conftest.book_site)."""
 import functools
@@ -17,13 +18,14 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED
+from test_glue_keys import MAX_QUALIFIER_REPEATS, repeated_qualifiers, words
 
 from iobook.book import chapters
+from iobook.book.report import FIRST_FINDING_WORDS, MAX_FINDING_WORDS
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = REPO / "_build" / "screenshots"
 MAX_PAGE_BYTES = 1.5e6  # per page, with every request it makes (theme, scripts, fonts)
-FIRST_FINDING_WORDS = 30
 MAX_ROWS = 25
 NARROW_PX = 800  # charts and tables must stay readable (inside the page) on a narrow window too
 REPORTS = REPO / "_build" / "page-report"  # per page: findings, tables, charts, downloads, MB
@@ -73,6 +75,14 @@ PROBE = r"""(absolutePath) => {
         return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1);
       }).map(t => t.textContent.slice(0, 60));
     }).slice(0, 5),
+    // a table or chart wider than the content column, scrolling sideways in its own box (allowed below 1280 px)
+    scrollingTables: [...article.querySelectorAll('.iobook-table-box')].filter(visible)
+                       .filter(b => b.scrollWidth > b.clientWidth + 1).map(b => (b.closest('figure') || b).id || 'table'),
+    scrollingCharts: [...article.querySelectorAll('.iobook-chart')].filter(visible)
+                       .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => (c.closest('figure') || c).id || 'chart'),
+    // the page's prose and cells, each once (a cell's paragraph is not counted again with its cell)
+    prose: [...article.querySelectorAll('p, li, td, figcaption, caption')].filter(visible)
+             .filter(e => !e.querySelector('p, li, td')).map(e => e.innerText),
     // what the page holds, for the stop's note (findings: items of the list under the first heading "Findings")
     stats: {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
@@ -164,10 +174,12 @@ def table_problems(tab) -> dict:
 
 
 def finding_problems(tab) -> dict:
-    """On a loaded page: the first finding's words past FIRST_FINDING_WORDS, and its findings' negative_bounds."""
+    """On a loaded page: the first finding's words past FIRST_FINDING_WORDS, findings over MAX_FINDING_WORDS, and
+    its findings' negative_bounds."""
     items = tab.evaluate(FINDINGS)
-    words = len([w for w in items[0].split() if re.search(r"\w", w)]) if items else 0
-    return {"first finding words over the limit": max(0, words - FIRST_FINDING_WORDS),
+    return {"first finding words over the limit": max(0, words(items[0]) - FIRST_FINDING_WORDS) if items else 0,
+            f"findings over {MAX_FINDING_WORDS} words": [f"{words(i)}: {i[:80]}" for i in items
+                                                         if words(i) > MAX_FINDING_WORDS],
             "negative bound of a rate or ratio": negative_bounds(items)}
 
 
@@ -248,6 +260,9 @@ def test_page_reads_like_a_published_study(page, server, browser):
         "charts that did not draw": found["undrawnCharts"],
         "chart title cut at the chart's edge": found["cutChartText"],
         "tables covered by the Contents sidebar": tables["coveredBySidebar"],
+        "tables scrolling sideways at 1280 px": found["scrollingTables"],
+        "charts scrolling sideways at 1280 px": found["scrollingCharts"],
+        f"qualifiers said more than {MAX_QUALIFIER_REPEATS} times": repeated_qualifiers(found["prose"]),
         f"elements overflowing horizontally at {NARROW_PX} px": narrow["overflowing"] or narrow["pageOverflow"],
         "a chapter not opening with 3-6 findings, each linked to its figure or table":
             page not in FINDINGS_EXEMPT and not (3 <= found["stats"]["findings"] <= 6

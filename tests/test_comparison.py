@@ -41,8 +41,9 @@ def test_the_table_puts_the_measure_first_and_decides_the_real_change(decided):
     # 1280 px in the Checksum chapter, where every row named the one current run)
     both = pd.DataFrame({"history": ["change", "steady"], "folder": ["ior-history", "ior-history"]})
     shown = comparison.table(decided, both).frame
-    assert list(shown.columns) == ["measure", "history", comparison.RATIO, comparison.UNITS, comparison.HOLM_P,
-                                   comparison.VERDICT]
+    # the measure, ratio and interval first: a reader sees them without scrolling (issue 50)
+    assert list(shown.columns) == ["measure", comparison.RATIO, comparison.INTERVAL, "history", comparison.UNITS,
+                                   comparison.HOLM_P, comparison.VERDICT]
     shown_table = comparison.table(decided, both)
     assert shown_table.shared == {"folder": "ior-history"}  # said once above the table
     assert nb.table(shown_table.frame, shared=shown_table.shared).data.startswith(
@@ -53,6 +54,10 @@ def test_the_table_puts_the_measure_first_and_decides_the_real_change(decided):
     ratio = float(shown.loc[0, comparison.RATIO].split("×")[0])
     assert ratio < 0.2  # History finds 0.076× at run 13 on the same logs (tests/test_study_history.py)
     assert not decided[1].decided  # the twin never changed
+    # each verdict shown is explained once, under the table, not in every row
+    legend = comparison.table(decided, both).note
+    assert legend.startswith("decided: at least 3 units a side") and legend.count("undecided:") == 1
+    assert legend in nb.table(shown, note=legend).data
 
 
 def test_no_interval_on_fewer_units_than_the_rule_allows():
@@ -60,8 +65,24 @@ def test_no_interval_on_fewer_units_than_the_rule_allows():
     two = evidence.decide([evidence.compare(bw[-2:], bw[:2], quantity="IOR write bandwidth", unit="MiB/s",
                                             replicate=Replicate.RUN, family="two")])[0]
     assert two.verdict == evidence.Verdict.TOO_FEW and two.low is not None  # the record keeps it; the page does not
-    assert comparison.ratio_text(two).endswith("(no interval)")
-    assert comparison.table([two]).frame.loc[0, comparison.RATIO].endswith("(no interval)")
+    assert comparison.interval_text(two) == comparison.NO_INTERVAL
+    shown = comparison.table([two])
+    assert shown.frame.loc[0, comparison.INTERVAL] == comparison.NO_INTERVAL
+    assert shown.frame.loc[0, comparison.VERDICT] == "too few units"  # a short code; its meaning said once, below
+    assert shown.note.startswith("too few units: fewer than 3 units on a side: no interval (–)")
+
+
+def test_records_sharing_a_qualifier_say_it_once():
+    """Two undecided comparisons on two runs a side, listed in one sentence: what both share (no interval, too few
+    units) is said once after the list, what each has alone stays with it (issue 50: Checksum's sentence repeated
+    '(no interval; 1 round vs 6; too few units; ...)' after every ratio)."""
+    change, steady = write_mib_s("change"), write_mib_s("steady")
+    two = evidence.decide([evidence.compare(bw[-2:], bw[:2], quantity="IOR write bandwidth", unit="MiB/s",
+                                            replicate=Replicate.RUN, family="two") for bw in (change, steady)])
+    text = evidence.phrases([("change", two[0]), ("steady", two[1])])
+    assert text.count("too few units") == 1 and text.count("no interval") == 1
+    assert text.startswith(f"change {two[0].ratio:.3g}×; steady {two[1].ratio:.3g}× (each: no interval; 2 runs vs 2;")
+    assert evidence.phrases([("change", two[0])]) == "change " + evidence.phrase(two[0])
 
 
 def test_the_range_sentence_counts_what_is_decided(decided):

@@ -5,13 +5,14 @@ test databases."""
 import importlib
 import json
 import re
+from collections import Counter
 
 import pandas as pd
 import pytest
 from conftest import REPO
 
 from iobook.book import chapters
-from iobook.book.report import FIRST_FINDING_WORDS, Report
+from iobook.book.report import FIRST_FINDING_WORDS, MAX_FINDING_WORDS, Prose, Report
 from iobook.inference import evidence
 
 MAX_CODE_LINES = 15  # after the parameters cell (issue 26)
@@ -22,6 +23,23 @@ MEASURED = re.compile(r"\d[\d,]*\.\d|\d\s?%|\d×|\b\d[\d,]* of (?:the |its |all 
                       r"\b\d[\d,]* (?:runs|files|systems|machines|phases|histories|rounds|configurations)\b")
 ROLES = re.compile(r"\{\w+(?::\w+)?\}`[^`]*`")  # {numref}`...`, {cite:p}`...`: no number of the finding's
 PASTED = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)|```\{glue(?::\w+)?\}\s+([^\s`]+)")
+MAX_QUALIFIER_REPEATS = 3  # a page says one bracketed qualifier at most this often (issue 50)
+# A bracketed qualifier: words in brackets; an interval with its numbers is a value, not a qualifier
+QUALIFIER = re.compile(r"\(([^()]*[A-Za-z]{3,}[^()]*)\)")
+AN_INTERVAL = re.compile(r"\binterval [−-]?\d")
+
+
+def words(text: str) -> int:
+    """A finding's words as a reader counts them: its links to figures and tables ({numref}) aside."""
+    return len([w for w in ROLES.sub("", text).split() if re.search(r"\w", w)])
+
+
+def repeated_qualifiers(texts) -> dict[str, int]:
+    """Bracketed qualifiers said more than MAX_QUALIFIER_REPEATS times in `texts` (a page's prose), an interval
+    with its numbers aside: '(no interval; 1 round vs 6; too few units)' after every ratio of a list."""
+    said = Counter(q.strip() for text in texts for q in QUALIFIER.findall(ROLES.sub("", str(text)))
+                   if not AN_INTERVAL.search(q))
+    return {q: n for q, n in said.items() if n > MAX_QUALIFIER_REPEATS}
 
 
 def _template(name: str) -> dict:
@@ -118,6 +136,21 @@ def test_every_pasted_key_is_in_the_report(chapter, any_db):
     if report.findings:
         first = re.sub(r"\{[^}]+\}`[^`]*`", "x", report.findings[0].text)
         assert len(first.split()) <= FIRST_FINDING_WORDS, report.findings[0].text
+    long = [f"{words(f.text)} words: {f.text}" for f in report.findings if words(f.text) > MAX_FINDING_WORDS]
+    assert not long, f"{chapter} on the {name} database: findings over {MAX_FINDING_WORDS} words: {long}"
+    prose = [f.text for f in report.findings] + [v for v in report.values.values() if isinstance(v, Prose)]
+    repeated = repeated_qualifiers(prose)
+    assert not repeated, f"{chapter} on the {name} database repeats qualifiers: {repeated}"
+
+
+def test_a_repeated_qualifier_is_found_and_an_interval_is_not_one():
+    # Page cache's findings as issue 50 quoted them: the qualifier after every ratio of a list
+    qualifier = "(no interval; 1 round vs 6; too few units; no n can be sized from these data)"
+    listed = [f"the {n}th step ran 0.{n}× {qualifier}" for n in range(4)]
+    assert repeated_qualifiers(listed) == {qualifier[1:-1]: 4}
+    assert repeated_qualifiers(listed[:3]) == {}
+    assert repeated_qualifiers(["2.1× (95% interval 1.9–2.3; 6 runs vs 6; decided)"] * 5) == {}
+    assert words("Buffered writes ran 1.8× direct ones ({numref}`tab-x`).") == 6
 
 
 def test_a_family_decided_in_parts_is_found():

@@ -1,6 +1,7 @@
 """The comparison kit: every chapter shows decided comparisons (evidence.Comparison after evidence.decide) in one
-form, so a reader meets one shape for one idea (as benchstat prints one): one table (the measure, then what tells
-the rows apart, then ratio and interval, units a side, Holm's p and the verdict), one forest chart (ratio and
+form, so a reader meets one shape for one idea (as benchstat prints one): one table (the measure, ratio and
+interval, then what tells the rows apart, units a side, Holm's p and the verdict, its codes explained once under it),
+one forest chart (ratio and
 interval on a log axis, filled when decided), one range sentence, and one drift check (a baseline measured again
 at the end of a run against itself during it). Every record shows as evidence.as_shown: no interval the rule
 withholds."""
@@ -18,23 +19,39 @@ from ..inference.evidence import Comparison, Replicate
 from . import present
 from .report import Table
 
-RATIO = f"ratio ({evidence.CONFIDENCE:.0%} interval)"
+RATIO = "ratio"
+INTERVAL = f"{evidence.CONFIDENCE:.0%} interval"
 UNITS = "units a side"
 HOLM_P = "Holm p"
 VERDICT = "verdict"
-COLUMNS = ["measure", RATIO, UNITS, HOLM_P, VERDICT]
+COLUMNS = ["measure", RATIO, INTERVAL, UNITS, HOLM_P, VERDICT]
+NO_INTERVAL = "–"  # a withheld interval's cell: the legend under the table says why, once
 DECIDED_LEGEND = "filled: decided (the methods page gives the rule); hollow: not decided"
 FOREST_WIDTH = 340  # px of the plot: with the rows' names beside it, within the 660 px of a chart's box
 DRIFT_QUANTITY = "{what} at the end ÷ {baseline}"
+# Each verdict's meaning, said once under a table that shows it (issue 50: a verdict column repeated the sentence)
+VERDICT_LEGEND = {
+    evidence.Verdict.DECIDED: (f"at least {evidence.MIN_UNITS} units a side and Holm p below "
+                               f"{1 - evidence.CONFIDENCE:.2g}"),
+    evidence.Verdict.UNDECIDED: (f"enough units, Holm p not below {1 - evidence.CONFIDENCE:.2g}; where the spread can be "
+                                 f"sized (at least {evidence.MIN_UNITS_TO_SIZE} units a side) the verdict says how many "
+                                 "units a side would decide it"),
+    evidence.Verdict.TOO_FEW: (f"fewer than {evidence.MIN_UNITS} units on a side: no interval ({NO_INTERVAL}), no "
+                               "verdict, and no number a side can be sized"),
+    evidence.Verdict.NO_SPREAD: "no variation between units to test against",
+}
 
 
 def ratio_text(record: Comparison) -> str:
-    """'1.01× (0.98–1.05)', or '1.01× (no interval)' where the rule withholds one."""
+    """'1.01×': the ratio as the book prints one (its interval is interval_text)."""
     c = evidence.as_shown(record)
-    if not np.isfinite(c.ratio):
-        return "–"
-    interval = "no interval" if c.low is None else f"{c.low:.3g}–{c.high:.3g}"
-    return f"{c.ratio:.3g}× ({interval})"
+    return _ratio(c.ratio) if np.isfinite(c.ratio) else "–"
+
+
+def interval_text(record: Comparison) -> str:
+    """'0.98–1.05', or NO_INTERVAL where the rule withholds one."""
+    c = evidence.as_shown(record)
+    return NO_INTERVAL if c.low is None else f"{c.low:.3g}–{c.high:.3g}"
 
 
 def sides_text(record: Comparison, reference: str = "published") -> str:
@@ -46,28 +63,39 @@ def sides_text(record: Comparison, reference: str = "published") -> str:
 
 
 def verdict_text(record: Comparison) -> str:
-    """The verdict, with the units a side that would decide an undecided comparison where they can be sized."""
+    """The verdict's short code, with the units a side that would decide an undecided comparison where they can be
+    sized; VERDICT_LEGEND says what each code means."""
     verdict = str(record.verdict) if record.verdict else "not yet decided"
     return verdict + (f", {record.n_to_decide:,} a side would decide it" if record.n_to_decide and not record.decided
                       else "")
 
 
+def legend(records: Iterable[Comparison]) -> str:
+    """What the verdicts of `records` mean, each verdict shown once: the note under their table."""
+    shown = dict.fromkeys(c.verdict for c in records if c.verdict is not None)
+    return "; ".join(f"{verdict}: {VERDICT_LEGEND[verdict]}" for verdict in shown) + ("." if shown else "")
+
+
 def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None,
           formats: dict[str, str] | None = None, reference: str = "published", keep=()) -> Table:
-    """The comparison table: one row per record, the measure first, then the descriptor columns that tell the rows
-    apart (a frame of the same length: run, configuration, year...; one that is the same in every row, but those
-    in `keep`, is said once above the table instead, Table.shared), then ratio and interval, units a side (a
-    reference figure's side named `reference`), Holm's p and the verdict."""
+    """The comparison table: one row per record, the measure, ratio and interval first (a reader sees them without
+    scrolling), then the descriptor columns that tell the rows apart (a frame of the same length: run,
+    configuration, year...; one that is the same in every row, but those in `keep`, is said once above the table
+    instead, Table.shared), units a side (a reference figure's side named `reference`), Holm's p and the verdict,
+    whose codes the note under the table explains once (legend)."""
     descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
     if len(descriptors) != len(records):
         raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
     # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px)
     descriptors, shared = present.constant_columns(descriptors, keep)
-    frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records]}), descriptors,
-                       pd.DataFrame({RATIO: [ratio_text(c) for c in records], UNITS: [sides_text(c, reference) for c in records],
+    frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records],
+                                     RATIO: [ratio_text(c) for c in records],
+                                     INTERVAL: [interval_text(c) for c in records]}),
+                       descriptors,
+                       pd.DataFrame({UNITS: [sides_text(c, reference) for c in records],
                                      HOLM_P: [evidence.as_shown(c).p_adjusted for c in records],
                                      VERDICT: [verdict_text(c) for c in records]})], axis=1)
-    return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})}, shared=shared)
+    return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})}, shared=shared, note=legend(records))
 
 
 def _ratio(x: float) -> str:

@@ -78,7 +78,7 @@ def glue_report(report) -> None:
 
         display(shown(report.note))
     glue({**report.values, **report.figures,
-          **{key: table(t.frame, t.formats, searchable=t.searchable, shared=t.shared)
+          **{key: table(t.frame, t.formats, searchable=t.searchable, shared=t.shared, note=t.note)
              for key, t in report.tables.items()},
           TABLES_READ_KEY: tables_read()})
     for key, items in (("findings", report.findings), ("abstract", report.abstract)):
@@ -129,7 +129,7 @@ FOLD_ITEMS = 5  # a cell holding a longer list (hosts, settings) shows its first
 
 
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
-          searchable: bool = False, shared: dict | None = None) -> HTML:
+          searchable: bool = False, shared: dict | None = None, note: str = "") -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
@@ -139,7 +139,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
     Tables fit any page width without splitting a word: the table scrolls sideways in its own box with its
     first column fixed (book/_static/iobook.css), a header's "(unit)" moves to a units row below the headers,
     and a cell holding a list of more than FOLD_ITEMS items (hosts, settings) is folded. `shared`: columns with
-    one value in every row (column -> value), said once above the table."""
+    one value in every row (column -> value), said once above the table; `note`: text said once under it (a
+    legend of its verdicts), escaped."""
     formats = formats or {}
 
     def cell(column: str, value) -> str:
@@ -179,6 +180,9 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
                 f"</thead><tbody>{rows}</tbody></table></div>")
 
     df = df.reset_index(drop=True)
+    if note:
+        return HTML(table(df, formats, caption, searchable, shared).data
+                    + f'<p class="iobook-table-note">{html.escape(note)}</p>')
     if shared:
         said = "; ".join(f"{html.escape(str(column))} {html.escape(cell(column, value))}"
                          for column, value in shared.items())

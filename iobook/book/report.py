@@ -9,6 +9,9 @@ from typing import Any
 import pandas as pd
 
 FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and the page check read it
+# Any finding: one claim a reader takes in while skimming (its number, interval, verdict, units and pointer); the
+# setup, caveats and sources belong to the section it points to (issue 50)
+MAX_FINDING_WORDS = 60
 MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
 
 
@@ -29,6 +32,8 @@ class Table:
     searchable: bool = False
     # columns with one value in every row, said once above the table instead (comparison.table): column -> value
     shared: dict[str, object] = field(default_factory=dict)
+    # said once under the table (the legend of its verdicts): what every row would otherwise repeat
+    note: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

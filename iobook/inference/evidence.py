@@ -450,6 +450,26 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
     return f"{_number(c.ratio)}× ({interval}; {sides}; {verdict})"
 
 
+def phrases(labelled: Sequence[tuple[str, Count | Estimate | Comparison | Correlation]], joiner: str = "; ") -> str:
+    """Several records in one sentence, each qualifier said once (issue 50): each as '<label> <value>' with what
+    only it has in brackets, then what all share once, '(each: ...)'. 'sha256 0.06× (1 round vs 6); crc32 0.5×
+    (1 round vs 4) (each: no interval; too few units)'. One record reads as phrase does."""
+    if len(labelled) == 1:
+        label, record = labelled[0]
+        return f"{label} {phrase(record)}".strip()
+    split = []
+    for label, record in labelled:
+        text = phrase(record)
+        head, _, tail = text.partition(" (")
+        split.append((label, head, tail.removesuffix(")").split("; ") if tail else []))
+    common = [part for part in split[0][2] if all(part in parts for _, _, parts in split[1:])]
+    items = []
+    for label, head, parts in split:
+        own = [part for part in parts if part not in common]
+        items.append(f"{label} {head}".strip() + (f" ({'; '.join(own)})" if own else ""))
+    return joiner.join(items) + (f" (each: {'; '.join(common)})" if common else "")
+
+
 def frame(records: Iterable[Count | Estimate | Comparison]) -> pd.DataFrame:
     """Records as a table, one row each, their fields as columns (enums as their text)."""
     rows = [{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(r).items()} for r in records]
