@@ -69,7 +69,7 @@ def test_no_interval_on_fewer_units_than_the_rule_allows():
     shown = comparison.table([two])
     assert shown.frame.loc[0, comparison.INTERVAL] == comparison.NO_INTERVAL
     assert shown.frame.loc[0, comparison.VERDICT] == "too few units"  # a short code; its meaning said once, below
-    assert shown.note.startswith("too few units: fewer than 3 units on a side: no interval (–)")
+    assert shown.note == "too few units: fewer than 3 units on a side, so no interval, no verdict and no number a side sized."
 
 
 def test_records_sharing_a_qualifier_say_it_once():

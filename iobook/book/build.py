@@ -163,6 +163,7 @@ def write_methods_rule(root: Path = chapters.REPO_ROOT) -> Path:
     """book/_methods_rule.md, included by the methods page: the verdict rule's constants as iobook.inference.evidence
     holds them, so the page cannot drift from the code that decides."""
     from ..inference import evidence
+    from . import comparison
 
     text = (f"A comparison is **decided** when each side has at least **{evidence.MIN_UNITS} independent units** "
             f"(against a published figure: the group alone) and its p, adjusted by **{evidence.CORRECTION}'s "
@@ -173,7 +174,10 @@ def write_methods_rule(root: Path = chapters.REPO_ROOT) -> Path:
             f"{evidence.MIN_UNITS} is the least that can decide, and a sentence resting on fewer shows no interval. "
             f"A correlation's interval (a percentile bootstrap over its units) is shown from "
             f"**{evidence.MIN_CORRELATION_UNITS} units** on: on fewer, resampling repeats a unit so often that the "
-            f"interval spans most of −1 to 1 whatever the data.\n")
+            f"interval spans most of −1 to 1 whatever the data.\n\n"
+            f"A comparison table's verdict column holds a short code, explained once under each table: "
+            + "; ".join(f"**{verdict}**: {meaning}" for verdict, meaning in comparison.VERDICT_LEGEND.items())
+            + ".\n")
     target = root / "book" / "_methods_rule.md"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")

@@ -33,11 +33,10 @@ DRIFT_QUANTITY = "{what} at the end ÷ {baseline}"
 VERDICT_LEGEND = {
     evidence.Verdict.DECIDED: (f"at least {evidence.MIN_UNITS} units a side and Holm p below "
                                f"{1 - evidence.CONFIDENCE:.2g}"),
-    evidence.Verdict.UNDECIDED: (f"enough units, Holm p not below {1 - evidence.CONFIDENCE:.2g}; where the spread can be "
-                                 f"sized (at least {evidence.MIN_UNITS_TO_SIZE} units a side) the verdict says how many "
-                                 "units a side would decide it"),
-    evidence.Verdict.TOO_FEW: (f"fewer than {evidence.MIN_UNITS} units on a side: no interval ({NO_INTERVAL}), no "
-                               "verdict, and no number a side can be sized"),
+    evidence.Verdict.UNDECIDED: (f"enough units but Holm p not below {1 - evidence.CONFIDENCE:.2g}; from "
+                                 f"{evidence.MIN_UNITS_TO_SIZE} units a side, the units a side that would decide it"),
+    evidence.Verdict.TOO_FEW: (f"fewer than {evidence.MIN_UNITS} units on a side, so no interval, no verdict and no "
+                               "number a side sized"),
     evidence.Verdict.NO_SPREAD: "no variation between units to test against",
 }
 
