@@ -149,15 +149,16 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     from conftest import REPO
 
     from iobook.database.ingest import _non_finite_in_tables
-    from iobook.parsers import ior
+    from iobook.parsers import ior_csv
+    from iobook.parsers.ior_records import IorRank
 
-    parsed = ior.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
-    table = parsed.tables[ior.IorRank]
+    parsed = ior_csv.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
+    table = parsed.tables[IorRank]
     assert _non_finite_in_tables(parsed.tables) is None
     bw = table.column("bw_mib_s").to_pylist()
     bw[3] = float("inf")
     bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
-    assert _non_finite_in_tables({ior.IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
+    assert _non_finite_in_tables({IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
 
 
 @pytest.mark.slow
