@@ -238,7 +238,7 @@ def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
 
 @pytest.mark.slow
 def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
-    import iobook.database.ingest
+    from iobook.database import discovery
 
     _age(tucson_results)
     db = tmp_path / "t.duckdb"
@@ -247,7 +247,7 @@ def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_pa
     assert con.execute("SELECT count(*) FROM file_stats").fetchone() == con.execute(
         "SELECT count(*) FROM sources").fetchone()
     con.close()
-    monkeypatch.setattr(iobook.database.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
+    monkeypatch.setattr(discovery, "same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
     counts = ingest([tucson_results], db, progress=False)
     assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
 

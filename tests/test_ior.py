@@ -539,7 +539,7 @@ def test_ior2_output_rewrapped_by_mail_is_a_failure_with_its_reason():
     sebhtml/lustre-benchmarks IOR/Best.txt, SOURCES.md): no banner, its summary rows split over three lines.
     It is not IOR's unmodified output, so it is not read, but it is recorded as failed with the line of its
     summary header (line 58 of the file), never skipped as "not a log"."""
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
 
     path = Path(__file__).resolve().parent / "fixtures" / "ior" / "ior2-mail" / "Best.txt"
     outcome = parse_bytes(str(path), path.read_bytes())
