@@ -12,6 +12,7 @@ from conftest import BUILT_TOOLS, REPO
 from iobook.book import chapters
 from iobook.database import store
 from iobook.database.ingest import ingest
+from iobook.database.sql import query
 
 
 @pytest.mark.slow
@@ -298,7 +299,7 @@ def test_a_database_of_an_older_iobook_gets_path_bytes(tucson_results, tmp_path)
     before = con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall()
     con.execute("CREATE TABLE old_sources AS SELECT * EXCLUDE (path_bytes) FROM sources")
     con.execute("DROP TABLE sources")
-    old_ddl = store.SOURCES_DDL.replace("path_bytes  BLOB,", "")
+    old_ddl = query("iobook.database", "store/sources_schema").replace("path_bytes  BLOB,", "")
     con.execute(old_ddl.replace("VARCHAR NOT NULL,", "VARCHAR NOT NULL UNIQUE,", 1))
     con.execute("INSERT INTO sources SELECT * FROM old_sources")
     con.execute("DROP TABLE old_sources")

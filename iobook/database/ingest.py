@@ -177,7 +177,7 @@ def published_tables() -> tuple[str, ...]:
 
 def parsers_digest() -> str:
     """What decides the records a file gives: ingest's stages (decoding is parsing's), the parsers, and the code
-    that derives and stores them, with the reference and published tables they derive from."""
+    (and SQL) that derives and stores them, with the reference and published tables they derive from."""
     from . import published
 
     layer = Path(__file__).parent
@@ -185,4 +185,5 @@ def parsers_digest() -> str:
     stages = [Path(__file__), layer / "discovery.py", layer / "parsing.py", layer / "writing.py"]
     return files_digest([*layer.parent.joinpath("parsers").glob("*.py"), layer / "io500_runs.py", layer / "setups.py",
                          layer / "networks.py", layer / "families.py", layer / "labels.py", layer / "store.py",
-                         *stages], layer.parent, extra=b"".join(p.read_bytes() for p in tables))
+                         *layer.joinpath("queries", "store").glob("*.sql"), *stages], layer.parent,
+                        extra=b"".join(p.read_bytes() for p in tables))
