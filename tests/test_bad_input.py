@@ -86,16 +86,16 @@ def test_a_file_that_vanishes_after_the_scan_is_recorded(clean, tmp_path, monkey
     folder, rows = clean
     doomed = folder / "zz-copy-of-ior-easy-write.txt"
     shutil.copy(folder / "ior-easy-write.txt", doomed)
-    import iobook.database.ingest as ingest_module
+    from iobook.database import discovery
 
-    real_find = ingest_module.find_files
+    real_find = discovery.find_files
 
     def find_then_delete(paths):
         found = real_find(paths)
         doomed.unlink()
         return found
 
-    monkeypatch.setattr(ingest_module, "find_files", find_then_delete)
+    monkeypatch.setattr(discovery, "find_files", find_then_delete)
     db, counts = ingest_with(folder, tmp_path)
     status, error = _status(db, doomed.name)
     assert status == "error" and error.startswith("cannot be read: No such file") and counts["failed"] == 1
@@ -148,19 +148,19 @@ def test_a_rank_csv_cut_inside_its_last_number_loads_the_whole_lines(csv, table,
 
 def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
     """A CSV rewritten between parsing and loading: the rows stored are those of the bytes hashed."""
-    import iobook.database.ingest as ingest_module
+    from iobook.database import writing
 
     folder = tmp_path / "logs"
     folder.mkdir()
     log = folder / "ranks.csv"
     shutil.copy(MDTEST_CSV, log)
-    real_write = ingest_module._write
+    real_write = writing.write
 
     def write_after_rewrite(con, pending):
         log.write_text(MDTEST_CSV.read_text().replace("3.2863976192e+02", "9.9999999999e+02"))
         return real_write(con, pending)
 
-    monkeypatch.setattr(ingest_module, "_write", write_after_rewrite)
+    monkeypatch.setattr(writing, "write", write_after_rewrite)
     ingest([folder], tmp_path / "t.duckdb", progress=False)
     con = store.open_read(tmp_path / "t.duckdb")
     assert con.execute("SELECT sha256 FROM sources").fetchone()[0] == __import__("hashlib").sha256(MDTEST_CSV.read_bytes()).hexdigest()
@@ -171,9 +171,9 @@ def test_what_is_hashed_is_what_is_loaded(tmp_path, monkeypatch):
 def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
     import gzip
 
-    import iobook.database.ingest as ingest_module
+    from iobook.database import parsing
 
-    monkeypatch.setattr(ingest_module, "MAX_DECOMPRESSED", 1 << 20)
+    monkeypatch.setattr(parsing, "MAX_DECOMPRESSED", 1 << 20)
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "big.gz").write_bytes(gzip.compress(b"IOR-3.3.0: MPI Coordinated Test\n" * 100_000))
     counts = ingest([tmp_path / "logs"], tmp_path / "t.duckdb", progress=False)
@@ -184,15 +184,15 @@ def test_a_compressed_bomb_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_unchanged_tree_with_a_refused_entry_is_not_written_again(clean, tmp_path, monkeypatch):
-    import iobook.database.ingest as ingest_module
+    from iobook.database import writing
 
     folder, rows = clean
     (folder / "zz-passwd").symlink_to("/etc/passwd")
     db, _ = ingest_with(folder, tmp_path)
     writes = []
-    monkeypatch.setattr(ingest_module, "_transaction", lambda con, pending: writes.append(pending))
+    monkeypatch.setattr(writing, "replace_files", lambda con, pending: writes.append(pending))
     rebuilt = []
-    monkeypatch.setattr(ingest_module.store, "rebuild_derived", lambda con: rebuilt.append(con))
+    monkeypatch.setattr(store, "rebuild_derived", lambda con: rebuilt.append(con))
     counts = ingest([folder], db, progress=False)
     assert counts["unchanged"] == counts["seen"] - 1 and counts["skipped"] == 1
     assert writes == [] and rebuilt == []

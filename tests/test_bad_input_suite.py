@@ -83,7 +83,7 @@ def good_files_digest(db: Path, root: Path) -> dict:
     try:
         prefix = str(root) + os.sep
         # file_stats is left out: it holds a file's stat only when the file was written over 2 s before ingest
-        # read it (ingest.RACY_NS), which on a loaded machine differed between the clean ingest and a case's
+        # read it (discovery.RACY_NS), which on a loaded machine differed between the clean ingest and a case's
         columns_of = dict(con.execute(
             "SELECT table_name, list(column_name) FROM information_schema.columns JOIN information_schema.tables "
             "USING (table_name) WHERE table_type = 'BASE TABLE' AND table_name NOT IN ('ingest_state', 'file_stats') "
@@ -287,10 +287,10 @@ def larger_than_read(folder, tmp, monkeypatch):
     """A file over ingest's size bound is refused before it is read. The bound is lowered to the largest
     good file here, and the bad one is that file twice (two runs appended); the real case, a 1.25 GiB fio
     log, is measured by benchmarks/bench_big_files.py."""
-    import iobook.database.ingest as ingest_module
+    from iobook.database import parsing
 
     largest = max(GOOD, key=lambda n: len(good(n)))
-    monkeypatch.setattr(ingest_module, "MAX_FILE_BYTES", len(good(largest)))
+    monkeypatch.setattr(parsing, "MAX_FILE_BYTES", len(good(largest)))
     big = folder / "zz-big"
     big.write_bytes(good(largest) * 2)
     return Bad(big, "error", r"^0 MiB: larger than the 0 MiB iobook reads in one file \(split it; a fio "
@@ -542,11 +542,11 @@ def streamed(transform, status: str, reason: str, line=None):
     pieces of STREAM_PIECE_BYTES), the good one among them giving the rows it gives whole, and a variant of it
     as the bad input."""
     def case(folder, tmp, monkeypatch):
-        import iobook.database.ingest as ingest_module
+        from iobook.database import parsing, writing
 
-        monkeypatch.setattr(ingest_module, "STREAM_FROM_BYTES", 0)
-        monkeypatch.setattr(ingest_module, "STREAM_PIECE_BYTES", 64)
-        monkeypatch.setattr(ingest_module, "STREAM_HEAD_BYTES", 100)  # its first lines tell a fio log
+        monkeypatch.setattr(parsing, "STREAM_FROM_BYTES", 0)
+        monkeypatch.setattr(writing, "STREAM_PIECE_BYTES", 64)
+        monkeypatch.setattr(parsing, "STREAM_HEAD_BYTES", 100)  # its first lines tell a fio log
         data = good("raw_bw.1.log")
         (folder / "zz-streamed").mkdir()
         path = folder / "zz-streamed" / "raw_bw.1.log"  # the name fio gives it: the view takes its kind from it

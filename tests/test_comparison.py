@@ -9,7 +9,7 @@ from conftest import REPO
 from iobook.book import comparison, nb
 from iobook.inference import evidence
 from iobook.inference.evidence import Replicate
-from iobook.parsers import ior
+from iobook.parsers import ior_text
 
 HISTORIES = REPO / "data" / "examples" / "ior-history"
 CHANGED_AT = 13  # MANIFEST.tsv: run 13 is the first on the loop ext4
@@ -19,7 +19,7 @@ def write_mib_s(history: str) -> list[float]:
     """Each run's IOR write bandwidth (its summary's mean), in run order."""
     out = []
     for run in sorted((HISTORIES / history).glob("run*")):
-        parsed = ior.parse_text((run / "ior.txt").read_text(encoding="utf-8"))
+        parsed = ior_text.parse_text((run / "ior.txt").read_text(encoding="utf-8"))
         out += [r.bw_mean_mib_s for r in parsed.records if type(r).__name__ == "IorSummary" and r.access == "write"]
     return out
 

@@ -71,8 +71,7 @@ def test_a_fio_log_stopped_while_streamed_is_read_whole_by_the_next_ingest(tmp_p
     leaves it) leaves them and a sources row saying so, and the next ingest gives a clean ingest's database."""
     import pytest
 
-    import iobook.database.ingest as ingest_module
-    from iobook.database import store
+    from iobook.database import parsing, store, writing
     from iobook.database.ingest import ingest
 
     folder = tmp_path / "logs"
@@ -80,8 +79,8 @@ def test_a_fio_log_stopped_while_streamed_is_read_whole_by_the_next_ingest(tmp_p
     pagecache = REPO / "data" / "raw" / "pagecache" / "vm-20261121T132329Z"
     for log in sorted(pagecache.glob("*_bw.1.log"))[:3]:
         shutil.copyfile(log, folder / log.name)
-    monkeypatch.setattr(ingest_module, "STREAM_FROM_BYTES", 0)
-    monkeypatch.setattr(ingest_module, "STREAM_PIECE_BYTES", 1024)
+    monkeypatch.setattr(parsing, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(writing, "STREAM_PIECE_BYTES", 1024)
     ingest([folder], tmp_path / "clean.duckdb", progress=False)
     real, pieces = store.insert_rows, []
 

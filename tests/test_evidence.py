@@ -9,7 +9,8 @@ from conftest import BUILT_TOOLS, REPO
 
 from iobook.inference import evidence
 from iobook.inference.evidence import Observations, Replicate, Verdict
-from iobook.parsers import ior
+from iobook.parsers import ior_csv, ior_json, ior_text
+from iobook.parsers.ior_records import IorIteration
 
 CHECKSUM = REPO / "data" / "raw" / "checksum"
 # The checksum collector's first design (vm-20261121T131428Z) and the one that superseded it
@@ -27,9 +28,9 @@ def _write_bw(folder: Path) -> list[float]:
 
 def _ior_iterations(name: str) -> list[float]:
     text = (BUILT_TOOLS / "ior" / name).read_text()
-    parse = {"ior_json": ior.parse_json, "ior_csv_": ior.parse_summary_csv}.get(name[:8], ior.parse_text)
+    parse = {"ior_json": ior_json.parse_json, "ior_csv_": ior_csv.parse_summary_csv}.get(name[:8], ior_text.parse_text)
     parsed = parse(text)
-    return [r.bw_mib_s for r in parsed.records if isinstance(r, ior.IorIteration) and r.access == "write"]
+    return [r.bw_mib_s for r in parsed.records if isinstance(r, IorIteration) and r.access == "write"]
 
 
 def test_a_census_is_counted_never_given_an_interval():

@@ -220,7 +220,7 @@ def test_normal_and_json_output_of_one_run_reads_its_json():
     """`fio --output-format=normal,json` (exit 0) prints the normal job headers, the JSON document, then the
     normal result blocks of the same jobs: one run, read once from its JSON (SOURCES.md; values from
     fio333-normal-json.txt lines 72 and 276), not refused as two outputs holding the same records."""
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
 
     outcome = parse_bytes("fio333-normal-json.txt", (FIX / "fio333-normal-json.txt").read_bytes())
     assert (outcome.row["status"], outcome.row["format"]) == ("ok", "fio-json"), outcome.row.get("error")
@@ -274,7 +274,7 @@ def _json_logs(*folders: Path) -> list[Path]:
 
 
 def _same_records_compact(paths: list[Path]) -> None:
-    from iobook.database.ingest import _parse
+    from iobook.database.parsing import _parse
 
     assert paths
     for path in paths:

@@ -16,7 +16,7 @@ from conftest import ARCHIVE, BUILT_TOOLS, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iobook.database.ingest import INT64, _float_fields, _int_fields, parse_bytes
+from iobook.database.parsing import INT64, _float_fields, _int_fields, parse_bytes
 from iobook.parsers import ParseError, all_formats
 
 RAW = REPO / "data" / "raw"

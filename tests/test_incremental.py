@@ -12,6 +12,7 @@ from conftest import BUILT_TOOLS, REPO
 from iobook.book import chapters
 from iobook.database import store
 from iobook.database.ingest import ingest
+from iobook.database.sql import query
 
 
 @pytest.mark.slow
@@ -238,7 +239,7 @@ def test_a_view_an_older_iobook_made_and_this_one_does_not_is_dropped(tmp_path):
 
 @pytest.mark.slow
 def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_path, monkeypatch):
-    import iobook.database.ingest
+    from iobook.database import discovery
 
     _age(tucson_results)
     db = tmp_path / "t.duckdb"
@@ -247,7 +248,7 @@ def test_a_file_whose_stat_is_unchanged_is_not_read_again(tucson_results, tmp_pa
     assert con.execute("SELECT count(*) FROM file_stats").fetchone() == con.execute(
         "SELECT count(*) FROM sources").fetchone()
     con.close()
-    monkeypatch.setattr(iobook.database.ingest, "_same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
+    monkeypatch.setattr(discovery, "same_bytes", lambda *a: pytest.fail("an unchanged file was read"))
     counts = ingest([tucson_results], db, progress=False)
     assert counts["unchanged"] == counts["seen"] == len(list(tucson_results.iterdir()))
 
@@ -298,7 +299,7 @@ def test_a_database_of_an_older_iobook_gets_path_bytes(tucson_results, tmp_path)
     before = con.execute("SELECT * EXCLUDE (path_bytes) FROM sources ORDER BY source_id").fetchall()
     con.execute("CREATE TABLE old_sources AS SELECT * EXCLUDE (path_bytes) FROM sources")
     con.execute("DROP TABLE sources")
-    old_ddl = store.SOURCES_DDL.replace("path_bytes  BLOB,", "")
+    old_ddl = query("iobook.database", "store/sources_schema").replace("path_bytes  BLOB,", "")
     con.execute(old_ddl.replace("VARCHAR NOT NULL,", "VARCHAR NOT NULL UNIQUE,", 1))
     con.execute("INSERT INTO sources SELECT * FROM old_sources")
     con.execute("DROP TABLE old_sources")

@@ -95,7 +95,7 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
     from conftest import TUCSON_SC23
 
     from iobook.database.batch import Batch
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
 
     log = TUCSON_SC23 / "results" / "2023.10.22-06.40.20" / "mdtest-easy-write.txt"
     outcome = parse_bytes(str(log), log.read_bytes())
@@ -108,13 +108,13 @@ def test_ids_derived_from_large_source_ids_do_not_overflow(tmp_path):
 def test_parallel_parsing_gives_the_same_rows_as_serial(tmp_path, monkeypatch):
     from conftest import ARCHIVE
 
-    import iobook.database.ingest
+    from iobook.database import discovery, parsing
 
     tucson = ARCHIVE / "IBM Tucson"  # 142 files: enough to be parsed in worker processes
     parallel, serial = tmp_path / "parallel.duckdb", tmp_path / "serial.duckdb"
-    assert len(iobook.database.ingest.find_files([tucson])[0]) >= iobook.database.ingest.PARALLEL_FROM
+    assert len(discovery.find_files([tucson])[0]) >= parsing.PARALLEL_FROM
     ingest([tucson], parallel, progress=False)
-    monkeypatch.setattr(iobook.database.ingest, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(parsing, "PARALLEL_FROM", 10**9)
     ingest([tucson], serial, progress=False)
     assert table_rows(parallel) == table_rows(serial)
 
@@ -148,16 +148,17 @@ def test_a_non_finite_value_in_a_parsers_arrow_table_is_named():
     import pyarrow as pa
     from conftest import REPO
 
-    from iobook.database.ingest import _non_finite_in_tables
-    from iobook.parsers import ior
+    from iobook.database.parsing import _non_finite_in_tables
+    from iobook.parsers import ior_csv
+    from iobook.parsers.ior_records import IorRank
 
-    parsed = ior.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
-    table = parsed.tables[ior.IorRank]
+    parsed = ior_csv.parse_rank_csv((REPO / "tests" / "fixtures" / "ior" / "sub679" / "ior-easy-write.csv").read_text())
+    table = parsed.tables[IorRank]
     assert _non_finite_in_tables(parsed.tables) is None
     bw = table.column("bw_mib_s").to_pylist()
     bw[3] = float("inf")
     bad = table.set_column(table.column_names.index("bw_mib_s"), "bw_mib_s", pa.array(bw))
-    assert _non_finite_in_tables({ior.IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
+    assert _non_finite_in_tables({IorRank: bad}) == ("non-finite value inf in IorRank.bw_mib_s (row 4)", None)
 
 
 @pytest.mark.slow
@@ -187,14 +188,14 @@ def test_workers_are_forked_only_from_a_process_of_one_thread():
     `make test`). A Python thread stands for any: the kernel's thread list counts native ones as well."""
     import threading
 
-    from iobook.database import ingest as ingest_module
+    from iobook.database import parsing
 
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert not ingest_module.fork_is_safe()
-        workers = ingest_module._Workers()
+        assert not parsing.fork_is_safe()
+        workers = parsing.Workers()
         pool = workers.start(fork=True)
         assert pool._mp_context.get_start_method() == "spawn"
         workers.close()

@@ -306,7 +306,7 @@ def test_ingest_twice_and_fresh_give_same_rows(runs_db, tmp_path):
 def test_pfind_csv_of_a_find_phase():
     """pfind's find.csv, written by io500 (built-tools run, MANIFEST.tsv): 'runtime: 0.254010 rate:
     1576754.199724' (line 1), then one row per rank (lines 3-4: found 0 and 3076)."""
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
     from iobook.parsers.pfind import PfindRank, PfindRun
 
     path = BUILT_RESULTS / "find.csv"
@@ -325,7 +325,7 @@ def test_pfind_csv_of_a_find_phase():
     ("find-hard.csv", 59.783552, 63300.354084, 80),
 ])
 def test_pfind_csv_of_extended_find_phases(name, runtime, rate, ranks):
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
     from iobook.parsers.pfind import PfindRank, PfindRun
 
     path = ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582" / name
@@ -340,7 +340,7 @@ def test_io500_verify_output():
     """`io500 --verify` of the built-tools run (verify.log, MANIFEST.tsv): the result file's version (line 1),
     its config and score hashes (lines 3-4), and the verdict '[OK] But this is an invalid run!' (line 6);
     mpirun's abort banner after it (io500 exits 1 on an invalid run) is not a failure of the file."""
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
     from iobook.parsers.io500 import Io500Verification
 
     path = BUILT / "verify.log"

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iobook.database.ingest import ingest
-from iobook.parsers import DETECT_BYTES, ParseError, detect, ior, parse_outputs
+from iobook.parsers import DETECT_BYTES, ParseError, detect, ior_csv, ior_json, ior_text, parse_outputs
+from iobook.parsers.ior_records import IorIteration, IorRank, IorSummary, IorTest, machine_host
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ior"
 from conftest import SHARED
@@ -27,7 +28,7 @@ def read(path: Path) -> str:
 
 def parse(path: Path):
     text = read(path)
-    (fmt,) = [f for f in ior.FORMATS if f.detect(text[:DETECT_BYTES])]
+    (fmt,) = [f for f in ior_json.FORMATS + ior_text.FORMATS + ior_csv.FORMATS if f.detect(text[:DETECT_BYTES])]
     return fmt.parse(text)
 
 
@@ -47,8 +48,8 @@ def of(parsed, cls) -> list:
 
 def test_io500_app_log_without_summary_v34():
     parsed = parse(FIXTURES / "sub679" / "ior-easy-write.txt")
-    (test,) = of(parsed, ior.IorTest)
-    (it,) = of(parsed, ior.IorIteration)
+    (test,) = of(parsed, IorTest)
+    (it,) = of(parsed, IorIteration)
     assert parsed.format == "ior-text" and parsed.tool_version == "3.4.0+dev"
     assert (test.api, test.tasks, test.tasks_per_node, test.nodes) == ("POSIX", 200, 20, 10)
     assert test.transfer_bytes == 8 * 2**20  # "8 MiB"
@@ -61,14 +62,14 @@ def test_io500_app_log_without_summary_v34():
     assert test.rank_csv.endswith("/1BB/2023.10.22-06.40.20/ior-easy-write.csv")
     assert (it.access, it.bw_mib_s, it.iops, it.latency_s) == ("write", 109172.0, 13654.0, 0.000262)
     assert (it.block_kib, it.xfer_kib, it.wrrd_s, it.total_s) == (10158080000.0, 8192.0, 327.45, 327.63)
-    assert of(parsed, ior.IorSummary) == []
+    assert of(parsed, IorSummary) == []
 
 
 def test_v32_log_with_warnings_in_table():
     parsed = parse(FIXTURES / "sub92" / "ior_easy_write.txt")
-    (test,) = of(parsed, ior.IorTest)
-    (it,) = of(parsed, ior.IorIteration)
-    (summary,) = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    (it,) = of(parsed, IorIteration)
+    (summary,) = of(parsed, IorSummary)
     assert parsed.tool_version == "3.2.0"
     assert (test.tasks, test.tasks_per_node, test.nodes) == (160, 16, 10)  # no "nodes" line before 3.3
     assert (test.transfer_bytes, test.block_bytes, test.sizes_from) == (16777216, 734003200000, "summary")
@@ -80,20 +81,20 @@ def test_v32_log_with_warnings_in_table():
 
 def test_v31_log_with_tab_summary_block():
     parsed = parse(FIXTURES / "sub137" / "ior_easy_write.txt")
-    (test,) = of(parsed, ior.IorTest)
-    (summary,) = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    (summary,) = of(parsed, IorSummary)
     assert parsed.tool_version == "3.1.0"
     assert test.command.endswith("-a MPIIO -o /home/dkrz/k202079/work/io-500/io-500-dev/datafiles//ior_easy/ior_file_easy")
     assert (test.api, test.tasks, test.tasks_per_node, test.nodes, test.file_per_proc) == ("MPIIO", 1200, 12, 100, True)
     assert (test.transfer_bytes, test.block_bytes) == (2097152, 21474836480)
     assert (summary.bw_max_mib_s, summary.ops_mean, summary.mean_time_s) == (41897.31, 20948.66, 586.577)
-    assert of(parsed, ior.IorIteration)[0].bw_mib_s == 41897.0
+    assert of(parsed, IorIteration)[0].bw_mib_s == 41897.0
 
 
 def test_v33alpha1_log():
     parsed = parse(FIXTURES / "sub204" / "ior_easy_write.txt")
-    (test,) = of(parsed, ior.IorTest)
-    (summary,) = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    (summary,) = of(parsed, IorSummary)
     assert parsed.tool_version == "3.3alpha1"
     assert (test.tasks, test.nodes, test.block_bytes) == (240, 10, 15728640000)
     assert (summary.bw_max_mib_s, summary.ops_max) == (4417.05, 2208.52)
@@ -103,8 +104,8 @@ def test_warning_before_banner_and_wide_value():
     text = read(FIXTURES / "sub454" / "ior-easy-write.txt")
     assert text.startswith("WARNING: fsync() not supported")
     parsed = parse(FIXTURES / "sub454" / "ior-easy-write.txt")
-    (test,) = of(parsed, ior.IorTest)
-    (it,) = of(parsed, ior.IorIteration)
+    (test,) = of(parsed, IorTest)
+    (it,) = of(parsed, IorIteration)
     assert (test.api, test.transfer_bytes) == ("IME", 2097152)
     assert (it.bw_mib_s, it.iops, it.block_kib, it.xfer_kib) == (957128.0, 479168.0, 10158080000.0, 2048.0)
 
@@ -113,60 +114,60 @@ def test_warning_before_banner_and_wide_value():
 
 def test_built_text_three_iterations():
     parsed = parse(BUILT / "ior_posix_fpp_1m_np2_i3.log")
-    writes = [i.bw_mib_s for i in of(parsed, ior.IorIteration) if i.access == "write"]
-    write = next(s for s in of(parsed, ior.IorSummary) if s.access == "write")
+    writes = [i.bw_mib_s for i in of(parsed, IorIteration) if i.access == "write"]
+    write = next(s for s in of(parsed, IorSummary) if s.access == "write")
     assert writes == [207.19, 1098.75, 1196.93]
     assert (write.bw_mean_mib_s, write.bw_std_mib_s, write.iterations) == (834.29, 445.24, 3)
-    assert of(parsed, ior.IorTest)[0].repetitions == 3
+    assert of(parsed, IorTest)[0].repetitions == 3
 
 
 def test_built_script_with_three_tests():
     parsed = parse(BUILT / "ior_script_multi_test_np2.log")
-    tests = of(parsed, ior.IorTest)
+    tests = of(parsed, IorTest)
     assert [(t.ior_test_id, t.api, t.transfer_bytes, t.segments, t.file_per_proc) for t in tests] == [
         (0, "POSIX", 1048576, 1, False), (1, "POSIX", 262144, 1, True), (2, "MPIIO", 47008, 100, False)]
-    summaries = {(s.test_index, s.access): s for s in of(parsed, ior.IorSummary)}
+    summaries = {(s.test_index, s.access): s for s in of(parsed, IorSummary)}
     assert len(summaries) == 6
     assert summaries[2, "read"].ops_max == 157977.55 and summaries[1, "write"].bw_min_mib_s == 5606.42
-    assert [i.bw_mib_s for i in of(parsed, ior.IorIteration) if i.test_index == 2 and i.access == "write"] == [
+    assert [i.bw_mib_s for i in of(parsed, IorIteration) if i.test_index == 2 and i.access == "write"] == [
         339.82, 559.47]
 
 
 def test_built_verbose_keeps_remove_rows():
     parsed = parse(BUILT / "ior_verbose_vv_posix_shared_np2.log")
-    removes = [i for i in of(parsed, ior.IorIteration) if i.access == "remove"]
+    removes = [i for i in of(parsed, IorIteration) if i.access == "remove"]
     assert [(r.iteration, r.total_s, r.bw_mib_s) for r in removes] == [(0, 0.001137, None), (1, 0.000993, None)]
-    assert next(s for s in of(parsed, ior.IorSummary) if s.access == "read").bw_max_mib_s == 23530.46
+    assert next(s for s in of(parsed, IorSummary) if s.access == "read").bw_max_mib_s == 23530.46
 
 
 def test_built_stonewall_summary_columns():
     parsed = parse(BUILT / "ior_stonewall_D2_wearout_fpp_np2.log")
-    (summary,) = of(parsed, ior.IorSummary)
+    (summary,) = of(parsed, IorSummary)
     assert (summary.stonewall_time_s, summary.stonewall_bw_mib_s) == (0.36, 180.28)
-    assert of(parsed, ior.IorTest)[0].stonewall_s == 2
+    assert of(parsed, IorTest)[0].stonewall_s == 2
 
 
 def test_built_json():
     parsed = parse(BUILT / "ior_json_posix_fpp_1m_np2_i3.log")
-    (test,) = of(parsed, ior.IorTest)
+    (test,) = of(parsed, IorTest)
     assert parsed.format == "ior-json" and parsed.tool_version == "4.1.0+dev"
     assert (test.tasks, test.nodes, test.transfer_bytes, test.block_bytes) == (2, 1, 1048576, 16777216)
-    assert [(i.access, i.iteration, i.bw_mib_s) for i in of(parsed, ior.IorIteration)][:3] == [
+    assert [(i.access, i.iteration, i.bw_mib_s) for i in of(parsed, IorIteration)][:3] == [
         ("write", 0, 299.7209), ("read", 0, 22810.6268), ("write", 1, 960.3306)]
-    write = next(s for s in of(parsed, ior.IorSummary) if s.access == "write")
+    write = next(s for s in of(parsed, IorSummary) if s.access == "write")
     assert (write.bw_max_mib_s, write.bw_std_mib_s, write.ops_mean, write.iterations) == (
         1007.0433, 322.9882, 755.6983, 3)
 
 
 def test_json_duplicate_keys_keep_the_first():
-    assert ior._first_wins([("blockSize", 16777216), ("bwMaxMIB", 1.0), ("blockSize", 0)]) == {
+    assert ior_json._first_wins([("blockSize", 16777216), ("bwMaxMIB", 1.0), ("blockSize", 0)]) == {
         "blockSize": 16777216, "bwMaxMIB": 1.0}
 
 
 def test_built_summary_csv():
     parsed = parse(BUILT / "ior_csv_posix_fpp_1m_np2_i3.log")
-    (test,) = of(parsed, ior.IorTest)
-    its = of(parsed, ior.IorIteration)
+    (test,) = of(parsed, IorTest)
+    its = of(parsed, IorIteration)
     assert parsed.format == "ior-csv-summary"
     assert (test.tasks, test.block_bytes, test.transfer_bytes, test.repetitions) == (2, 16777216, 1048576, 3)
     assert (its[-1].access, its[-1].iteration, its[-1].bw_mib_s, its[-1].close_s) == ("read", 2, 18968.0226, 0.0002)
@@ -174,19 +175,19 @@ def test_built_summary_csv():
 
 def test_rank_csv_iterations_and_units():
     parsed = parse(BUILT / "ior_rankdetails_csv_np2.rank.csv")
-    ranks = of(parsed, ior.IorRank)
+    ranks = of(parsed, IorRank)
     assert parsed.format == "ior-rank-csv" and len(ranks) == 8
     assert [(r.access, r.rank, r.iteration) for r in ranks[:5]] == [
         ("write", 0, 0), ("write", 1, 0), ("read", 0, 0), ("read", 1, 0), ("write", 0, 1)]
     assert ranks[0].bw_mib_s == pytest.approx(3.2830736583e08 / 2**20)  # CSV: bytes/s
     assert ranks[0].time_s == 2.5551080704e-02
-    (test,) = of(parsed, ior.IorTest)
+    (test,) = of(parsed, IorTest)
     assert (test.tasks, test.repetitions) == (2, 2)
 
 
 def test_archive_rank_csv_200_ranks():
     parsed = parse(FIXTURES / "sub679" / "ior-easy-write.csv")
-    ranks = of(parsed, ior.IorRank)
+    ranks = of(parsed, IorRank)
     assert len(ranks) == 200 and {r.iteration for r in ranks} == {0}
     assert ranks[0].time_with_openclose_s == 327.59371901
 
@@ -196,16 +197,16 @@ def test_archive_rank_csv_200_ranks():
 def test_concatenated_runs_in_one_file():
     parsed = parse(ARCHIVE / "DKRZ/Mistral/lustre02/2019/submission-109/JCAHPC-17/jcahpc"
                    / "io500-results-2048-8.227609/ior_easy")
-    assert [(t.test_index, t.run_index, t.tasks, t.nodes) for t in of(parsed, ior.IorTest)] == [
+    assert [(t.test_index, t.run_index, t.tasks, t.nodes) for t in of(parsed, IorTest)] == [
         (0, 0, 16384, 2048), (1, 1, 16384, 2048)]
-    assert [(i.access, i.bw_mib_s) for i in of(parsed, ior.IorIteration)] == [("write", 757593.0), ("read", 454589.0)]
+    assert [(i.access, i.bw_mib_s) for i in of(parsed, IorIteration)] == [("write", 757593.0), ("read", 454589.0)]
 
 
 def test_io500_script_output_with_mdtest_between():
     parsed = parse(ARCHIVE / "Janelia Research Campus, HHMI/qflash/Qumulo Core/2019/submission-198/output.txt")
-    assert [t.command.split()[1:3] for t in of(parsed, ior.IorTest)] == [
+    assert [t.command.split()[1:3] for t in of(parsed, IorTest)] == [
         ["-t", "1m"], ["-B", "-s"], ["-t", "1m"], ["-B", "-s"]]
-    assert [s.bw_max_mib_s for s in of(parsed, ior.IorSummary)][0] == 9976.40
+    assert [s.bw_max_mib_s for s in of(parsed, IorSummary)][0] == 9976.40
 
 
 # --- IOR 2.10.3 built here (tests/fixtures/ior/ior2-built-here: BUILD.md, MANIFEST.tsv) ---------------
@@ -215,8 +216,8 @@ HERE2 = FIXTURES / "ior2-built-here"
 
 def test_ior2_summary_rows_with_their_parameter_columns():
     parsed = parse_file(HERE2 / "ior2_posix_fpp_v_np2.log")
-    (test,) = of(parsed, ior.IorTest)
-    write, read_ = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    write, read_ = of(parsed, IorSummary)
     assert (parsed.format, parsed.tool_version) == ("ior-text", "2.10.3")
     assert test.command == "IOR -a POSIX -b 4m -t 1m -i 3 -F -v -o fpp"
     assert test.began == "Wed Nov 25 05:54:12 2026"
@@ -231,26 +232,26 @@ def test_ior2_summary_rows_with_their_parameter_columns():
     assert (write.ops_max, write.ops_std, write.mean_time_s, write.iterations) == (9403.61, 1987.04, 0.00125, 3)
     assert (read_.access, read_.bw_max_mib_s, read_.ops_mean) == ("read", 32514.11, 20652.82)
     assert (write.stonewall_time_s, write.stonewall_bw_mib_s) == (None, None)
-    assert of(parsed, ior.IorIteration) == []  # IOR 2 prints its iteration table only with -vv
+    assert of(parsed, IorIteration) == []  # IOR 2 prints its iteration table only with -vv
 
 
 def test_ior2_iteration_rows_end_in_xxcel():
     parsed = parse_file(HERE2 / "ior2_posix_shared_vv_np2.log")
-    its = of(parsed, ior.IorIteration)
-    (test,) = of(parsed, ior.IorTest)
+    its = of(parsed, IorIteration)
+    (test,) = of(parsed, IorTest)
     # lines 33, 38, 43, 48: "write     1012.10    4096       256.00     0.000071 ... 0    XXCEL"
     assert [(i.access, i.iteration, i.bw_mib_s) for i in its] == [
         ("write", 0, 1012.10), ("read", 0, 11086.0), ("write", 1, 3501.26), ("read", 1, 16179.0)]
     assert (its[0].block_kib, its[0].xfer_kib, its[0].open_s, its[0].total_s) == (4096.0, 256.0, 0.000071, 0.007904)
     assert (its[0].iops, its[0].latency_s) == (None, None)  # not in IOR 2's table
     assert (test.transfer_bytes, test.file_per_proc) == (262144, False)
-    assert [s.bw_max_mib_s for s in of(parsed, ior.IorSummary)] == [3501.26, 16178.74]
+    assert [s.bw_max_mib_s for s in of(parsed, IorSummary)] == [3501.26, 16178.74]
 
 
 def test_ior2_without_verbose_takes_sizes_from_the_summary_block():
     parsed = parse_file(HERE2 / "ior2_posix_default_np2.log")
-    (test,) = of(parsed, ior.IorTest)
-    write, read_ = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    write, read_ = of(parsed, IorSummary)
     # lines 8-16: "api = POSIX", "clients = 2 (2 per node)", "repetitions = 1", "xfersize = 1 MiB", "blocksize = 8 MiB"
     assert (test.api, test.tasks, test.tasks_per_node, test.repetitions) == ("POSIX", 2, 2, 1)
     assert (test.transfer_bytes, test.block_bytes, test.sizes_from) == (2**20, 8 * 2**20, "options")
@@ -260,8 +261,8 @@ def test_ior2_without_verbose_takes_sizes_from_the_summary_block():
 
 def test_ior2_write_only_mpiio():
     parsed = parse_file(HERE2 / "ior2_mpiio_write_only_np2.log")
-    (test,) = of(parsed, ior.IorTest)
-    (write,) = of(parsed, ior.IorSummary)
+    (test,) = of(parsed, IorTest)
+    (write,) = of(parsed, IorSummary)
     assert (test.api, test.file_per_proc, test.repetitions) == ("MPIIO", False, 2)  # "MPIIO (version=3, subversion=1)"
     assert (write.access, write.bw_max_mib_s, write.bw_mean_mib_s) == ("write", 3166.07, 2458.89)
 
@@ -270,19 +271,19 @@ def test_ior2_script_prints_a_banner_per_test():
     """IOR 2 prints its banner, "Run began" and command line again for each test of a script, and "Run finished"
     once at the end: the two tests are one IOR run (run_index 0), and both reached IOR's end."""
     parsed = parse_file(HERE2 / "ior2_script_two_tests_np2.log")
-    tests = of(parsed, ior.IorTest)
+    tests = of(parsed, IorTest)
     assert [(t.test_index, t.run_index, t.transfer_bytes, t.file_per_proc, t.finished) for t in tests] == [
         (0, 0, 524288, False, True), (1, 0, 1048576, True, True)]
     assert {t.command for t in tests} == {"IOR -f /tmp/ior2run/runs/ior2_script_two_tests.ior"}
-    assert [(s.test_index, s.access, s.bw_max_mib_s) for s in of(parsed, ior.IorSummary)] == [
+    assert [(s.test_index, s.access, s.bw_max_mib_s) for s in of(parsed, IorSummary)] == [
         (0, "write", 4090.50), (0, "read", 11713.79), (1, "write", 7064.35), (1, "read", 20098.89)]
 
 
 def test_ior2_runs_appended_to_one_log_stay_separate_runs():
     """Two IOR 2 runs appended to one file (each ends in "Run finished"): two runs, not one script."""
     text = read(HERE2 / "ior2_posix_fpp_v_np2.log") + read(HERE2 / "ior2_posix_fpp_v_np2.log")
-    parsed = ior.parse_text(text)
-    assert [(t.test_index, t.run_index, t.finished) for t in of(parsed, ior.IorTest)] == [(0, 0, True), (1, 1, True)]
+    parsed = ior_text.parse_text(text)
+    assert [(t.test_index, t.run_index, t.finished) for t in of(parsed, IorTest)] == [(0, 0, True), (1, 1, True)]
 
 
 def test_ior2_error_before_the_banner_is_a_failed_ior_run():
@@ -297,17 +298,17 @@ def test_ior2_error_before_the_banner_is_a_failed_ior_run():
 def test_ior2_summary_cut_before_its_max_lines_is_refused():
     lines = read(HERE2 / "ior2_posix_fpp_v_np2.log").splitlines(keepends=True)
     with pytest.raises(ParseError) as e:
-        ior.parse_text("".join(lines[:47]))  # stops after the summary rows (45-46), before "Max Write:" (48)
+        ior_text.parse_text("".join(lines[:47]))  # stops after the summary rows (45-46), before "Max Write:" (48)
     assert e.value.line == 47 and "Max Write" in e.value.reason and "truncated" in e.value.reason
     with pytest.raises(ParseError) as e:
-        ior.parse_text("".join(lines[:45]))  # the write row without the read row nor its Max lines
+        ior_text.parse_text("".join(lines[:45]))  # the write row without the read row nor its Max lines
     assert "Max Write" in e.value.reason
 
 
 def test_ior2_max_line_must_agree_with_the_summary_row():
     text = read(HERE2 / "ior2_posix_fpp_v_np2.log").replace("Max Read:  32514.11", "Max Read:  32514.12")
     with pytest.raises(ParseError) as e:
-        ior.parse_text(text)
+        ior_text.parse_text(text)
     assert e.value.line == 49 and "32514.12" in e.value.reason
 
 
@@ -357,12 +358,12 @@ def test_stdout_of_a_summary_file_run_is_ior_output_without_rows():
 
 def test_the_summary_file_is_read_as_its_own_ior_json():
     parsed = parse_file(HERE / "ior_summaryfile_json_np2.summary.json")
-    (test,) = of(parsed, ior.IorTest)
+    (test,) = of(parsed, IorTest)
     assert (parsed.format, test.tasks, test.transfer_bytes, test.block_bytes) == ("ior-json", 2, 2**20, 16 * 2**20)
     assert "summaryFile=" in test.command and test.finished
     # lines 80-97: "access": "write", "bwMiB": 1679.5271 ... "access": "read", "bwMiB": 37553.9250
-    assert [(i.access, i.bw_mib_s) for i in of(parsed, ior.IorIteration)] == [("write", 1679.5271), ("read", 37553.9250)]
-    assert [(s.access, s.bw_max_mib_s) for s in of(parsed, ior.IorSummary)] == [("write", 1679.5271), ("read", 37553.9250)]
+    assert [(i.access, i.bw_mib_s) for i in of(parsed, IorIteration)] == [("write", 1679.5271), ("read", 37553.9250)]
+    assert [(s.access, s.bw_max_mib_s) for s in of(parsed, IorSummary)] == [("write", 1679.5271), ("read", 37553.9250)]
 
 
 def test_bad_block_size_run_is_an_ior_failed_run_with_its_message():
@@ -384,39 +385,39 @@ def test_summary_file_run_that_failed_is_an_ior_failed_run():
 def test_truncated_header():
     lines = read(FIXTURES / "sub92" / "ior_easy_write.txt").splitlines(keepends=True)
     with pytest.raises(ParseError) as e:
-        ior.parse_text("".join(lines[:12]))  # stops in "Options:"
+        ior_text.parse_text("".join(lines[:12]))  # stops in "Options:"
     assert e.value.line == 12 and "truncated" in e.value.reason
 
 
 def test_truncated_result_row():
     lines = read(FIXTURES / "sub92" / "ior_easy_write.txt").splitlines(keepends=True)
     with pytest.raises(ParseError) as e:
-        ior.parse_text("".join(lines[:37]) + lines[37][:25])
+        ior_text.parse_text("".join(lines[:37]) + lines[37][:25])
     assert e.value.line == 38 and "fields" in e.value.reason
 
 
 def test_truncated_json():
     text = read(BUILT / "ior_json_posix_fpp_1m_np2_i3.log")
     with pytest.raises(ParseError) as e:
-        ior.parse_json(text[:2000])
+        ior_json.parse_json(text[:2000])
     assert e.value.line == text[:2000].count("\n") + 1 and "JSON" in e.value.reason
 
 
 def test_rank_csv_bad_number():
     lines = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").splitlines()
     with pytest.raises(ParseError) as e:
-        ior.parse_rank_csv("\n".join(lines[:3] + [lines[3].replace("e-03", "x")]))
+        ior_csv.parse_rank_csv("\n".join(lines[:3] + [lines[3].replace("e-03", "x")]))
     assert e.value.line == 4
 
 
 @pytest.mark.parametrize("path", [FIXTURES / "sub679" / "ior-easy-write.csv", BUILT / "ior_rankdetails_csv_np2.rank.csv"])
 def test_rank_csv_fast_read_agrees_with_the_checked_one(path, monkeypatch):
     text = read(path)
-    assert ior._read_fast(text.partition("\n")[2]) is not None
-    fast = ior.parse_rank_csv(text)
-    monkeypatch.setattr(ior, "_read_fast", lambda body: None)
-    checked = ior.parse_rank_csv(text)
-    assert checked.tables[ior.IorRank].equals(fast.tables[ior.IorRank]) and checked.records == fast.records
+    assert ior_csv._read_fast(text.partition("\n")[2]) is not None
+    fast = ior_csv.parse_rank_csv(text)
+    monkeypatch.setattr(ior_csv, "_read_fast", lambda body: None)
+    checked = ior_csv.parse_rank_csv(text)
+    assert checked.tables[IorRank].equals(fast.tables[IorRank]) and checked.records == fast.records
 
 
 # Arrow's CSV reader trims spaces and tabs around a number and ends a line at \r; a cast does neither.
@@ -429,13 +430,13 @@ def test_rank_csv_fast_read_agrees_with_the_checked_one(path, monkeypatch):
 def test_rank_csv_refuses_what_a_csv_reader_would_trim(old, new, line, reason):
     text = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").replace(old, new, 1)
     with pytest.raises(ParseError) as e:
-        ior.parse_rank_csv(text)
+        ior_csv.parse_rank_csv(text)
     assert (e.value.line, e.value.reason) == (line, reason)
 
 
 def test_rank_csv_reads_what_a_cast_reads():
     text = read(BUILT / "ior_rankdetails_csv_np2.rank.csv").replace("2.5551080704e-02", "+.025551080704")
-    assert of(ior.parse_rank_csv(text), ior.IorRank)[0].time_s == 2.5551080704e-02
+    assert of(ior_csv.parse_rank_csv(text), IorRank)[0].time_s == 2.5551080704e-02
 
 
 # --- the views ---------------------------------------------------------------------------------
@@ -502,7 +503,7 @@ FUZZ_FILES = [
     FIXTURES / "ior2-built-here" / "ior2_posix_shared_vv_np2.log",
     FIXTURES / "ior2-built-here" / "ior2_script_two_tests_np2.log",
 ]
-PARSERS = (ior.parse_text, ior.parse_json, ior.parse_summary_csv, ior.parse_rank_csv)
+PARSERS = (ior_text.parse_text, ior_json.parse_json, ior_csv.parse_summary_csv, ior_csv.parse_rank_csv)
 
 
 def damaged(data: bytes, draw) -> str:
@@ -538,7 +539,7 @@ def test_ior2_output_rewrapped_by_mail_is_a_failure_with_its_reason():
     sebhtml/lustre-benchmarks IOR/Best.txt, SOURCES.md): no banner, its summary rows split over three lines.
     It is not IOR's unmodified output, so it is not read, but it is recorded as failed with the line of its
     summary header (line 58 of the file), never skipped as "not a log"."""
-    from iobook.database.ingest import parse_bytes
+    from iobook.database.parsing import parse_bytes
 
     path = Path(__file__).resolve().parent / "fixtures" / "ior" / "ior2-mail" / "Best.txt"
     outcome = parse_bytes(str(path), path.read_bytes())
@@ -553,11 +554,11 @@ def test_rank_0s_node_is_read_from_the_machine_line():
     vm", built-tools/ior of this repository's shared fixtures): History keeps one machine's runs a history of their
     own by it (issue 38)."""
     for name in ("ior_posix_fpp_1m_np2_i3.log", "ior_json_posix_fpp_1m_np2_i3.log"):
-        tests = of(parse_file(BUILT / name), ior.IorTest)
+        tests = of(parse_file(BUILT / name), IorTest)
         assert tests and {t.host for t in tests} == {"vm"}, name
     (tucson,) = ARCHIVE.glob("IBM Tucson/*/*/2023/submission-679/results/*/ior-easy-write.txt")
-    assert {t.host for t in of(parse_file(tucson), ior.IorTest)} == {"arches1"}  # 'Machine : Linux arches1'
-    assert ior.machine_host("Linux vm 6.18.44-fc-v595 #1 SMP PREEMPT_DYNAMIC @0 x86_64") == "vm"
+    assert {t.host for t in of(parse_file(tucson), IorTest)} == {"arches1"}  # 'Machine : Linux arches1'
+    assert machine_host("Linux vm 6.18.44-fc-v595 #1 SMP PREEMPT_DYNAMIC @0 x86_64") == "vm"
 
 
 @pytest.mark.slow

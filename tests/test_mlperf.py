@@ -11,11 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-
 from conftest import REPO, SHARED
-from iobook.database.ingest import ingest, parse_bytes
-from iobook.parsers import ParseError, detect
-from iobook.parsers import dlio_config, dlio_epochs, dlio_summary, hydra_overrides, mlperf_report, mlperf_system
+
+from iobook.database.ingest import ingest
+from iobook.database.parsing import parse_bytes
+from iobook.parsers import (ParseError, detect, dlio_config, dlio_epochs, dlio_summary, hydra_overrides, mlperf_report,
+                            mlperf_system)
 
 CORPUS = SHARED / "mlperf-storage-v1.0"
 FIXTURES = REPO / "tests" / "fixtures" / "mlperf"

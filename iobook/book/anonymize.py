@@ -61,6 +61,7 @@ from pathlib import Path, PurePosixPath
 import duckdb
 
 from ..database import store
+from ..database.sql import query
 
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
 KINDS = ("host", "ip", "user", "path", "daos", "uuid", "email")
@@ -210,9 +211,10 @@ def _host_like(name: str) -> bool:
             and name.lower() not in GENERIC)
 
 
-def _rows(con, sql: str, params=()) -> list:
+def _rows(con, name: str) -> list:
+    """The rows of the query `name` (queries/<name>.sql)."""
     try:
-        return con.execute(sql, list(params)).fetchall()
+        return con.execute(query(__package__, name)).fetchall()
     except duckdb.CatalogException:  # a database made before the view existed
         return []
 
@@ -234,30 +236,28 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
             add("path", str(p))
 
     # hosts
-    for (h,) in (_rows(con, "SELECT DISTINCT host FROM runs") + _rows(con, "SELECT DISTINCT host FROM raw_ior_tests")
-                 + _rows(con, "SELECT DISTINCT value FROM run_facts WHERE key LIKE '%hostname%' OR key LIKE '%fqdn%'")):
+    for (h,) in _rows(con, "run_hosts") + _rows(con, "ior_hosts") + _rows(con, "fact_hostnames"):
         add("host", h)
         add("host", (h or "").split(".")[0])
     nodes = set()
-    for daemon, admin, ip in _rows(con, "SELECT DISTINCT daemon_node, admin_node, ip_address FROM gpfs_nodes"):
+    for daemon, admin, ip in _rows(con, "gpfs_nodes"):
         for name in (daemon, admin):
             if name:
                 nodes |= {name, name.split(".")[0]}
         add("ip", ip)
     for name in nodes:
         add("host", name)
-    for (cluster,) in _rows(con, "SELECT cluster FROM gpfs_nodes UNION SELECT cluster FROM gpfs_config "
-                                 "UNION SELECT cluster FROM gpfs_filesystems"):
+    for (cluster,) in _rows(con, "gpfs_clusters"):
         if cluster and cluster.lower() not in GENERIC:
             add("host", cluster)
             rest = cluster.split(".", 1)[-1]  # <name>.<primary server>
             if rest in nodes or rest.split(".")[0] in nodes:
                 add("host", rest)
-    for (scope,) in _rows(con, "SELECT DISTINCT scope FROM gpfs_config WHERE scope <> 'common'"):
+    for (scope,) in _rows(con, "gpfs_node_scopes"):
         for name in (scope or "").split(","):
             if name.strip() in nodes or _host_like(name.strip()):
                 add("host", name.strip())
-    for (value,) in _rows(con, "SELECT DISTINCT value FROM gpfs_config WHERE key = 'subnets'"):
+    for (value,) in _rows(con, "gpfs_subnets"):
         for name in re.findall(r"/([A-Za-z][A-Za-z0-9_.\-]*)", value or ""):  # 10.2.1.0/<cluster>
             if name.lower() not in GENERIC:
                 add("host", name)
@@ -267,9 +267,7 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
 
     # addresses and users in any string of the database
     known_ips = frozenset(n for n, k in found.items() if k == "ip")
-    columns = _rows(con, "SELECT c.table_name, c.column_name FROM duckdb_columns() c JOIN duckdb_tables() t "
-                         "USING (database_name, schema_name, table_name) WHERE c.data_type = 'VARCHAR' "
-                         "AND NOT c.internal AND NOT t.internal AND NOT t.temporary")
+    columns = _rows(con, "text_columns")
     for table, column in columns:
         # names come from the database's own catalogue
         values = con.execute(f'SELECT DISTINCT "{column}" FROM "{table}" WHERE regexp_matches("{column}", ?) '
@@ -297,7 +295,7 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
     base = store.outside_base(con, repo_root)
     if base:
         add_path(base)
-    for (result_dir,) in _rows(con, "SELECT DISTINCT result_dir FROM io500_runs WHERE result_dir LIKE '/%'"):
+    for (result_dir,) in _rows(con, "absolute_result_dirs"):
         add_path(PurePosixPath(result_dir).parent)
     return found
 

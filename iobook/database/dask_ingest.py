@@ -3,10 +3,10 @@
     python -m iobook ingest --engine dask [--scheduler ADDRESS] [--workers N] --parquet DIR PATH...
     python -m iobook ingest --from-parquet DIR --db FILE
 
-The client lists the files (ingest.find_files) and numbers them exactly as a local ingest numbers them on a
+The client lists the files (discovery.find_files) and numbers them exactly as a local ingest numbers them on a
 fresh database: the sorted files get source ids 1..n, the entries it refuses (FIFOs, symlinks out of the
-tree, ...) the ids after them. Each task takes a batch of files, parses them with ingest.parse_batch (what the
-local ingest's workers run), and writes them with ingest._write (the local ingest's writer) into an
+tree, ...) the ids after them. Each task takes a batch of files, parses them with parsing.parse_batch (what the
+local ingest's workers run), and writes them with writing.write (the local ingest's writer) into an
 in-memory DuckDB holding the raw tables, whose rows it then writes as DIR/<table>/part-<batch>.parquet. So a file's rows, its failure and the reason for it are the ones a local
 ingest stores; loading the parts into a fresh database and rebuilding the derived tables gives the database
 a local ingest gives.
@@ -23,9 +23,9 @@ from pathlib import Path
 import duckdb
 from tqdm import tqdm
 
-from . import ingest as local
-from . import store
+from . import discovery, parsing, store, writing
 from .batch import Batch
+from .ingest import parsers_digest
 
 FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms a task) stays negligible
 
@@ -33,10 +33,10 @@ FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms 
 def plan(paths: list[Path]) -> tuple[list[tuple[int, str]], Batch]:
     """(source_id, path) of every file to parse, and the batch of every refused entry, with the ids a local
     ingest into a fresh database assigns."""
-    files, refused, failed = local.find_files(paths)
+    files, refused, failed = discovery.find_files(paths)
     todo = [(i, str(f)) for i, f in enumerate(files, 1)]
-    entries = [local.refused_row(f, reason) for f, reason in refused.items()]
-    entries += [local.failed_entry_row(f, reason) for f, reason in failed.items()]
+    entries = [discovery.refused_row(f, reason) for f, reason in refused.items()]
+    entries += [discovery.failed_entry_row(f, reason) for f, reason in failed.items()]
     return todo, Batch(rows=[(len(files) + n, row) for n, row in enumerate(entries, 1)])
 
 
@@ -45,13 +45,13 @@ def part_name(batch: int) -> str:
 
 
 def write_batch(number: int, batch: Batch, out_dir: str) -> dict:
-    """Write parsed files as Parquet parts, through the local ingest's own write path (ingest._write:
+    """Write parsed files as Parquet parts, through the local ingest's own write path (writing.write:
     one transaction, and file by file with the refused one recorded as failed if DuckDB refuses the batch).
     Rewriting a batch replaces its parts, so a task Dask runs again leaves no stale rows."""
     con = duckdb.connect(":memory:")
     try:
         store.create_raw_tables(con)
-        local._write(con, batch)
+        writing.write(con, batch)
         for table in store.raw_tables():
             target = Path(out_dir, table, part_name(number))
             if not con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
@@ -70,14 +70,14 @@ def ingest_batch(batch: int, items: list[tuple[int, str]], out_dir: str) -> dict
     """The Dask task: parse files (source_id, path) and write their parts. parse_bytes never raises; should
     anything else fail (the Parquet write, ...), the batch's files are recorded as failed with the reason."""
     try:
-        return write_batch(batch, local.parse_batch(items), out_dir)
+        return write_batch(batch, parsing.parse_batch(items), out_dir)
     except Exception as e:
         reason = f"batch failed on its Dask worker: {type(e).__name__}: {e}"[:500]
         return write_batch(batch, _failed(items, reason), out_dir)
 
 
 def _failed(items: list[tuple[int, str]], reason: str) -> Batch:
-    return Batch(rows=[(i, local.failed_outcome(p, reason).row) for i, p in items])
+    return Batch(rows=[(i, parsing.failed_outcome(p, reason).row) for i, p in items])
 
 
 def _summary(con) -> dict:
@@ -161,9 +161,9 @@ def load_parquet(folder: Path, db_path: Path) -> Counter:
             if con.execute("SELECT count(*) FROM sources").fetchone()[0]:  # as ingest: rebuilt once files were written
                 store.rebuild_derived(con)
                 store.set_derived_stale(con, False)
-                store.set_state(con, "parsers_digest", local.parsers_digest())  # the workers run this package
+                store.set_state(con, "parsers_digest", parsers_digest())  # the workers run this package
 
-        local._in_transaction(con, work)
+        writing.in_transaction(con, work)
         counts = Counter(_summary(con)["counts"])
         counts["seen"], counts["new"] = con.execute(  # new: as ingest counts, the files read (not refused entries)
             "SELECT count(*), count(*) FILTER (NOT (status = 'skipped' AND sha256 = '')) FROM sources").fetchone()

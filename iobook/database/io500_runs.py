@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from ..parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
 from . import families, reference
+from .sql import query
 
 SCORE_TOLERANCE = 0.001  # recomputed vs reported score: 0.1 %
 
@@ -68,12 +69,11 @@ def create(con, tables: dict = TABLES) -> bool:
     """Create the derived `tables` (name -> columns). True when one was added (or its columns changed) to a
     database holding files: the caller (store) then marks the derived tables stale, so the next ingest fills them
     even when no file changed."""
-    existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    existing = {r[0] for r in con.execute(query(__package__, "store/table_names")).fetchall()}
     stale = "sources" in existing and not tables.keys() <= existing
     for name, columns in tables.items():  # a derived table whose columns changed is rebuilt from scratch
         if name in existing and [c for (c,) in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                [name]).fetchall()] != list(columns):
+                query(__package__, "store/table_columns"), [name]).fetchall()] != list(columns):
             con.execute(f"DROP TABLE {name}")
             stale = True
     for name, columns in tables.items():
@@ -330,12 +330,11 @@ def _load_files(con) -> list[_File]:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
-    files = dict_rows("SELECT f.*, s.path, s.sha256 FROM raw_io500_files f JOIN sources s USING (source_id) "
-                      "WHERE s.status = 'ok' ORDER BY f.source_id")
+    files = dict_rows(query(__package__, "store/io500_files"))
     phases, flags = {}, {}
-    for p in dict_rows("SELECT * FROM raw_io500_phases ORDER BY source_id, position"):
+    for p in dict_rows(query(__package__, "store/io500_file_phases")):
         phases.setdefault(p["source_id"], []).append(p)
-    for f in dict_rows("SELECT * FROM raw_io500_flags ORDER BY source_id, line"):
+    for f in dict_rows(query(__package__, "store/io500_file_flags")):
         flags.setdefault(f["source_id"], []).append(f)
     return [_File(source_id=f["source_id"], path=f["path"], sha256=f["sha256"], kind=f["kind"], fields=f,
                   phases=phases.get(f["source_id"], []),
@@ -349,10 +348,7 @@ def scores_from_logs(con) -> list[dict]:
     phases to 3 decimals, which can move a recomputed score by up to ~0.7 %; the logs keep the digits."""
     by_run: dict[int, dict] = {}
     for run_id, phase, value, from_log, reported in con.execute(
-            """SELECT p.run_id, p.phase, coalesce(l.log_value, p.value), l.log_value IS NOT NULL, s.reported_score
-               FROM io500_run_phases p JOIN io500_run_scores s USING (run_id)
-               LEFT JOIN io500_phase_logs l USING (run_id, phase)
-               WHERE p.scored AND s.score_rule = 'sqrt' ORDER BY p.run_id, p.position""").fetchall():
+            query(__package__, "store/io500_phases_from_logs")).fetchall():
         run = by_run.setdefault(run_id, {"values": {}, "from_logs": 0, "reported": reported})
         run["values"][phase] = value
         run["from_logs"] += bool(from_log)
@@ -400,9 +396,8 @@ _GENERIC_FOLDER = re.compile(r"results?|output|io500|\d{4}[.-]\d{2}[.-]\d{2}[-_.
 def _declared(con) -> dict[int, dict[str, str]]:
     """run_id -> what its io500_info lines declare (institution, system, filesystem), placeholders left out."""
     out: dict[int, dict[str, str]] = {}
-    for run_id, key, value in con.execute(
-            "SELECT m.run_id, i.key, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id) "
-            "WHERE list_contains(?, i.key) ORDER BY m.run_id, i.source_id, i.line", [list(DECLARED_KEYS)]).fetchall():
+    for run_id, key, value in con.execute(query(__package__, "store/io500_declared_info"),
+                                          [list(DECLARED_KEYS)]).fetchall():
         value = (value or "").strip()
         if not PLACEHOLDER.fullmatch(value):
             out.setdefault(run_id, {}).setdefault(DECLARED_KEYS[key], value)
@@ -413,20 +408,7 @@ def commands(con) -> dict[int, list[str]]:
     """run_id -> the command lines of its IOR and mdtest phase logs (io500_phase_log_links), of its result.txt
     (exe) and of its bash log ([Exec]), and the data and result folders its summary states."""
     out: dict[int, list[str]] = {}
-    for run_id, command in con.execute(
-            """SELECT k.run_id, coalesce(t.command, '') || CASE WHEN t.api = 'DFS' THEN ' -a DFS' ELSE '' END
-               FROM io500_phase_log_links k JOIN raw_ior_tests t USING (source_id)
-               UNION ALL
-               SELECT k.run_id, m.command FROM io500_phase_log_links k JOIN raw_mdtest_summaries m USING (source_id)
-               UNION ALL  -- the C app's result.txt prints each phase's command line (exe)
-               SELECT m.run_id, p.command FROM raw_io500_phases p JOIN io500_run_members m USING (source_id)
-               WHERE p.command IS NOT NULL
-               UNION ALL  -- the folders the run's summary states: where its data and results went
-               SELECT m.run_id, i.value FROM raw_io500_info i JOIN io500_run_members m USING (source_id)
-               WHERE i.key IN ('io500_workdir', 'exec')
-               UNION ALL
-               SELECT run_id, result_dir FROM io500_run_info WHERE result_dir IS NOT NULL
-            """).fetchall():
+    for run_id, command in con.execute(query(__package__, "store/io500_run_commands")).fetchall():
         out.setdefault(run_id, []).append(command or "")
     return out
 
@@ -452,8 +434,7 @@ def _as_ingested(path: str, sha256: str) -> str | None:
 def scripts(con) -> list[Script]:
     """Every shell script and INI file ingest saw (io500.sh, config.ini, IBM's find_script/*.sh, LRZ's
     io500.daos.*.sh), with its text, in path order."""
-    rows = con.execute("SELECT path, sha256 FROM sources WHERE status <> 'gone' AND "
-                       "regexp_matches(path, '\\.(sh|ini)$') ORDER BY path").fetchall()
+    rows = con.execute(query(__package__, "store/script_sources")).fetchall()
     return [Script(path=p, text=t) for p, sha in rows if (t := _as_ingested(p, sha)) is not None]
 
 
@@ -515,13 +496,13 @@ def attribute(con) -> list[dict]:
     """
     from . import labels
 
-    info = con.execute("SELECT run_id, path, coalesce(started, result_dir) FROM io500_run_info ORDER BY run_id").fetchall()
-    fingerprints = dict(con.execute("SELECT run_id, fingerprint FROM io500_run_info").fetchall())
+    info = con.execute(query(__package__, "store/io500_run_paths")).fetchall()
+    fingerprints = dict(con.execute(query(__package__, "store/io500_run_fingerprints")).fetchall())
     listed = archive_runs()
     declared, run_commands = _declared(con), commands(con)
     commands_below: dict[str, list[str]] = {}
     names_below: dict[str, set[str]] = {}
-    for (path,) in con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall():
+    for (path,) in con.execute(query(__package__, "store/present_source_paths")).fetchall():
         for folder in PurePath(path).parents:
             names_below.setdefault(str(folder), set()).add(PurePath(path).name)
     for folder, text in _run_scripts(con).items():

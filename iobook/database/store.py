@@ -1,4 +1,5 @@
-"""The DuckDB store: schema from the parsers' record classes, public views from iobook/database/views/*.sql.
+"""The DuckDB store: schema from the parsers' record classes, public views from iobook/database/views/*.sql, its own
+SQL (the files' tables, its bookkeeping, the derived tables') in iobook/database/queries/store/.
 
 Only `iobook ingest` opens the database for writing (`open_write`); chapters and tests use
 `open_read`, which is read-only, and bind every value as a SQL parameter.
@@ -17,6 +18,7 @@ from ..parsers import all_records
 from .batch import record_columns
 from .digest import files_digest
 from .root import reader_base
+from .sql import query
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,30 +44,6 @@ READ_MEMORY_LIMIT = "768MB"
 # must not depend on it (tests/test_reproducible.py executes chapters with one thread).
 DUCKDB_THREADS = int(os.environ.get("IOBOOK_DUCKDB_THREADS", 2))
 
-SOURCES_DDL = """
-CREATE TABLE IF NOT EXISTS sources (
-    source_id   BIGINT PRIMARY KEY,
-    path        VARCHAR NOT NULL,         -- absolute, as resolved at ingest; printable: a byte of a name that
-                                          -- is not UTF-8 shown as \\xNN (not unique then: path_bytes is)
-    path_bytes  BLOB,                     -- the path's bytes, when its name is not UTF-8 (null otherwise)
-    sha256      VARCHAR NOT NULL,
-    bytes       BIGINT NOT NULL,
-    format      VARCHAR,                  -- detected from content; null when skipped
-    tool        VARCHAR,
-    tool_version VARCHAR,
-    status      VARCHAR NOT NULL CHECK (status IN ('ok', 'error', 'skipped', 'gone')),  -- gone: no longer
-                                          -- in the folders ingested; its records are removed
-    error       VARCHAR,                  -- why it failed or was skipped
-    error_line  INTEGER                   -- 1-based line of the failure, when known
-);
--- Set in the transaction that writes a batch of files, cleared in the one that rebuilds the derived
--- tables: a run killed in between leaves it set, and the next ingest rebuilds them.
-CREATE TABLE IF NOT EXISTS ingest_state (key VARCHAR PRIMARY KEY, value VARCHAR);
--- The stat of the bytes a source's row and records were made from, when it can be trusted (ingest's
--- RACY_NS): a file whose stat still equals it is unchanged without being read (git's index does this).
-CREATE TABLE IF NOT EXISTS file_stats (source_id BIGINT PRIMARY KEY, bytes BIGINT NOT NULL,
-    mtime_ns BIGINT NOT NULL, ctime_ns BIGINT NOT NULL, inode BIGINT NOT NULL);
-"""
 STAT_COLUMNS = ("bytes", "mtime_ns", "ctime_ns", "inode")
 
 _SQL_TYPES = {int: "BIGINT", float: "DOUBLE", str: "VARCHAR", bool: "BOOLEAN"}
@@ -80,17 +58,15 @@ def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
     """sources, ingest_state, file_stats and the record tables: all that replace_sources writes to (a Dask
     worker's in-memory database has just these)."""
     _add_path_bytes(con)
-    con.execute(SOURCES_DDL)
+    con.execute(query(__package__, "store/sources_schema"))
     for cls in all_records():
         columns = record_columns(cls)
-        existing = [name for (name,) in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-            [cls.TABLE]).fetchall()]
+        existing = [name for (name,) in con.execute(query(__package__, "store/table_columns"), [cls.TABLE]).fetchall()]
         if existing and existing != ["source_id", *(name for name, _ in columns)]:
             # a record class changed (a database of an older iobook): its rows are made again by re-parsing
             # every file, which forgetting the parsers' digest asks of the next ingest, this one included
             con.execute(f"DROP TABLE {cls.TABLE}")
-            con.execute("DELETE FROM ingest_state WHERE key = 'parsers_digest'")
+            con.execute(query(__package__, "store/forget_parsers_digest"))
         cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
 
@@ -98,13 +74,13 @@ def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
 def _add_path_bytes(con) -> None:
     """A database of an older iobook: its sources table made again with path_bytes, and without the UNIQUE
     on path that a printable path cannot keep (DuckDB drops no constraint in place)."""
-    columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
-                                         "WHERE table_name = 'sources' ORDER BY ordinal_position").fetchall()]
+    columns = [c for (c,) in con.execute(query(__package__, "store/table_columns"), ["sources"]).fetchall()]
     if not columns or "path_bytes" in columns:
         return
+    # one migration, kept whole here: its copy names the old table's columns as the catalogue lists them
     con.execute("BEGIN")
     con.execute("ALTER TABLE sources RENAME TO sources_before_path_bytes")
-    con.execute(SOURCES_DDL)
+    con.execute(query(__package__, "store/sources_schema"))
     con.execute(f"INSERT INTO sources BY NAME SELECT {', '.join(columns)} FROM sources_before_path_bytes")
     con.execute("DROP TABLE sources_before_path_bytes")
     con.execute("COMMIT")
@@ -118,14 +94,8 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     create_views(con)
 
 
-def query(package: str, name: str) -> str:
-    """The SQL of a study's query `name` (`queries/<name>.sql` beside `package`'s modules): queries are files a reader
-    runs as they stand, parameters bound (?)."""
-    return (resources.files(package) / "queries" / f"{name}.sql").read_text(encoding="utf-8")
-
-
 def frame(con: duckdb.DuckDBPyConnection, package: str, name: str, params: list | None = None) -> pd.DataFrame:
-    """The rows of a study's query `name` (store.query) with `params` bound, as a DataFrame."""
+    """The rows of a study's query `name` (sql.query) with `params` bound, as a DataFrame."""
     return con.execute(query(package, name), params or []).df()
 
 
@@ -133,7 +103,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """Every views/*.sql file run, and no other view left. A file whose views use another file's views is
     retried once those exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""
     # a view an older iobook made that these files no longer do (renamed, removed) would stay, listed as data
-    for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
+    for (view,) in con.execute(query(__package__, "store/view_names")).fetchall():
         con.execute(f'DROP VIEW IF EXISTS "{view}"')
     folder = resources.files(__package__) / "views"
     pending = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
@@ -168,10 +138,11 @@ def open_write(db_path: Path | str = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
 
 
 def schema_digest() -> str:
-    """What decides the schema: this module, the parsers' record classes, the derived tables, the views."""
+    """What decides the schema: this module and its SQL, the parsers' record classes, the derived tables, the views."""
     layer = Path(__file__).parent
     return files_digest([*layer.parent.joinpath("parsers").glob("*.py"), *layer.joinpath("views").glob("*.sql"),
-                         layer / "io500_runs.py", layer / "setups.py", Path(__file__)], layer.parent)
+                         *layer.joinpath("queries", "store").glob("*.sql"), layer / "io500_runs.py",
+                         layer / "setups.py", Path(__file__)], layer.parent)
 
 
 def _recorded_schema(con) -> str | None:
@@ -217,13 +188,13 @@ def known_sources(con) -> dict[str, tuple[int, str, str, str | None]]:
     """path (as os.fsdecode gives it: the file system's name) -> (source_id, sha256, status, error) of every
     entry already in the store."""
     return {os.fsdecode(raw) if raw is not None else p: (i, h, st, e) for i, p, raw, h, st, e in
-            con.execute("SELECT source_id, path, path_bytes, sha256, status, error FROM sources").fetchall()}
+            con.execute(query(__package__, "store/known_sources")).fetchall()}
 
 
 def file_stats(con) -> dict[int, tuple[int, int, int, int]]:
     """source_id -> (bytes, mtime_ns, ctime_ns, inode) of the files whose stat was recorded."""
     return {i: (size, mtime, ctime, inode) for i, size, mtime, ctime, inode in
-            con.execute("SELECT source_id, bytes, mtime_ns, ctime_ns, inode FROM file_stats").fetchall()}
+            con.execute(query(__package__, "store/file_stats")).fetchall()}
 
 
 def set_file_stats(con, stats: list[tuple[int, tuple[int, int, int, int]]]) -> None:
@@ -231,29 +202,28 @@ def set_file_stats(con, stats: list[tuple[int, tuple[int, int, int, int]]]) -> N
     import pyarrow as pa
 
     ids = [i for i, _ in stats]
-    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [ids])
+    con.execute(query(__package__, "store/delete_file_stats"), [ids])
     columns = {"source_id": ids} | {c: [st[k] for _, st in stats] for k, c in enumerate(STAT_COLUMNS)}
     con.register("_stats", pa.table(columns))
-    con.execute("INSERT INTO file_stats BY NAME SELECT * FROM _stats")
+    con.execute(query(__package__, "store/insert_file_stats"))
     con.unregister("_stats")
 
 
 def mark_gone(con, source_ids: list[int]) -> None:
     """Files no longer in the folders ingested: their records go, their sources rows stay as 'gone'."""
-    con.execute("DELETE FROM file_stats WHERE list_contains(?, source_id)", [source_ids])
+    con.execute(query(__package__, "store/delete_file_stats"), [source_ids])
     for cls in all_records():
         con.execute(f"DELETE FROM {cls.TABLE} WHERE list_contains(?, source_id)", [source_ids])
-    con.execute("UPDATE sources SET status = 'gone', error = NULL, error_line = NULL "
-                "WHERE list_contains(?, source_id)", [source_ids])
+    con.execute(query(__package__, "store/mark_gone"), [source_ids])
 
 
 def get_state(con, key: str) -> str | None:
-    row = con.execute("SELECT value FROM ingest_state WHERE key = ?", [key]).fetchone()
+    row = con.execute(query(__package__, "store/get_state"), [key]).fetchone()
     return row[0] if row else None
 
 
 def set_state(con, key: str, value: str) -> None:
-    con.execute("INSERT OR REPLACE INTO ingest_state VALUES (?, ?)", [key, value])
+    con.execute(query(__package__, "store/set_state"), [key, value])
 
 
 def set_derived_stale(con, stale: bool) -> None:
@@ -269,13 +239,13 @@ def outside_base(con, repo_root: Path, paths: list[str] | None = None) -> PurePo
     the part of their paths that depends on the machine (None when every one is inside it)."""
     root = repo_root.resolve().as_posix()
     if paths is None:
-        paths = [p for (p,) in con.execute("SELECT path FROM sources").fetchall()]
+        paths = [p for (p,) in con.execute(query(__package__, "store/source_paths")).fetchall()]
     folders = [str(PurePosixPath(p).parent) for p in paths if not PurePosixPath(p).is_relative_to(root)]
     return PurePosixPath(os.path.commonpath(folders)).parent if folders else None
 
 
 def next_source_id(con) -> int:
-    return con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0]
+    return con.execute(query(__package__, "store/next_source_id")).fetchone()[0]
 
 
 SOURCE_COLUMNS = ("source_id", "path", "path_bytes", "sha256", "bytes", "format", "tool", "tool_version", "status",
@@ -293,7 +263,7 @@ def replace_sources(con, batch: Batch) -> None:
     ids = [source_id for source_id, _ in batch.rows]
     # Only files the store already holds have rows to delete: a first ingest's deletes would scan every
     # record table once a batch for nothing.
-    held = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall()]
+    held = [i for (i,) in con.execute(query(__package__, "store/held_sources"), [ids]).fetchall()]
     if held:
         for table in [*raw_tables(), "file_stats"]:
             con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
@@ -306,7 +276,7 @@ def replace_sources(con, batch: Batch) -> None:
                          "path_bytes": pa.array([raw for _, raw in paths], pa.binary())}
                         | {c: [row.get(c) for _, row in batch.rows] for c in SOURCE_COLUMNS[3:]})
     con.register("_incoming", incoming)
-    con.execute("INSERT INTO sources BY NAME SELECT * FROM _incoming")
+    con.execute(query(__package__, "store/insert_sources"))
     for cls, table in batch.tables.items():
         con.register("_incoming", table.combine_chunks())  # DuckDB scans a batch of 100 small chunks 2x slower
         con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
@@ -325,7 +295,7 @@ def finish_source(con, source_id: int, row: dict, drop: type | None = None) -> N
     remove the rows of that record class it got before reading failed."""
     if drop is not None:
         con.execute(f"DELETE FROM {drop.TABLE} WHERE source_id = ?", [source_id])
-    con.execute("UPDATE sources SET sha256 = ?, bytes = ?, status = ?, error = ?, error_line = ? WHERE source_id = ?",
+    con.execute(query(__package__, "store/finish_source"),
                 [row["sha256"], row["bytes"], row["status"], row.get("error"), row.get("error_line"), source_id])
     if row.get("stat"):
         set_file_stats(con, [(source_id, row["stat"])])

@@ -5,17 +5,17 @@ Each tool's parser already skips the other's lines, so the file yields both tool
 """
 from __future__ import annotations
 
-from . import Format, Parsed, ior, mdtest
+from . import Format, Parsed, ior_text, mdtest
 
 RECORDS: tuple = ()  # the records are IOR's and mdtest's own
 
 
 def _detect(head: str) -> bool:
-    return ior.detect_text(head) and mdtest.detect_log(head)
+    return ior_text.detect_text(head) and mdtest.detect_log(head)
 
 
 def parse(text: str) -> Parsed:
-    ior_part, mdtest_part = ior.parse_text(text), mdtest.parse_log(text)
+    ior_part, mdtest_part = ior_text.parse_text(text), mdtest.parse_log(text)
     return Parsed(format="ior+mdtest-text", tool="ior+mdtest",
                   tool_version=f"{ior_part.tool_version} + {mdtest_part.tool_version}",
                   records=ior_part.records + mdtest_part.records)

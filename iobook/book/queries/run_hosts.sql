@@ -1,0 +1,2 @@
+-- The hosts the runs name.
+SELECT DISTINCT host FROM runs
