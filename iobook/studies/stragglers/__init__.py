@@ -85,12 +85,11 @@ def report(con) -> Report:
         changes = analysis.moving_machines(crowded)
         records += [most, scale, changes]
         v |= {"storage_scale_machines": scale.k, "tested_machines": scale.n, "node_changes": changes.k,
-              "node_changes_of": changes.n}
-        found += [findings.variance_finding(variance),
-                  findings.crowding_finding(crowding, most, by_machine["expected"], scale, others)]
+              "node_changes_of": changes.n, "scope_md": findings.scope_text(scale, others)}
+        found += [findings.variance_finding(variance), findings.crowding_finding(crowding, most, by_machine["expected"])]
         if changes.n:
             found.append(findings.changes_finding(crowded, changes, variance))
-        tables["tab-stragglers-crowded-nodes"] = Table(frame=crowded)
+        tables["tab-stragglers-crowded-nodes"] = Table(frame=analysis.crowded_table(crowded, runs))
         figures["fig-stragglers-null"] = charts.chart_null(model)
     else:
         found.append(findings.no_nodes_finding(ratio, len(timed)))
@@ -105,7 +104,7 @@ def report(con) -> Report:
     at = slow_positions(positions, top.run) if len(positions) else []
     worst, worst_values = findings.worst_finding(top, positions, nodes, at, position_runs)
     found.append(worst)
-    v |= worst_values
+    v |= worst_values | {"has_worst_positions": bool(worst_values.get("worst_positions_md"))}
 
     if len(positions):
         p = analysis.worst_groups(example_groups(positions), "position").iloc[0]
@@ -131,10 +130,12 @@ def report(con) -> Report:
     wait = evidence.examples(runs).sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     v |= {"wait_run": wait.run, "wait_s": float(wait.wait_median_s),
           "median_wait_s": float(runs.wait_median_s.median())}
+    if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
+        v |= {"wait_items_min": int(wait.stonewall_items_min), "wait_items_max": int(wait.stonewall_items_max)}
     walled = runs[runs.run_key.notna() & runs.stonewall_s.notna()]
     walled = walled.assign(after=walled.max_s - walled.stonewall_s)
     counted = walled[walled.stonewall_items_min > 0]
-    after = imbalance = None
+    after = imbalance = last = None
     if len(walled):
         after = analysis.median_by_machine(walled.after, walled.machine, unit="s",
                                            quantity="the slowest rank's end after the stonewall")
@@ -150,8 +151,8 @@ def report(con) -> Report:
                                                quantity="busiest over least busy rank's items at the stonewall")
         v["imbalance_median"] = imbalance.value
         records.append(imbalance)
-    found.append(findings.wait_finding(wait, ratio if len(tested) else None, len(timed), walled, after, imbalance,
-                                       len(counted)))
+    found.append(findings.wait_finding(wait, ratio if len(tested) else None, len(timed)))
+    v["stonewall_md"] = findings.stonewall_text(wait, walled, last, after, imbalance, len(counted))
     # the landing page leads with a run's slow ranks tied to their position within every node, when one is
     return Report(values=v, tables=tables, figures=figures, findings=found, evidence=records,
                   abstract=[f for f in found if f.target == "fig-stragglers-positions"])

@@ -107,6 +107,19 @@ def crowded_nodes_by_run(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "crowded phases", "on nodes", "most on one node", "machine"])
 
 
+def crowded_table(crowded: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """crowded_nodes_by_run for the page: each run's system as submitted (institution, system; its machine's name
+    where it has none) in place of the machine's name, which joins every label of the installation and its file
+    systems' long release names, and the other runs of its machine here (the findings count them once)."""
+    named = runs.drop_duplicates("unit").set_index("unit")
+    system = (named.institution + ", " + named.system).fillna(named.machine)
+    others = crowded.groupby("machine").run.agg(list)
+    return crowded.assign(**{"system": crowded.run.map(system),
+                             "same machine as": [", ".join(r for r in others[m] if r != run)
+                                                 for run, m in zip(crowded.run, crowded.machine)]}).drop(
+        columns="machine")
+
+
 def one_node(crowded: pd.DataFrame) -> pd.Series:
     """The runs (of several crowded phases) in which one node holds more than half of them."""
     return 2 * crowded["most on one node"] > crowded["crowded phases"]
