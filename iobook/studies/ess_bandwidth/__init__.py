@@ -111,6 +111,7 @@ def _run_tables(runs, releases, talk, blocks, claims, ceilings, links) -> dict[s
     """The tables every page with data shows: the runs, their building blocks, IBM's claims, each run per
     building block against its claim and its clients' line rate, and the talk's client links."""
     frame = runs.merge(releases[["run_id", "ess_release"]], on="run_id")[list(RUN_COLUMNS)].rename(columns=RUN_COLUMNS)
+    frame = frame.astype(object).where(frame.notna(), NO_VALUE)  # a release not stated: "–" as text, not a number
     return {
         "tab-ess-runs": Table(frame=short_runs(frame), note=_runs_note(runs, releases, talk)),
         TAB_BLOCKS: _blocks_table(runs, blocks),

@@ -240,7 +240,7 @@ def sites_text(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, ru
     t, e = pair
     easy = ior[ior.phase == "ior-easy-read"].set_index("run_id").transfer_bytes
     stated = runs.set_index("run_id")
-    differ = ["sites and clients"]
+    differ = ["clients"]
     ids = (e.name, t.name)  # the rows are indexed by run_id
     if all(i in easy.index for i in ids) and easy[ids[0]] != easy[ids[1]]:
         differ.append(f"transfer sizes ({' and '.join(f'{int(easy[i]) // 2**20} MiB' for i in ids)})")
@@ -251,8 +251,9 @@ def sites_text(ceilings: pd.DataFrame, talk: pd.DataFrame, ior: pd.DataFrame, ru
         heading = (f"; the talk's SC23 table heads both 'Storage Scale {headed}'"
                    if headed and not (release == headed).all() else "")
         differ.append(f"Storage Scale releases ({' and '.join(release)}, {sources}{heading})")
-    return (f"{e.run_key} and {t.run_key} differ in {listing(differ)}: one run per site cannot tell building blocks "
-            "from site, clients or release, and is no per-block scaling law.")
+    return (f"The talk's SC23 runs at {EHNINGEN} ({e.run_key}) and {TUCSON} ({t.run_key}) differ in "
+            f"{listing(differ)}: one run per site cannot tell building blocks from site, clients or release, and is "
+            "no per-block scaling law.")
 
 
 def release_mix_finding(pair: pd.Series, releases: pd.DataFrame, runs: pd.DataFrame) -> Finding:

@@ -95,7 +95,7 @@ def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
     autoCompactDir: "value [scope]", "not set" in a listing without the key, "no listing" without a listing),
     and `token_batching`: "1 or yes" where fgdlTokenBatchAcquire is set to 1 or yes in some scope."""
     df = con.execute(store.query(PACKAGE, "hard_delete"), [ids(runs.run_id)]).df()
-    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year"]], on="run_id")
+    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year", "validity_flags"]], on="run_id")
     files = get_system_files(con, runs.run_id)
     listed = set(files[files.format.str.contains("mmlsconfig")].run_id)
     config = get_config(con, runs.run_id, ["fgdlTokenBatchAcquire", "autoCompactDir"])
