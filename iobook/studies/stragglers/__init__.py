@@ -37,7 +37,7 @@ STONEWALL_COLUMNS = {"run": "phase", "io500_time_s": "IO500 time (s)", "stonewal
                      "max_s": "slowest (s)", "median_s": "median (s)", "stonewall_items_min": "items, least",
                      "stonewall_items_max": "items, most", "items_ratio": "most / least"}
 STONEWALL_FORMATS = {"IO500 time (s)": ",.2f", "stonewall (s)": ",.0f", "slowest (s)": ",.2f", "median (s)": ",.2f",
-                     "most / least": ".2f"}
+                     "items, least": ",.0f", "items, most": ",.0f", "most / least": ".2f"}
 WORST_NODE_COLUMNS = {"run": "phase", "node": "node", "rank_list": "its ranks", "ranks": "ranks",
                       "median_s": "median (s)", "relative": "/ phase median"}
 
@@ -109,10 +109,14 @@ def report(con) -> Report:
     if len(positions):
         p = analysis.worst_groups(example_groups(positions), "position").iloc[0]
         q = runs.set_index("run").loc[p.run]
+        # what slows such a position, said once: under the figure by the worst straggler's positions when they are
+        # this phase's, else in the caption
+        said = v["has_worst_positions"] and p.run == top.run
         v |= {"position_run": p.run, "position": int(p.position), "position_relative": float(p.relative),
-              "position_ranks": p.rank_list,
-              "position_note": Prose(findings.first_ranks_note([int(p.position)], int(q.ranks) // int(q.nodes)))}
-        figures["fig-stragglers-positions"] = charts.chart_positions(positions, POSITION_RUNS)
+              "position_ranks": p.rank_list, "position_note": Prose(
+                  "" if said else findings.first_ranks_note([int(p.position)], int(q.ranks) // int(q.nodes)))}
+        figures["fig-stragglers-positions"] = charts.chart_positions(positions.merge(flags, on="run", how="left"),
+                                                                    POSITION_RUNS)
 
     if len(nodes):  # the slowest node over every tested phase, and whose files its ranks worked on
         w = analysis.worst_groups(example_groups(nodes), "node").iloc[0]
@@ -120,7 +124,8 @@ def report(con) -> Report:
         v |= {"node_run": w.run, "node": int(w.node), "node_ranks": w.rank_list, "node_relative": float(w.relative),
               "node_shifted": bool(q.shifted), "shifted_tested": int(tested.shifted.sum())}
         found.append(findings.node_finding(w, q))
-        figures["fig-stragglers-every-run"], v["every_run_note"] = chart_every_run(node_spread(nodes))
+        figures["fig-stragglers-every-run"], v["every_run_note"] = chart_every_run(
+            node_spread(nodes).merge(flags, on="run", how="left"))
         tables["tab-stragglers-worst-nodes"] = Table(
             frame=analysis.worst_groups(nodes, "node")[list(WORST_NODE_COLUMNS)].rename(columns=WORST_NODE_COLUMNS),
             formats={"median (s)": ",.2f", "/ phase median": ".3f"})

@@ -194,8 +194,10 @@ def stonewall_table(runs: pd.DataFrame) -> pd.DataFrame:
     (mdtest's "Continue stonewall hit" line, IOR's "stonewalling pairs accessed": transfers)."""
     io500 = runs[runs.run_key.notna()].copy()
     io500["items_ratio"] = io500.stonewall_items_max / io500.stonewall_items_min
-    return io500[["run", "io500_time_s", "stonewall_s", "max_s", "median_s", "stonewall_items_min",
-                  "stonewall_items_max", "items_ratio"]].sort_values("run").reset_index(drop=True)
+    counts = ["stonewall_items_min", "stonewall_items_max", "items_ratio"]
+    io500[counts] = io500[counts].astype(float)  # numbers a page aligns and separates ("5,130"), NaN where none
+    return io500[["run", "io500_time_s", "stonewall_s", "max_s", "median_s", *counts]].sort_values(
+        "run").reset_index(drop=True)
 
 
 def runs_table(runs: pd.DataFrame) -> pd.DataFrame:

@@ -97,8 +97,8 @@ def crowding_finding(crowding: Comparison, most: Count, by_chance: float) -> Fin
 
 def scope_text(scale: Count, others: pd.Series) -> Prose:
     """The page's scope, said once at its top: which file systems the machines with per-rank times run."""
-    text = (f"{phrase(scale)} of the machines with per-rank times over several nodes are Storage Scale/GPFS systems, "
-            "so these results describe those" if scale.k else "No tested machine runs Storage Scale/GPFS")
+    text = (f"{phrase(scale)} with per-rank times over several nodes are Storage Scale/GPFS systems, so these "
+            "results describe those" if scale.k else "No tested machine runs Storage Scale/GPFS")
     return Prose(text + ("; the others: " + "; ".join(f"{present.md_escape(and_(u))} ({f})" for f, u in others.items())
                          if len(others) else "") + ".")
 
