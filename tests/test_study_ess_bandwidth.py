@@ -293,13 +293,6 @@ def test_blocks_from_disks_needs_shared_recovery_groups():
     assert ess.blocks_from_disks(disks("nsd1", "nsd2")) is None  # not mmvdisk names
 
 
-def test_figure_reading():
-    # IBM's figure is a quoted "up to", not a ceiling: a run is above or below it, never "reached" it
-    assert ess.figure_reading(220, 252) == "below IBM's figure"
-    assert ess.figure_reading(219, 182) == "above IBM's figure"
-    assert ess.figure_reading(167, float("nan")) == "no figure"
-
-
 def ior_line(path: Path, key: str) -> int:
     """A count IOR prints in its log's header ("nodes               : 10")."""
     (line,) = [l for l in path.read_text(encoding="utf-8").splitlines() if l.split(":")[0].strip() == key]
@@ -347,14 +340,12 @@ def test_ceilings(databases):
         assert value(ceilings, run, "ior-easy-read", "client_ceiling_gb_s") == client
         assert value(ceilings, run, "ior-easy-read", "quoted_gb_s") == blocks * after
         assert round(value(ceilings, run, "ior-easy-read", "pct_of_client"), 6) == round(measured / client * 100, 6)
-        assert round(value(ceilings, run, "ior-easy-read", "pct_of_quoted"), 6) == round(
-            measured / (blocks * after) * 100, 6)
-        assert value(ceilings, run, "ior-easy-read", "reading") == ess.figure_reading(measured, blocks * after)
-    # 651 read more than its release's quoted figure for its 2 building blocks: above it, no ceiling reached
+        assert value(ceilings, run, "ior-easy-read", "clients_bound") == (client < blocks * after)
+    # 651 read more than its release's "up to" figure for its 2 building blocks: IBM's figure is no ceiling
     before, _, _, _ = ess3500_read_figures()
     assert summary_gb_s(TUSCON_ISC23, "ior-easy-read") > 2 * before
-    assert value(ceilings, "submission-651", "ior-easy-read", "reading") == "above IBM's figure"
-    assert value(ceilings, "submission-785", "ior-easy-read", "reading") == "no figure"
+    assert value(ceilings, "submission-651", "ior-easy-read", "pct_of_claim") > 100
+    assert np.isnan(value(ceilings, "submission-785", "ior-easy-read", "quoted_gb_s"))  # no building-block count
 
 
 @pytest.mark.slow
@@ -374,14 +365,19 @@ def test_722_and_731_alike_only_in_count(databases):
     # mmlsfs -B: SAGUARO_2024/mmlsfs_fs1 line 18 "8388608", EHNINGEN_2024/mmls_bb8nvme line 14 "16777216"
     assert ss.loc["file system block size", ["submission-722", "submission-731"]].tolist() == ["8 MiB", "16 MiB"]
     # mmlsconfig minReleaseLevel: 5.2.0.0 (722) and 5.2.1.0 (731)
-    assert ss.loc["cluster minReleaseLevel (compatibility floor)", ["submission-722", "submission-731"]].tolist() == [
-        "5.2.0.0", "5.2.1.0"]
+    assert ss.loc["minReleaseLevel", ["submission-722", "submission-731"]].tolist() == ["5.2.0.0", "5.2.1.0"]
     # the release both folder names state ("IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0")
-    assert ss.loc["Storage Scale release (setup record)", ["submission-722", "submission-731"]].tolist() == [
+    assert ss.loc["Storage Scale installed", ["submission-722", "submission-731"]].tolist() == [
         "5.2.2-0 (archive folder name)"] * 2
-    assert ss.differs[["site", "GPFS cluster", "easy transfer size", "file system block size",
-                       "cluster minReleaseLevel (compatibility floor)", "IO500 benchmark release"]].all()
+    assert ss.differs[["site", "GPFS cluster", "easy transfer size", "file system block size", "minReleaseLevel",
+                       "IO500 benchmark release"]].all()
     assert not ss.differs["client nodes × tasks"]
+    # the page's table holds only what differs; the sentence above it says what the runs share
+    with store.open_read(databases["default"]) as con:
+        r = ess.report(con)
+    shown = r.tables["tab-ess-alike"].frame
+    assert "client nodes × tasks" not in set(shown.attribute) and "easy transfer size" in set(shown.attribute)
+    assert "client nodes × tasks 10 × 200" in r.values["alike_md"]
 
 
 @pytest.mark.slow
@@ -514,13 +510,12 @@ def test_notebook_runs(databases, tmp_path, name):
         assert "<table" not in text and "vegaEmbed" not in text
     else:
         assert "({numref}`" in text and "<table" in text  # the glued findings, linked by number, and tables
-    if name == "default":  # the findings of the report (test_first_finding_..., test_679_clients_...) reach the page
-        assert "Storage Scale System 6000 (early pre-GA build), one block each: read 305–333 and write 159–162 GB/s" in text
-        assert "submission-731 is 1 building block, not 2" in text
-        assert "submission-651 reads 120 % of 91 GB/s (before ESS 6.1.8)" in text
-        assert "the clients bound it below IBM" in text
-        assert "94 %" not in text and "reached" not in text
-        assert "+23.5 %" in text
+    if name == "default":  # the report's findings and values (tested on the report below) reach the page
+        r = default_report(databases)
+        assert all(f.text in text for f in r.findings)
+        # the glued values the prose pastes, as glued (the Tucson pair's change: test_tucson_changes_...)
+        assert repr(r.values["pair_change"]) in text.splitlines()
+        assert repr(r.values["ss6000_read_per_block"]) in text.splitlines()
 
 
 # --- issue 27: the referee's fixes (each reads the deciding file) -------------------------------------------
@@ -554,13 +549,15 @@ def test_first_finding_gives_each_run_its_own_claim(databases):
     first = r.findings[0]
     assert "94 %" not in first.text and "70–126" not in first.text
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS
-    # each record holds one run against the claim for that run's model, phase and release
-    per_run = [c for c in r.evidence if getattr(c, "reference", None) is not None and c.n == 1]
-    held = {(c.label, c.quantity): c.reference for c in per_run}
-    assert held[("submission-722", "ior-easy-read per building block")] == 310
-    assert held[("submission-651", "ior-easy-read per building block")] == 91
-    assert held[("submission-679", "ior-easy-read per building block")] == 126
-    assert {c.verdict for c in per_run} == {"too few units"}
+    # each run is held to the claim for its own model, phase and release (the table the findings point to)
+    table = r.tables["tab-ess-per-block"].frame.set_index(["submission", "phase"])
+    assert table.loc[("722", "read"), "claim (GB/s)"] == 310
+    assert table.loc[("651", "read"), "claim (GB/s)"] == 91 and table.loc[("651", "read"), "claim for"] == (
+        "before ESS 6.1.8")
+    assert table.loc[("679", "read"), "claim (GB/s)"] == 126
+    # ... and each share of it is one run's value: no interval, no verdict (test_single_runs_are_not_tested_...)
+    shares = [e for e in r.evidence if isinstance(e, evidence.Estimate) and "up to" in e.quantity]
+    assert shares and all(e.n == 1 and e.low is None for e in shares)
     # SAGUARO_2024_SUMMARY line 8 (284.203357 GiB/s = 305.16 GB/s), EHNINGEN_2024 line 8 (310.400939 GiB/s =
     # 333.29 GB/s); lines 2: 151.096382 GiB/s = 162.24 GB/s and 148.001603 GiB/s = 158.92 GB/s; 1 block each
     reads = [summary_gb_s(p, "ior-easy-read") for p in (SAGUARO_2024, EHNINGEN_2024)]
@@ -600,7 +597,11 @@ def test_ess3500_write_figure_derived_from_the_seed_ratio(databases):
         assert round(value(per_block, run, "ior-easy-write", "pct_of_claim"), 6) == round(expected, 6)
     r = default_report(databases)
     assert r.values["ess_write_claim"] == round(derived, 1) and r.values["ess_write_cited"] == f"{SEED_000} line {number}"
-    assert any("~2.6X" in f.text and "97 %" in f.text and "96 %" in f.text for f in r.findings)
+    table = r.tables["tab-ess-per-block"].frame.set_index(["submission", "phase"])
+    for run, expected in pct.items():
+        shown = table.loc[(run.removeprefix("submission-"), "write")]
+        assert round(shown["of claim (%)"], 6) == round(expected, 6) and shown["claim (GB/s)"] == derived
+        assert shown["claim for"] == "derived; no ESS release named"
 
 
 @pytest.mark.slow
@@ -644,8 +645,12 @@ def test_tucson_changes_mix_the_upgrade_with_settings(databases):
     assert round(r.values["pair_change"], 1) == round((32.665471 / 26.443120 - 1) * 100, 1) == 23.5
     assert round(r.values["pair_stat_change"], 1) == round((561.431948 / 384.273915 - 1) * 100, 1) == 46.1
     assert r.values["pair_only_after_keys"] == "`autoCompactDir`, `fgdlTokenBatchAcquire` and `nBucketGroups`"
-    text = next(f.text for f in r.findings if "+23.5 %" in f.text)
-    assert "+46.1 %" in text and "5.1.7.1" in text and "5.1.9.0" in text and "nBucketGroups" in text
+    # the finding carries both changes as records holding the glued values (issue 49: the value, not its wording)
+    (finding,) = [f for f in r.findings if f.target == "fig-ess-hard-delete"]
+    changes = {e.quantity.rpartition("change in ")[2]: e.value for e in finding.evidence}
+    assert changes == {"mdtest-hard-delete": r.values["pair_change"], "mdtest-easy-stat": r.values["pair_stat_change"]}
+    # ... and names the upgrade that changed with the settings: 651's folder, 679's setup record (seed 000 line 277)
+    assert "5.1.7.1" in finding.text and "5.1.9.0" in finding.text
 
 
 @pytest.mark.slow
@@ -672,7 +677,8 @@ def test_report_on_every_database(any_db):
     if r.note is not None:
         assert "holds no IO500 runs of a Storage Scale (GPFS) file system" in r.note
     if name == "other_io500":
-        assert r.values["runs_n"] == len(EXPECTED_RUNS[name]) and not r.values["has_rated"] and r.evidence == []
+        assert r.values["runs_n"] == len(EXPECTED_RUNS[name]) and not r.values["has_rated"]
+        assert all(isinstance(e, evidence.Count) for e in r.evidence)  # no run set beside IBM's figures
         assert r.findings[0].text.startswith("No selected run has both a building-block count and a claim")
     elif name == "default":
         assert 3 <= len(r.findings) <= 6 and all(f.target for f in r.findings)
@@ -686,15 +692,14 @@ def test_sites_differ_in_the_installed_release_not_in_min_release_level(database
     # minReleaseLevel (5.1.9.0 and 5.1.7.0) is the cluster's compatibility floor and is not named a release
     with store.open_read(databases["default"]) as con:
         r = ess.report(con)
-    sites = next(f.text for f in r.findings if f.text.startswith("Ehningen's"))
+    sites = r.values["sites_md"]  # what else differs, in the section the sites finding points to
     # ... beside the talk's SC23 table, which heads both runs "all with IBM Storage Scale 5.1.9.0" (its source in
     # data/published/seed000_sc23_io500.csv; issue 36)
     assert ("Storage Scale releases (5.1.8.1 and 5.1.9.0, seed 000 line 277; the talk's SC23 table heads both "
             "'Storage Scale 5.1.9.0')") in sites and "minReleaseLevel" not in sites
-    changed = next(f for f in r.findings if f.target == "fig-ess-hard-delete")
-    # find_script/track_io500.sh of 651, 679, 687, 690, 722, 731 (tests/test_setups.py)
-    (count,) = [e for e in changed.evidence if isinstance(e, evidence.Count)]
-    assert count.k == 6 and "6 of the" in changed.text
+    # find_script/track_io500.sh of 651, 679, 687, 690, 722, 731 (tests/test_setups.py), said in the Method
+    (count,) = [e for e in r.evidence if isinstance(e, evidence.Count)]
+    assert count.k == 6 and r.values["changed_md"].startswith(f"{count.k} of the {count.n} runs")
 
 
 @pytest.mark.slow
@@ -721,7 +726,7 @@ def test_the_headline_says_what_the_6000_runs_ran_on(databases):
     with store.open_read(databases["default"]) as con:
         r = ess.report(con)
     first = r.findings[0].text
-    assert first.startswith("Storage Scale System 6000 (early pre-GA build), one block each:")
+    assert first.startswith("Storage Scale System 6000, one early pre-GA building block each")
     assert len(first.split()) <= FIRST_FINDING_WORDS
 
 
@@ -746,13 +751,16 @@ def test_runs_table_gives_each_run_its_installed_release_beside_the_talks_header
     assert "requires gpfs.base 5.1.9.0" in seed_000().splitlines()[280]  # line 281
     floor = [(r.value, r.line) for r in listing(EHNINGEN_SC23 / "mmlsconfig") if r.key == "minReleaseLevel"]
     assert floor == [("5.1.7.0", 43)]
-    runs = default_report(databases).tables["tab-ess-runs"].frame.set_index("submission")
-    installed, heads = runs["Storage Scale installed"], runs["talk's table heads"]
-    assert installed["679"] == f"{tucson} (seed 000 line {tuning_line})"
-    assert installed["690"] == f"{ehningen} (seed 000 line {tuning_line})"
-    assert heads["679"] == heads["690"] == heads["687"] == f"Storage Scale {header}"
-    # 651's folder: "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0"; the SC23 table does not print it
-    assert installed["651"] == "5.1.7.1 (archive folder name)" and heads["651"] == ""
+    table = default_report(databases).tables["tab-ess-runs"]
+    installed = table.frame.set_index("submission")["Storage Scale"]
+    assert (installed["679"], installed["690"]) == (tucson, ehningen)
+    # the sources and the talk's heading, said once under the table
+    assert (f"submission-679 and submission-690: Storage Scale from seed 000 line {tuning_line}, ESS from talk "
+            "(slide 'Clients' mmchconfig Tuning')") in table.note
+    assert (f"submission-679, submission-690 and submission-687 under SC23, headed 'Storage Scale {header}' in its "
+            "table (the table's heading, not each run's release)") in table.note
+    # 651's folder: "IBM Storage Scale 5.1.7.1 with ESS 6.1.6.0"; the talk's ISC23 table prints it
+    assert installed["651"] == "5.1.7.1" and "submission-651 under ISC23" in table.note
     assert "5.1.7.0" not in set(installed)
 
 
@@ -770,11 +778,11 @@ def test_the_client_line_rate_is_called_nominal(databases):
     assert rates == {"679": 250, "690": 500}
     r = default_report(databases)
     sites = next(f.text for f in r.findings if f.text.startswith("Ehningen's"))
-    assert f"nominal client line rate of {rates['690']:,.0f} against {rates['679']:,.0f} GB/s" in sites
+    assert f"nominal client line rates of {rates['690']:,.0f} and {rates['679']:,.0f} GB/s" in sites
     assert "88 % of the clients' nominal line rate" in r.abstract[1].text
-    ceilings = r.tables["tab-ess-ceilings"].frame
-    read = ceilings[(ceilings.submission == "679") & (ceilings.phase == "read")]
-    assert read["nominal client line rate (GB/s)"].tolist() == [rates["679"]]
+    table = r.tables["tab-ess-per-block"].frame
+    read = table[(table.submission == "679") & (table.phase == "read")]
+    assert read["nominal line rate (GB/s)"].tolist() == [rates["679"]]
     assert all("nominal" in f.text for f in [*r.findings, *r.abstract] if "line rate" in f.text)
 
 
@@ -790,10 +798,70 @@ def test_one_run_against_one_run_is_described_not_decided(databases):
         "ior-easy-read": 10.8, "mdtest-hard-delete": 23.5, "mdtest-easy-stat": 46.1}
     r = default_report(databases)
     for phase, change in expected.items():
-        finding = next(f for f in r.findings if f"{change:+.1f} %" in f.text)
-        (record,) = [e for e in finding.evidence if isinstance(e, evidence.Estimate) and e.unit == "%"
-                     and f"change in {phase}" in e.quantity]
+        ((finding, record),) = [(f, e) for f in r.findings for e in f.evidence
+                                if isinstance(e, evidence.Estimate) and e.unit == "%" and f"change in {phase}" in e.quantity]
         assert round(record.value, 6) == round(change, 6)
         assert record.n == 2 and record.replicate is evidence.Replicate.RUN
         assert record.low is None and record.high is None and record.no_interval
         assert not [e for e in finding.evidence if isinstance(e, evidence.Comparison) and e.decided]
+
+
+# --- issue 46, the fourth reading: flagged runs named with their flag; single runs against "up to" figures -----
+
+def flagged_runs(databases) -> dict[str, str]:
+    """run_key -> the validity audit's flag codes (io500_run_flags), as the default database holds them."""
+    with store.open_read(databases["default"]) as con:
+        return dict(con.execute("SELECT r.run_key, string_agg(DISTINCT f.code, ', ' ORDER BY f.code) "
+                                "FROM io500_run_flags f JOIN io500_runs r USING (run_id) GROUP BY 1").fetchall())
+
+
+def featured_runs(finding, run_keys) -> set[str]:
+    """The runs a finding features: named in its sentence, or the run a record of it is about (its label or
+    quantity names the run: '<run_key>: ...')."""
+    said = [finding.text, *(f"{getattr(e, 'label', '')} {getattr(e, 'quantity', '')}" for e in finding.evidence)]
+    return {k for k in run_keys for text in said if re.search(rf"{re.escape(k)}(?!\d)", text)}
+
+
+@pytest.mark.slow
+def test_a_flagged_run_is_never_shown_without_its_flag(databases):
+    """Issue 46: the landing page and the chapter's headlines featured 651 and 679 (and 722, 731), which the
+    validity audit flags CHANGED_DURING_RUN (their find_script/track_io500.sh runs `mmchconfig ... -i` while the
+    benchmark runs), without saying so. Every run rated against IBM's figures is flagged here, so no unflagged
+    run can stand in: each finding and landing-page item featuring a flagged run names the flag."""
+    for folder in (TUSCON_ISC23, TUCSON_SC23):
+        (script,) = folder.rglob("track_io500.sh")
+        assert "mmchconfig" in script.read_text(encoding="utf-8") and " -i" in script.read_text(encoding="utf-8")
+    flags = flagged_runs(databases)
+    assert {k for k, v in flags.items() if "CHANGED_DURING_RUN" in v} >= {
+        "submission-651", "submission-679", "submission-690", "submission-722", "submission-731"}
+    r = default_report(databases)
+    featured = {}
+    # a finding measuring a run (one with records; 731's building-block count from its disks measures nothing)
+    for finding in [f for f in [*r.findings, *r.abstract] if f.evidence]:
+        for run in featured_runs(finding, EXPECTED_RUNS["default"]):
+            featured[run] = True
+            if run in flags:
+                assert all(code in finding.text for code in flags[run].split(", ")), (run, finding.text)
+    assert {"submission-651", "submission-679", "submission-722", "submission-731"} <= set(featured)
+
+
+@pytest.mark.slow
+def test_single_runs_are_not_tested_against_up_to_figures(databases):
+    """Issue 46: seed 000 line 50 gives the Storage Scale System 6000 "up to 310 GB/s seq. read" and "up to 155
+    GB/s seq. write" per building block: a maximum from IBM's lab. One run at or above it shows the figure
+    reached; one below it shows nothing against it; neither is a test. Each run's share of its figure is a
+    described record (one run's value: no interval, no verdict), no comparison decides against the figure, and
+    the findings say what a single run can and cannot show."""
+    number, line = seed_line(r"up to 310 GB/s seq\. read")
+    assert number == 50 and "up to 155 GB/s seq. write" in line
+    r = default_report(databases)
+    assert not [e for e in r.evidence if isinstance(e, evidence.Comparison) and e.reference is not None]
+    assert "tab-ess-claim-records" not in r.tables
+    shares = {e.quantity: e for e in r.evidence if isinstance(e, evidence.Estimate) and "up to" in e.quantity}
+    # SAGUARO_2024_SUMMARY line 8: 284.203357 GiB/s = 305.16 GB/s on 1 block: 98.44 % of 310
+    read_722 = shares["submission-722: ior-easy-read per building block as % of IBM's 'up to' figure"]
+    assert round(read_722.value, 2) == round(summary_gb_s(SAGUARO_2024, "ior-easy-read") / 310 * 100, 2) == 98.44
+    assert read_722.n == 1 and read_722.low is None and "up to" in read_722.no_interval
+    assert len(shares) == 10  # 651, 679, 690 (ESS 3500) and 722, 731 (6000), read and write each
+    said = " ".join(f.text for f in r.findings[:2])
+    assert "\"up to\"" in said and "cannot test" in said

@@ -1,7 +1,8 @@
 """The Storage Scale chapter's analysis against the talk (seed 000: "SC23 Scale Performance Update", IBM, Storage
 Scale User Group at SC23): which runs its IO500 tables print, each run's ESS release, IBM's claims per building
 block for each model, phase and release, the easy phases per building block against them, the clients' nominal
-line rate and IBM's quoted figure per run, and the claim comparisons (returned undecided: the report decides once)."""
+line rate and IBM's quoted figure per run. IBM's figures are "up to" maxima from its lab: a run is set beside its
+figure, never tested against it (findings.up_to_share)."""
 from __future__ import annotations
 
 import re
@@ -11,11 +12,9 @@ import pandas as pd
 
 from ...book import present
 from ...database import published, setups, store
-from ...inference import evidence
-from ...inference.evidence import Replicate
 from ...inference.units import gb_to_gib, gib_to_gb
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
-from .runs import EASY_PHASES, MODELS, NO_VALUE, PACKAGE, PHASE_ORDER, ids, listing, short_source, system_units
+from .runs import EASY_PHASES, MODELS, PACKAGE, PHASE_ORDER, SHORT_PHASE, ids
 
 # Columns of seed 000's IO500 tables and what the slide says each is: (site, the list it names). The
 # Ehningen-vs-Tucson slide is left out: its Tucson column is headed ISC23 but prints the SC23 numbers.
@@ -86,20 +85,6 @@ def talk_release(table: str = SC23_TABLE) -> str | None:
     return m[1] if m else None
 
 
-def stated_releases(runs: pd.DataFrame, talk: pd.DataFrame) -> pd.DataFrame:
-    """Per run, the Storage Scale release installed as its setup record states it, with the source
-    (`installed`: "5.1.8.1 (seed 000 line 277)"; never minReleaseLevel, the cluster's compatibility floor), beside
-    the release the talk's SC23 table heads its runs with (`heads`: "Storage Scale 5.1.9.0", for the runs that table
-    prints; "" for the others): the header is the table's, not each run's (issue 36)."""
-    printed = set(talk[talk.table == SC23_TABLE].run_id)
-    headed = talk_release()
-    return pd.DataFrame({
-        "run_id": runs.run_id,
-        "installed": [f"{release} ({short_source(source)})" if pd.notna(release) and pd.notna(source)
-                      else release if pd.notna(release) else NO_VALUE
-                      for release, source in zip(runs.scale_release_stated, runs.release_source)],
-        "heads": [f"Storage Scale {headed}" if headed and r in printed else "" for r in runs.run_id]})
-
 RATIO = re.compile(r"~?\d+(?:\.(\d+))?X")  # a ratio as a slide prints it, "~2.6X"
 
 
@@ -168,9 +153,7 @@ def claim_for(claims: pd.DataFrame, model: str, phase: str, release) -> tuple[fl
     if ranged.empty:
         row = rows.iloc[0]
         if row.basis == "derived":
-            return float(row.claim_gb_s), (f"derived from {row.printed}, {row.claim_low_gb_s:,.1f}–"
-                                           f"{row.claim_high_gb_s:,.1f} GB/s as the slide rounds the ratio; "
-                                           f"no ESS release named")
+            return float(row.claim_gb_s), "derived; no ESS release named"  # the claims table says from what
         return float(row.claim_gb_s), "no ESS release named"
     if pd.isna(release):
         return np.nan, "ESS release unknown: " + "; ".join(
@@ -188,13 +171,12 @@ def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.Data
     """The easy phases of each run (the IO500 summary's GiB/s, `io500_phases`) in decimal GB/s, per building
     block where `blocks` (get_building_blocks) has a count, and as % of IBM's claim for the run's model,
     phase and ESS release (`claim_for`; `claim_rule` says which claim or why none). A run without a count
-    has building_blocks "unknown"; `unit` is the system the run ran on (`system_units`)."""
+    has building_blocks "unknown"."""
     easy = con.execute(store.query(PACKAGE, "phases"), [ids(runs.run_id), EASY_PHASES]).df().rename(
         columns={"value": "gib_s"})
     df = (easy.merge(runs[["run_id", "run_key", "label", "submission", "model", "started"]], on="run_id")
           .merge(blocks[["run_id", "building_blocks", "basis", "evidence"]], on="run_id", how="left")
           .merge(releases, on="run_id", how="left"))
-    df["unit"] = df.run_id.map(system_units(con, runs))
     matched = [claim_for(claims, m, p, r) for m, p, r in zip(df.model, df.phase, df.ess_release)]
     df["claim_gb_s"] = [c for c, _ in matched]
     df["claim_rule"] = [rule for _, rule in matched]
@@ -208,21 +190,19 @@ def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.Data
                           s.map({r: i for i, r in enumerate(runs.run_id)})).reset_index(drop=True)
 
 
-def per_block_table(per_block: pd.DataFrame) -> pd.DataFrame:
-    """One row per run for the page: building blocks, ESS release, and per easy phase the GB/s per building
-    block, the claim and the % of it; the read claim's rule last."""
-    wide = per_block.pivot_table(index="run_id", columns="phase", values=["per_block_gb_s", "claim_gb_s", "pct_of_claim"],
-                                 dropna=False, sort=False)
-    wide.columns = [f"{'write' if phase == 'ior-easy-write' else 'read'} {what}" for what, phase in wide.columns]
-    first = per_block.drop_duplicates("run_id").set_index("run_id")
-    read_rule = per_block[per_block.phase == "ior-easy-read"].set_index("run_id").claim_rule
-    out = first[["run_key", "building_blocks", "ess_release"]].join(wide).assign(read_claim_for=read_rule)
-    columns = {"building_blocks": "blocks", "ess_release": "ESS"}
-    for phase in ("write", "read"):  # "name (unit)": nb.table shows the unit in a row under the headers
-        columns.update({f"{phase} per_block_gb_s": f"{phase} per block (GB/s)", f"{phase} claim_gb_s": f"{phase} claim (GB/s)",
-                        f"{phase} pct_of_claim": f"{phase} of claim (%)"})
-    columns["read_claim_for"] = "read claim for"
-    return out.reindex(columns=["run_key", *columns]).rename(columns=columns).reset_index(drop=True)
+PER_BLOCK_COLUMNS = {"run_key": "run_key", "phase": "phase", "pct_of_claim": "of claim (%)",
+                     "per_block_gb_s": "per block (GB/s)", "claim_gb_s": "claim (GB/s)", "claim_rule": "claim for",
+                     "building_blocks": "blocks", "gb_s": "measured (GB/s)", "nodes": "clients",
+                     "client_ceiling_gb_s": "nominal line rate (GB/s)", "pct_of_client": "of line rate (%)"}
+
+
+def per_block_table(ceilings: pd.DataFrame) -> pd.DataFrame:
+    """The runs with a building-block count for the page, a row per easy phase: the share of IBM's claim first,
+    then GB/s per building block and the claim for the run's model, phase and release (which claim, or why none),
+    the blocks, the measured GB/s, the clients and their nominal line rate and the share of it used."""
+    counted = ceilings[ceilings.building_blocks != "unknown"]
+    return counted.assign(phase=counted.phase.map(SHORT_PHASE))[list(PER_BLOCK_COLUMNS)].rename(
+        columns=PER_BLOCK_COLUMNS).reset_index(drop=True)
 
 
 def fewest_blocks(per_block: pd.DataFrame) -> pd.DataFrame:
@@ -248,15 +228,6 @@ def get_client_links() -> pd.DataFrame:
                          "slide": pub.source.str.partition(": ")[2]}).reset_index(drop=True)
 
 
-def figure_reading(measured_gb_s: float, quoted_gb_s: float) -> str:
-    """A run against IBM's quoted figure for its building blocks: "above IBM's figure", "below IBM's figure"
-    or "no figure". The figure is a vendor's "up to" from IBM's lab, not a ceiling: a run may exceed it, and
-    a run below it need not be bound by the storage."""
-    if pd.isna(quoted_gb_s):
-        return "no figure"
-    return "above IBM's figure" if measured_gb_s > quoted_gb_s else "below IBM's figure"
-
-
 def get_run_links(con, run_ids) -> pd.DataFrame:
     """Each run's client links and their rate as its setup record states them (the `setups` view: the run's
     files, a setup.yml, or for IBM's ESS 3500 runs the talk's printed words, the row data/reference/client_links.csv
@@ -270,9 +241,9 @@ def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
     """Per run and easy phase in GB/s: the clients' line rate (`client_ceiling_gb_s`: client nodes the IOR log
     reports x the links per client and link rate the run's setup record states (`links`: get_run_links); NaN
     where it states none), a ceiling no transfer exceeds but one a transfer protocol does not fill either, and
-    IBM's quoted figure for the run's building blocks (`quoted_gb_s`: building blocks x IBM's claim for the run's
-    release), no ceiling; the measured GB/s as % of each, `reading` (`figure_reading`), and `clients_bound`: the
-    line rate is below IBM's figure."""
+    IBM's quoted figure for the run's building blocks (`quoted_gb_s`: building blocks x IBM's "up to" claim for the
+    run's release), no ceiling: a run may exceed it; the measured GB/s as % of the line rate, and `clients_bound`:
+    the line rate is below IBM's figure (the run could not show that figure, whatever the storage could do)."""
     site = talk.drop_duplicates("run_id")[["run_id", "site"]]
     nodes = ior[ior.phase.isin(EASY_PHASES)][["run_id", "phase", "nodes"]]
     df = (per_block.merge(site, on="run_id", how="left")
@@ -281,41 +252,8 @@ def get_ceilings(per_block: pd.DataFrame, ior: pd.DataFrame, talk: pd.DataFrame,
     df["client_ceiling_gb_s"] = df.nodes * df.links_per_client * df.link_gbit_s / 8
     df["quoted_gb_s"] = df.blocks * df.claim_gb_s
     df["pct_of_client"] = df.gb_s / df.client_ceiling_gb_s * 100
-    df["pct_of_quoted"] = df.gb_s / df.quoted_gb_s * 100
-    df["reading"] = [figure_reading(m, q) for m, q in zip(df.gb_s, df.quoted_gb_s)]
-    # the clients' links carry less than IBM's figure: the run cannot show that figure, whatever the storage does
     df["clients_bound"] = df.client_ceiling_gb_s < df.quoted_gb_s  # False where either is unknown (NaN)
     return df
-
-FAMILY_RUNS = "each run against IBM's claim for its model, phase and release"
-FAMILY_SYSTEMS = "systems of one model and release against IBM's claim"
-
-
-def claim_quantity(phase: str) -> str:
-    return f"{phase} per building block"
-
-
-def claim_records(per_block: pd.DataFrame) -> list[evidence.Comparison]:
-    """What the chapter says of IBM's claims (undecided: the report decides once): each rated run against the claim for
-    its own model, phase and release (one run, no spread: too few units to decide anything); and, where two
-    systems or more share a model, a claim and a stated ESS and Storage Scale release, those systems against
-    it (repeat submissions of one system are one unit). Models, claims and releases are never pooled."""
-    rated = per_block[per_block.pct_of_claim.notna()]
-    records = [evidence.compare_to_reference(
-        [r.per_block_gb_s], r.claim_gb_s, quantity=claim_quantity(r.phase), unit="GB/s",
-        replicate=Replicate.RUN, family=FAMILY_RUNS, label=r.run_key,
-        reference_label=f"IBM's {r.claim_gb_s:,.1f} GB/s ({r.claim_rule})") for r in rated.itertuples()]
-    stated = rated.dropna(subset=["ess_release", "scale_release"])
-    for (model, phase, claim, ess, scale), g in stated.groupby(
-            ["model", "phase", "claim_gb_s", "ess_release", "scale_release"], sort=False):
-        if g.unit.nunique() > 1:
-            records.append(evidence.compare_to_reference(
-                evidence.Observations(values=g.per_block_gb_s.tolist(), units=g.unit.tolist()), claim,
-                quantity=claim_quantity(phase), unit="GB/s", replicate=Replicate.SYSTEM, family=FAMILY_SYSTEMS,
-                label=f"{model} {listing(g.run_key)} (Storage Scale {scale}, ESS {ess})",
-                reference_label=f"IBM's {claim:,.0f} GB/s"))
-    return records
-
 
 def claims_values(claims: pd.DataFrame) -> dict:
     """IBM's figures the chapter's prose pastes (numbers as Python floats: a NumPy scalar's text is

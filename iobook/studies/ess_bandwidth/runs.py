@@ -1,7 +1,7 @@
 """The Storage Scale chapter's runs: which IO500 runs are Storage Scale runs and which the chapter shows, IBM's model
 each names, IOR's own phases, and their building blocks counted from the disks of the file system under test
-(mmlsfs), else from the cluster's canister pairs (mmlscluster), else from a folder name; the system each ran on (the
-unit when runs are compared); and the text helpers the other layers share."""
+(mmlsfs), else from the cluster's canister pairs (mmlscluster), else from a folder name; and the text helpers the
+other layers share."""
 from __future__ import annotations
 
 import re
@@ -125,6 +125,7 @@ def canister_pairs(node_names: Iterable[str]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
+NO_COUNT = "no mmlsfs or mmlscluster listing, and no folder name states a count"  # a run's blocks: nothing to go by
 FOLDER_COUNT = re.compile(r"(?<![\w.])(\d{1,2})\s*(?:building blocks?|bbs?)\b", re.IGNORECASE)
 
 
@@ -193,7 +194,7 @@ def get_building_blocks(con, runs: pd.DataFrame, ior: pd.DataFrame) -> pd.DataFr
         elif names:
             row = (pd.NA, "unknown", f"mmlscluster lists {plural(len(names), 'node')}, no a/b canister pair")
         else:
-            row = (pd.NA, "unknown", "no mmlsfs or mmlscluster listing, and no folder name states a count")
+            row = (pd.NA, "unknown", NO_COUNT)
         rows.append((run.run_id, *row, len(pairs) if names else pd.NA))
     return pd.DataFrame(rows, columns=["run_id", "building_blocks", "basis", "evidence", "cluster_pairs"]).astype(
         {"run_id": "int64", "building_blocks": "Int64", "cluster_pairs": "Int64"})
@@ -203,13 +204,3 @@ def get_clusters(con, run_ids: Iterable[int]) -> pd.Series:
     """run_id -> the GPFS cluster name(s) of the run's mmlscluster listing (`gpfs_nodes`), for runs with one."""
     clusters = con.execute(store.query(PACKAGE, "clusters"), [ids(run_ids)]).df()
     return clusters.groupby("run_id").cluster.agg(lambda c: ", ".join(sorted(c)))
-
-
-def system_units(con, runs: pd.DataFrame) -> pd.Series:
-    """run_id -> the system a run ran on, the independent unit when runs are compared (a repeat submission of
-    one system is not a new unit): its GPFS cluster where a listing names it (651 and 679 are both Tucson's
-    io500.gpfs, under two spellings of the institution), else institution / system / file system."""
-    named = runs.institution.fillna("") + " / " + runs.system.fillna("") + " / " + runs.filesystem.fillna("")
-    clusters = get_clusters(con, runs.run_id)
-    return pd.Series([clusters.get(r, n) for r, n in zip(runs.run_id, named)], index=runs.run_id)
-

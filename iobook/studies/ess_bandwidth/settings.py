@@ -23,7 +23,7 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
     value). Attributes: site (as the talk names it for the runs its tables print, else the institution),
     the IO500 benchmark release, the release the folder names, the installed Storage Scale release (the setup
     record), the GPFS cluster (mmlscluster) and its minReleaseLevel (mmlsconfig: the compatibility floor, not the
-    release), what the run's scripts change while it runs, client nodes and tasks and the easy
+    release), the validity audit's flags (what the run's scripts change while it runs), client nodes and tasks and the easy
     phases' transfer size (IOR logs), the file system's block size and format version (mmlsfs), and
     bandwidth per building block. `group` names the model and count. Empty when no two runs share both."""
     counted = per_block[per_block.building_blocks != "unknown"].drop_duplicates("run_id")
@@ -53,11 +53,11 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
                 "IO500 benchmark release": version if pd.notna(version) and version else NO_VALUE,
                 "release in the folder name": by_run.filesystem[r],
                 "GPFS cluster": cluster.get(r, NO_VALUE),
-                "Storage Scale release (setup record)": (
+                "Storage Scale installed": (
                     f"{by_run.scale_release_stated[r]} ({short_source(by_run.release_source[r])})"
                     if pd.notna(by_run.scale_release_stated[r]) else NO_VALUE),
-                "cluster minReleaseLevel (compatibility floor)": levels.get(r, NO_VALUE),
-                "changed while it ran": by_run.changed_during_run[r] if pd.notna(by_run.changed_during_run[r]) else NO_VALUE,
+                "minReleaseLevel": levels.get(r, NO_VALUE),
+                "audit flags": by_run.validity_flags[r] if pd.notna(by_run.validity_flags[r]) else NO_VALUE,
                 "client nodes × tasks": (f"{int(easy.nodes[r])} × {int(easy.tasks[r])}"
                                          if r in easy.index and pd.notna(easy.nodes[r]) else NO_VALUE),
                 "easy transfer size": (f"{int(easy.transfer_bytes[r]) // 2**20} MiB"
@@ -75,17 +75,17 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
 
 
 def alike_table(alike: pd.DataFrame) -> pd.DataFrame:
-    """`get_alike` for the page: the groups one under another, each headed by a row naming its runs, with the
-    runs in columns "1st", "2nd", ... so that no group leaves empty columns for another's runs."""
+    """`get_alike` for the page: the attributes in which a group's runs differ (what they share the page says in a
+    sentence, findings.alike_sentences), the groups one under another, each headed by a row naming its runs, with
+    the runs in columns "1st", "2nd", ... so that no group leaves empty columns for another's runs."""
     parts = []
-    for group, g in alike.groupby("group", sort=False):
+    for group, g in alike[alike.differs].groupby("group", sort=False):
         runs = [c for c in g.columns if c not in ("group", "attribute", "differs") and g[c].notna().all()]
-        head = pd.DataFrame([[group, "runs", "", *runs]])
-        body = g[["attribute", "differs", *runs]].assign(differs=g.differs.map({True: "yes", False: ""}))
-        parts += [head, pd.DataFrame(np.column_stack([np.full(len(g), ""), body.to_numpy()]))]
+        head = pd.DataFrame([[group, "runs", *runs]])
+        parts += [head, pd.DataFrame(np.column_stack([np.full(len(g), ""), g[["attribute", *runs]].to_numpy()]))]
     table = pd.concat(parts, ignore_index=True).fillna("")
-    ordinals = ["1st", "2nd", "3rd"] + [f"{n}th" for n in range(4, table.shape[1] - 2)]
-    table.columns = ["group", "attribute", "differs", *ordinals[:table.shape[1] - 3]]
+    ordinals = ["1st", "2nd", "3rd"] + [f"{n}th" for n in range(4, table.shape[1] - 1)]
+    table.columns = ["group", "attribute", *ordinals[:table.shape[1] - 2]]
     return table
 
 
@@ -95,7 +95,7 @@ def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
     autoCompactDir: "value [scope]", "not set" in a listing without the key, "no listing" without a listing),
     and `token_batching`: "1 or yes" where fgdlTokenBatchAcquire is set to 1 or yes in some scope."""
     df = con.execute(store.query(PACKAGE, "hard_delete"), [ids(runs.run_id)]).df()
-    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year"]], on="run_id")
+    df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year", "validity_flags"]], on="run_id")
     files = get_system_files(con, runs.run_id)
     listed = set(files[files.format.str.contains("mmlsconfig")].run_id)
     config = get_config(con, runs.run_id, ["fgdlTokenBatchAcquire", "autoCompactDir"])
@@ -180,6 +180,7 @@ def _cell(rows: pd.DataFrame) -> str:
 
 DIFFERENCES = ["value", "not set in every listing", "case/units and scope", "case/units", "scope", "none"]
 DIFFERENCE_SHORT = {"value": "value", "not set in every listing": "unset"}  # the page's narrow column
+NOT_SET = "not set"  # a listing without the key: the cluster runs the default
 
 
 def compare_config(config: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -206,7 +207,7 @@ def compare_config(config: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             difference = {(True, True): "case/units and scope", (True, False): "case/units",
                           (False, True): "scope", (False, False): "none"}[(spelled, scoped)]
         row = {"key": g.key.iloc[0], "difference": difference}
-        row.update({names[r]: _cell(d) if len(d) else "(not set)" for r, d in zip(listed, per_run)})
+        row.update({names[r]: _cell(d) if len(d) else NOT_SET for r, d in zip(listed, per_run)})
         rows.append(row)
     df = pd.DataFrame(rows, columns=["key", "difference"] + [names[r] for r in listed])
     return df.sort_values(["difference", "key"], key=lambda s: s.map(DIFFERENCES.index) if s.name == "difference"

@@ -37,7 +37,7 @@ STONEWALL_COLUMNS = {"run": "phase", "io500_time_s": "IO500 time (s)", "stonewal
                      "max_s": "slowest (s)", "median_s": "median (s)", "stonewall_items_min": "items, least",
                      "stonewall_items_max": "items, most", "items_ratio": "most / least"}
 STONEWALL_FORMATS = {"IO500 time (s)": ",.2f", "stonewall (s)": ",.0f", "slowest (s)": ",.2f", "median (s)": ",.2f",
-                     "most / least": ".2f"}
+                     "items, least": ",.0f", "items, most": ",.0f", "most / least": ".2f"}
 WORST_NODE_COLUMNS = {"run": "phase", "node": "node", "rank_list": "its ranks", "ranks": "ranks",
                       "median_s": "median (s)", "relative": "/ phase median"}
 
@@ -85,12 +85,11 @@ def report(con) -> Report:
         changes = analysis.moving_machines(crowded)
         records += [most, scale, changes]
         v |= {"storage_scale_machines": scale.k, "tested_machines": scale.n, "node_changes": changes.k,
-              "node_changes_of": changes.n}
-        found += [findings.variance_finding(variance),
-                  findings.crowding_finding(crowding, most, by_machine["expected"], scale, others)]
+              "node_changes_of": changes.n, "scope_md": findings.scope_text(scale, others)}
+        found += [findings.variance_finding(variance), findings.crowding_finding(crowding, most, by_machine["expected"])]
         if changes.n:
             found.append(findings.changes_finding(crowded, changes, variance))
-        tables["tab-stragglers-crowded-nodes"] = Table(frame=crowded)
+        tables["tab-stragglers-crowded-nodes"] = Table(frame=analysis.crowded_table(crowded, runs))
         figures["fig-stragglers-null"] = charts.chart_null(model)
     else:
         found.append(findings.no_nodes_finding(ratio, len(timed)))
@@ -105,15 +104,19 @@ def report(con) -> Report:
     at = slow_positions(positions, top.run) if len(positions) else []
     worst, worst_values = findings.worst_finding(top, positions, nodes, at, position_runs)
     found.append(worst)
-    v |= worst_values
+    v |= worst_values | {"has_worst_positions": bool(worst_values.get("worst_positions_md"))}
 
     if len(positions):
         p = analysis.worst_groups(example_groups(positions), "position").iloc[0]
         q = runs.set_index("run").loc[p.run]
+        # what slows such a position, said once: under the figure by the worst straggler's positions when they are
+        # this phase's, else in the caption
+        said = v["has_worst_positions"] and p.run == top.run
         v |= {"position_run": p.run, "position": int(p.position), "position_relative": float(p.relative),
-              "position_ranks": p.rank_list,
-              "position_note": Prose(findings.first_ranks_note([int(p.position)], int(q.ranks) // int(q.nodes)))}
-        figures["fig-stragglers-positions"] = charts.chart_positions(positions, POSITION_RUNS)
+              "position_ranks": p.rank_list, "position_note": Prose(
+                  "" if said else findings.first_ranks_note([int(p.position)], int(q.ranks) // int(q.nodes)))}
+        figures["fig-stragglers-positions"] = charts.chart_positions(positions.merge(flags, on="run", how="left"),
+                                                                    POSITION_RUNS)
 
     if len(nodes):  # the slowest node over every tested phase, and whose files its ranks worked on
         w = analysis.worst_groups(example_groups(nodes), "node").iloc[0]
@@ -121,7 +124,8 @@ def report(con) -> Report:
         v |= {"node_run": w.run, "node": int(w.node), "node_ranks": w.rank_list, "node_relative": float(w.relative),
               "node_shifted": bool(q.shifted), "shifted_tested": int(tested.shifted.sum())}
         found.append(findings.node_finding(w, q))
-        figures["fig-stragglers-every-run"], v["every_run_note"] = chart_every_run(node_spread(nodes))
+        figures["fig-stragglers-every-run"], v["every_run_note"] = chart_every_run(
+            node_spread(nodes).merge(flags, on="run", how="left"))
         tables["tab-stragglers-worst-nodes"] = Table(
             frame=analysis.worst_groups(nodes, "node")[list(WORST_NODE_COLUMNS)].rename(columns=WORST_NODE_COLUMNS),
             formats={"median (s)": ",.2f", "/ phase median": ".3f"})
@@ -131,10 +135,12 @@ def report(con) -> Report:
     wait = evidence.examples(runs).sort_values(["wait_median_s", "run"], ascending=[False, True]).iloc[0]
     v |= {"wait_run": wait.run, "wait_s": float(wait.wait_median_s),
           "median_wait_s": float(runs.wait_median_s.median())}
+    if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
+        v |= {"wait_items_min": int(wait.stonewall_items_min), "wait_items_max": int(wait.stonewall_items_max)}
     walled = runs[runs.run_key.notna() & runs.stonewall_s.notna()]
     walled = walled.assign(after=walled.max_s - walled.stonewall_s)
     counted = walled[walled.stonewall_items_min > 0]
-    after = imbalance = None
+    after = imbalance = last = None
     if len(walled):
         after = analysis.median_by_machine(walled.after, walled.machine, unit="s",
                                            quantity="the slowest rank's end after the stonewall")
@@ -150,8 +156,8 @@ def report(con) -> Report:
                                                quantity="busiest over least busy rank's items at the stonewall")
         v["imbalance_median"] = imbalance.value
         records.append(imbalance)
-    found.append(findings.wait_finding(wait, ratio if len(tested) else None, len(timed), walled, after, imbalance,
-                                       len(counted)))
+    found.append(findings.wait_finding(wait, ratio if len(tested) else None, len(timed)))
+    v["stonewall_md"] = findings.stonewall_text(wait, walled, last, after, imbalance, len(counted))
     # the landing page leads with a run's slow ranks tied to their position within every node, when one is
     return Report(values=v, tables=tables, figures=figures, findings=found, evidence=records,
                   abstract=[f for f in found if f.target == "fig-stragglers-positions"])

@@ -107,6 +107,19 @@ def crowded_nodes_by_run(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "crowded phases", "on nodes", "most on one node", "machine"])
 
 
+def crowded_table(crowded: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """crowded_nodes_by_run for the page: each run's system as submitted (institution, system; its machine's name
+    where it has none) in place of the machine's name, which joins every label of the installation and its file
+    systems' long release names, and the other runs of its machine here (the findings count them once)."""
+    named = runs.drop_duplicates("unit").set_index("unit")
+    system = (named.institution + ", " + named.system).fillna(named.machine)
+    others = crowded.groupby("machine").run.agg(list)
+    return crowded.assign(**{"system": crowded.run.map(system),
+                             "same machine as": [", ".join(r for r in others[m] if r != run)
+                                                 for run, m in zip(crowded.run, crowded.machine)]}).drop(
+        columns="machine")
+
+
 def one_node(crowded: pd.DataFrame) -> pd.Series:
     """The runs (of several crowded phases) in which one node holds more than half of them."""
     return 2 * crowded["most on one node"] > crowded["crowded phases"]
@@ -181,8 +194,10 @@ def stonewall_table(runs: pd.DataFrame) -> pd.DataFrame:
     (mdtest's "Continue stonewall hit" line, IOR's "stonewalling pairs accessed": transfers)."""
     io500 = runs[runs.run_key.notna()].copy()
     io500["items_ratio"] = io500.stonewall_items_max / io500.stonewall_items_min
-    return io500[["run", "io500_time_s", "stonewall_s", "max_s", "median_s", "stonewall_items_min",
-                  "stonewall_items_max", "items_ratio"]].sort_values("run").reset_index(drop=True)
+    counts = ["stonewall_items_min", "stonewall_items_max", "items_ratio"]
+    io500[counts] = io500[counts].astype(float)  # numbers a page aligns and separates ("5,130"), NaN where none
+    return io500[["run", "io500_time_s", "stonewall_s", "max_s", "median_s", *counts]].sort_values(
+        "run").reset_index(drop=True)
 
 
 def runs_table(runs: pd.DataFrame) -> pd.DataFrame:

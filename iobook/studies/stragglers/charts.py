@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...book import charts
+from ...inference.evidence import flag_note
 from .analysis import worst_groups
 
 # counts of crowded phases less likely than this under random placement draw no bar (no mark, no tooltip, in the page)
@@ -35,7 +36,8 @@ def chart_null(model: dict) -> alt.Chart:
 
 def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
     """Position within a node against the median time of the ranks at that position (one on each node)
-    relative to the phase median, for the n_runs phases whose worst position stands out most."""
+    relative to the phase median, for the n_runs phases whose worst position stands out most; the title names the
+    worst one's validity flag where it has one (`positions`' validity_flags)."""
     worst = worst_groups(positions, "position").head(n_runs)
     shown = positions[positions.run.isin(worst.run)]
     top = worst.iloc[0]
@@ -48,19 +50,22 @@ def chart_positions(positions: pd.DataFrame, n_runs: int = 3) -> alt.Chart:
                  alt.Tooltip("median_s:Q", format=".2f", title="median rank time (s)"),
                  alt.Tooltip("relative:Q", format=".3f", title="relative to phase median")],
     ).properties(width=440, height=260, title=alt.TitleParams(
-        [f"Worst position: {top.run},", f"position {top.position} of every node at {top.relative:.2f}× the median"],
+        [f"Worst position: {top.run},", f"position {top.position} of every node at {top.relative:.2f}× the median",
+         *filter(None, [flag_note(top).strip()])],
         subtitle="the median over the nodes of the ranks at each position"))
 
 
 EVERY_RUN_MARKS = 3  # a rule, a point and a label per phase
 # a row per phase, 13 px each: 120 rows is a 1,560 px chart. 738 rows (the shared archive) took vl-convert 169 s.
 EVERY_RUN_ROWS = 120
+LABELS_PADDING = {"left": 40, "top": 5, "right": 24, "bottom": 5}
 
 
 def chart_every_run(spread: pd.DataFrame) -> tuple[alt.Chart, str]:
     """Every phase over several nodes on one row (up to EVERY_RUN_ROWS: the phases whose slowest node stands
     out most): the range of its nodes' relative times as a line, its slowest node as a labelled point. Returns
-    the chart and the sentence its caption adds when phases were left out."""
+    the chart and the sentence its caption adds when phases were left out. The title names the worst phase's
+    validity flag where it has one (`spread`'s validity_flags)."""
     shown, note = charts.within_mark_cap(spread, marks_per_row=EVERY_RUN_MARKS, what="phases",
                                          max_rows=EVERY_RUN_ROWS)
     base = alt.Chart(shown).encode(y=alt.Y("run:N", sort=list(shown.run), title=None,
@@ -78,7 +83,11 @@ def chart_every_run(spread: pd.DataFrame) -> tuple[alt.Chart, str]:
                                                                    text="label:N")
     top = shown.iloc[0]
     drawn = f"{len(shown):,} of {len(spread):,}" if len(shown) < len(spread) else f"{len(spread):,}"
-    chart = (ranges + points + labels).properties(width=340, height=alt.Step(13), title=alt.TitleParams(
-        [f"The slowest node of each of {drawn} phases;", f"worst: {top.run}, {top.label} at {top.relative:.2f}×"],
+    # the phases' names left of the axis, measured in the chart's font and drawn wider in a browser's sans-serif:
+    # room for them on the left (charts.LEGIBLE leaves it on the right only), or their first letters are cut
+    chart = (ranges + points + labels).properties(width=340, height=alt.Step(13), padding=LABELS_PADDING,
+                                                  title=alt.TitleParams(
+        [f"The slowest node of each of {drawn} phases;", f"worst: {top.run}, {top.label} at {top.relative:.2f}×",
+         *filter(None, [flag_note(top).strip()])],
         subtitle="one row per phase: its nodes' range and its slowest node"))
     return chart, note

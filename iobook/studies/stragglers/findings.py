@@ -81,10 +81,9 @@ def variance_finding(variance: Comparison) -> Finding:
     return Finding(text=text + " random placement's.", target="tab-stragglers-against-chance", evidence=(variance,))
 
 
-def crowding_finding(crowding: Comparison, most: Count, by_chance: float, scale: Count,
-                     others: pd.Series) -> Finding:
-    """The slow ranks on the slowest rank's node against random placement (the comparison decides), the machines
-    where most phases crowd them (counted, beside the model's mean), and which file systems these machines run."""
+def crowding_finding(crowding: Comparison, most: Count, by_chance: float) -> Finding:
+    """The slow ranks on the slowest rank's node against random placement (the comparison decides), and the machines
+    where most phases crowd them (counted, beside the model's mean)."""
     claim = ("Slow ranks crowd onto the slowest rank's node" if crowding.decided and crowding.ratio > 1
              else "Slow ranks on the slowest rank's node")
     expected = described(by_chance, quantity="machines where most phases crowd, random placement's mean", unit="",
@@ -92,27 +91,28 @@ def crowding_finding(crowding: Comparison, most: Count, by_chance: float, scale:
                          how="the mean of the exact random-placement model (Poisson binomial over machines), no "
                              "measurement")
     text = (f"{claim}: **{phrase(crowding)}** the number random placement puts there; most phases crowd them (more "
-            f"than {CROWDED}× an even share) in **{phrase(most)}**, {by_chance:.1f} expected at random. "
-            + (f"{phrase(scale)} are Storage Scale/GPFS systems, so these results describe those" if scale.k
-               else "No tested machine runs Storage Scale/GPFS")
-            + ("; the others: " + "; ".join(f"{present.md_escape(and_(u))} ({f})" for f, u in others.items())
-               if len(others) else "") + ".")
-    return Finding(text=text, target="fig-stragglers-null", evidence=(crowding, most, expected, scale))
+            f"than {CROWDED}× an even share) in **{phrase(most)}**, {by_chance:.1f} expected at random.")
+    return Finding(text=text, target="fig-stragglers-null", evidence=(crowding, most, expected))
+
+
+def scope_text(scale: Count, others: pd.Series) -> Prose:
+    """The page's scope, said once at its top: which file systems the machines with per-rank times run."""
+    text = (f"{phrase(scale)} with per-rank times over several nodes are Storage Scale/GPFS systems, so these "
+            "results describe those" if scale.k else "No tested machine runs Storage Scale/GPFS")
+    return Prose(text + ("; the others: " + "; ".join(f"{present.md_escape(and_(u))} ({f})" for f, u in others.items())
+                         if len(others) else "") + ".")
 
 
 def changes_finding(crowded: pd.DataFrame, changes: Count, variance: Comparison) -> Finding:
     """Whether the crowded node moves from phase to phase within a run, counted by machine."""
     several = crowded[crowded["crowded phases"] > 1]
-    held, moving = several[one_node(several)], several[~one_node(several)]
-    example = moving.sort_values(["on nodes", "run"], ascending=[False, True]).head(1)
+    held = several[one_node(several)]
     if 2 * changes.k > changes.n:
         text = (f"The crowded node changes from phase to phase: in **{phrase(changes)}** no node holds more than "
                 "half of a run's crowded phases")
     else:
         text = (f"The crowded node mostly stays: only in **{phrase(changes)}** does no node hold more than half of "
                 "a run's crowded phases")
-    text += "".join(f" ({present.md_escape(e.run)}: {e['crowded phases']} phases on {e['on nodes']} nodes)"
-                    for _, e in example.iterrows())
     text += "".join(f"; in {present.md_escape(e.run)} one node holds {e['most on one node']} of its "
                     f"{e['crowded phases']}" for _, e in held.iterrows()) + "."
     if 2 * changes.k > changes.n:
@@ -134,7 +134,8 @@ def first_ranks_note(positions: list[int], per_node: int) -> str:
 
 def worst_finding(top: pd.Series, positions: pd.DataFrame, nodes: pd.DataFrame, at: list[int],
                   position_runs: list[str]) -> tuple[Finding, dict]:
-    """The worst straggler of the timed phases, and what it sits with: a position slow on every node, or its node."""
+    """The worst straggler of the timed phases, and what it sits with: a position slow on every node, or its node.
+    What usually slows such a position goes to the positions section (`worst_positions_md`)."""
     v = {"worst_run": top.run, "worst_rank": int(top.slowest_rank), "worst_ratio": float(top.ratio)}
     text = (f"The worst straggler: **{present.md_escape(top.run)}**{flag_note(top)}, rank {top.slowest_rank} at **{top.ratio:.2f}×** "
             f"the median rank ({top.max_s:,.1f} s against {top.median_s:,.1f} s)")
@@ -147,8 +148,8 @@ def worst_finding(top: pd.Series, positions: pd.DataFrame, nodes: pd.DataFrame, 
             v |= {"worst_positions": and_(at), "worst_positions_relative": float(of_run[at].median())}
             text += (f", belongs to a position pattern: the ranks at position{'s' if len(at) > 1 else ''} "
                      f"{and_(at)} of every node are all among the slowest {SLOW_SHARE:.0%} (median "
-                     f"{of_run[at].median():.2f}×); its node's median is {node_rel:.2f}×. "
-                     + first_ranks_note(at, int(top.ranks) // int(top.nodes)))
+                     f"{of_run[at].median():.2f}×); its node's median is {node_rel:.2f}×.")
+            v["worst_positions_md"] = Prose(first_ranks_note(at, int(top.ranks) // int(top.nodes)))
             target = "fig-stragglers-positions" if top.run in position_runs else target
         else:
             text += f"; its node {int(top.slowest_node)} has a median of {node_rel:.2f}× the phase's"
@@ -164,44 +165,47 @@ def node_finding(w: pd.Series, q: pd.Series) -> Finding:
     on_it = (f"holding {int(q.slow_on_node)} of its {int(q.slow_ranks)} slowest ranks, {q.slow_expected:.1f} "
              "at random" if q.slowest_node == w.node else "though not its slowest rank")
     text = (f"The slowest node group: **{present.md_escape(w.run)}**{flag_note(w)}, ranks {w.rank_list}, their median at "
-            f"**{w.relative:.2f}×** the phase's ({on_it}).")
-    if q.shifted:
-        text += (" In this phase mdtest shifted ranks (its log prints \"Shifting ranks by\", which ingest does "
-                 "not keep): these ranks worked on files that ranks on another node created, so the slowness "
-                 "may lie with their node or with the files' node; the data show which ranks were slow, not "
-                 "which machine to check.")
+            f"**{w.relative:.2f}×** the phase's ({on_it})")
+    # mdtest's shift (its log's "Shifting ranks by"; the figure's caption says more): whose node is in question
+    text += ("; mdtest shifted ranks here, so the slowness may lie with their node or with the node whose files "
+             "they read." if q.shifted else ".")
     return Finding(text=text, target="fig-stragglers-every-run", evidence=(described(
         w.relative, quantity=f"{w.run}: node {int(w.node)}'s median rank over the phase's", unit="x", n=1,
         replicate=Replicate.RUN, how=ONE_PHASE),))
 
 
-def wait_finding(wait: pd.Series, ratio: Estimate | None, phases: int, walled: pd.DataFrame,
-                 after: Estimate | None, imbalance: Estimate | None, write_phases: int) -> Finding:
-    """The longest wait for a slowest rank, what the stonewall leaves in it, and the tail after the stonewall (the
-    slowest rank's end; the busiest over the least busy rank's items at it), by machine."""
+def wait_finding(wait: pd.Series, ratio: Estimate | None, phases: int) -> Finding:
+    """The longest wait for a slowest rank, that part of it may be the stonewall's wear-out, and the slowest over the
+    median rank's time by machine."""
     longest = described(wait.wait_median_s, quantity=f"{wait.run}: the slowest rank's end after the median rank's",
                         unit="s", n=1, replicate=Replicate.RUN, how=ONE_PHASE)
     records = [longest]
     text = (f"The longest wait: **{present.md_escape(wait.run)}**{flag_note(wait)} waited **{wait.wait_median_s:,.1f} s** for its "
             "slowest rank after the median rank had finished")
     if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
-        text += (f"; at its {wait.stonewall_s:,.0f} s stonewall its ranks had done {wait.stonewall_items_min:,.0f} "
-                 f"to {wait.stonewall_items_max:,.0f} items, and with wear-out the lagging ranks then catch up to the "
-                 "busiest rank's count, so part of that wait is the benchmark's rule, not a straggler")
+        text += f", partly wear-out after its {wait.stonewall_s:,.0f} s stonewall, the benchmark's rule"
     if ratio is not None:
         text += f"; {ratio_text(ratio, phases)}"
         records.append(ratio)
-    text += "."
-    if after is not None:
-        last = walled.sort_values(["after", "run"], ascending=[False, True]).iloc[0]
-        latest = described(last.after, quantity=f"{last.run}: the slowest rank's end after the stonewall", unit="s",
-                           n=1, replicate=Replicate.RUN, how=ONE_PHASE)
-        records += [after, latest]
-        text += (f" The slowest rank ended a median **{phrase(after)}** after the stonewall ({len(walled)} IO500 "
-                 f"phases; at most {last.after:,.1f} s, {present.md_escape(last.run)}): IO500's rate includes that "
-                 "tail.")
+    return Finding(text=text + ".", target="tab-stragglers-runs", evidence=tuple(records))
+
+
+def stonewall_text(wait: pd.Series, walled: pd.DataFrame, last: pd.Series | None, after: Estimate | None,
+                   imbalance: Estimate | None, write_phases: int) -> Prose:
+    """The stonewall section's sentence: the longest wait's items at its stonewall (wear-out), the tail after the
+    stonewall by machine (the slowest rank's end, at most `last`'s; the busiest over the least busy rank's items at
+    it)."""
+    text = ""
+    if pd.notna(wait.stonewall_s) and wait.stonewall_items_min > 0:
+        text += (f"At its {wait.stonewall_s:,.0f} s stonewall, {present.md_escape(wait.run)}'s ranks had done "
+                 f"{wait.stonewall_items_min:,.0f} to {wait.stonewall_items_max:,.0f} items; with wear-out the lagging "
+                 "ranks then catch up to the busiest rank's count, so part of its wait is the benchmark's rule, not a "
+                 "straggler. ")
+    if after is not None and last is not None:
+        text += (f"The slowest rank ended a median **{phrase(after)}** after the stonewall ({len(walled)} IO500 "
+                 f"phases; at most {last.after:,.1f} s, {present.md_escape(last.run)}{flag_note(last)}): IO500's rate "
+                 "includes that tail. ")
     if imbalance is not None:
-        records.append(imbalance)
-        text += (f" At the stonewall the busiest rank had done a median {phrase(imbalance)} the items of the least "
+        text += (f"At the stonewall the busiest rank had done a median {phrase(imbalance)} the items of the least "
                  f"busy ({write_phases} write phases).")
-    return Finding(text=text, target="tab-stragglers-runs", evidence=tuple(records))
+    return Prose(text.strip())
