@@ -80,9 +80,10 @@ PROBE = r"""(absolutePath) => {
                        .filter(b => b.scrollWidth > b.clientWidth + 1).map(b => (b.closest('figure') || b).id || 'table'),
     scrollingCharts: [...article.querySelectorAll('.iobook-chart')].filter(visible)
                        .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => (c.closest('figure') || c).id || 'chart'),
-    // the page's prose and cells, each once (a cell's paragraph is not counted again with its cell)
+    // the page's prose and cells, each once (a cell's paragraph is not counted again with its cell); a download's
+    // line ('(10 rows, CSV)') is a link, not a qualifier
     prose: [...article.querySelectorAll('p, li, td, figcaption, caption')].filter(visible)
-             .filter(e => !e.querySelector('p, li, td')).map(e => e.innerText),
+             .filter(e => !e.querySelector('p, li, td') && !e.closest('.iobook-download')).map(e => e.innerText),
     // what the page holds, for the stop's note (findings: items of the list under the first heading "Findings")
     stats: {
       findings: (() => { let el = [...article.querySelectorAll('h2')].find(h => /^Findings/.test(h.innerText));
