@@ -38,7 +38,8 @@ def _score(value: float, digits: int) -> str:
 def lists_table(per_list: pd.DataFrame, records: list[evidence.Correlation]) -> Table:
     """Each list apart as the page shows it (LIST_COLUMNS): its lowest and highest score in one column, and the
     verdicts' codes explained once under the table (comparison.legend)."""
-    frame = per_list.assign(scores=[f"{_score(low, 3)}–{_score(high, 4)}" for low, high in
+    # 'lowest to highest': a cell may wrap at its spaces, never inside a number's range (the page check)
+    frame = per_list.assign(scores=[f"{_score(low, 3)} to {_score(high, 4)}" for low, high in
                                     zip(per_list["lowest score"], per_list["highest score"])]).rename(
         columns={"machines with nodes": "with nodes"})
     return Table(frame=frame[LIST_COLUMNS], formats=LIST_FORMATS, note=comparison.legend(records))
