@@ -153,3 +153,15 @@ def test_a_correlation_shows_an_interval_from_its_stated_minimum_of_units():
                                       replicate=evidence.Replicate.MACHINE, family="f") for k in (n - 1, n))
     assert few.low is None and few.p is not None and "no interval below 10 units" in evidence.phrase(few)
     assert enough.low is not None and enough.low < enough.value <= enough.high
+
+
+def test_only_the_publications_own_selection_reproduces_it():
+    """Issue 46: the IO500 archive chapter said it rebuilt a paper's analysis of 61 submissions of four lists on 2 of
+    the lists and 19 machines. A chapter may say 'reproduces' only on the publication's own selection."""
+    paper = (("ISC21", "SC21", "ISC22", "SC22"), 61)
+    assert evidence.reanalysis(paper, paper, selection="every list", publication="the paper") == "reproduces the paper"
+    assert evidence.reanalysis((("ISC21", "SC21"), 24), paper, selection="2 of its 4 lists",
+                               publication="the paper") == "re-analysis on 2 of its 4 lists"
+    # the same lists with other units (machines, not submissions) are another selection too
+    assert evidence.reanalysis((paper[0], 22), paper, selection="22 machines",
+                               publication="the paper").startswith("re-analysis")

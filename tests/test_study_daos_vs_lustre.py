@@ -53,7 +53,7 @@ def compared(r, key: str, family: str) -> pd.DataFrame:
     records = [c for c in r.evidence if getattr(c, "family", None) == family]
     assert len(records) == len(table)
     runs = table["runs a side"].str.extract(r"^(\d+) runs? / (\d+)$").astype(int)
-    shown = table[comparison.RATIO].str.extract(r"\(([\d.]+)–([\d.]+)\)$").astype(float)
+    shown = table[comparison.INTERVAL].str.extract(r"^([\d.]+)–([\d.]+)$").astype(float)
     return table.assign(**{
         "DAOS machines": [c.n for c in records], "Lustre machines": [c.n_baseline for c in records],
         "DAOS runs": runs[0], "Lustre runs": runs[1], "ratio": [c.ratio for c in records],
@@ -124,7 +124,7 @@ def test_tianhe_same_servers(databases):
     assert slide.equal.all() and len(slide) == 12
     # no division by a server count: the whole systems, DAOS's [SCORE] Bandwidth 108.924621 (slide 'ISC 2020')
     whole = seeds.same_servers(lustre, seeds.daos_rescored()).set_index("measure")
-    assert list(whole.columns) == ["Lustre, SC19 (raw log)", "DAOS, ISC20 full run (slide)", "DAOS / Lustre"]
+    assert list(whole.columns) == ["Lustre, SC19, raw log", "DAOS, ISC20 full run, slide", "DAOS / Lustre"]
     assert whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"] == pytest.approx(108.924621 / 209.432915, rel=1e-6)
     assert whole.loc["metadata (kIOPS)", "DAOS / Lustre"] > 1 > whole.loc["bandwidth (GiB/s)", "DAOS / Lustre"]
 
@@ -231,7 +231,7 @@ def test_client_nodes_from_logs_before_declarations(databases):
     # .../Tianhe-FS/2019/submission-88/results/mdtest_easy_write.txt:3 "160 total task(s) on 10 node(s)", while
     # io-500-summary.2019.11.11-18.18.04.txt:16 declares "io500_info_num_client_nodes=480" (the SC19 run's number)
     assert (tianhe_88.client_nodes, tianhe_88.declared_client_nodes) == (10, 480)
-    assert tianhe_88.nodes_from == "phase logs (IOR, mdtest)" and tianhe_88.data_servers == 52
+    assert tianhe_88.nodes_from == nodes.FROM_LOGS and tianhe_88.data_servers == 52
     # Intel/Wolf/DAOS/2020/submission-1/ior_easy_write.txt:25 "nodes               : 52"
     assert runs.loc["submission-1", "client_nodes"] == 52 and pd.isna(runs.loc["submission-1", "data_servers"])
     # Intel/Wolf/DAOS/2019/submission-11/results/mdtest_hard_stat.txt:3 "310 total task(s) on 10 node(s)"
@@ -243,7 +243,7 @@ def test_client_nodes_from_logs_before_declarations(databases):
         declared = nodes.declared_classification(con).set_index(["key", "value"]).runs
     assert declared[("system_classification", "Validation/CI")] == 2  # Wolf submissions 4 and 11
     assert declared[("system_classification", "production")] == 6
-    assert set(counted.nodes_from) == {"phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"}
+    assert set(counted.nodes_from) == {nodes.FROM_LOGS, nodes.DECLARED, "unknown"}
 
 
 @pytest.mark.slow
@@ -341,11 +341,15 @@ def test_eras_are_kept_apart(databases):
     assert (table["DAOS machines"] == 1).all() and (table["Lustre machines"] == 5).all()
     # one DAOS machine: no interval, no verdict, and no number of machines sized from an unknown spread
     assert (table.verdict == "too few units").all() and table["95% low"].isna().all()
-    assert table[comparison.RATIO].str.endswith("(no interval)").all()
-    assert table["what would decide it"].str.startswith("1 DAOS machine: the spread between DAOS machines is unknown").all()
+    assert (table[comparison.INTERVAL] == comparison.NO_INTERVAL).all()
+    # why there is no verdict is the legend's, said once under the table, not a column repeating it (issue 50)
+    assert list(r.tables["tab-daos-ten-node"].frame.columns) == comparison.COLUMNS
+    assert r.tables["tab-daos-ten-node"].note == comparison.legend(table.record)
     ten_finding = next(f.text for f in r.findings if f.target == "tab-daos-ten-node")
-    assert "no n can be sized from these data" in ten_finding and "systems a side would decide" not in ten_finding
-    assert r.values["wolf10_year"] == 2019 and r.tables["tab-daos-wolf-10"].frame.pairs.unique().tolist() == [2]
+    # what both comparisons share is said once (evidence.phrases), the year and generation too
+    assert ten_finding.count("no n can be sized from these data") == 1 and ten_finding.count("2019 bash script") == 1
+    assert "(each: no interval; 1 machine vs 5; too few units; no n can be sized from these data)" in ten_finding
+    assert r.values["wolf10_year"] == 2019 and r.tables["tab-daos-wolf-10"].shared == {"pairs": 2}
 
 
 @pytest.mark.slow
@@ -386,7 +390,7 @@ def test_metadata_per_bandwidth_by_year(databases):
     assert f"decided in **{len(decided)} of {len(table)}**" in first.text
     assert [tuple(x) for x in decided[["year", "generation", "DAOS data protection"]].values] == [
         ("2020", "bash script", "without")]
-    assert f"2020 bash script, without protection, {decided.ratio.iloc[0]:.1f}×" in first.text
+    assert f"2020 bash script, single-copy DAOS, Lustre's protection mostly unstated, {decided.ratio.iloc[0]:.1f}×" in first.text
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS  # as the page counts
 
 
@@ -419,13 +423,14 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
         r = study.report(con)
         lustre_id = int(seeds.tianhe_runs(con).query("matches_sc19_score").run_id.iloc[0])
         servers = seeds.server_counts(con, lustre_id).set_index("source")
-    row = servers.loc["the run's phase logs (IOR, mdtest)"]
+    row = servers.loc["the run's IOR and mdtest phase logs"]
     assert (row["setup"], row["client nodes"], row["tasks"]) == ("Lustre, SC19", logged, tasks)
     finding = next(f.text for f in r.findings if f.target == "tab-daos-same-servers")
     md, bw = (c for c in r.evidence if getattr(c, "family", None) == seeds.SAME_SERVERS_FAMILY)
     assert (md.n, md.low, md.verdict, bw.n, bw.low) == (1, None, "too few units", 1, None)  # one run each
-    assert f"metadata {md.ratio:.2f}× (no interval" in finding and f"bandwidth {bw.ratio:.2f}× (no interval" in finding
-    assert '"network performance issues"' in finding
+    # what the two records share said once (evidence.phrases), no interval on one run each
+    assert f"metadata {md.ratio:.2f}×, bandwidth {bw.ratio:.2f}× (each: no interval;" in finding
+    assert "unsubmitted ISC20 DAOS run" in finding
     assert r.values["clients_text"].startswith(f"The Lustre run's logs count {logged} client nodes and {tasks:,} tasks")
     assert f"the DAOS listing prints no client count (a slide names {clients} clients" in r.values["clients_text"]
 
@@ -433,7 +438,9 @@ def test_same_servers_is_one_run_each_with_the_clients_the_data_shows(databases)
 @pytest.mark.slow
 def test_same_servers_says_what_seed_002_says_of_its_setup(databases):
     """Wherever the Tianhe-2E pair is compared, seed 002's setup is said: DAOS kept NVRAM on tmpfs (DRAM), Lustre
-    ran on NVMe with 52 storage servers, 40 metadata servers and 480 client nodes; the DAOS runs' API is DFS."""
+    ran on NVMe with 52 storage servers, 40 metadata servers and 480 client nodes; the DAOS runs' API is DFS. The
+    finding says the media and the two generations in a few words (issue 50: it was 194 words), the section in
+    full."""
     lines = SEED_002.read_text(encoding="utf-8").splitlines()
     # seed 002 line 356 (slide '2-3 Lessons learned') and line 274 (slide 'SC 2019')
     assert "This is mainly due to the fact of using tmpfs to support NVRAM." in lines[355]
@@ -442,11 +449,12 @@ def test_same_servers_says_what_seed_002_says_of_its_setup(databases):
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
     finding = next(f.text for f in r.findings if f.target == "tab-daos-same-servers")
-    assert '"due to the fact of using tmpfs to support NVRAM", seed 002 line 356' in finding
-    assert ("52 storage servers with 12 NVMe SSDs each, 40 metadata servers and 480 client nodes (line 274)"
-            in finding)
-    assert "DRAM-backed DAOS against Lustre on NVMe" in finding
-    assert r.values["caveats_text"] in finding  # the same words in the section that compares them
+    assert "DAOS in DRAM, Lustre on NVMe; two benchmark generations" in finding
+    caveats = r.values["caveats_text"]  # the section that compares them
+    assert '"due to the fact of using tmpfs to support NVRAM", seed 002 line 356' in caveats
+    assert "52 storage servers with 12 NVMe SSDs each, 40 metadata servers and 480 client nodes (line 274)" in caveats
+    assert "DRAM-backed DAOS against Lustre on NVMe" in caveats
+    assert "the Lustre run is of the bash script" in r.values["eras_text"] and "C app of ISC20" in r.values["eras_text"]
     # the archive's DAOS runs that state an API state DFS: Aurora's submission-695 ior-easy-write.txt
     # "api                 : DFS"; LRZ's submission-683 result.txt line 12 "exe = ./ior ... -a DFS --dfs.pool=..."
     dfs = next(c for c in r.evidence if getattr(c, "quantity", "") == "DAOS runs stating the DFS API")
@@ -596,7 +604,7 @@ def test_no_interval_on_fewer_than_three_machines(databases):
         # machines a side as the table prints them agree with the records
         sides = table["units a side"].str.extract(r"^(\d+) machines? / (\d+)$").astype(int)
         assert sides[0].tolist() == table["DAOS machines"].tolist()
-        assert table.loc[few, comparison.RATIO].str.endswith("(no interval)").all()
+        assert (table.loc[few, comparison.INTERVAL] == comparison.NO_INTERVAL).all()
         assert table.loc[~few, "95% low"].notna().all()
         if figure:
             data = r.figures[figure].layer[1].data  # the forest's rules and points
@@ -604,7 +612,8 @@ def test_no_interval_on_fewer_than_three_machines(databases):
     protected = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index(
         ["year", "DAOS data protection"]).loc[("2023", "with")]
     assert protected["DAOS machines"] == 2 and protected.record.low is not None  # computed, withheld
-    assert protected[comparison.RATIO] == f"{protected.ratio:.3g}× (no interval)"
+    shown = r.tables["tab-daos-balance-years"].frame.set_index(["year", "DAOS data protection"]).loc[("2023", "with")]
+    assert (shown[comparison.RATIO], shown[comparison.INTERVAL]) == (f"{protected.ratio:.3g}×", comparison.NO_INTERVAL)
 
 
 @pytest.mark.slow
@@ -612,19 +621,50 @@ def test_what_would_decide_an_undecided_year(databases):
     """2021 holds four DAOS machines (Intel/Endeavour/DAOS, Lenovo/Lenovo-Lenox/Lenovo, QCT DevCloud/QCT,
     ASTRA/mustang: the 2021 folders of data/raw) and four Lustre ones: enough for a verdict (at least
     evidence.MIN_UNITS a side), undecided, and too few (under MIN_UNITS_TO_SIZE a side) to size the machines that
-    would decide it. The table said "a verdict needs at least 3 machines a side" of it, which it has."""
+    would decide it. The legend under the table says so once (issue 50: a column repeated it in every row, "1 DAOS
+    machine: the spread between DAOS machines is unknown ..." five times); the machines a side are in their column."""
     folders = daos_folders_from_files()
     assert folders[folders.year == "2021"].machine.nunique() == 4
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
+    shown = r.tables["tab-daos-balance-years"]
     row = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).set_index("year").loc["2021"]  # one generation
     assert (row["DAOS machines"], row["Lustre machines"], row.verdict) == (4, 4, "undecided")
-    assert row["what would decide it"] == ("4 DAOS machines: from fewer than 5 a side no number of machines can be "
-                                           "sized from these data")
-    # the decided comparison and those whose verdict says what would decide them need no word more
-    decided = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).query("verdict == 'decided'")
-    assert decided.year.tolist() == ["2020"] and decided["what would decide it"].eq("").all()
+    assert row["units a side"] == "4 machines / 4" and row.record.n_to_decide is None
+    assert "what would decide it" not in shown.frame.columns
+    assert shown.note.startswith(comparison.legend(compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).record))
+    assert (f"where the spread can be sized (at least {evidence.MIN_UNITS_TO_SIZE} units a side) the verdict says "
+            "how many units a side would decide it") in shown.note
     # no Holm p where a side has fewer than MIN_UNITS machines (2023 with protection: 2 DAOS machines)
     table = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY)
     few = table[["DAOS machines", "Lustre machines"]].min(axis=1) < evidence.MIN_UNITS
     assert few.any() and table.loc[few, comparison.HOLM_P].isna().all() and table.loc[~few, comparison.HOLM_P].notna().all()
+
+
+@pytest.mark.slow
+def test_each_side_says_what_protection_it_has(databases):
+    """Issue 46: single-copy DAOS runs were set against Lustre as if Lustre kept no redundancy. The page says what
+    each side has, once, under the comparison table: DAOS's object classes, written by the clients; of the Lustre
+    runs compared, the two whose io500_info lines state a protection overhead (CEA/Tera-1000/Scratch/2019/
+    submission-24/results/io-500-summary.2019.11.06-06.13.20.txt:18 "io500_info_ds_overhead=RAID5"; Simon Fraser
+    University/Cedar/project/2020/submission-129/io-500-summary.2020.03.22-21.26.02.txt:18 "io500_info_ds_overhead=20",
+    :31 "io500_info_md_overhead=50"), the others stating none. The decided comparison's finding names both sides'."""
+    cea = RAW / "CEA" / "Tera-1000" / "Scratch" / "2019" / "submission-24" / "results" / \
+        "io-500-summary.2019.11.06-06.13.20.txt"
+    sfu = RAW / "Simon Fraser University" / "Cedar" / "project" / "2020" / "submission-129" / \
+        "io-500-summary.2020.03.22-21.26.02.txt"
+    assert cea.read_text().splitlines()[17] == "io500_info_ds_overhead=RAID5"
+    assert [sfu.read_text().splitlines()[i] for i in (17, 30)] == ["io500_info_ds_overhead=20", "io500_info_md_overhead=50"]
+    with store.open_read(databases["default"]) as con:
+        r = study.report(con)
+    table = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY)
+    note = r.tables["tab-daos-balance-years"].note
+    # each year and generation compares its Lustre runs once, against each DAOS design
+    lustre_compared = table.drop_duplicates(["year", "generation"])["Lustre runs"].sum()
+    assert f"Lustre: 2 of the {lustre_compared} runs compared state an overhead for protection" in note
+    assert "(submission-129: 20, 50; submission-24: RAID5)" in note
+    assert "object classes S1 or SX keep one copy" in note and "which the clients write themselves" in note
+    assert note.count("Lustre:") == 1 and r.tables["tab-daos-ten-node"].note.count("Lustre:") == 0  # said once
+    # the decided comparison (2020, bash script) holds submission-129 on its Lustre side: "mostly unstated"
+    first = r.findings[0].text
+    assert "single-copy DAOS, Lustre's protection mostly unstated" in first and "without protection" not in first

@@ -39,6 +39,11 @@ LEGIBLE = {"axis": {"labelFontSize": TEXT_PX, "titleFontSize": TITLE_PX},  # lab
            # room on the right for text a browser draws in its own, wider sans-serif (the SVG is measured with FONT)
            "padding": {"left": 5, "top": 5, "right": 24, "bottom": 5}}
 
+# A quantitative axis' or legend's format that rounds to three significant digits: a mark's tooltip (the description
+# Vega gives it) prints its position and colour in their axis' and legend's formats, raw floats without one
+# ("bandwidth (MiB/s, log): 9.34579372406", issue 50); tick labels read as Vega's default ones
+ROUNDED = ",.3~r"
+
 # A mark of a chart, with the description Vega gives it: `<path aria-label="x: 1; y: 3" ... d="..."/>`
 _MARK = re.compile(r'<(path|rect|circle|ellipse|line|polygon|polyline|image)\b([^>]*?)\saria-label="([^"]*)"([^>]*?)/>')
 

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pandas as pd
 
 from ..database import store
-from .report import Html, Prose
+from .report import Html, Prose, Table
 
 
 def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
@@ -22,6 +22,13 @@ def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
         return frame, {}
     constant = [c for c in frame.columns if c not in keep and frame[c].astype(str).nunique() == 1]
     return frame.drop(columns=constant), {c: frame[c].iloc[0] for c in constant}
+
+
+def said_once(frame: pd.DataFrame, formats: dict[str, str] | None = None) -> Table:
+    """A table whose columns holding one value in every row are said once above it (constant_columns), the
+    formatted ones (`formats`: the measured numbers) kept as columns."""
+    shown, shared = constant_columns(frame, keep=list(formats or {}))
+    return Table(frame=shown, formats=formats or {}, shared=shared)
 
 
 def span(values, spec: str = "") -> str:

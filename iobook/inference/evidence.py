@@ -369,6 +369,14 @@ def flag_note(row: pd.Series, flags: str = "validity_flags") -> str:
     return f" (flagged: {row[flags]})" if pd.notna(row.get(flags)) else ""
 
 
+def reanalysis(taken, published, *, selection: str, publication: str) -> str:
+    """What a chapter that redoes a publication's analysis may call it (issue 46): 'reproduces <publication>' only
+    where its selection is the publication's (`taken` == `published`: what identifies each selection, e.g. its lists
+    and how many submissions), else 're-analysis on <selection>' (`selection` says what was taken, against what the
+    publication took): numbers from another selection are no test of the publication's."""
+    return f"reproduces {publication}" if taken == published else f"re-analysis on {selection}"
+
+
 def as_shown(record: Count | Estimate | Comparison | Correlation) -> Count | Estimate | Comparison | Correlation:
     """A record as the book shows it: where fewer than MIN_UNITS units stand behind it (a comparison `decide`
     found to have too few units, an estimate over fewer), the data cannot tell, and its interval (on one or

@@ -29,7 +29,6 @@ TEN_MEASURES = {"bw_per_client_node": ("bandwidth per client node", "GiB/s"),
                 "md_per_client_node": ("metadata per client node", "kIOPS")}
 LIST_FORMATS = {"published": ",.2f", "raw score": ",.3f"}
 RATIO_FORMATS = {"lowest ratio": ",.2f", "highest ratio": ",.2f"}
-RESCORED_TEXT = ("run", "garbled printed numbers")  # the rescored table's columns that are not its six-decimal numbers
 
 
 def _overview_tables(con, chosen: pd.DataFrame, normalised: pd.DataFrame) -> tuple[dict, dict, dict]:
@@ -88,6 +87,11 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
     # the report decides once: every comparison it shows, each family corrected within itself (evidence.decide)
     balance, ten, same = evidence.decide_groups(balance_years.record, ten_years.record, same)
     balance_years["record"], ten_years["record"] = balance, ten
+    # what protection each side has (issue 46: single-copy DAOS was set against Lustre as if Lustre kept none)
+    second_runs = chosen[chosen.run_key.isin({k for keys in balance_years.second_keys for k in keys})]
+    overhead = analysis.storage_overhead(con, second_runs)
+    balance_years["second_stating"] = [len(set(keys) & set(overhead.run_key)) for keys in balance_years.second_keys]
+    protection = findings.protection_note(len(second_runs), overhead)
 
     pair_runs = nodes.wolf_and_tianhe(con, client_nodes)
     pair_phases = nodes.phases_per_client_node(con, pair_runs)
@@ -114,13 +118,10 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
               "unprotected_text": evidence.phrase(unprotected),
               "unknown_text": evidence.phrase(unknown), "implausible_runs": int(runs.implausible.notna().sum()),
               "copies": int(runs.duplicate.sum()), "min_units": evidence.MIN_UNITS, **seeds.nextgenio_values()}
-    values["coverage_short"] = (
-        f"this copy: {evidence.plural(cov['runs'], 'run')}"
-        + (f", archive years {cov['first_year']}–{cov['last_year']}" if cov["first_year"] else "")
-        + (f", none from {cov['missing_years']}" if cov["missing_years"] else ""))
     values["largest_difference"] = float(max((rescored[a] - rescored[b]).abs().max() for a, b in [
         ("bw (GiB/s)", "printed bw"), ("md (kIOPS)", "printed md"), ("score", "printed score")]))
     values["release_text"] = Prose(release_text(runs))
+    values["eras_text"] = Prose(findings.eras_text(lustre, seed_servers))
     values.update(lustre_storage_servers=seeds.cell(seed_servers, "lustre_sc19", "storage servers"),
                   lustre_metadata_servers=seeds.cell(seed_servers, "lustre_sc19", "metadata servers"))
     counts = normalised.nodes_from.value_counts()
@@ -128,12 +129,13 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
                   nodes_unknown=int(counts.get(nodes.UNKNOWN, 0)),
                   servers_declared=int(normalised.data_servers.notna().sum()))
     lustre_id = None if lustre is None else int(lustre.run_id)
+    rescored_shown, garbled_note = seeds.rescored_table(rescored)
     tables = {
         "tab-daos-servers": Table(frame=seeds.server_counts(con, lustre_id)),
-        "tab-daos-rescored": Table(frame=rescored, formats={col: ",.6f" for col in rescored.columns
-                                                            if col not in RESCORED_TEXT}),
+        "tab-daos-rescored": Table(frame=rescored_shown, formats={col: ",.6f" for col in rescored_shown.columns
+                                                                  if col != "measure"}, note=garbled_note),
         "tab-daos-same-servers": Table(frame=seeds.same_servers(lustre, rescored), formats={
-            seeds.LUSTRE_LABEL: ",.2f", "DAOS, ISC20 full run (slide)": ",.2f", "DAOS / Lustre": ".2f"}),
+            seeds.LUSTRE_LABEL: ",.2f", seeds.DAOS_FULL_LABEL: ",.2f", "DAOS / Lustre": ".2f"}),
         "tab-daos-lists-historic": Table(frame=seeds.list_table(historic), formats=LIST_FORMATS),
         "tab-daos-lists-sc19": Table(frame=seeds.list_table(sc19_list), formats=LIST_FORMATS),
         "tab-daos-hardware": Table(frame=published.load("seed004_nextgenio_hardware")[
@@ -148,13 +150,13 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
         records += list(balance_years.record)
         found.append(findings.first_finding(balance_years))
         figures["fig-daos-balance-years"] = charts.chart_compare_by_year(balance_years, "metadata (kIOPS) per GiB/s")
-        tables["tab-daos-balance-years"] = analysis.comparison_table(balance_years)
+        tables["tab-daos-balance-years"] = analysis.comparison_table(balance_years, protection)
     else:
         found.append(findings.no_comparison_finding(chosen, runs, cov["outside_layout"]))
     if len(ten_years):
         records += list(ten_years.record)
         found.append(findings.ten_node_finding(ten_years))
-        tables["tab-daos-ten-node"] = analysis.comparison_table(ten_years)
+        tables["tab-daos-ten-node"] = analysis.comparison_table(ten_years, "")  # protection: said under the first
     if lustre is not None:
         md, bw = same
         records += [md, bw]
@@ -164,22 +166,22 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
         values.update(slide_equal=int(slide.equal.sum()), slide_values=len(slide))
         values["clients_text"] = Prose(findings.clients_text(nodes.phase_log_clients(con, lustre_id),
                                                              seeds.cell(seed_servers, "daos_isc20", "clients")))
-        found.append(findings.same_servers_finding(md, bw, dfs, caveats, findings.eras_text(lustre, seed_servers)))
+        found.append(findings.same_servers_finding(md, bw, dfs))
         abstract.append(findings.same_servers_abstract(md, bw))
-        tables["tab-daos-slide"] = Table(frame=slide, formats={"published": ",.2f", "raw": ",.3f",
-                                                                "raw at printed precision": ",.2f"})
+        tables["tab-daos-slide"] = present.said_once(slide, {"published": ",.2f", "raw": ",.3f",
+                                                             "raw at printed precision": ",.2f"})
         tables["tab-daos-phases-above"] = Table(frame=seeds.phases_above(seeds.tianhe_phases(con, lustre_id),
                                                                          seeds.LUSTRE_LABEL))
     if wolf10 is not None:
         found.append(findings.wolf_ten_finding(wolf10, wolf10_year))
         values["wolf10_year"] = wolf10_year
-        tables["tab-daos-wolf-10"] = Table(frame=wolf10, formats=RATIO_FORMATS)
+        tables["tab-daos-wolf-10"] = present.said_once(wolf10, RATIO_FORMATS)
     lists = findings.lists_finding([historic, sc19_list])
     records += list(lists.evidence)
     found.append(lists)
     if len(gekko):
         found.append(findings.gekko_finding(gekko))
-        tables["tab-daos-gekko"] = Table(frame=gekko.drop(columns="run_id"), formats={
+        tables["tab-daos-gekko"] = present.said_once(gekko.drop(columns="run_id"), {
             "year": ".0f", "score": ",.3f", "bw_gib_s": ",.3f", "md_kiops": ",.3f"})
         figures["fig-daos-gekko"] = charts.chart_phases(seeds.gekko_phases(con, gekko.run_id.tolist()), [
             "NextGenIO GekkoFS: seed 004 slide 'Hardware performance' (published)",
@@ -199,13 +201,14 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
             "Wolf (DAOS) and Tianhe-2E (Lustre) per client node",
             "every run of both systems with known client nodes; source: io500_phases, phase logs"])
     if sc19_ratios is not None:
-        tables["tab-daos-wolf-sc19"] = Table(frame=sc19_ratios, formats=RATIO_FORMATS)
+        tables["tab-daos-wolf-sc19"] = present.said_once(sc19_ratios, RATIO_FORMATS)
     featured = seeds.featured_run_ids(lustre, gekko, historic, sc19_list)
     if featured:
         tables["tab-daos-featured"] = Table(frame=seeds.featured_families(runs, featured).drop(columns="institution"),
                                             formats={"year": ".0f"})
-        tables["tab-daos-featured-files"] = Table(
-            frame=present.sources(con, analysis.get_sources(con, featured).source_id))
+        files = analysis.run_files(con, featured)
+        tables["tab-daos-featured-files"] = Table(frame=files.drop(columns="path").rename(columns={"run_key": "run"}))
+        values["files_featured"] = present.files_link(files.path, "The files of the runs compared one by one")
     values.update({"has_overview": len(chosen) > 0, "no_overview": len(chosen) == 0,
                    "has_compare": len(balance_years) > 0, "has_ten": len(ten_years) > 0,
                    "has_pairs": len(pair_phases) > 0, "has_wolf10": wolf10 is not None,

@@ -3,11 +3,11 @@ the runs chosen for the overview, and DAOS against Lustre within one archive yea
 machines, DAOS runs with and without data protection apart), as records `report` decides once."""
 from __future__ import annotations
 
-from dataclasses import replace
+import posixpath
 
 import pandas as pd
 
-from ...book import comparison
+from ...book import comparison, present
 from ...book.report import Table
 from ...database import io500_runs, store
 from ...inference import evidence, selection
@@ -25,7 +25,6 @@ NOT_STATED_GENERATION = "generation not stated"  # setups.generation: a run whos
 # The comparison table's descriptors (comparison.table adds the measure, ratio, units a side, Holm p and verdict)
 PROTECTION_COLUMN = f"{FIRST} data protection"
 RUNS_COLUMN = "runs a side"
-WHAT_WOULD_DECIDE = "what would decide it"
 
 
 def get_runs(con) -> pd.DataFrame:
@@ -122,10 +121,11 @@ def system_units(runs: pd.DataFrame) -> list[str]:
 
 def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: str, family: str) -> pd.DataFrame:
     """Per archive year, benchmark generation and FIRST's data protection, where they hold runs of both FIRST and
-    SECOND: the runs a side and the comparison of `value` (evidence.compare: ratio of geometric means over machines,
-    each the geometric mean of its runs that year), not yet decided: `report` decides every record of the chapter at
-    once. Runs of different generations (the bash script and the C app ran different phases and rules) or of
-    FIRST's different protection are never pooled: each side's designs say so (evidence.MixedDesigns)."""
+    SECOND: the runs a side (SECOND's by run key too, `second_keys`) and the comparison of `value` (evidence.compare:
+    ratio of geometric means over machines, each the geometric mean of its runs that year), not yet decided: `report`
+    decides every record of the chapter at once. Runs of different generations (the bash script and the C app ran
+    different phases and rules) or of FIRST's different protection are never pooled: each side's designs say so
+    (evidence.MixedDesigns)."""
     rows = []
     # a run whose system nothing states (outside the layout, no io500_info, no labels.yml) is no known unit
     both = chosen[chosen.family.isin([FIRST, SECOND]) & (chosen[value] > 0) & chosen.system.notna()]
@@ -136,7 +136,7 @@ def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: st
             a = g[(g.family == FIRST) & (g.data_protection == design)]
             if len(a) and len(b):
                 rows.append({"year": int(year), "generation": generation, "protection": design,
-                             f"{FIRST} runs": len(a), f"{SECOND} runs": len(b),
+                             f"{FIRST} runs": len(a), f"{SECOND} runs": len(b), "second_keys": b.run_key.tolist(),
                              "record": evidence.compare(
                                  evidence.Observations(values=a[value].to_numpy(), units=system_units(a),
                                                        designs=list(zip(a.data_protection, a.generation))),
@@ -145,43 +145,26 @@ def compare_by_year(chosen: pd.DataFrame, value: str, *, quantity: str, unit: st
                                  quantity=quantity, unit=unit, replicate=Replicate.MACHINE, family=family,
                                  label=f"{FIRST} {design} {int(year)} ({generation})",
                                  baseline_label=f"{SECOND} {int(year)} ({generation})")})
-    return pd.DataFrame(rows, columns=["year", "generation", "protection", f"{FIRST} runs", f"{SECOND} runs", "record"])
+    return pd.DataFrame(rows, columns=["year", "generation", "protection", f"{FIRST} runs", f"{SECOND} runs",
+                                       "second_keys", "record"])
 
 
-def what_would_decide(c: evidence.Comparison) -> str:
-    """What an undecided comparison of machines lacks, where the kit's verdict (comparison.verdict_text) does not
-    say it: with one machine on a side the spread between machines is unknown; with fewer than MIN_UNITS a side
-    no verdict can be reached; from fewer than MIN_UNITS_TO_SIZE a side no number of machines is sized. Empty for
-    a decided comparison and one whose verdict names the machines a side that would decide it."""
-    if c.decided or c.n_to_decide:
-        return ""
-    fewest = min(c.n, c.n_baseline)
-    side = FIRST if c.n <= c.n_baseline else SECOND
-    if fewest < 2:
-        return (f"{fewest} {side} machine: the spread between {side} machines is unknown, so no number of machines "
-                f"can be sized from these data; a verdict needs at least {evidence.MIN_UNITS} machines a side")
-    if fewest < evidence.MIN_UNITS:
-        return f"{plural(fewest, f'{side} machine')}: a verdict needs at least {evidence.MIN_UNITS} machines a side"
-    if fewest < evidence.MIN_UNITS_TO_SIZE:
-        return (f"{plural(fewest, f'{side} machine')}: from fewer than {evidence.MIN_UNITS_TO_SIZE} a side no number "
-                "of machines can be sized from these data")
-    return "no number of machines can be sized from these data"  # no spread between machines to size it from
-
-
-def comparison_table(table: pd.DataFrame) -> Table:
-    """A decided compare_by_year table as the kit shows comparisons (comparison.table): the measure, year, FIRST's
-    data protection and the runs a side, then ratio and interval (none on fewer than MIN_UNITS machines), machines
-    a side, Holm p and verdict, and what would decide it where the verdict does not say."""
+def comparison_table(table: pd.DataFrame, protection_note: str) -> Table:
+    """A decided compare_by_year table as the kit shows comparisons (comparison.table): the measure (said above the
+    table where every row has the same), ratio and interval (none on fewer than MIN_UNITS machines), year,
+    generation, FIRST's data protection and the runs a side, machines a side, Holm p and verdict; under it the
+    verdicts' legend and `protection_note`, what protection each side has (said once, not in every row)."""
     descriptors = pd.DataFrame({
         "year": [str(y) for y in table.year],
         "generation": list(table.generation),
         PROTECTION_COLUMN: [p.removesuffix(" data protection") for p in table.protection],
         RUNS_COLUMN: [f"{plural(a, 'run')} / {b:,}" for a, b in zip(table[f"{FIRST} runs"], table[f"{SECOND} runs"])]})
     shown = comparison.table(list(table.record), descriptors)
-    lacking = [what_would_decide(c) for c in table.record]
-    if not any(lacking):
-        return shown
-    return replace(shown, frame=shown.frame.assign(**{WHAT_WOULD_DECIDE: lacking}))
+    # one measure in every row (metadata per GiB/s) is said above the table with the rest that every row shares
+    _, measure = present.constant_columns(shown.frame[["measure"]])
+    return Table(frame=shown.frame.drop(columns=list(measure)), formats=shown.formats,
+                 shared={**measure, **shown.shared},
+                 note=" ".join(filter(None, [shown.note, protection_note])))
 
 
 def runs_per_period(chosen: pd.DataFrame) -> pd.DataFrame:
@@ -239,9 +222,29 @@ def unknown_runs(runs: pd.DataFrame) -> evidence.Count:
                           quantity="runs whose attribution is unknown", of=Replicate.RUN)
 
 
+def storage_overhead(con, runs: pd.DataFrame) -> pd.DataFrame:
+    """The protection overhead these runs' io500_info lines state (queries/storage_overhead.sql): run_key, key
+    (ds_overhead, md_overhead) and value as printed."""
+    stated = store.frame(con, PACKAGE, "storage_overhead")
+    return stated.merge(runs[["run_id", "run_key"]], on="run_id")[["run_key", "key", "value"]]
+
+
 def get_sources(con, run_ids) -> pd.DataFrame:
     """Source ids of every file of these runs (for present.sources)."""
     return con.execute(store.query(PACKAGE, "run_sources"), [sorted(int(i) for i in run_ids)]).df()
+
+
+def run_files(con, run_ids) -> pd.DataFrame:
+    """The files of these runs (present.sources) under each run: its run_key, and the file's path below the folder
+    holding every file of that run (the full path is one click away: the Data chapter's list, present.files_link),
+    with format, tool version and sha256; `path` keeps the full path for that link."""
+    files = store.frame(con, PACKAGE, "run_files", [sorted(int(i) for i in run_ids)])
+    files["path"] = store.reader_paths(con, files.path)
+    shown = present.sources(con, files.source_id)
+    files = files.merge(shown, on="path")
+    folder = files.groupby("run_key").path.transform(lambda p: posixpath.commonpath([posixpath.dirname(x) for x in p]))
+    files["file"] = [posixpath.relpath(p, f) for p, f in zip(files.path, folder)]
+    return files[["run_key", "file", "format", "tool_version", "sha256", "path"]]
 
 
 def has_view(con, name: str) -> bool:

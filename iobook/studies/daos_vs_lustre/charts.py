@@ -7,6 +7,7 @@ import altair as alt
 import pandas as pd
 
 from ...book import comparison
+from ...book.charts import ROUNDED
 from ...database import families
 from .analysis import FIRST, PHASES, SECOND, balance
 from .nodes import TEN_CLIENTS
@@ -22,8 +23,8 @@ def colour(names) -> alt.Scale:
 
 
 def chart_compare_by_year(table: pd.DataFrame, what: str) -> alt.LayerChart:
-    """One row per archive year, benchmark generation and FIRST's data protection (its colour): FIRST's geometric mean over SECOND's with
-    its interval (comparison.forest: none on fewer than MIN_UNITS machines, filled when decided)."""
+    """One row per archive year, benchmark generation and FIRST's data protection (its colour): FIRST's geometric mean
+    over SECOND's with its interval (comparison.forest: none on fewer than MIN_UNITS machines, filled when decided)."""
     records = list(table.record)
     decided = [c for c in records if c.decided]
     return comparison.forest(
@@ -39,7 +40,8 @@ def chart_medians(med: pd.DataFrame, order: list[str]) -> alt.Chart:
     top = med.loc[med.score.idxmax()]
     return alt.Chart(med).mark_line(point=True).encode(
         x=alt.X("period:O", sort=order, title="archive year"),
-        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="median score (√(GiB/s · kIOPS))"),
+        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="median score (√(GiB/s · kIOPS))",
+                axis=alt.Axis(format=ROUNDED)),
         color=alt.Color("family:N", scale=colour(med.family), legend=alt.Legend(orient="bottom", columns=4)),
         tooltip=["family", "period", "runs", alt.Tooltip("score:Q", format=".2f"),
                  alt.Tooltip("bw:Q", format=".2f", title="median bw (GiB/s)"),
@@ -53,8 +55,10 @@ def chart_bw_md(chosen: pd.DataFrame) -> alt.Chart:
     """Bandwidth against metadata score, one point per valid run, coloured by family."""
     ratio = balance(chosen).set_index("family").median_md_per_bw
     return alt.Chart(chosen).mark_point(filled=True, opacity=0.7).encode(
-        x=alt.X("bw_gib_s:Q", scale=alt.Scale(type="log"), title="bandwidth score (GiB/s)"),
-        y=alt.Y("md_kiops:Q", scale=alt.Scale(type="log"), title="metadata score (kIOPS)"),
+        x=alt.X("bw_gib_s:Q", scale=alt.Scale(type="log"), title="bandwidth score (GiB/s)",
+                axis=alt.Axis(format=ROUNDED)),
+        y=alt.Y("md_kiops:Q", scale=alt.Scale(type="log"), title="metadata score (kIOPS)",
+                axis=alt.Axis(format=ROUNDED)),
         color=alt.Color("family:N", scale=colour(chosen.family), legend=alt.Legend(orient="bottom", columns=4)),
         shape=alt.Shape("family:N", legend=None),
         tooltip=["run_key", "institution", "system", "family", "period",
@@ -74,7 +78,7 @@ def chart_phase_relative(rel: pd.DataFrame) -> alt.LayerChart:
                  alt.Tooltip("field_median:Q", format=".2f"), alt.Tooltip("relative:Q", format=".2f")])
     cells = base.mark_rect().encode(color=alt.Color(
         "relative:Q", scale=alt.Scale(type="log", scheme="blueorange", domainMid=1),
-        title="family median / field median (ratio)", legend=alt.Legend(orient="bottom")))
+        title="family median / field median (ratio)", legend=alt.Legend(orient="bottom", format=ROUNDED)))
     return (cells + base.mark_text(fontSize=9).encode(text=alt.Text("relative:Q", format=".1f"))).properties(
         width=460, height=max(60, 24 * rel.family.nunique()), title=alt.TitleParams(
             f"Largest lead: {top.family} in {top.phase}, {top.relative:.1f} × the field median",
@@ -84,7 +88,7 @@ def chart_phase_relative(rel: pd.DataFrame) -> alt.LayerChart:
 def chart_phases(values: pd.DataFrame, title: list[str]) -> alt.Chart:
     """Phase values of a few runs as points on a log axis, one colour per run, legend below."""
     return alt.Chart(values).mark_point(filled=True, size=70).encode(
-        x=alt.X("value:Q", scale=alt.Scale(type="log"), title=AXIS_PHASE),
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title=AXIS_PHASE, axis=alt.Axis(format=ROUNDED)),
         y=alt.Y("phase:N", sort=PHASES, title=None),
         color=alt.Color("run:N", title=None, legend=alt.Legend(**LEGEND_BELOW)),
         shape=alt.Shape("run:N", title=None),
@@ -100,9 +104,9 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
     return alt.Chart(known).mark_point(size=50).encode(
         # powers of ten only: 170 px panels cannot hold the 2, 5 and 20 ticks of a log axis
         x=alt.X("bw_per_client_node:Q", scale=alt.Scale(type="log"), title="bandwidth per client node (GiB/s)",
-                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
+                axis=alt.Axis(format=ROUNDED, tickCount=4, labelOverlap="greedy")),
         y=alt.Y("md_per_client_node:Q", scale=alt.Scale(type="log"), title="metadata per client node (kIOPS)",
-                axis=alt.Axis(format="~g", tickCount=4, labelOverlap="greedy")),
+                axis=alt.Axis(format=ROUNDED, tickCount=4, labelOverlap="greedy")),
         color=alt.Color("family:N", scale=colour(known.family), legend=None),
         shape=alt.Shape("list_kind:N", title=None, legend=alt.Legend(orient="bottom")),
         fill=alt.condition(alt.datum.list_kind == TEN_CLIENTS, "family:N", alt.value("transparent"),
@@ -120,7 +124,8 @@ def chart_per_client_node(normalised: pd.DataFrame) -> alt.Chart:
 def chart_wolf_tianhe(per_node: pd.DataFrame, title: list[str]) -> alt.Chart:
     """Phase values per client node of Wolf and Tianhe-2E runs, one colour per run, log axis."""
     return alt.Chart(per_node).mark_point(filled=True, size=60).encode(
-        x=alt.X("per_client_node:Q", scale=alt.Scale(type="log"), title=f"per client node: {AXIS_PHASE}"),
+        x=alt.X("per_client_node:Q", scale=alt.Scale(type="log"), title=f"per client node: {AXIS_PHASE}",
+                axis=alt.Axis(format=ROUNDED)),
         y=alt.Y("phase:N", sort=PHASES, title=None),
         color=alt.Color("run:N", title=None, legend=alt.Legend(**LEGEND_BELOW)),
         shape=alt.Shape("system:N", title=None),

@@ -8,7 +8,7 @@ from ...book import present
 from ...book.report import FIRST_FINDING_WORDS, Finding
 from ...inference import evidence
 from ...inference.evidence import Replicate, plural
-from .analysis import FIRST, SECOND, what_would_decide
+from .analysis import FIRST, PROTECTED, SECOND, UNPROTECTED
 from .nodes import TEN_NODES
 from .seeds import cell, seed_text
 
@@ -29,9 +29,13 @@ def caveats_text(seed_servers: pd.DataFrame, dfs: evidence.Count) -> str:
             + ("" if dfs.k == dfs.n else "; the others keep none that says") + ").")
 
 
-def eras_text(lustre: pd.Series, seed_servers: pd.DataFrame) -> str:
-    """The Tianhe-2E pair's benchmark versions: the Lustre run's (its setup record) and the DAOS runs' (seed 002)."""
+def eras_text(lustre: pd.Series | None, seed_servers: pd.DataFrame) -> str:
+    """The Tianhe-2E pair's benchmark versions: the Lustre run's (its setup record; None where the database lacks
+    it) and the DAOS runs' (seed 002)."""
     version, line = seed_text(seed_servers, "daos_isc20", "version")
+    if lustre is None:
+        return (f"The DAOS runs printed {version} (seed 002 line {line}), the C app of ISC20; the SC19 Lustre run is "
+                "not in this database.")
     lustre_era = lustre.era if isinstance(lustre.era, str) else "a version its files do not state"
     return (f"The pair also crosses benchmark versions: the Lustre run is of the {lustre_era}"
             + (f" ({lustre.benchmark})" if isinstance(lustre.benchmark, str) else "")
@@ -55,21 +59,42 @@ def clients_text(logged: pd.DataFrame, daos_clients: int) -> str:
             "saying for which run).")
 
 
+# What each DAOS design keeps, in a finding's few words (the table's note says it in full)
+DAOS_KEEPS = {UNPROTECTED: f"single-copy {FIRST}", PROTECTED: f"replicated or erasure-coded {FIRST}"}
+
+
 def first_finding(balance_years: pd.DataFrame) -> Finding:
     """The main result over every archive year and benchmark generation holding both families (no year chosen): the
-    range of the comparisons' ratios, and which comparisons evidence.decide decides (named while the finding stays
-    within FIRST_FINDING_WORDS); each comparison's data protection is in the figure it points to."""
+    range of the comparisons' ratios, and which comparisons evidence.decide decides, each with what protection its
+    sides have (named while the finding stays within FIRST_FINDING_WORDS); every comparison's protection is in the
+    figure it points to."""
     records = list(balance_years.record)
     ratios = [c.ratio for c in records]
     span = f"{ratios[0]:.1f}×" if len(ratios) == 1 else f"{min(ratios):.1f}–{max(ratios):.1f}×"
-    decided = [f"{row.year} {row.generation}, {row.protection.split()[0]} protection, {row.record.ratio:.1f}×"
+    decided = [f"{row.year} {row.generation}, {DAOS_KEEPS.get(row.protection, FIRST)}, {SECOND}'s protection "
+               f"{'mostly ' if row.second_stating else ''}unstated, {row.record.ratio:.1f}×"
                for row in balance_years.itertuples() if row.record.decided]
-    text = (f"{FIRST} over {SECOND} in metadata per GiB/s, each year and benchmark generation apart: {span} in "
+    text = (f"{FIRST} over {SECOND}, metadata per GiB/s, year and generation apart: {span} in "
             f"{plural(len(records), 'comparison')}; decided in **{len(decided)} of {len(records)}**")
     named = text + ": " + "; ".join(decided) + "."
     words = len([w for w in named.split() if any(ch.isalnum() for ch in w)])
     return Finding(text=named if decided and words <= FIRST_FINDING_WORDS else text + ".",
                    target="fig-daos-balance-years", evidence=tuple(records))
+
+
+def protection_note(second_runs: int, overhead: pd.DataFrame) -> str:
+    """What protection each side of the comparisons has, said once under their table: FIRST's by object class,
+    written by its clients; SECOND's as far as its runs' io500_info lines state an overhead (`overhead`:
+    analysis.storage_overhead of the SECOND runs compared, `second_runs` of them), else unstated: a file system
+    whose redundancy lies in its servers' RAID, below it. Plain text: Table.note escapes it."""
+    stated = overhead.groupby("run_key").value.agg(lambda v: ", ".join(dict.fromkeys(v)))
+    named = "; ".join(f"{key}: {value}" for key, value in stated.items())
+    return (f"{FIRST} data protection: without, object classes S1 or SX keep one copy of the data; with, replication "
+            "(RP_2G*) or erasure code (EC_*), which the clients write themselves (two replicas double their writes). "
+            f"{SECOND}: {len(stated):,} of the {second_runs:,} runs compared state an overhead for protection in "
+            f"their io500_info lines" + (f" ({named})" if named else "") + f"; the others state none. {SECOND} "
+            "stripes without replicas of its own: a system's redundancy usually lies in its servers' RAID, below "
+            "the file system, and costs the clients no extra writes.")
 
 
 def no_comparison_finding(chosen: pd.DataFrame, runs: pd.DataFrame, outside_layout: int) -> Finding:
@@ -86,20 +111,24 @@ def no_comparison_finding(chosen: pd.DataFrame, runs: pd.DataFrame, outside_layo
 
 
 def ten_node_finding(ten_years: pd.DataFrame) -> Finding:
-    """Each year's and measure's comparison on 10 client nodes, and why none is decided where it is not."""
-    parts = [f"{row.year} {row.generation} {row.measure.split()[0]} {evidence.phrase(row.record)}"
-             for row in ten_years.itertuples()]
-    lacking = sorted({what_would_decide(c) for c in ten_years.record} - {""})
-    return Finding(text=f"On {TEN_NODES} client nodes, {FIRST} over {SECOND} per client node: " + "; ".join(parts)
-                   + (f". Why no verdict: {'; '.join(lacking)}." if lacking else "."),
-                   target="tab-daos-ten-node", evidence=tuple(ten_years.record))
+    """Each year's and measure's comparison on 10 client nodes, what they share said once (evidence.phrases); the
+    table's legend says why one without a verdict has none."""
+    designs = {(row.year, row.generation) for row in ten_years.itertuples()}
+    shared = f", {ten_years.year.iloc[0]} {ten_years.generation.iloc[0]}" if len(designs) == 1 else ""
+    labelled = [((f"{row.year} {row.generation} " if not shared else "") + row.measure.split()[0], row.record)
+                for row in ten_years.itertuples()]
+    return Finding(text=f"On {TEN_NODES} client nodes{shared}, {FIRST} over {SECOND} per client node: "
+                   f"{evidence.phrases(labelled)}.", target="tab-daos-ten-node", evidence=tuple(ten_years.record))
 
 
-def same_servers_finding(md: evidence.Comparison, bw: evidence.Comparison, dfs: evidence.Count, caveats: str,
-                         eras: str) -> Finding:
-    return Finding(text=f"Tianhe-2E's full DAOS run (ISC20, never submitted: \"network performance issues\") against "
-                   f"its SC19 Lustre run: metadata {evidence.phrase(md)}, bandwidth {evidence.phrase(bw)}. {caveats} "
-                   f"{eras}", target="tab-daos-same-servers", evidence=(md, bw, dfs))
+def same_servers_finding(md: evidence.Comparison, bw: evidence.Comparison, dfs: evidence.Count) -> Finding:
+    """Tianhe-2E's DAOS run against its Lustre run on the same storage servers, with the two differences that change
+    what the ratios mean (the media, the benchmark's generation) in a few words; the section says them in full
+    (caveats_text, eras_text)."""
+    return Finding(text=f"Tianhe-2E's unsubmitted ISC20 {FIRST} run over its SC19 {SECOND} run (same servers; "
+                   f"{FIRST} in DRAM, {SECOND} on NVMe; two benchmark generations): "
+                   f"{evidence.phrases([('metadata', md), ('bandwidth', bw)], joiner=', ')}.",
+                   target="tab-daos-same-servers", evidence=(md, bw, dfs))
 
 
 def same_servers_abstract(md: evidence.Comparison, bw: evidence.Comparison) -> Finding:

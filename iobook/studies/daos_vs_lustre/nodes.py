@@ -11,7 +11,8 @@ from .analysis import PACKAGE, PHASES, has_view, period_order
 
 TEN_NODES = 10  # seed 002: "10-node list - Submissions use only 10 client nodes for the benchmark."
 TEN_CLIENTS, OTHER_CLIENTS, UNKNOWN_CLIENTS = "10 client nodes", "other client counts", "client nodes unknown"
-FROM_LOGS, DECLARED, UNKNOWN = "phase logs (IOR, mdtest)", "declared (io500_info)", "unknown"
+# how a run's client nodes are known (no bracket: the value stands in every row of a table)
+FROM_LOGS, DECLARED, UNKNOWN = "IOR and mdtest phase logs", "declared in io500_info", "unknown"
 SYSTEM_INFO = "io500_system_info"  # the view of io500_info lines; a database ingested before it lacks it
 TIANHE = {"institution": "National Supercomputing Center in Changsha", "system": "Tianhe-2E"}
 WOLF = {"institution": "Intel", "system": "Wolf"}

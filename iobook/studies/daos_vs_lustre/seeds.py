@@ -18,9 +18,16 @@ SLIDE_PHASE = {"ior_easy_w": "ior-easy-write", "ior_easy_r": "ior-easy-read", "i
                "ior_hard_r": "ior-hard-read", "md_easy_w": "mdtest-easy-write", "md_easy_stat": "mdtest-easy-stat",
                "md_easy_del": "mdtest-easy-delete", "md_hard_w": "mdtest-hard-write", "md_hard_r": "mdtest-hard-read",
                "md_hard_stat": "mdtest-hard-stat", "md_hard_del": "mdtest-hard-delete", "find_hard": "find"}
-DAOS_TABLES = {"daos_isc20_full": "DAOS, ISC20 full run (seed 002 slide)",
-               "daos_isc20_10node": "DAOS, ISC20 10 client nodes (seed 002 slide)"}
-LUSTRE_LABEL = "Lustre, SC19 (raw log)"
+# The runs' names in tables and legends (no bracket: a name said in every row is no qualifier), and the DAOS
+# listings' short names as the turned table's headers
+DAOS_TABLES = {"daos_isc20_full": "DAOS, ISC20 full run, seed 002's slide",
+               "daos_isc20_10node": "DAOS, ISC20 10 client nodes, seed 002's slide"}
+DAOS_SHORT = {"daos_isc20_full": "full run", "daos_isc20_10node": "10 client nodes"}
+LUSTRE_LABEL = "Lustre, SC19, raw log"
+DAOS_FULL_LABEL = "DAOS, ISC20 full run, slide"  # the same-servers table's column
+# The rescored listings' measures: the recomputed column, the printed one, the name a row of the turned table shows
+RESCORED_MEASURES = [("bw (GiB/s)", "printed bw", "bandwidth (GiB/s)"),
+                     ("md (kIOPS)", "printed md", "metadata (kIOPS)"), ("score", "printed score", "score")]
 PRINTED_SCORE_HALF_UNIT = 0.005  # the lists print scores to two decimals: a run is the listed one within half of 0.01
 GEKKO_SCORE_HALF_UNIT = 0.0005  # seed 004 prints its GekkoFS TOTAL to three decimals
 SAME_SERVERS_FAMILY = "Tianhe-2E: the ISC20 DAOS run over the SC19 Lustre run"
@@ -88,6 +95,19 @@ def daos_rescored() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def rescored_table(rescored: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """daos_rescored turned for the page (one row per measure, the listings' recomputed and printed values side by
+    side under their short names: six-decimal numbers fit the column this way), and the note saying how many of each
+    listing's printed numbers text extraction garbled."""
+    short = {DAOS_TABLES[table]: name for table, name in DAOS_SHORT.items()}
+    by_run = rescored.set_index("run")
+    frame = pd.DataFrame({"measure": [shown for _, _, shown in RESCORED_MEASURES], **{
+        f"{short[run]}: {kind}": [by_run.loc[run, column[i]] for column in RESCORED_MEASURES]
+        for run in by_run.index for i, kind in ((0, "recomputed"), (1, "printed"))}})
+    garbled = "; ".join(f"{short[run]} {int(n)}" for run, n in by_run["garbled printed numbers"].items())
+    return frame, f"Printed numbers the slides' text extraction garbled: {garbled}."
+
+
 def tianhe_phases(con, lustre_run_id: int | None) -> pd.DataFrame:
     """Phase values, long form: the Lustre run's from io500_phases (when in the database) and the two DAOS
     runs' as printed on seed 002's slides."""
@@ -128,7 +148,7 @@ def server_counts(con, run_id: int | None) -> pd.DataFrame:
         logged = phase_log_clients(con, run_id)
         if len(logged) and logged.nodes.nunique() == 1 and logged.tasks.nunique() == 1:
             rows.insert(1 if info else 0, {
-                "setup": "Lustre, SC19", "source": "the run's phase logs (IOR, mdtest)",
+                "setup": "Lustre, SC19", "source": "the run's IOR and mdtest phase logs",
                 "client nodes": int(logged.nodes.iloc[0]), "tasks": int(logged.tasks.iloc[0])})
     columns = ["setup", "source", "storage servers", "metadata servers", "client nodes", "tasks per client node",
                "tasks"]
@@ -141,7 +161,7 @@ def same_servers(lustre: pd.Series | None, rescored: pd.DataFrame) -> pd.DataFra
     Lustre. No division by servers: the seed gives no one count of DAOS servers."""
     full = rescored.set_index("run").loc[DAOS_TABLES["daos_isc20_full"]]
     return pd.DataFrame([{"measure": name, LUSTRE_LABEL: None if lustre is None else float(lustre[lk]),
-                          "DAOS, ISC20 full run (slide)": float(full[dk]),
+                          DAOS_FULL_LABEL: float(full[dk]),
                           "DAOS / Lustre": None if lustre is None else float(full[dk]) / float(lustre[lk])}
                          for name, (lk, dk) in SAME_SERVERS_MEASURES.items()])
 
@@ -250,6 +270,10 @@ def featured_run_ids(lustre: pd.Series | None, gekko: pd.DataFrame, historic: pd
 
 
 def featured_families(runs: pd.DataFrame, run_ids) -> pd.DataFrame:
-    """The family of each run named in the chapter and the evidence for it."""
-    return runs[runs.run_id.isin(list(run_ids))][
-        ["run_key", "institution", "system", "filesystem", "year", "family", "family_reason"]]
+    """The family of each run named in the chapter and the evidence for it, runs of one year alike in all of it
+    (Wolf's of 2020, the GekkoFS runs of 2020) in one row: their runs listed, the evidence said once."""
+    featured = runs[runs.run_id.isin(list(run_ids))]
+    alike = ["year", "institution", "system", "filesystem", "family", "family_reason"]
+    grouped = featured.groupby(alike, dropna=False, sort=False).run_key.agg(list).reset_index()
+    return grouped.rename(columns={"run_key": "runs"})[["runs", *alike]].sort_values(
+        ["year", "system"], kind="stable", ignore_index=True)

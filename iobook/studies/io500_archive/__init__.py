@@ -1,14 +1,15 @@
 """The IO500 archive as data (the chapter `io500_archive`, issue 39): Kunkel et al.'s statistical study of the IO500
-submissions (arXiv 2605.02194) rebuilt from the raw files: the selection as a query, phase-to-phase rank
-correlations and the sub-scores per client node beside the paper's figures, every list apart, and from the logs
-IOR's close time, the stonewall wear-down and pfind's imbalance. Layers: queries/*.sql, analysis, logs, charts,
+submissions (arXiv 2605.02194) redone on the raw files the data holds, a re-analysis unless its selection is the
+paper's (evidence.reanalysis): the selection as a query, phase-to-phase rank correlations and the sub-scores per
+client node beside the paper's figures, every list apart, and from the logs IOR's close time, the stonewall
+wear-down and pfind's imbalance. Layers: queries/*.sql, analysis, logs, charts,
 findings; `report` wires them for the notebook."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ...book import present
-from ...book.report import Report, Table
+from ...book import comparison, present
+from ...book.report import Prose, Report, Table
 from ...inference import evidence
 from . import analysis, charts, findings, logs
 from .analysis import PAPER_LISTS
@@ -22,10 +23,26 @@ PERCENT = 100  # a share shown as a percentage
 SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in (
     "close, % of phase", "done at the deadline, % of all", "slowest rank, % of fastest", "wear-down, % of phase",
     "busiest over mean rank", "busiest, % of files", "slowest ÷ median rank's wear-down", "median rank's wear-down (s)")}
-# the measures first: at 1280 px the page's column shows about eight
-LIST_COLUMNS = ["list", "machines", "generation", "rs per node", "verdict", "machines with nodes", "lowest score",
-                "highest score", "orders of magnitude", "runs", "left out", "flagged runs"]
-LIST_FORMATS = {"lowest score": ",.3g", "highest score": ",.4g", "orders of magnitude": ".1f", "rs per node": ".2f"}
+# the measure and what it rests on first; the scores' span in one column (both ends as the table printed them); the
+# runs left out are the counted runs less the machines (per_list), not a column of their own
+LIST_COLUMNS = ["list", "generation", "rs per node", "verdict", "machines", "with nodes", "scores",
+                "orders of magnitude", "runs", "flagged runs"]
+LIST_FORMATS = {"orders of magnitude": ".1f", "rs per node": ".2f"}
+
+
+def _score(value: float, digits: int) -> str:
+    """A score to `digits` significant digits, thousands separated ('1,860'; '32,166', not '3.217e+04')."""
+    return f"{value:,.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
+
+
+def lists_table(per_list: pd.DataFrame, records: list[evidence.Correlation]) -> Table:
+    """Each list apart as the page shows it (LIST_COLUMNS): its lowest and highest score in one column, and the
+    verdicts' codes explained once under the table (comparison.legend)."""
+    # 'lowest to highest': a cell may wrap at its spaces, never inside a number's range (the page check)
+    frame = per_list.assign(scores=[f"{_score(low, 3)} to {_score(high, 4)}" for low, high in
+                                    zip(per_list["lowest score"], per_list["highest score"])]).rename(
+        columns={"machines with nodes": "with nodes"})
+    return Table(frame=frame[LIST_COLUMNS], formats=LIST_FORMATS, note=comparison.legend(records))
 
 
 def counted_as_the_paper(runs: pd.DataFrame, phases: pd.DataFrame, lists: list[str],
@@ -78,17 +95,21 @@ def report(con, *, lists: list[str] | None = None) -> Report:
         shown = analysis.correlation_table(selected, paper_q)
         values |= {"correlations": len(selected), "holm_decided": sum(r.decided for r in selected),
                    "paper_rule_passes": analysis.passes_paper_rule(selected, paper_q)}
-        found += [findings.selection_finding(runs, lists, left, bandwidth, paper),
+        values |= counted_as_the_paper(runs, phases, lists, named)
+        values["selection_claim"] = findings.selection_claim(runs, lists, left["machines"], values["as_paper_runs"],
+                                                             paper)
+        found += [findings.selection_finding(values["selection_claim"], bandwidth, paper),
                   findings.metadata_finding(metadata, paper),
                   findings.per_node_finding(subscores, paper, int(chosen.bw_per_node.notna().sum()), len(chosen)),
                   findings.lists_finding(per_list, chosen, paper)]
-        tables["tab-archive-correlations"] = Table(frame=shown.drop(columns=["x", "y"]), formats=CORRELATION_FORMATS)
-        values |= counted_as_the_paper(runs, phases, lists, named)
+        # the lists every record is of are said once above the table, not after each quantity
+        tables["tab-archive-correlations"] = Table(frame=shown.drop(columns=["x", "y"]).assign(
+            what=shown.what.str.removesuffix(f", {named}")), formats=CORRELATION_FORMATS, shared={"lists": named})
         figures["fig-archive-correlations"] = charts.chart_correlations(shown)
     else:
         found.append(findings.no_selection_finding(runs, lists))
     if len(per_list):
-        tables["tab-archive-lists"] = Table(frame=per_list[LIST_COLUMNS], formats=LIST_FORMATS)
+        tables["tab-archive-lists"] = lists_table(per_list, list_records)
         figures["fig-archive-scores"] = charts.chart_scores(chosen_each, analysis.lists_in_order(runs))
     close = analysis.per_machine(logs.close_time(con), runs)
     wear = analysis.per_machine(logs.wear_down(con), runs)
@@ -106,7 +127,8 @@ def report(con, *, lists: list[str] | None = None) -> Report:
             formats=SHARE_FORMATS)
         figures["fig-archive-close"] = charts.chart_close(close)
     if generation is not None:
-        found += [f for f in [findings.stragglers_finding(wear, find, generation)] if f is not None]
+        found += [f for f in [findings.stragglers_finding(wear, generation)] if f is not None]
+    values |= {key: Prose(text) for key, text in findings.log_texts(wear, find, generation).items()}
     if len(wear):
         tables["tab-archive-wear-down"] = Table(frame=analysis.summarize(wear, ["generation", "phase"], {
             "done_at_stonewall_share": ("done at the deadline, % of all", PERCENT),

@@ -5,12 +5,14 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ...book.charts import ROUNDED
 from .analysis import DOMAINS
 
 
-def chart_correlations(table: pd.DataFrame) -> alt.HConcatChart:
+def chart_correlations(table: pd.DataFrame) -> alt.VConcatChart:
     """Spearman's rs of each pair of phases (analysis.correlation_table rows of one selection), one matrix per domain,
-    the value printed in its cell."""
+    one above the other (side by side, the metadata matrix ran past the page's column at 1280 px), the value
+    printed in its cell."""
     panels = []
     for domain, names in DOMAINS.items():
         rows = table[table.what.str.startswith(f"{domain} phases")]
@@ -19,12 +21,13 @@ def chart_correlations(table: pd.DataFrame) -> alt.HConcatChart:
             x=alt.X("x:N", sort=list(names), title=None, axis=alt.Axis(labelAngle=-40)),
             y=alt.Y("y:N", sort=list(names), title=None))
         cells = base.mark_rect().encode(
-            color=alt.Color("value:Q", title="Spearman rs", scale=alt.Scale(domain=[-1, 1], scheme="redblue")),
+            color=alt.Color("value:Q", title="Spearman rs", scale=alt.Scale(domain=[-1, 1], scheme="redblue"),
+                            legend=alt.Legend(format=".2f")),
             tooltip=["x:N", "y:N", alt.Tooltip("value:Q", format=".2f"), "machines:Q", "verdict:N"])
         text = base.mark_text(fontSize=11).encode(text=alt.Text("value:Q", format=".2f"))
         panels.append(alt.layer(cells, text).properties(title=f"{domain} phases", width=40 * len(names),
                                                         height=40 * len(names)))
-    return alt.hconcat(*panels).resolve_scale(color="shared")
+    return alt.vconcat(*panels).resolve_scale(color="shared")
 
 
 # The distributions each list shows: its machines' score and sub-scores (column -> axis title)
@@ -38,7 +41,7 @@ def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.VConcatChart:
     panels = [alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
         x=alt.X("list:N", sort=lists, title="list" if column == "md_kiops" else None,
                 axis=alt.Axis(labels=column == "md_kiops")),
-        y=alt.Y(f"{column}:Q", scale=alt.Scale(type="log"), title=title),
+        y=alt.Y(f"{column}:Q", scale=alt.Scale(type="log"), title=title, axis=alt.Axis(format=ROUNDED)),
         color=alt.Color("generation:N", title="benchmark", legend=alt.Legend(orient="bottom")),
         tooltip=["list:N", "machine:N", alt.Tooltip(f"{column}:Q", format=",.4g"), "generation:N"],
     ).properties(width=500, height=150) for column, title in LIST_MEASURES.items()]
@@ -51,7 +54,7 @@ def chart_close(close: pd.DataFrame) -> alt.Chart:
     data = close[["generation", "family", "phase", "machine", "close_share", "close_s"]]
     return alt.Chart(data).mark_point(filled=True, opacity=0.6).encode(
         x=alt.X("close_share:Q", scale=alt.Scale(type="log"), title="close time, share of the phase (log)",
-                axis=alt.Axis(format="%")),
+                axis=alt.Axis(format=".3~%")),  # tiny shares: "%" printed them as 0%
         y=alt.Y("family:N", title=None),
         color=alt.Color("phase:N", title="IOR phase", legend=alt.Legend(orient="bottom", columns=4)),
         row=alt.Row("generation:N", title=None),

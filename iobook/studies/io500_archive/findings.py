@@ -28,16 +28,25 @@ def held_lists(runs: pd.DataFrame, lists) -> list[str]:
     return [name for name in lists if (runs.list == name).any()]
 
 
-def selection_finding(runs: pd.DataFrame, lists, left: dict, bandwidth: list[Correlation],
-                      paper: pd.DataFrame) -> Finding:
-    """The headline: which of the paper's lists the data holds, and the bandwidth phases' correlations beside
-    the paper's."""
+def selection_claim(runs: pd.DataFrame, lists, machines: int, submissions: int, paper: pd.DataFrame) -> str:
+    """What the chapter's rebuilding of the paper is (evidence.reanalysis): a reproduction only on the paper's own
+    selection, its lists and its count of submissions (`submissions`: the selection's valid runs counted as the
+    paper counts them); else a re-analysis on the lists the data holds and its `machines`."""
     held = held_lists(runs, lists)
-    missing = [name for name in lists if name not in held]
-    lacking = f" (not {', '.join(missing)})" if missing else ""
-    text = (f"The data holds {len(held)} of {len(lists)} lists{lacking}; its {left['machines']} machines' bandwidth "
-            f"phases rank together at rs {correlation_range(bandwidth)} ({_decided(bandwidth)}), the paper's "
-            f"{_paper_range(paper, 'bandwidth')}.")
+    paper_submissions = int(analysis.paper_value(paper, "submissions"))
+    of = (f"{len(held)} of the paper's {len(analysis.PAPER_LISTS)} lists" if tuple(lists) == analysis.PAPER_LISTS
+          else f"{len(held)} lists, not the paper's {analysis.PAPER_LISTS[0]}–{analysis.PAPER_LISTS[-1]},")
+    selection = (f"{of} ({', '.join(held) or 'none held'}), {evidence.plural(machines, 'machine')} against its "
+                 f"{paper_submissions} submissions")
+    return evidence.reanalysis((tuple(held), submissions), (analysis.PAPER_LISTS, paper_submissions),
+                               selection=selection, publication="the paper")
+
+
+def selection_finding(claim: str, bandwidth: list[Correlation], paper: pd.DataFrame) -> Finding:
+    """The headline: what the chapter's selection is against the paper's (selection_claim), and the bandwidth phases'
+    correlations beside the paper's."""
+    text = (f"{claim[0].upper()}{claim[1:]}: bandwidth phases rank together at rs {correlation_range(bandwidth)} "
+            f"({_decided(bandwidth)}), the paper's {_paper_range(paper, 'bandwidth')}.")
     return Finding(text=text, target="tab-archive-correlations", evidence=tuple(bandwidth))
 
 
@@ -65,11 +74,12 @@ def metadata_finding(metadata: list[Correlation], paper: pd.DataFrame) -> Findin
 
 
 def per_node_finding(subscores: list[Correlation], paper: pd.DataFrame, with_nodes: int, machines: int) -> Finding:
+    """The sub-scores per client node against the paper's, what the two correlations share said once."""
     rs, r = subscores
-    text = (f"Per client node, the bandwidth and metadata sub-scores: {evidence.phrase(rs)}, Pearson "
-            f"{evidence.phrase(r)}; the paper: rs {analysis.paper_value(paper, 'subscores_rs_per_node'):.2f}, "
+    text = (f"Per client node, the bandwidth and metadata sub-scores: {evidence.phrases([('', rs), ('', r)], ', ')}; "
+            f"the paper: rs {analysis.paper_value(paper, 'subscores_rs_per_node'):.2f}, "
             f"r {analysis.paper_value(paper, 'subscores_r_per_node'):.2f}. {with_nodes} of the {machines} machines "
-            f"state their client nodes.")
+            "state their client nodes.")
     return Finding(text=text, target="tab-archive-correlations", evidence=(rs, r))
 
 
@@ -107,7 +117,8 @@ def close_finding(close: pd.DataFrame, generation: str) -> Finding:
     groups = rows.groupby(["family", "phase"]).agg(machines=("machine", "nunique"), share=("close_share", "median"))
     groups = groups[groups.machines >= evidence.MIN_UNITS].sort_values("share", ascending=False)
     records = [_described(overall, n, "IOR close time, share of the phase")]
-    text = f"In the {generation}'s IOR phases, close takes a median {_percent(overall)} of a phase's time ({evidence.plural(n, 'machine')})"
+    text = (f"In the {generation}'s IOR phases, close takes a median {_percent(overall)} of a phase's time "
+            f"({evidence.plural(n, 'machine')})")
     if len(groups):
         (family, phase), top = groups.index[0], groups.iloc[0]
         records.append(_described(top.share, int(top.machines), f"IOR close time, share of {phase}, {family}"))
@@ -116,37 +127,53 @@ def close_finding(close: pd.DataFrame, generation: str) -> Finding:
     return Finding(text=text + ".", target="tab-archive-close", evidence=tuple(records))
 
 
-def stragglers_finding(wear: pd.DataFrame, find: pd.DataFrame, generation: str) -> Finding | None:
-    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write), and find's imbalance
-    (`find`: the CSVs whose ranks add up): the parts the generation's logs hold; None when they hold neither."""
+def _machines_once(parts: list[tuple[str, int]]) -> str:
+    """Clauses each over its machines, joined: the machines said once where every clause has as many, else each
+    clause's own."""
+    if len({n for _, n in parts}) == 1:
+        return "; ".join(text for text, _ in parts) + f" (each over {evidence.plural(parts[0][1], 'machine')})"
+    return "; ".join(f"{text} ({evidence.plural(n, 'machine')})" for text, n in parts)
+
+
+def stragglers_finding(wear: pd.DataFrame, generation: str) -> Finding | None:
+    """The ranks' spread at the write deadline and the wear-down after it (ior-easy-write): the parts the
+    generation's logs hold; None when they hold none (the rank-by-rank wear-down and find's imbalance are said in
+    their sections: log_texts)."""
     slowest, n = analysis.medians(wear, "slowest_share", generation=generation, phase=analysis.WEAR_PHASE)
     done, n_done = analysis.medians(wear, "done_at_stonewall_share", generation=generation, phase=analysis.WEAR_PHASE)
     share, n_share = analysis.medians(wear, "wear_down_share", generation=generation, phase=analysis.WEAR_PHASE)
-    ranks, n_ranks = analysis.medians(wear, "slowest_over_median_rank", generation=generation, phase=analysis.WEAR_PHASE)
-    spread, n_find = analysis.medians(find, "total_imbalance", generation=generation)
     parts, records = [], []
     if n:
         records.append(_described(slowest, n, "slowest rank's share of the fastest's transfers at the stonewall, "
                                               f"{analysis.WEAR_PHASE}"))
-        parts.append(f"at {analysis.WEAR_PHASE}'s deadline the slowest rank had done a median {slowest:.0%} of the "
-                     f"fastest's transfers ({evidence.plural(n, 'machine')})")
+        parts.append((f"at {analysis.WEAR_PHASE}'s deadline the slowest rank had done a median {slowest:.0%} of the "
+                      "fastest's transfers", n))
     if n_done:
         records.append(_described(done, n_done, f"share of {analysis.WEAR_PHASE}'s transfers done at the deadline"))
-        parts.append(f"all ranks together {done:.0%} of the phase's ({evidence.plural(n_done, 'machine')})")
+        parts.append((f"all ranks together {done:.0%} of the phase's", n_done))
     if n_share:
         records.append(_described(share, n_share, f"wear-down's share of {analysis.WEAR_PHASE}"))
-        parts.append(f"the wear-down after it took {share:.0%} of the phase's time "
-                     f"({evidence.plural(n_share, 'machine')})")
-    if n_ranks:
-        records.append(_described(ranks, n_ranks, f"slowest rank's wear-down over the median rank's, {analysis.WEAR_PHASE}"))
-        parts.append(f"rank by rank, the slowest wore down {ranks:.3g} times as long as the median rank "
-                     f"({evidence.plural(n_ranks, 'machine')} with the ranks' CSV)")
-    if n_find:
-        records.append(_described(spread, n_find, "find: files scanned by the busiest rank over the mean rank"))
-        parts.append(f"in find, the busiest rank scanned a median {spread:.3g} times the mean rank's files "
-                     f"({evidence.plural(n_find, 'machine')})")
+        parts.append((f"the wear-down after it took {share:.0%} of the phase's time", n_share))
     if not parts:
         return None
-    text = "; ".join(parts)
-    return Finding(text=f"In the {generation}'s runs, {text}.", target="tab-archive-wear-down" if n else "tab-archive-find",
+    return Finding(text=f"In the {generation}'s runs, {_machines_once(parts)}.", target="tab-archive-wear-down",
                    evidence=tuple(records))
+
+
+def log_texts(wear: pd.DataFrame, find: pd.DataFrame, generation: str | None) -> dict[str, str]:
+    """The sentences of the log sections (Markdown): the slowest rank's wear-down over the median rank's, and find's
+    busiest rank over the mean rank, medians over the generation's machines (descriptions of the data, no
+    interval), or what the generation's logs lack."""
+    ranks, n_ranks = analysis.medians(wear, "slowest_over_median_rank", generation=generation,
+                                      phase=analysis.WEAR_PHASE)
+    spread, n_find = analysis.medians(find, "total_imbalance", generation=generation)
+    runs = f"the {generation}'s runs" if generation else "these runs"
+    return {
+        "rank_wear_down_text": (
+            f"In {runs}, the slowest rank of {analysis.WEAR_PHASE} wore down a median {ranks:.3g} times as long as the "
+            f"median rank ({evidence.plural(n_ranks, 'machine')} with the ranks' CSV)." if n_ranks else
+            f"No machine of {runs} kept the ranks' CSV of {analysis.WEAR_PHASE}."),
+        "find_text": (
+            f"In {runs}, find's busiest rank scanned a median {spread:.3g} times the mean rank's files "
+            f"({evidence.plural(n_find, 'machine')})." if n_find else
+            f"No machine of {runs} kept a find CSV whose ranks add up.")}

@@ -17,19 +17,20 @@ HOW_TO_ADD = ("Ingest IO500 results (a `result_summary.txt`, `result.txt` or `io
               "`python -m iobook ingest --db my.duckdb DIR` or build the book from them with "
               "`python -m iobook book --data DIR`.")
 SCORE_FORMAT = ",.3f"  # scores and GiB/s to three decimals: the tolerance is 0.1 %
-MISMATCH_COLUMNS = {"run_key": "run", "score": "recomputed score", "score_from_logs": "recomputed from logs",
+MISMATCH_COLUMNS = {"run_key": "runs", "score": "recomputed score", "score_from_logs": "recomputed from logs",
                     "reported_score_native": "printed score (its own scale)"}
 BOUNDS_COLUMNS = {"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/s", "binding": "least limit",
                   "stated": "as stated", "share": "share of limit"}
 
 
-def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhere, flags, bounds) -> dict:
+def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhere, flags, coverage,
+            bounds) -> dict:
     """The chapter's tables (the SC23 ones only when its runs are all held; the weights and phases only when a run
     has a score)."""
     tables = {
-        "tab-io500-mismatches": Table(frame=mismatches.drop(columns="copy_of").reset_index(drop=True).rename(
-            columns=MISMATCH_COLUMNS),
-                                      formats={name: SCORE_FORMAT for name in list(MISMATCH_COLUMNS.values())[1:]}),
+        "tab-io500-mismatches": present.said_once(  # one institution and system: said once above
+            analysis.mismatch_table(mismatches).rename(columns=MISMATCH_COLUMNS),
+            {name: SCORE_FORMAT for name in list(MISMATCH_COLUMNS.values())[1:]}),
         "tab-io500-sources": Table(frame=analysis.get_sources(con, featured)),
     }
     if shown:
@@ -41,7 +42,11 @@ def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhe
         tables["tab-io500-sc23-differ"] = Table(
             frame=sc23.differ_table(elsewhere),
             formats={"raw value": ",.6f", "raw rounded": ",.1f", "raw rounded twice": ",.1f", "printed elsewhere": ",.1f"})
-    tables["tab-io500-flags"] = Table(frame=flags.rename(columns={"run_key": "run"}))
+    sources = analysis.sources_of(flags)
+    tables["tab-io500-audit"] = Table(frame=coverage.assign(source=[
+        sources.get(code, "each run's own, in the table of flags" if code in set(flags.code) else "–")
+        for code in coverage.flag]))
+    tables["tab-io500-flags"] = Table(frame=analysis.flags_table(flags))
     tables["tab-io500-bounds"] = Table(frame=bounds.rename(columns=BOUNDS_COLUMNS), formats={
         "GiB/s": SCORE_FORMAT, "limit GiB/s": SCORE_FORMAT, "share of limit": ".0%"})
     return tables
@@ -72,8 +77,9 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     widest, spread = analysis.widest_phase(phases)
     featured = sorted(set(shown) | (set(sc23_runs.values()) if len(table) else set()))
     best_shares, limits = analysis.bounds_records(bounds, agree["runs"])
+    coverage = analysis.flag_coverage(con, flags)
     found = [findings.main_finding(agree, analysis.census(agree)),
-             findings.audit_finding(flags, best_shares, limits, agree["runs"])]
+             findings.audit_finding(coverage, flags, agree["runs"])]
     if len(table):
         found.append(findings.sc23_finding(table, elsewhere))
     if len(mismatches):
@@ -91,6 +97,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "widest": widest, "has_mismatches": len(mismatches) > 0, "has_sc23": len(table) > 0,
             "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
+            "bounds_text": findings.bounds_text(best_shares, limits),
             "phase_rule": Prose(("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
                                  "recomputed scores among the valid runs (the default when `phase_runs` is empty)")
                                 + ("; every run here carries a validity flag, so these do (the audit's table)"
@@ -102,6 +109,6 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
         figures={"fig-io500-recomputed": charts.chart_recomputed_vs_reported(runs, agree),
                  **({"fig-io500-phases": charts.chart_phases(phases)} if shown else {})},
         tables=_tables(con, mismatches=mismatches, weights=weights, phases=phases, shown=shown, featured=featured,
-                       table=table, elsewhere=elsewhere, flags=flags, bounds=bounds),
+                       table=table, elsewhere=elsewhere, flags=flags, coverage=coverage, bounds=bounds),
         findings=found, evidence=[f for finding in found for f in finding.evidence],
         abstract=[f for f in found if f.target == "tab-io500-sc23"])

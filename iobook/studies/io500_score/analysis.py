@@ -87,6 +87,58 @@ def get_flags(con) -> pd.DataFrame:
     return store.frame(con, __package__, "flags")
 
 
+# What each flag of the validity audit (io500_run_flags) reads of a run: a run whose files do not state it cannot be
+# tested, so a flag's count is out of the runs it could test (issue 46: the above-the-links check tests 4 of 246)
+FLAG_NEEDS = {
+    "ABOVE_LINKS": "a limit of its setup: client or server links and their rate, or drives and theirs",
+    "CHANGED_DURING_RUN": "scripts of its own (*.sh, *.ini) in its folder",
+    "IMPLAUSIBLE": "a metadata phase with its processes",
+    "RANDOM_READ_CACHED": "a 4 KiB random read phase (ior-rnd4K-easy-read, SC21's ior-rnd4K-read) and ior-easy-read",
+    "UNPROTECTED": "DAOS object classes in its config.ini, scripts or command lines",
+}
+
+
+def flag_coverage(con, flags: pd.DataFrame) -> pd.DataFrame:
+    """Per flag of the validity audit (FLAG_NEEDS): what a run must state to be tested, how many runs (each counted
+    once) could be tested (queries/flag_coverage.sql; for CHANGED_DURING_RUN the runs with a script in their own
+    folder, io500_runs.own_folder, as setups.derive reads them) and how many it flags (`flags`: get_flags)."""
+    testable = store.frame(con, __package__, "flag_coverage").set_index("code").testable.to_dict()
+    scripts = store.frame(con, __package__, "run_scripts").path.tolist()
+    runs = store.frame(con, __package__, "counted_runs")
+    folders = [io500_runs.own_folder(path).rstrip("/") + "/" for path in runs.path]
+    testable["CHANGED_DURING_RUN"] = sum(any(s.startswith(folder) for s in scripts) for folder in folders)
+    flagged = flags.groupby("code").run_key.nunique()
+    return pd.DataFrame([{"flag": code, "a run must state": needs, "runs it can test": int(testable[code]),
+                          "runs flagged": int(flagged.get(code, 0))} for code, needs in FLAG_NEEDS.items()])
+
+
+def flags_table(flags: pd.DataFrame) -> pd.DataFrame:
+    """The flags as the page shows them: code, run, its institution and system in one column, and what its files show;
+    where a code's runs name their sources apart (CHANGED_DURING_RUN: each run's script and lines) the source joins
+    what they show, and where one source stands for all its runs it is said once (sources_of)."""
+    shared = sources_of(flags)
+    where = [detail if code in shared else f"{detail}: {source}"
+             for code, detail, source in zip(flags.code, flags.detail, flags.source)]
+    system = [", ".join(str(v) for v in pair if isinstance(v, str)) for pair in zip(flags.institution, flags.system)]
+    return pd.DataFrame({"code": flags.code, "run": flags.run_key, "system": system, "what its files show": where})
+
+
+def sources_of(flags: pd.DataFrame) -> dict[str, str]:
+    """code -> the one source every flagged run of that code names (UNPROTECTED's 'config.ini, scripts and command
+    lines (oclass)'), said once in the audit's table."""
+    sources = flags.groupby("code").source.unique()
+    return {code: values[0] for code, values in sources.items() if len(values) == 1}
+
+
+def mismatch_table(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """The runs whose printed score is not reproduced, rows alike but for the run said once: their runs listed in one
+    cell (submission-28's five results that printed 0 share one reason)."""
+    shown = mismatches.drop(columns="copy_of").reset_index(drop=True)
+    alike = [c for c in shown.columns if c != "run_key"]
+    grouped = shown.groupby(alike, dropna=False, sort=False).run_key.agg(list).reset_index()
+    return grouped[["run_key", *alike]]
+
+
 def get_bounds(con) -> pd.DataFrame:
     """The bandwidth phases of the runs whose setup states a limit, against the least one (queries/bounds.sql)."""
     return store.frame(con, __package__, "bounds")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ...book.charts import ROUNDED
 from .analysis import TOLERANCE
 
 
@@ -17,8 +18,10 @@ def chart_recomputed_vs_reported(runs: pd.DataFrame, agree: dict[str, int]) -> a
         ["run_key", "institution", "system", "year", "release", "reported_score", "score", "valid"]].assign(
         validity=lambda d: d.valid.map({True: "valid run", False: "invalid run"}))
     return alt.Chart(plotted).mark_point(filled=True, opacity=0.6).encode(
-        x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))"),
-        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="recomputed score (√(GiB/s · kIOPS))"),
+        x=alt.X("reported_score:Q", scale=alt.Scale(type="log"), title="printed score (√(GiB/s · kIOPS))",
+                axis=alt.Axis(format=ROUNDED)),
+        y=alt.Y("score:Q", scale=alt.Scale(type="log"), title="recomputed score (√(GiB/s · kIOPS))",
+                axis=alt.Axis(format=ROUNDED)),
         color=alt.Color("validity:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["run_key", "institution", "system", "year", "release",
                  alt.Tooltip("reported_score:Q", format=".3f"), alt.Tooltip("score:Q", format=".3f")],
@@ -30,7 +33,8 @@ def chart_recomputed_vs_reported(runs: pd.DataFrame, agree: dict[str, int]) -> a
 def chart_phases(phases: pd.DataFrame) -> alt.Chart:
     """The chosen runs' phases as points on a log axis (a bar on a log axis has no zero to start from)."""
     return alt.Chart(phases[phases.value > 0]).mark_point(filled=True, size=80).encode(
-        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="GiB/s (ior phases) or kIOPS (mdtest, find)"),
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="GiB/s (ior phases) or kIOPS (mdtest, find)",
+                axis=alt.Axis(format=ROUNDED)),
         y=alt.Y("phase:N", title=None, sort=list(dict.fromkeys(phases.phase))),
         color=alt.Color("run_key:N", title="run", legend=alt.Legend(orient="bottom", columns=1)),
         shape=alt.Shape("run_key:N", title="run"),

@@ -20,23 +20,29 @@ def main_finding(agree: dict[str, int], census: evidence.Count) -> Finding:
                    target="fig-io500-recomputed", evidence=(census,))
 
 
-def audit_finding(flags: pd.DataFrame, best: pd.Series, limits: list[evidence.Count], runs: int) -> Finding:
-    """How many runs the validity audit flags, by code, and how many state the limits of their setup and reach them
-    (`best`: each stating run's best share of its limit; `limits`: analysis.bounds_records' censuses); none of the
-    flagged runs is shown as an example."""
+def audit_finding(coverage: pd.DataFrame, flags: pd.DataFrame, runs: int) -> Finding:
+    """How many runs the validity audit flags, and each flag's count out of the runs it could test (`coverage`:
+    analysis.flag_coverage), flagged ones first: a flag tests only the runs whose files state what it reads."""
     flagged = evidence.count(k=flags.run_key.nunique(), n=runs, of=CENSUS, quantity="runs the validity audit flags")
-    by_code = flags.groupby("code").run_key.nunique()
-    parts = ", ".join(f"{code} {n:,}" for code, n in by_code.items())
+    each = [evidence.count(k=row["runs flagged"], n=row["runs it can test"], of=CENSUS,
+                           quantity=f"runs {row.flag} flags of those it can test")
+            for _, row in coverage.sort_values(["runs flagged", "runs it can test"], ascending=False).iterrows()]
+    parts = ", ".join(f"{c.quantity.split()[1]} {c.k:,} of {c.n:,}" for c in each)
+    return Finding(text=f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs; each flag tests only the "
+                        f"runs whose files state what it reads: {parts}.", target="tab-io500-audit",
+                   evidence=(flagged, *each))
+
+
+def bounds_text(best: pd.Series, limits: list[evidence.Count]) -> str:
+    """How many runs state the limits of their setup and reach REACHES_LIMIT of them (`best`: each stating run's best
+    share of its limit; `limits`: analysis.bounds_records' censuses), for the section that shows them."""
     stating = limits[0]
-    text = f"{stating.k:,} of the {stating.n:,} state a limit of their setup (links or drives times their rate)"
+    text = f"{stating.k:,} of the {stating.n:,} runs state a limit of their setup (links or drives times their rate)"
     if len(limits) > 1:
         bests = f"{best.min():.0%}" if len(best) == 1 else f"from {best.min():.0%} to {best.max():.0%}"
-        text += (f", {limits[1].k:,} of those reach {REACHES_LIMIT:.0%} of it in a phase (their best phase: "
+        text += (f"; {limits[1].k:,} of those reach {REACHES_LIMIT:.0%} of it in a phase (their best phase: "
                  f"{bests})")
-    return Finding(text=(f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs"
-                         + (f" ({parts})" if parts else "") + f"; no flagged run is shown as an example. {text}."),
-                   target="tab-io500-flags" if len(flags) else None,  # the audit's table shows only with a flag
-                   evidence=(flagged, *limits))
+    return text + "."
 
 
 def sc23_finding(sc23: pd.DataFrame, elsewhere: pd.DataFrame) -> Finding:
