@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..inference import evidence
 from ..inference.evidence import Comparison, Replicate
-from . import present
+from . import charts, present
 from .report import Table
 
 RATIO = "ratio"
@@ -131,7 +131,7 @@ def forest(records: Sequence[Comparison], labels: Sequence[str], *, title: str, 
                          "decided": [bool(c.decided) for c in shown], "verdict": [verdict_text(c) for c in shown],
                          "group": list(color) if color is not None else [""] * len(shown)})
     y = alt.Y("label:N", title=None, sort=list(dict.fromkeys(labels)), axis=alt.Axis(labelLimit=0))  # names whole
-    x = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log"))
+    x = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(format=charts.ROUNDED))
     hue = (alt.Color("group:N", title=color_title or None) if color is not None
            else alt.value("#1f77b4"))
     base = alt.Chart(data)
