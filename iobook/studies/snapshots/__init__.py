@@ -109,7 +109,7 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
         out.figures["fig-snapshots-drift"] = charts.chart_drift(
             get_control_drift(rates),
             f"The control at the end over its first stage: {comparison.range_sentence(drift_records, 'drift ratios')}")
-        out.tables["tab-snapshots-drift"] = comparison.table(drift_records, _runs(drift))
+        out.tables["tab-snapshots-drift"] = local_runs.comparison_table(drift_records, _runs(drift))
     durations = get_step_durations(rates)
     out.values |= {
         "has_drift": bool(drift_records),
@@ -122,12 +122,13 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
     out.figures["fig-snapshots-rates"] = charts.chart_rates(rates)
     out.figures["fig-snapshots-local-ratios"] = charts.chart_stage_ratios(
         records, stages, f"Data over its concurrent control: {comparison.range_sentence(records, 'stage ratios')}")
-    out.tables["tab-snapshots-local"] = comparison.table(records, _runs(stages, "stage"))
+    out.tables["tab-snapshots-local"] = local_runs.comparison_table(records, _runs(stages, "stage"))
     out.tables["tab-snapshots-durations"] = Table(frame=pd.DataFrame({
         "run": durations["run_id"], "operation": durations["operation"], "steps": durations["steps"],
-        "fio runtime (ms)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.runtime_low, durations.runtime_high)],
-        "step (s)": [f"{a:.2f}–{b:.2f}" for a, b in zip(durations.step_low, durations.step_high)],
-        "others' CPU (%)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
+        # ranges as the copy-on-write table writes them ('656 to 704'): a narrowed table broke '0.53–' over '1.49'
+        "fio runtime (ms)": [f"{a:.0f} to {b:.0f}" for a, b in zip(durations.runtime_low, durations.runtime_high)],
+        "step (s)": [f"{a:.2f} to {b:.2f}" for a, b in zip(durations.step_low, durations.step_high)],
+        "others' CPU (%)": [f"{a:.0f} to {b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
         "median CV of rounds (%)": durations["median CV of rounds (%)"]}), formats={"median CV of rounds (%)": ".1f"})
     steps = get_snapshot_steps(con, run_ids)
     longest = {action: 1e3 * float(steps.loc[steps.step.str.startswith(f"{action}-"), "seconds"].max())
@@ -168,7 +169,7 @@ def _cow(con, out: Report, run_ids: list[str], writes: pd.DataFrame, latency: pd
     out.figures["fig-snapshots-cow-latency"] = charts.chart_cow_latency(
         records, latency, f"Write latency with snapshots over none: "
                           f"{comparison.range_sentence(records, 'latency ratios')}")
-    out.tables["tab-snapshots-cow-latency"] = comparison.table(records, _runs(latency, "snapshots"))
+    out.tables["tab-snapshots-cow-latency"] = local_runs.comparison_table(records, _runs(latency, "snapshots"))
     return set(writes["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
 
 
