@@ -304,3 +304,14 @@ def test_two_processes_without_group_reporting_are_one_job_of_numjobs_2():
     (fixtures: fio333-numjobs2.*, `--numjobs=2`, SOURCES.md)."""
     text, js = parsed("fio333-numjobs2.normal.txt"), parsed("fio333-numjobs2.json")
     assert [j.numjobs for j in jobs(text)] == [j.numjobs for j in jobs(js)] == [2, 2]
+
+
+def test_a_verify_reads_cpu_is_a_share_of_the_jobs_runtime():
+    """fio's usr_cpu and sys_cpu are percentages of the job's own run time ("job_runtime"), which a verify read
+    outlasts: data/raw/checksum/vm-20261125T030550Z/022-read-crc32c-buffered-r2.fio.json, read runtime 933 ms, job
+    runtime 1103 ms (issue 46: its CPU per GiB was computed over the 933)."""
+    path = Path(__file__).resolve().parents[1] / "data" / "raw" / "checksum" / "vm-20261125T030550Z" \
+        / "022-read-crc32c-buffered-r2.fio.json"
+    text = path.read_text(encoding="utf-8")
+    (job,) = jobs(detect(text[:DETECT_BYTES]).parse(text))
+    assert (job.runtime_s, job.job_runtime_s) == (0.933, 1.103)

@@ -107,7 +107,8 @@ def test_buffered_write_bandwidth_and_its_one_second_spread(con):
     buckets = pagecache_data.get_buckets(con, [PAGECACHE_RUN], 1000)
     step = pagecache_data.get_steps(con, [PAGECACHE_RUN], buckets).set_index("step").loc["001-write-buffered-r1"]
     spread = (step.buckets, round(step.bucket_mean_mib_s, 1), round(step.cv, 3))
-    assert spread == (30, 1852.4, 0.483)
+    # the 1-s buckets after fio's first second, its start-up (issue 46): 29 of the 30, not 1852.4 and 0.483
+    assert spread == (29, 1906.7, 0.45)
 
 
 @pytest.mark.slow

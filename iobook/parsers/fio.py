@@ -57,6 +57,9 @@ class FioJob:
     size: str | None = None  # the size option as written (JSON only; the text formats do not print it)
     options: str | None = None  # the job's options merged over the global ones, as sorted JSON (JSON only)
     started_unix_ms: int | None = None  # when fio started the run, as its JSON states it ("timestamp_ms", fio 3.x; "timestamp" s)
+    # the job's own run time (JSON "job_runtime", ms): what fio's usr_cpu and sys_cpu are percentages of; a verify
+    # read runs longer than its read direction's runtime (JSON only; the text formats do not print it)
+    job_runtime_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +270,7 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
                 if io:
                     ios.append(io)
                     records += pcts + bins
+        job_runtime_ms = json_float(job.get("job_runtime"))
         records.append(FioJob(
             job_index=i, format=fmt, version=version, jobname=job["jobname"], groupid=_int_or_none(job.get("groupid")),
             error=_int_or_none(job.get("error")),
@@ -277,7 +281,8 @@ def _json_jobs(jobs: list, global_opts: dict, fmt: str, version: str | None, fir
             runtime_s=max((io.runtime_ms for io in ios), default=0) / 1000 if ios else None,
             usr_cpu_pct=json_float(job.get("usr_cpu")), sys_cpu_pct=json_float(job.get("sys_cpu")),
             bw_log=opts.get("write_bw_log"), iops_log=opts.get("write_iops_log"), lat_log=opts.get("write_lat_log"),
-            size=opts.get("size"), options=json.dumps(opts, sort_keys=True), started_unix_ms=started_ms))
+            size=opts.get("size"), options=json.dumps(opts, sort_keys=True), started_unix_ms=started_ms,
+            job_runtime_s=None if job_runtime_ms is None else job_runtime_ms / 1000))
         records += ios
     return records
 

@@ -5,7 +5,9 @@
 -- One row per job (JSON/json+, normal text, terse). rw, bs, iodepth, ioengine come from the job's
 -- options (JSON) or its "name: (g=N): rw=..." line (normal text); terse output does not carry them.
 -- numjobs: the option (JSON) or "jobs=N" of the result block (normal text). runtime_s: the longest
--- measured run time over the job's directions. error: fio's errno for the job (0 = none).
+-- measured run time over the job's directions; job_runtime_s: the job's own (JSON "job_runtime", JSON only), of
+-- which usr_cpu_pct and sys_cpu_pct are percentages (a verify read outlasts its read direction). error: fio's
+-- errno for the job (0 = none).
 -- size and options (the job's options over the global ones, as sorted JSON) only from JSON output.
 -- started: when fio started the run, from its JSON's own "timestamp_ms"/"timestamp" (UTC), never a file time.
 -- parameters_stated: whether the output states the job's options (JSON; normal text's "rw=..." header line);
@@ -20,7 +22,7 @@ WITH ops AS (
     FROM raw_fio_io GROUP BY ALL
 )
 SELECT source_id * 1000000 + job_index AS job_id, source_id, job_index, format, version, jobname,
-       groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, error,
+       groupid, rw, bs, iodepth, numjobs, direct, ioengine, runtime_s, job_runtime_s, error,
        usr_cpu_pct, sys_cpu_pct, bw_log, iops_log, lat_log, size, options,
        make_timestamp(started_unix_ms * 1000) AS started,
        (options IS NOT NULL OR rw IS NOT NULL) AS parameters_stated,

@@ -29,14 +29,21 @@ HOW_TO_ADD = ("Make some on any Linux machine with fio: `python3 scripts/collect
 MAX_FINDINGS = 6  # the page check's most
 RUNS_COLUMNS = {"run_folder": "run", "cpu_model": "CPU", "cores": "cores", "memory_gib": "memory (GiB)",
                 "kernel": "kernel", "target_filesystem": "file system", "load_avg_1m": "load (1 min)"}
-COSTS_COLUMNS = {"phase": "phase", "mode": "mode", "verify": "checksum", "repetitions": "rounds", "bw_mib_s": "MiB/s",
-                 "min_mib_s": "lowest", "max_mib_s": "highest", "fio_cpu_s_per_gib": "fio CPU s/GiB",
-                 "perf_cpu_s_per_gib": "perf s/GiB", "machine_cpu_s_per_gib": "machine s/GiB"}
+COSTS_COLUMNS = {"run_id": "run", "phase": "phase", "mode": "mode", "verify": "checksum", "repetitions": "rounds",
+                 "bw_mib_s": "MiB/s", "min_mib_s": "lowest", "max_mib_s": "highest",
+                 "fio_cpu_s_per_gib": "fio CPU s/GiB", "perf_cpu_s_per_gib": "perf s/GiB",
+                 "machine_cpu_s_per_gib": "machine s/GiB"}
 COSTS_FORMATS = {"MiB/s": ",.0f", "lowest": ",.0f", "highest": ",.0f", "fio CPU s/GiB": ".3f", "perf s/GiB": ".3f",
                  "machine s/GiB": ".2f"}
 LOAD_FORMATS = {"busy CPUs": ".2f", "fio usr %": ".1f", "fio sys %": ".1f", "others' share %": ".1f",
                 "run queue": ".1f"}
-DESCRIPTORS = {"run_id": "run", "status": "status", "phase": "phase", "mode": "mode", "verify": "checksum"}
+DESCRIPTORS = {"run_id": "run", "phase": "phase", "mode": "mode", "verify": "checksum"}
+
+
+def _said_once(frame: pd.DataFrame, formats: dict[str, str]) -> Table:
+    """A table whose columns with one value in every row (the one run read by default) are said above it."""
+    shown, shared = present.constant_columns(frame)
+    return Table(frame=shown, formats=formats, shared=shared)
 
 
 def _descriptors(rows: pd.DataFrame, *columns: str) -> pd.DataFrame:
@@ -129,28 +136,30 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
              Finding(text=findings.contention_finding(others), target="tab-checksum-load", evidence=low_high)]
     device = runs.set_index("run_id").target_device[main.run_id]
     if len(modes):
-        local.append(Finding(text=findings.modes_finding(modes.record.iloc[0], device), target="tab-checksum-modes",
+        local.append(Finding(text=findings.modes_finding(modes.record.iloc[0]), target="tab-checksum-modes",
                              evidence=(modes.record.iloc[0],)))
-        out.values |= {"has_modes": True, "buffered_direct": evidence.phrase(modes.record.iloc[0])}
-        out.tables["tab-checksum-modes"] = comparison.table(list(modes.record), _descriptors(modes, "run_id"))
+        out.values |= {"has_modes": True, "buffered_direct": evidence.phrase(modes.record.iloc[0]),
+                       "host_cache_text": Prose(findings.host_cache_text(steps[steps.run_id == main.run_id], device))}
+        out.tables["tab-checksum-modes"] = local_runs.comparison_table(list(modes.record), _descriptors(modes, "run_id"))
     out.findings[0:0] = local
 
     costs = get_costs(steps)
     widest = costs.loc[(costs.max_mib_s / costs.min_mib_s).idxmax()]
     vmstat = local_runs.get_step_vmstat(con, runs.run_id)
     facts = get_perf_facts(con, runs.run_id)
-    side = frame[frame.quantity == "bandwidth"].merge(status[["run_id", "status"]], on="run_id", how="left")
+    side = frame[frame.quantity == "bandwidth"]
     ratios_decided = "; ".join(f"{measure}: {comparison.range_sentence(group.record)}"
                                for measure, group in checksums.groupby("measure", sort=False))
     cpu = checksums[checksums.measure == "fio CPU per GiB"]
     costliest = cpu.loc[cpu.ratio.idxmax()]
-    source_ids = (set(runs.manifest_source_id) | set(steps.source_id) | set(steps.perf_source_id.dropna().astype(int))
-                  | set(steps.mpstat_source_id.dropna().astype(int)) | set(vmstat.vmstat_source_id)
-                  | set(end.get("source_id", [])))
+    # every file of the steps, the end baseline's included (issue 46: its perf and mpstat files were left out)
+    measured = pd.concat([steps, end], ignore_index=True)
+    source_ids = (set(runs.manifest_source_id) | set(measured.source_id)
+                  | set(measured.perf_source_id.dropna().astype(int))
+                  | set(measured.mpstat_source_id.dropna().astype(int)) | set(vmstat.vmstat_source_id))
     out.values |= {
         "runs": len(runs), "steps": len(steps), "others_cpu_low_pct": float(others.min()),
         "others_cpu_high_pct": float(others.max()), "others_cpu_steps": len(others),
-        "target_device": Prose(present.md_escape(device)),
         "quiet_text": Prose(findings.quiet_check_text(analysis.get_quiet_threshold(con, runs.run_id), steps)),
         "widest_ratio": float(widest.max_mib_s / widest.min_mib_s),
         "widest_config": f"{widest.phase} {widest.verify} {widest['mode']}",
@@ -158,20 +167,20 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
         "decided_k": int(checksums.decided.sum()), "decided_n": len(checksums), "ratios_decided": ratios_decided,
         "unmeasured_runs": int(facts[facts.fact == "memory_traffic"].value.str.startswith("not measured").sum()),
         "files_link": present.files_link(present.sources(con, source_ids).path, "The files behind the local figures"),
-        "drift_text": ("; ".join(f"{r.label}: {evidence.phrase(r)}" for r in drift.record)
-                       or "No run read here measured its baseline again at its end")}
+        "drift_text": (evidence.phrases([(f"{r.label}:", r) for r in drift.record]) if len(drift)
+                       else "No run read here measured its baseline again at its end")}
     out.tables |= {
-        "tab-checksum-status": Table(frame=local_runs.status_table(status)),
+        "tab-checksum-status": local_runs.status_table(status),
         "tab-checksum-runs": Table(frame=runs[list(RUNS_COLUMNS)].rename(columns=RUNS_COLUMNS),
                                    formats={"memory (GiB)": ".1f", "load (1 min)": ".2f"}),
-        "tab-checksum-load": Table(frame=analysis.load_table(steps, others, vmstat), formats=LOAD_FORMATS),
-        "tab-checksum-comparisons": comparison.table(
+        "tab-checksum-load": _said_once(analysis.load_table(steps, others, vmstat), LOAD_FORMATS),
+        "tab-checksum-comparisons": local_runs.comparison_table(
             list(checksums.record), _descriptors(checksums, "run_id", "phase", "mode", "verify")),
-        "tab-checksum-side": comparison.table(
-            list(side.record), _descriptors(side, "run_id", "status", "phase", "mode", "verify")),
-        "tab-checksum-drift": comparison.table(list(drift.record), _descriptors(drift, "run_id", "phase", "mode")),
-        "tab-checksum-costs": Table(frame=costs[list(COSTS_COLUMNS)].rename(columns=COSTS_COLUMNS),
-                                    formats=COSTS_FORMATS),
+        # a configuration in one column, each run's status in the table above: nine columns scrolled at 1280 px
+        "tab-checksum-side": local_runs.comparison_table(list(side.record), pd.DataFrame({
+            "run": side.run_id, "setup": side.phase + " " + side["mode"] + " " + side.verify})),
+        "tab-checksum-drift": local_runs.comparison_table(list(drift.record), _descriptors(drift, "run_id", "phase", "mode")),
+        "tab-checksum-costs": _said_once(costs[list(COSTS_COLUMNS)].rename(columns=COSTS_COLUMNS), COSTS_FORMATS),
         "tab-checksum-perf": Table(frame=facts.rename(columns={"run_id": "run"}))}
     out.figures |= {
         "fig-checksum-bandwidth": charts.chart_bandwidth(

@@ -15,6 +15,9 @@ from .analysis import PHASES, verify_order
 FIO_SOURCE = "source: fio_io, run_labels views"
 # The measures as the forest's labels and legend name them: short, so that a row's label fits beside the axis.
 SHORT_MEASURES = {"bandwidth": "bandwidth", "fio CPU per GiB": "CPU/GiB"}
+# A forest's row names stand right-aligned against its axis, measured in the SVG's font; a browser's wider
+# sans-serif spills them leftwards past the chart's edge: room on the left as charts.LEGIBLE keeps on the right
+FOREST_PADDING = {"left": 30, "top": 5, "right": 24, "bottom": 5}
 
 
 def chart_bandwidth(steps: pd.DataFrame, title: str) -> alt.Chart:
@@ -47,16 +50,17 @@ def chart_ratios(records: Sequence[Comparison], rows: pd.DataFrame, title: str) 
     short = rows.measure.map(SHORT_MEASURES)
     labels = [f"{r.phase} {r['mode']} {r.verify}: {m}" for (_, r), m in zip(rows.iterrows(), short)]
     return comparison.forest(records, labels, title=title, x_title="checksum ÷ no checksum (ratio, log scale)",
-                             color=list(short), color_title="measure", source="source: fio_io")
+                             color=list(short), color_title="measure",
+                             source="source: fio_io").properties(padding=FOREST_PADDING)
 
 
 def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:
     """fio's user and system CPU-seconds per GiB, one stacked bar per repetition, per phase and mode."""
-    long = steps.melt(id_vars=["step", "phase", "mode", "verify", "repetition", "runtime_s", "io_bytes"],
+    long = steps.melt(id_vars=["step", "phase", "mode", "verify", "repetition", "cpu_runtime_s", "io_bytes"],
                       value_vars=["usr_cpu_pct", "sys_cpu_pct"], var_name="kind", value_name="pct")
-    long["cpu_s_per_gib"] = local_runs.cpu_s_per_gib(long.pct, long.runtime_s, long.io_bytes).round(6)
+    long["cpu_s_per_gib"] = local_runs.cpu_s_per_gib(long.pct, long.cpu_runtime_s, long.io_bytes).round(6)
     long["kind"] = long.kind.map({"usr_cpu_pct": "user", "sys_cpu_pct": "system"})
-    return alt.Chart(long.drop(columns=["pct", "runtime_s", "io_bytes"])).mark_bar().encode(
+    return alt.Chart(long.drop(columns=["pct", "cpu_runtime_s", "io_bytes"])).mark_bar().encode(
         x=alt.X("verify:N", title="fio verify= (checksum)", sort=verify_order(steps)),
         xOffset=alt.XOffset("repetition:O"),
         y=alt.Y("cpu_s_per_gib:Q", title="fio CPU-seconds per GiB", stack="zero"),

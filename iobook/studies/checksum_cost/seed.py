@@ -90,7 +90,6 @@ def factors_table(factors: pd.DataFrame) -> pd.DataFrame:
                  "per_node": "memory ÷ IOR per node", "implied_nodes": "nodes implied"})
 
 
-
 def get_checksum_settings(con) -> pd.DataFrame:
     """Every Storage Scale mmlsconfig setting whose name holds "checksum", with the IO500 run its listing
     describes (`io500_run_system_files`): submission, institution, system, file system as the archive names
@@ -118,12 +117,11 @@ def settings_count(listings: pd.DataFrame) -> evidence.Count:
 
 def settings_table(settings: pd.DataFrame) -> pd.DataFrame:
     """The checksum settings per IO500 run as a table that fits a page: submission, system, year, whether it
-    has declustered RAID, setting, value, where it applies ('cluster' for mmlsconfig's common part, else the
-    node classes), listing line."""
+    has declustered RAID ("RAID"), the setting with its value, where it applies ('cluster' for mmlsconfig's common
+    part, else the node classes), listing line."""
     df = settings.assign(
         applies=np.where(settings["scope"].isna(), "–",
                          np.where(settings["scope"] == "common", "cluster", "nodes " + settings["scope"].fillna(""))),
-        setting=settings["key"].fillna("(no checksum setting)"), value=settings["value"].fillna("–"),
+        setting=(settings["key"] + " " + settings["value"].fillna("")).fillna("(no checksum setting)"),
         raid=np.where(settings.raid, "yes", "no"))
-    return df[["submission", "system", "year", "raid", "setting", "value", "applies", "line"]].rename(
-        columns={"raid": "declustered RAID"})
+    return df[["submission", "system", "year", "raid", "setting", "applies", "line"]].rename(columns={"raid": "RAID"})

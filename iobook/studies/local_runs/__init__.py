@@ -5,20 +5,25 @@ baseline measured again at the end of a run, label drift_check=end, kept apart),
 step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ...book import comparison, present
+from ...book.report import Table
 from ...database import store
 from ...inference import evidence, selection
 from ...inference.units import GIB
 
-STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]  # get_step_labels' non-label columns
+STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]
+# Held after an interval's en dash: a browser breaks a cell there when it narrows a table to the page ('0.341–' over
+# '1.39'), and a word joiner (invisible) forbids it
+WORD_JOINER = "\u2060"  # get_step_labels' non-label columns
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
 # scripts/collectlib.py Rounds.execute): a check of drift over the run, not one more repetition.
 END_BASELINE_LABEL = "drift_check"
-STATUSES = ["current", "superseded"]
 
 
 def get_runs(con, study: str) -> pd.DataFrame:
@@ -76,16 +81,27 @@ def selected_ids(status: pd.DataFrame, experiment: str) -> list[str]:
     return status.loc[status.selected & (status.experiment == experiment), "run_id"].tolist()
 
 
-def status_table(status: pd.DataFrame) -> pd.DataFrame:
-    """select_current's status as a table a chapter shows: per experiment and run, its start, design,
-    repetitions, files measured and at the end, status, and whether this page reads it."""
-    return pd.DataFrame({
-        "experiment": status.experiment, "run": status.run_folder,
-        "started (UTC)": status.started_utc.dt.strftime("%Y-%m-%d %H:%M"),
+def status_table(status: pd.DataFrame, experiment: str = "experiment") -> Table:
+    """select_current's status as a table a chapter shows: per experiment (`experiment` names the column: the
+    snapshot collector's "part") and run (its folder: the host and its start, UTC), design, rounds (the highest
+    repetition), the files it measured and those of the baseline measured again at its end, and its status with
+    whether this page reads it, in one column (two took the table past the page's column at 1280 px). One experiment
+    is said once above the table."""
+    frame = pd.DataFrame({
+        experiment: status.experiment, "run": status.run_folder,
         "design": np.where(status.stopping_rule, "rounds, stopping rule", "fixed order"),
-        "repetitions": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
-        "files": status.files, "end baseline": status.end_files, "status": status.status,
-        "read here": np.where(status.selected, "yes", "no")})
+        "rounds": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
+        "files": status.files, "end baseline": status.end_files,
+        "status": status.status + np.where(status.selected, ", read here", ", not read")})
+    shown, shared = present.constant_columns(frame, keep=[c for c in frame if c != experiment])
+    return Table(frame=shown, shared=shared)
+
+
+def comparison_table(records, descriptors: pd.DataFrame | None = None, **kwargs) -> Table:
+    """The kit's comparison table (comparison.table, its arguments) with each interval kept on one line."""
+    table = comparison.table(records, descriptors, **kwargs)
+    whole = [text.replace("–", "–" + WORD_JOINER) for text in table.frame[comparison.INTERVAL]]
+    return dataclasses.replace(table, frame=table.frame.assign(**{comparison.INTERVAL: whole}))
 
 
 def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
@@ -171,7 +187,6 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     ).df()
 
 
-
 def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
     """`vmstat 1` per collector step, averaged over the samples from 1 s up to the step's duration (as
     get_step_machine_cpu does for mpstat): the run queue (`r`, processes running or waiting for a CPU),
@@ -182,18 +197,21 @@ def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
         [list(run_ids)],
     ).df()
 
+
 # The columns get_fio_steps adds to the labels.
-FIO_STEP_MEASURES = {"bw_bytes_s", "io_bytes", "runtime_s", "usr_cpu_pct", "sys_cpu_pct", "perf_source_id",
-                     "task_clock_s", "mpstat_source_id", "busy_cpus_before", "busy_cpus_during", "bw_mib_s", "gib",
-                     "fio_cpu_s_per_gib", "fio_sys_cpu_s_per_gib", "perf_cpu_s_per_gib", "machine_cpu_s_per_gib"}
+FIO_STEP_MEASURES = {"bw_bytes_s", "io_bytes", "runtime_s", "cpu_runtime_s", "usr_cpu_pct", "sys_cpu_pct",
+                     "perf_source_id", "task_clock_s", "mpstat_source_id", "busy_cpus_before", "busy_cpus_during",
+                     "bw_mib_s", "gib", "fio_cpu_s_per_gib", "fio_sys_cpu_s_per_gib", "perf_cpu_s_per_gib",
+                     "machine_cpu_s_per_gib"}
 
 
 def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None,
                   end_baseline: bool = False) -> pd.DataFrame:
     """One row per fio step of the runs whose `phase` label is fio's direction ('read' or 'write'; the
     checksum and pagecache collectors): the labels (get_step_labels), fio's result in that direction
-    (bw_mib_s, io_bytes, gib, runtime_s, usr/sys CPU %), fio's CPU-seconds per GiB (usr + sys, and sys
-    alone), perf's task-clock per GiB where perf ran, and the machine's busy CPUs before and during the
+    (bw_mib_s, io_bytes, gib, runtime_s), fio's usr/sys CPU % of the job's own run time (cpu_runtime_s), fio's
+    CPU-seconds per GiB (usr + sys, and sys alone, over cpu_runtime_s: a verify read's job outlasts its read
+    direction, issue 46), perf's task-clock per GiB where perf ran, and the machine's busy CPUs before and during the
     step with the machine-wide CPU-seconds per GiB. A verify read is a fio write job whose read
     direction carries the bytes, hence the direction is taken from the label, with bandwidth > 0.
     `labels` keeps only steps with those label values (keep_labels). A label named like a measured
@@ -217,8 +235,9 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
           .merge(get_step_machine_cpu(con, run_ids), on=["run_id", "step_index"], how="left"))
     df["bw_mib_s"] = df["bw_bytes_s"] / 2**20
     df["gib"] = df["io_bytes"] / GIB
-    df["fio_cpu_s_per_gib"] = cpu_s_per_gib(df["usr_cpu_pct"] + df["sys_cpu_pct"], df["runtime_s"], df["io_bytes"])
-    df["fio_sys_cpu_s_per_gib"] = cpu_s_per_gib(df["sys_cpu_pct"], df["runtime_s"], df["io_bytes"])
+    df["fio_cpu_s_per_gib"] = cpu_s_per_gib(df["usr_cpu_pct"] + df["sys_cpu_pct"], df["cpu_runtime_s"],
+                                            df["io_bytes"])
+    df["fio_sys_cpu_s_per_gib"] = cpu_s_per_gib(df["sys_cpu_pct"], df["cpu_runtime_s"], df["io_bytes"])
     df["perf_cpu_s_per_gib"] = cpu_s_per_gib(100, df["task_clock_s"], df["io_bytes"])
     df["machine_cpu_s_per_gib"] = cpu_s_per_gib(100 * df["busy_cpus_during"], df["step_s"], df["io_bytes"])
     if "repetition" in df:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from ...book import comparison, present
-from ...book.report import Prose, Report
+from ...book.report import Report
 from ...inference import evidence
 from .. import local_runs
 from . import analysis, charts, data, findings, tables
@@ -33,7 +33,6 @@ def _modes(con, rows, runs, status, steps, modes_ids, every_modes, bucket_ms) ->
     """§ 1: buffered against direct in the modes run(s) read, and every modes run's reads side by side."""
     modes = rows[(rows.kind == "modes") & rows.run_id.isin(modes_ids)]
     lead = max(modes_ids)
-    limit = float(runs.set_index("run_id").memory_limit_mib[lead])
     cv, sys_cpu = (analysis.mode_record(modes, lead, "write", m) for m in ("coefficient of variation",
                                                                            "fio system CPU per GiB"))
     buckets = data.get_buckets(con, modes_ids, bucket_ms)
@@ -47,8 +46,11 @@ def _modes(con, rows, runs, status, steps, modes_ids, every_modes, bucket_ms) ->
     buffered_pgpgout = counters[counters["mode"] == "buffered"].cgroup_pgpgout_events
     side = rows[(rows.kind == "modes") & rows.record.map(lambda r: r.quantity == READ_BANDWIDTH)].merge(
         status[["run_id", "status"]], on="run_id")
+    device = runs.set_index("run_id").target_device[lead]
     values = {"lead_run": lead, "buckets": len(buckets), "log_entries": int(buckets.log_entries.sum()),
               "mode_steps": len(steps), "mode_runs": steps.run_id.nunique(), "cpu_text": evidence.phrase(sys_cpu),
+              "ramp_up_s": data.RAMP_UP_S,
+              "direct_writes_text": findings.direct_writes_text(steps[steps.run_id == lead], device),
               "global_scan_max": float(counters.global_reclaim_scanned_pages.max()),
               "pgpgout_low": float(buffered_pgpgout.min()), "pgpgout_high": float(buffered_pgpgout.max()),
               "runs_text": findings.runs_text(side), "has_runs_compared": len(side) > 1}
@@ -68,15 +70,16 @@ def _modes(con, rows, runs, status, steps, modes_ids, every_modes, bucket_ms) ->
         "tab-pagecache-reads-by-run": tables.reads_by_run(
             analysis.reads_by_run(data.get_fio_results(con, every_modes))),
         "tab-pagecache-runs-compared": tables.compared(side, run_id="run", status="status")}
-    return values, figures, shown, [findings.modes_finding(cv, limit)]
+    return values, figures, shown, [findings.modes_finding(cv)]
 
 
-def _fill(fill, fill_steps, fill_rows) -> tuple[dict, dict, dict, list, list]:
+def _fill(fill, fill_steps, fill_rows, bucket_ms) -> tuple[dict, dict, dict, list, list]:
     """§ 1b: the same buffered read with the cgroup's cache filling or full, per run, paired by read."""
     counts = analysis.fill_counts(fill_steps)
     idle_max = float(fill_steps.idle_pct.max())
-    said = findings.fill_finding(fill_rows, counts, idle_max)
-    values = {"fill_text": Prose(said.text),
+    said = findings.fill_finding(fill_rows)
+    values = {"fill_text": findings.fill_text(fill_rows, counts, fill_steps, idle_max),
+              "fill_rule": findings.fill_rule_text(bucket_ms),
               "free_min_gib": float(fill_steps.free_gib.min()), "reads_idle_max_pct": idle_max,
               "reads_saturated": idle_max <= SATURATED_IDLE_PCT}
     figures = {"fig-pagecache-fill": charts.chart_read_fill(
@@ -133,7 +136,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     fill_rows = rows[rows.kind == "fill"]
     values["has_fill"] = has_fill = not fill_rows.empty
     if has_fill:
-        more, charted, listed, said, census = _fill(fill, fill_steps, fill_rows)
+        more, charted, listed, said, census = _fill(fill, fill_steps, fill_rows, bucket_ms)
         values |= more
         figures |= charted
         shown |= listed
@@ -145,10 +148,9 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     if has_dirty:
         dirty = analysis.dirty_counts(left)
         touched = analysis.touched(left, rows)
-        said = findings.dirty_finding(dirty, left, touched)
-        found.append(said)
-        counts += list(said.evidence)
-        values["dirty_text"] = Prose(said.text)
+        found.append(findings.dirty_finding(dirty, left))
+        counts += [*dirty.values(), *(c for side in ("sample", "baseline") for c in touched[side] if c is not None)]
+        values["touched_text"] = findings.touched_text(touched)
         shown["tab-pagecache-dirty"] = tables.dirty(left)
 
     settings = analysis.read_settings(depth, _of(results, data.run_ids(runs, "readahead")))
@@ -170,7 +172,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
         latest = trim[trim.run_id == trim.run_id.max()].set_index("window")
         t = latest.record[f"first {first_s:g} s"]
         target = data.get_trim_targets(con, [trim.run_id.max()]).iloc[0]
-        found.append(findings.trim_finding(t, target, first_s))
+        found.append(findings.trim_finding(latest.record, target))
         values["trim_target"] = findings.trim_target_text(target)
         figures["fig-pagecache-trim"] = charts.chart_trim_recovery(
             analysis.trim_recovery(trim_buckets), f"First {first_s:g} s after a trim: {t.ratio:.2f}× the write "
@@ -194,8 +196,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     values["has_drift"] = has_drift = not drift.empty
     if has_drift:
         values["drift_text"] = findings.drift_text(drift)
-        shown["tab-pagecache-drift"] = tables.compared(drift, run_id="run", experiment="experiment",
-                                                       configuration="configuration")
+        shown["tab-pagecache-drift"] = tables.compared(drift, **tables.run_named(drift), configuration="configuration")
 
     values["has_data"] = has_data = bool(has_modes or has_reads or has_trim or has_shared or has_fill)
     values["no_data"] = not has_data
@@ -203,6 +204,8 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     if has_data:
         values |= {"runs": len(runs), "experiments": ", ".join(
                        f"{n} {e}" for e, n in runs.experiment.value_counts().sort_index().items()),
+                   "scope_text": findings.scope_text(runs),
+                   "verdict_legend": tables.legend(rows),
                    "files_link": present.files_link(present.sources(con, data.get_source_ids(con, runs.run_id)).path,
                                                     "The files behind the local figures")}
         shown |= {"tab-pagecache-status": tables.status(status), "tab-pagecache-runs": tables.runs(runs)}

@@ -187,6 +187,18 @@ def compare_shared(writes: pd.DataFrame) -> pd.DataFrame:
     return compare_groups(writes, ["run_id", "mode"], "layout", "shared", "per-file", "bw_mib_s", SHARED_QUANTITY)
 
 
+def configuration_name(labels: dict) -> str:
+    """A configuration as a reader names it, from its END_BASELINE_CONFIG labels: 'direct reads', 'buffered per-file
+    writes', 'buffered reads, psync at depth 1', 'direct writes after no trim'."""
+    name = " ".join(str(labels[c]) for c in ("mode", "layout") if c in labels)
+    name += f" {labels['phase']}s" if "phase" in labels else ""
+    if "ioengine" in labels:
+        name += f", {labels['ioengine']}" + (f" at depth {labels['iodepth']}" if "iodepth" in labels else "")
+    if "trim" in labels:
+        name += " after no trim" if labels["trim"] == "none" else f" after a {labels['trim']}"
+    return name.strip()
+
+
 def compare_end_baseline(during: pd.DataFrame, end: pd.DataFrame) -> pd.DataFrame:
     """Drift (comparison.drift): per run and configuration measured again at the end (END_BASELINE_CONFIG; `end`:
     data.get_fio_results(..., end_baseline=True)), its bandwidth, all jobs summed, over that configuration's rounds
@@ -203,7 +215,7 @@ def compare_end_baseline(during: pd.DataFrame, end: pd.DataFrame) -> pd.DataFram
         base = during[match]
         if base.empty:
             continue
-        configuration = ", ".join(f"{c} {v}" for c, v in keys.items())
+        configuration = configuration_name(keys)
         rows.append({"run_id": first.run_id, "experiment": first.get("experiment", DEFAULT_EXPERIMENT),
                      "configuration": configuration, "record": comparison.drift(
                          last.bw_mib_s, base.bw_mib_s, what="bandwidth", unit="MiB/s", configuration=configuration,

@@ -47,7 +47,7 @@ def chart_mode_costs(costs: pd.DataFrame, title: str) -> alt.Chart:
     panels = [_interval_layers(data, {"measure": m}, alt.X("phase:N", title=None, sort=PHASES), color, m,
                                xOffset=alt.XOffset("run_id:N"),
                                shape=alt.Shape("run_id:N", title="run", legend=alt.Legend(orient="bottom")),
-                               ).properties(width=180, height=150)
+                               ).properties(width=180, height=180)
               for m in MODE_MEASURES.values() if (data.measure == m).any()]
     rows = [alt.hconcat(*panels[i:i + 2]).resolve_scale(y="independent") for i in range(0, len(panels), 2)]
     return alt.vconcat(*rows).resolve_scale(y="independent").properties(title={
@@ -164,12 +164,14 @@ def chart_memory(memory: pd.DataFrame, runs: pd.DataFrame, title: str) -> alt.Ch
     data = memory.drop(columns="source_id").merge(runs[["run_id", "memory_limit_mib"]], on="run_id", how="left")
     base = alt.Chart(data)
     limit = base.mark_rule(strokeDash=[4, 3], color="gray").encode(
-        y="max(memory_limit_mib):Q", tooltip=[alt.Tooltip("max(memory_limit_mib):Q", title="cgroup limit (MiB)")])
+        y="max(memory_limit_mib):Q",
+        tooltip=[alt.Tooltip("max(memory_limit_mib):Q", format=",.0f", title="cgroup limit (MiB)")])
     lines = base.mark_line().encode(
         x=alt.X("t_s:Q", title="seconds since the sampler started (s)"),
         y=alt.Y("mib:Q", title="MiB in the cgroup"),
         color=alt.Color("metric:N", title="memory.stat", legend=alt.Legend(orient="bottom")),
-        tooltip=["step", "metric", "t_s", alt.Tooltip("mib:Q", format=",.0f", title="MiB")])
+        tooltip=["step", "metric", alt.Tooltip("t_s:Q", format=".0f", title="s"),
+                 alt.Tooltip("mib:Q", format=",.0f", title="MiB")])
     return alt.layer(lines, limit).properties(width=230, height=120).facet(
         facet=alt.Facet("step:N", title=None, sort=alt.SortField("step_index")), columns=2,
     ).properties(title={"text": title, "subtitle": "dashed: the cgroup's memory limit (source: monitor_series, "

@@ -24,6 +24,9 @@ FILE_READ_EXPERIMENTS = ["modes", "queue-depth"]
 # about a second after the step: fio's bucket [t, t + w) lies within [t + 1, t + w + 2) of the sampler's clock.
 SAMPLER_LEAD_S = (1.0, 2.0)
 FULL_SHARE = 0.95  # of the cgroup's memory limit, at which its page cache counts as full
+# fio's first second is its start-up (it logs fewer of its 100 ms entries there): left out of a step's spread, which
+# is the steady swing of dirty pages cycling against the limit (issue 46: the CV counted it)
+RAMP_UP_S = 1.0
 CACHE_STATES = ["filling", "full"]
 
 
@@ -67,12 +70,12 @@ def get_buckets(con, ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
 
 def get_steps(con, ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFrame:
     """One row per fio step (local_runs.get_fio_steps: bandwidth, CPU per GiB, machine CPU) with the
-    spread of its bucket means: count, mean, sample standard deviation, coefficient of variation
+    spread of its bucket means from RAMP_UP_S on: count, mean, sample standard deviation, coefficient of variation
     (standard deviation / mean), 5th and 95th percentile, lowest."""
     steps = local_runs.get_fio_steps(con, ids)
     if steps.empty:
         return steps
-    spread = buckets.groupby(["run_id", "step_index"]).mib_s.agg(
+    spread = buckets[buckets.t_s >= RAMP_UP_S].groupby(["run_id", "step_index"]).mib_s.agg(
         buckets="size", bucket_mean_mib_s="mean", stddev_mib_s="std", p5_mib_s=lambda x: x.quantile(0.05),
         p95_mib_s=lambda x: x.quantile(0.95), min_mib_s="min").reset_index()
     spread["cv"] = spread.stddev_mib_s / spread.bucket_mean_mib_s
@@ -98,7 +101,7 @@ def get_fio_results(con, ids: Iterable[str], end_baseline: bool = False) -> pd.D
         return steps
     clat = store.frame(con, __package__, "completion_latency", [steps.source_id.astype(int).unique().tolist()])
     labels = [c for c in steps.columns if c not in local_runs.FIO_STEP_MEASURES]
-    steps = steps.assign(sys_cpu_s=steps.sys_cpu_pct / 100 * steps.runtime_s)
+    steps = steps.assign(sys_cpu_s=steps.sys_cpu_pct / 100 * steps.cpu_runtime_s)
     summed = steps.groupby(labels, dropna=False, sort=False).agg(
         jobs=("bw_bytes_s", "size"), bw_bytes_s=("bw_bytes_s", "sum"), io_bytes=("io_bytes", "sum"),
         runtime_s=("runtime_s", "max"), sys_cpu_s=("sys_cpu_s", "sum")).reset_index()

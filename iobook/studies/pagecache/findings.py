@@ -1,5 +1,6 @@
-"""The page-cache study's sentences: records in, Markdown out (names from the data escaped), each finding with the
-records its numbers rest on."""
+"""The page-cache study's sentences: records in, Markdown out (names from the data escaped), each finding one claim
+with the records its numbers rest on (issue 50: at most report.MAX_FINDING_WORDS words; what a claim's setup and
+caveats are, the section it points to says, from the sentences here named `*_text`)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -9,29 +10,77 @@ from ...book.report import Finding, Prose
 from ...inference import evidence
 from ...inference.evidence import Replicate
 from .analysis import DIRTY_LEFT_SHARE
-from .data import FULL_SHARE
+from .data import FULL_SHARE, SAMPLER_LEAD_S
 
 
-def modes_finding(record, limit_mib: float) -> Finding:
-    """The chapter's first finding: how much more buffered writes swing than direct ones in the modes run read."""
-    return Finding(text=f"In the VM, buffered writes under a {limit_mib:,.0f} MiB cgroup varied second to second "
-                        f"{evidence.phrase(record)} as much as direct ones", target="tab-pagecache-modes",
-                   evidence=(record,))
+def scope_text(runs: pd.DataFrame) -> Prose:
+    """What the local runs ran on, said once at the top of their part (issue 46: headings presented ext4 on a loop
+    device in a VM as Lustre): the file systems and devices of the runs read, the machine, the cgroup, and which
+    experiments ran on a loop device over an image file."""
+    first = runs.iloc[0]
+    where = "; ".join(f"{present.md_escape(fs)} on {present.md_escape(device)}" for fs, device in
+                      runs[["target_filesystem", "target_device"]].drop_duplicates().itertuples(index=False))
+    limits = present.span(runs.memory_limit_mib.dropna(), ",.0f")
+    return Prose(f"Every run below ran fio {{cite:p}}`fio` on the build machine, a VM with {first.cores} virtual CPUs "
+                 f"(kernel {present.md_escape(first.kernel)}): its files on {where}, fio in a memory cgroup of "
+                 f"{limits} MiB; the `readahead` and `trim` experiments read and write a loop device over an image "
+                 "file there. No Lustre, no OSS and no SSD array: what follows demonstrates the method")
 
 
-def fill_finding(compared: pd.DataFrame, counts: dict, idle_max_pct: float) -> Finding:
-    """Buffered reads once the cgroup's cache was full over while it filled, per run, paired by read, with how many of
-    its reads reached full and how many filled it while they ran; the confound of a read's first seconds, and the
-    machine's saturation, which leaves load neither excluded nor measured."""
-    per_run = "; ".join(f"{present.md_escape(r.experiment)} run: {evidence.phrase(counts[r.run_id][0])} reached full, "
-                        f"{evidence.phrase(counts[r.run_id][1])} filled it while they ran; full ÷ filling "
-                        f"{evidence.phrase(r.record)}" for r in compared.itertuples())
-    text = (f"Buffered reads ran faster once fio's cgroup cache was full ({FULL_SHARE:.0%} of its limit) than while "
-            f"it filled, read by read: {per_run}. Filling is always a read's first seconds, when fio ramps up and "
-            f"read-ahead grows, so those may make the difference as well as the cache; the CPUs were never idle (at "
-            f"most {idle_max_pct:.0f} %), so load is neither excluded nor measured as a cause")
-    records = (*compared.record, *(c for r in compared.run_id for c in counts[r]))
-    return Finding(text=text, target="fig-pagecache-fill", evidence=records)
+def modes_finding(record) -> Finding:
+    """The chapter's first finding: how much more buffered writes swing than direct ones in the modes run read, with
+    the caveat that changes what it means: a direct write in a VM skips only the guest's cache (direct_writes_text);
+    the cgroup's limit is the section's."""
+    return Finding(text=f"Buffered writes in a VM swung second to second {evidence.phrase(record)} as much as direct "
+                        "ones, which skip only the guest's cache", target="tab-pagecache-modes", evidence=(record,))
+
+
+def direct_writes_text(steps: pd.DataFrame, device: str) -> Prose:
+    """Where a direct write goes in a VM (issue 46: the page named the host's cache for reads only): the direct
+    writes' bandwidth range (`steps`: data.get_steps of the modes run read) on the virtual disk `device`."""
+    direct = steps[(steps["mode"] == "direct") & (steps.phase == "write")].bw_mib_s
+    return Prose(f"Direct writes ran at {direct.min():,.0f}–{direct.max():,.0f} MiB/s on the virtual disk "
+                 f"{present.md_escape(device)}. `direct=1` (O_DIRECT) bypasses the guest's page cache only: a host "
+                 "that keeps its virtual disks in its own page cache takes a direct write, or serves a direct read, "
+                 "from memory. So buffered ÷ direct here sets the guest's cache against the host's, for writes as for "
+                 "reads; the runs hold no record of the host's cache mode")
+
+
+def fill_finding(compared: pd.DataFrame) -> Finding:
+    """Buffered reads once the cgroup's cache was full over while it filled, paired by read, per run; the caveat that
+    changes what it means (filling is always a read's first seconds) stays, the rest is fill_text's."""
+    ratios = evidence.phrases([(f"{present.md_escape(r.experiment)} run", r.record) for r in compared.itertuples()])
+    return Finding(text=f"Buffered reads ran faster once fio's cgroup cache was full than in their own first seconds, "
+                        f"while it filled: {ratios}; those seconds are also fio's start-up",
+                   target="fig-pagecache-fill", evidence=tuple(compared.record))
+
+
+def fill_rule_text(bucket_ms: int) -> Prose:
+    """The exact rule that labels a second of a buffered read filling or full (data.get_read_fill), so that a reader
+    recomputes the paired ratios from the bandwidth logs and proc files (issue 46: it did not reproduce unstated)."""
+    width = bucket_ms / 1000
+    early, late = SAMPLER_LEAD_S
+    return Prose(f"A bucket [t, t + {width:g}) s of fio's bandwidth log is **filling** when t ≤ f − "
+                 f"{1 + width + late:g}, and **full** when t ≥ f − {early:g}, where f is the first second of the "
+                 f"sampler's clock (its samples rounded to the whole second) at which the cgroup's `cache` is "
+                 f"{FULL_SHARE:.0%} of its limit or more (f = 0 when the read began full; a read that never got there "
+                 f"is filling throughout). The sampler starts {early:g} s before its step and fio's clock up to a "
+                 "second after the step, so the buckets between are left out")
+
+
+def fill_text(compared: pd.DataFrame, counts: dict, steps: pd.DataFrame, idle_max_pct: float) -> Prose:
+    """What stands behind the paired ratios, run by run: how many reads reached full, how many filled it while they
+    ran, how many of those are paired and on how many seconds; then the two confounds (a read's first seconds, a
+    saturated machine), which leave load neither excluded nor measured."""
+    seconds = steps.groupby("run_id")[["filling_buckets", "full_buckets"]].median()
+    per_run = "; ".join(
+        f"{present.md_escape(r.experiment)} run: {evidence.phrase(counts[r.run_id][0])} reached full and "
+        f"{evidence.phrase(counts[r.run_id][1])} filled it while they ran; {r.record.n} of them have seconds in both "
+        f"states and are paired (medians of {seconds.filling_buckets[r.run_id]:.0f} filling and "
+        f"{seconds.full_buckets[r.run_id]:.0f} full seconds a read)" for r in compared.itertuples())
+    return Prose(f"{per_run}. Filling is always a read's first seconds, when fio starts up and read-ahead grows, so "
+                 "those may make the difference as well as the cache; the CPUs were never idle (at most "
+                 f"{idle_max_pct:.0f} %), so load is neither excluded nor measured as a cause")
 
 
 def _received(row) -> str:
@@ -45,20 +94,24 @@ def _received(row) -> str:
     return f"{sample.k} of {sample.n} {record.label} against {baseline.k} of {baseline.n} {record.baseline_label}"
 
 
-def dirty_finding(counts: dict, left: pd.DataFrame, touched: pd.DataFrame) -> Finding:
-    """What buffered writes, which end without fsync, left dirty for the step after them, per run, and the comparisons
-    whose steps began with that write-back (analysis.touched), side by side."""
+def dirty_finding(counts: dict, left: pd.DataFrame) -> Finding:
+    """What buffered writes, which end without fsync, left dirty for the step after them, per run."""
     experiment = left.groupby("run_id").experiment.first()
     most = left.groupby("run_id").dirty_mib.max()
-    per_run = " and ".join(f"after {evidence.phrase(c)} of the {present.md_escape(experiment[run])} run's buffered "
-                           f"writes (up to {most[run]:,.0f} MiB)" for run, c in counts.items())
-    text = (f"Buffered writes end without fsync, so what they leave dirty is written back during the next step: more "
-            f"than {DIRTY_LEFT_SHARE:.0%} of the cgroup's limit {per_run}")
-    if len(touched):
-        parts = dict.fromkeys(_received(row) for row in touched.itertuples())
-        text += f". That write-back ran into {present.md_escape('; '.join(parts))}"
-    records = (*counts.values(), *(c for side in ("sample", "baseline") for c in touched[side] if c is not None))
-    return Finding(text=text, target="tab-pagecache-dirty", evidence=records)
+    per_run = " and ".join(f"{evidence.phrase(c)} in the {present.md_escape(experiment[run])} run"
+                           for run, c in counts.items())
+    return Finding(text=f"Buffered writes end without fsync: {per_run} left the next step more than "
+                        f"{DIRTY_LEFT_SHARE:.0%} of the cgroup's limit dirty (up to "
+                        f"{' and '.join(f'{most[run]:,.0f}' for run in counts)} MiB) to write back while it ran",
+                   target="tab-pagecache-dirty", evidence=tuple(counts.values()))
+
+
+def touched_text(touched: pd.DataFrame) -> Prose:
+    """The comparisons whose steps began with a buffered write's dirty pages (analysis.touched), side by side."""
+    if touched.empty:
+        return Prose("No step of a comparison began with them")
+    parts = dict.fromkeys(_received(row) for row in touched.itertuples())
+    return Prose(f"That write-back ran into {present.md_escape('; '.join(parts))}")
 
 
 def depth_finding(depths: pd.DataFrame) -> Finding:
@@ -69,7 +122,7 @@ def depth_finding(depths: pd.DataFrame) -> Finding:
     shallowest = int(depths.shallowest.min())
     lead = ("Queue depth made a decided difference to" if any(r.decided for r in records)
             else "Queue depth made no decided difference to")
-    text = (f"{lead} direct reads on this VM's virtual disk: deeper against depth {shallowest}, "
+    text = (f"{lead} direct reads of the virtual disk: deeper against depth {shallowest}, "
             f"{comparison.range_sentence(records)}; the best, {present.md_escape(best.label)}: {evidence.phrase(best)}")
     return Finding(text=text, target="fig-pagecache-reads", evidence=tuple(records))
 
@@ -81,22 +134,22 @@ def trim_target_text(target: pd.Series) -> str:
             f"{target.image_filesystem} on {target.image_device}")
 
 
-def trim_finding(record, target: pd.Series, first_s: float) -> Finding:
-    """Write bandwidth right after a trim over after none (an analysis.trim_effect record), said to be the backing
-    file system's work: a trim of a loop device (`target`, a data.get_trim_targets row) punches holes in its image
-    file, which the writes after it must allocate again."""
-    text = (f"In the first {first_s:g} s after a trim of {present.md_escape(trim_target_text(target))}, writes ran at "
-            f"{evidence.phrase(record)} the write bandwidth after none: the trim punches holes in the image file, so "
-            f"this measures {present.md_escape(target.image_filesystem)} allocating them again, not an SSD's garbage "
-            "collection")
-    return Finding(text=text, target="fig-pagecache-trim", evidence=(record,))
+def trim_finding(windows: pd.Series, target: pd.Series) -> Finding:
+    """Write bandwidth after a trim over after none (analysis.trim_effect's records by window: the first seconds and
+    the whole step, issue 46: the finding left the whole step out), said to be the backing file system's work: a
+    trim of a loop device (`target`, a data.get_trim_targets row) punches holes in its image file, which the writes
+    after it must allocate again."""
+    ratios = evidence.phrases([(window, record) for window, record in windows.items()])
+    return Finding(text=f"Write bandwidth after a trim of the loop device over after none: {ratios}: "
+                        f"{present.md_escape(target.image_filesystem)} filling the holes the trim punched in its image "
+                        "file, not an SSD's garbage collection", target="fig-pagecache-trim", evidence=tuple(windows))
 
 
 def shared_finding(records: dict, writers: int) -> Finding:
-    """N writers to one shared file over one file each, per mode."""
-    text = "; ".join(f"{writers} {mode} writers to one shared file: {evidence.phrase(r)} the bandwidth of one file each"
-                     for mode, r in records.items())
-    return Finding(text=text, target="fig-pagecache-shared", evidence=tuple(records.values()))
+    """N writers to one shared file over one file each, per mode, what the modes share said once."""
+    ratios = evidence.phrases([(mode, r) for mode, r in records.items()])
+    return Finding(text=f"Bandwidth of {writers} writers to one shared file over one file each: {ratios}",
+                   target="fig-pagecache-shared", evidence=tuple(records.values()))
 
 
 def published_text(share: pd.Series) -> tuple[Prose, tuple]:
@@ -113,12 +166,16 @@ def published_text(share: pd.Series) -> tuple[Prose, tuple]:
 
 
 def runs_text(side: pd.DataFrame) -> Prose:
-    """Buffered ÷ direct reads of each modes run, side by side (each run decided within itself)."""
-    return Prose("; ".join(f"{present.md_escape(r.run_id)} ({present.md_escape(r.status)}): {evidence.phrase(r.record)}"
-                           for r in side.itertuples()))
+    """Buffered ÷ direct reads of each modes run, side by side (each run decided within itself), what they share
+    said once."""
+    return Prose(evidence.phrases([(f"{present.md_escape(r.run_id)} ({present.md_escape(r.status)}):", r.record)
+                                   for r in side.itertuples()]))
 
 
 def drift_text(drift: pd.DataFrame) -> Prose:
-    """Every run's drift check: its configuration and the end ÷ during record."""
-    return Prose("; ".join(f"{present.md_escape(r.run_id)}, {present.md_escape(r.configuration)}: "
-                           f"{evidence.phrase(r.record)}" for r in drift.itertuples()))
+    """Every run's drift check: its run (by its experiment where that has one run here), its configuration and the
+    end ÷ during record, what they share said once."""
+    unique = drift.groupby("experiment").run_id.nunique().max() <= 1
+    return Prose(evidence.phrases([(f"{present.md_escape(r.experiment if unique else r.run_id)} run, "
+                                    f"{present.md_escape(r.configuration)}:", r.record) for r in drift.itertuples()]))
+

@@ -23,11 +23,11 @@ from .analysis import (OPERATIONS, compare_control_drift, compare_stages, get_co
                        get_snapshot_steps, get_step_durations, get_time_since_snapshot, rate_quantity, select_runs,
                        shared_filesystem, stage_label, stage_order)
 from .findings import cow_space_finding, first_stage_finding
-from .seed import (SUMMARY_ROWS, get_seed_configuration, get_seed_creation, get_seed_ratios, get_seed_signs,
-                   get_seed_table, get_summary_checks, seed_clients, seed_printed, seed_source, seed_states, seed_wide,
-                   short_column)
-from .writes import (FREED_BY, MIB, compare_cow_latency, get_cow_growth, get_cow_space_check, get_cow_writes,
-                     get_recovery, get_recovery_summary, get_space)
+from .seed import (SUMMARY_ROWS, configuration_wide, get_seed_configuration, get_seed_creation, get_seed_ratios,
+                   get_seed_signs, get_seed_table, get_summary_checks, seed_clients, seed_printed, seed_source,
+                   seed_states, seed_wide, short_column)
+from .writes import (COMMIT_INTERVAL, FREED_BY, MIB, SINCE_COMMIT, compare_cow_latency, get_cow_growth,
+                     get_cow_space_check, get_cow_writes, get_recovery, get_recovery_summary, get_space, unsized)
 
 HOW_TO_ADD = ("Collect a run with `sudo python3 scripts/collect_snapshots.py` (root, fio, btrfs-progs), then "
               "`python -m iobook book --data data/raw` (the run is written under data/raw/snapshots/).")
@@ -38,8 +38,9 @@ FINDING_ORDER = ["tab-snapshots-local", "tab-snapshots-cow-space", "fig-snapshot
                  "fig-snapshots-recovery", "fig-snapshots-seed-ratios"]
 RECOVERY_FORMATS = {"snapshots deleted": ".0f", "longest delete (s)": ".3f", "sync waited (s)": ".1f",
                     "used before delete (MiB)": ",.1f", "used at last sample (MiB)": ",.1f", "freed (MiB)": ",.1f",
-                    FREED_BY: ".1f", "samples while cleaning": ".0f", "samples after": ".0f",
-                    "highest p99 while cleaning (ms)": ",.1f", "highest p99 after (ms)": ",.1f"}
+                    FREED_BY: ".1f", SINCE_COMMIT: ".1f", COMMIT_INTERVAL: "g", "samples while sync waited": ".0f",
+                    "samples after": ".0f", "highest p99 while sync waited (ms)": ",.1f",
+                    "highest p99 after (ms)": ",.1f"}
 
 
 def _runs(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
@@ -69,7 +70,7 @@ def _seed(out: Report) -> None:
         "seed_create_s_with": float(creation["with"]["value"]),
         "seed_create_s_without": float(creation["without"]["value"])}
     out.tables |= {
-        "tab-snapshots-configuration": Table(frame=configuration[["table", "row", "column", "printed", "unit"]]),
+        "tab-snapshots-configuration": Table(frame=configuration_wide(configuration)),
         "tab-snapshots-seed": Table(frame=seed_printed(seed)),
         "tab-snapshots-definitions": Table(frame=per_definition.rename(columns={
             "rounds_to_printed": "rounds to printed", "reached_within_input_rounding": "reached within rounding"})),
@@ -108,7 +109,7 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
         out.figures["fig-snapshots-drift"] = charts.chart_drift(
             get_control_drift(rates),
             f"The control at the end over its first stage: {comparison.range_sentence(drift_records, 'drift ratios')}")
-        out.tables["tab-snapshots-drift"] = comparison.table(drift_records, _runs(drift))
+        out.tables["tab-snapshots-drift"] = local_runs.comparison_table(drift_records, _runs(drift))
     durations = get_step_durations(rates)
     out.values |= {
         "has_drift": bool(drift_records),
@@ -121,12 +122,13 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
     out.figures["fig-snapshots-rates"] = charts.chart_rates(rates)
     out.figures["fig-snapshots-local-ratios"] = charts.chart_stage_ratios(
         records, stages, f"Data over its concurrent control: {comparison.range_sentence(records, 'stage ratios')}")
-    out.tables["tab-snapshots-local"] = comparison.table(records, _runs(stages, "stage"))
+    out.tables["tab-snapshots-local"] = local_runs.comparison_table(records, _runs(stages, "stage"))
     out.tables["tab-snapshots-durations"] = Table(frame=pd.DataFrame({
         "run": durations["run_id"], "operation": durations["operation"], "steps": durations["steps"],
-        "fio runtime (ms)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.runtime_low, durations.runtime_high)],
-        "step (s)": [f"{a:.2f}–{b:.2f}" for a, b in zip(durations.step_low, durations.step_high)],
-        "others' CPU (%)": [f"{a:.0f}–{b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
+        # ranges as the copy-on-write table writes them ('656 to 704'): a narrowed table broke '0.53–' over '1.49'
+        "fio runtime (ms)": [f"{a:.0f} to {b:.0f}" for a, b in zip(durations.runtime_low, durations.runtime_high)],
+        "step (s)": [f"{a:.2f} to {b:.2f}" for a, b in zip(durations.step_low, durations.step_high)],
+        "others' CPU (%)": [f"{a:.0f} to {b:.0f}" for a, b in zip(durations.others_low, durations.others_high)],
         "median CV of rounds (%)": durations["median CV of rounds (%)"]}), formats={"median CV of rounds (%)": ".1f"})
     steps = get_snapshot_steps(con, run_ids)
     longest = {action: 1e3 * float(steps.loc[steps.step.str.startswith(f"{action}-"), "seconds"].max())
@@ -167,26 +169,26 @@ def _cow(con, out: Report, run_ids: list[str], writes: pd.DataFrame, latency: pd
     out.figures["fig-snapshots-cow-latency"] = charts.chart_cow_latency(
         records, latency, f"Write latency with snapshots over none: "
                           f"{comparison.range_sentence(records, 'latency ratios')}")
-    out.tables["tab-snapshots-cow-latency"] = comparison.table(records, _runs(latency, "snapshots"))
+    out.tables["tab-snapshots-cow-latency"] = local_runs.comparison_table(records, _runs(latency, "snapshots"))
     return set(writes["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
 
 
 def _recovery(con, out: Report, run_ids: list[str]) -> set[int]:
-    """The recovery part into the report: space freed and latency while the cleaner ran, one deletion described
-    (no comparison). Returns the source ids of the files it read."""
+    """The recovery part into the report: space freed and latency while `btrfs subvolume sync` waited, one deletion
+    described (no comparison). Returns the source ids of the files it read."""
     recovery = get_recovery(con, run_ids)
     if recovery.empty:
         return set()
     summary, records = get_recovery_summary(con, recovery)
-    out.evidence += records
-    out.findings.append(Finding(text=findings.recovery_finding(summary, records[0]), target="fig-snapshots-recovery",
-                                evidence=(records[0],)))
+    text, said = findings.recovery_finding(summary, records[0])
+    out.evidence += [*records, *said[1:]]
+    out.findings.append(Finding(text=text, target="fig-snapshots-recovery", evidence=tuple(said)))
     first = summary.iloc[0]
     out.figures["fig-snapshots-recovery"] = charts.chart_recovery(
-        recovery, summary, f"{first['freed (MiB)']:,.0f} MiB back {first[FREED_BY]:.0f} s after the deletes; "
-                           f"sync returned at {first['sync waited (s)']:.0f} s")
+        recovery, summary, f"{first['freed (MiB)']:,.0f} MiB back {first[FREED_BY]:.0f} s after the deletes, at "
+                           f"btrfs's commit; sync returned at {first['sync waited (s)']:.0f} s")
     out.tables["tab-snapshots-recovery"] = Table(frame=pd.DataFrame(
-        {"measure": [*RECOVERY_FORMATS, "latency while cleaning / after"]} | {
+        {"measure": [*RECOVERY_FORMATS, "latency while sync waited / after"]} | {
             run: [*(format(row[m], RECOVERY_FORMATS[m]) for m in RECOVERY_FORMATS), evidence.phrase(record)]
             for (run, row), record in zip(summary.set_index("run_id").iterrows(), records)}))
     space = get_space(con, run_ids, "recovery")
@@ -208,6 +210,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     writes = get_cow_writes(con, cow_ids)
     latency, latency_records = compare_cow_latency(writes)
     stage_records, drift_records, latency_records = evidence.decide_groups(stage_records, drift_records, latency_records)
+    latency_records = unsized(latency_records)
     read = {"has_cow": _cow(con, out, cow_ids, writes, latency, latency_records),
             "has_recovery": _recovery(con, out, recovery_ids),
             "has_local": _metadata(con, out, metadata_ids, rates, stages, stage_records, drift, drift_records)}
@@ -226,13 +229,15 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
         out.values["no_runs_note"] = present.no_data("snapshot collector runs", HOW_TO_ADD)
         return out
     facts = get_run_facts(con, runs["run_id"])
-    out.tables["tab-snapshots-runs"] = Table(frame=pd.DataFrame({
+    facts = facts.assign(tools=facts["fio"] + ", " + facts["btrfs"]).drop(columns=["fio", "btrfs"])
+    out.tables["tab-snapshots-runs"] = Table(frame=pd.DataFrame({  # the tools in one column: six wrapped every cell
         "run": runs["run_folder"], "kernel": runs["kernel"],
         "load at start (1 / 5 / 15 min)": [f"{a:.2f} / {b:.2f} / {c:.2f}" for a, b, c in
                                            zip(runs.load_avg_1m, runs.load_avg_5m, runs.load_avg_15m)]}).merge(
         facts.rename(columns={"run_id": "run"}), how="left"))
-    out.tables["tab-snapshots-status"] = Table(frame=local_runs.status_table(status)[
-        ["experiment", "run", "started (UTC)", "design", "files", "status", "read here"]])
+    # rounds: the metadata part numbers its repetitions across stages, which no reader counts as rounds
+    shown = local_runs.status_table(status, "part")
+    out.tables["tab-snapshots-status"] = Table(frame=shown.frame.drop(columns="rounds"), shared=shown.shared)
     source_ids = set(runs["manifest_source_id"]).union(*read.values())
     out.values["files_link"] = present.files_link(present.sources(con, source_ids).path, "The files of the local runs")
     return out

@@ -15,6 +15,9 @@ from .analysis import CONTROL, DATA, OPERATIONS, stage_order
 from .writes import COW_PHASES, MIB, expected_data_growth
 
 FIO_SOURCE = "source: fio_io, run_labels views"
+# A forest's row names stand right-aligned against its axis, measured in the SVG's font; a browser's wider
+# sans-serif spills them leftwards past the chart's edge: room on the left as charts.LEGIBLE keeps on the right
+FOREST_PADDING = {"left": 30, "top": 5, "right": 24, "bottom": 5}
 
 
 def chart_seed_ratios(ratios: pd.DataFrame, title: str, source: str) -> alt.Chart:
@@ -33,22 +36,29 @@ def chart_seed_ratios(ratios: pd.DataFrame, title: str, source: str) -> alt.Char
 
 def chart_rates(rates: pd.DataFrame) -> alt.Chart:
     """Every round's rate by the stage it ran beside, data and control side by side, one panel per operation
-    and run (the panel names the run, so the tooltips do not; the download has every column)."""
+    (and run, where several are read) under each other, so that a dozen stages fit the page's column at 1280 px
+    (three panels side by side were cut there); the panel names the run, so the tooltips do not."""
     order = stage_order(rates.assign(stage=rates["during"]))
-    base = alt.Chart(rates).encode(x=alt.X("during:N", sort=order, title="stage (snapshots taken, then rotations)"),
-                                   color=alt.Color("subvolume:N", sort=[DATA, CONTROL], title="subvolume",
-                                                   legend=alt.Legend(orient="bottom")))
+    runs = rates["run_id"].nunique() > 1
+    data = rates.assign(panel=(rates["run_id"] + " · " if runs else "") + "file " + rates["operation"])
+    panels = list(dict.fromkeys(f"{r + ' · ' if runs else ''}file {o}" for r in sorted(rates["run_id"].unique())
+                                for o in OPERATIONS))
+    base = alt.Chart(data).encode(x=alt.X("during:N", sort=order, title="stage (snapshots taken, then rotations)"),
+                                  color=alt.Color("subvolume:N", sort=[DATA, CONTROL], title="subvolume",
+                                                  legend=alt.Legend(orient="bottom")))
     points = base.mark_circle(size=40, opacity=0.6).encode(
         y=alt.Y("files_per_s:Q", title="files per second (files/s)"),
         xOffset=alt.XOffset("subvolume:N", sort=[DATA, CONTROL]),
-        tooltip=["operation", "during", "subvolume", "repetition", alt.Tooltip("files_per_s:Q", format=",.0f"),
-                 alt.Tooltip("runtime_ms:Q", title="fio runtime (ms)")])
+        tooltip=["operation", "during", "subvolume", "repetition",
+                 alt.Tooltip("files_per_s:Q", format=",.0f", title="files/s"),
+                 alt.Tooltip("runtime_ms:Q", format=",.0f", title="fio runtime (ms)")])
     means = base.mark_line().encode(y="mean(files_per_s):Q")
-    return alt.layer(points, means).properties(width=220, height=200).facet(
-        column=alt.Column("operation:N", sort=OPERATIONS, title=None),
-        row=alt.Row("run_id:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start"))
-    ).properties(title={"text": "fio file metadata rate per stage on btrfs, data and control",
-                        "subtitle": f"points: rounds; lines: stage means ({FIO_SOURCE})"})
+    return alt.layer(points, means).properties(width=520, height=150).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelOrient="top", labelAnchor="start")),
+        columns=1,
+    ).resolve_scale(y="independent").properties(title={
+        "text": "fio file metadata rate per stage on btrfs, data and control",
+        "subtitle": f"points: rounds; lines: stage means ({FIO_SOURCE})"})
 
 
 def chart_drift(drift: pd.DataFrame, title: str) -> alt.Chart:
@@ -77,7 +87,8 @@ def chart_stage_ratios(records: Sequence[Comparison], keys: pd.DataFrame, title:
     one row per operation and stage, coloured by operation."""
     labels = [f"{p}{o} · stage {s}" for p, o, s in zip(_run_prefix(keys["run_id"]), keys["operation"], keys["stage"])]
     return comparison.forest(records, labels, title=title, x_title="data rate / concurrent control rate (ratio)",
-                             color=list(keys["operation"]), color_title="operation", source=FIO_SOURCE)
+                             color=list(keys["operation"]), color_title="operation",
+                             source=FIO_SOURCE).properties(padding=FOREST_PADDING)
 
 
 def chart_cow_latency(records: Sequence[Comparison], keys: pd.DataFrame, title: str) -> alt.Chart:
@@ -86,9 +97,10 @@ def chart_cow_latency(records: Sequence[Comparison], keys: pd.DataFrame, title: 
     measures = [f"{p} {m}" for p, m in zip(keys["phase"], keys["latency"])]
     labels = [f"{p}{m} · {evidence.plural(int(k), 'snapshot')}"
               for p, m, k in zip(_run_prefix(keys["run_id"]), measures, keys["snapshots"])]
-    return comparison.forest(records, labels, title=title, x_title="latency ÷ latency with no snapshot (ratio)",
-                             color=measures, color_title="completion latency",
-                             source=f"fio direct 4 KiB writes on btrfs; {FIO_SOURCE}")
+    chart = comparison.forest(records, labels, title=title, x_title="latency ÷ latency with no snapshot (ratio)",
+                              color=measures, color_title="completion latency",
+                              source=f"fio direct 4 KiB writes on btrfs; {FIO_SOURCE}")
+    return chart.properties(padding=FOREST_PADDING)
 
 
 def _by_phase_and_run(layer: alt.LayerChart, title: str, subtitle: list[str]) -> alt.FacetChart:

@@ -56,6 +56,24 @@ def get_seed_configuration() -> pd.DataFrame:
     return shown
 
 
+def configuration_wide(configuration: pd.DataFrame) -> pd.DataFrame:
+    """The slides' configuration as the page shows it: one row per item as printed (#OST, OST Size(TB), the mdtest
+    clients' nodes...), one column per system or run the slide prints it for, so that each system's printed name
+    ("Tier2 (Melluxina)") is said once, in its header (issue 50: it stood in a column, row after row); a value's
+    unit follows it where the slide names one."""
+    value = [printed if not unit or printed.endswith(unit) else f"{printed} {unit}"
+             for printed, unit in zip(configuration["printed"], configuration["unit"].fillna(""))]
+    wide = configuration.assign(value=value).pivot(index=["table", "column"], columns="row", values="value")
+    wide = wide.reindex(configuration[["table", "column"]].drop_duplicates().itertuples(index=False, name=None))
+    wide.columns.name = None
+    wide = wide[configuration["row"].drop_duplicates().tolist()].reset_index()
+    wide["table"] = wide["table"].map({"test_configuration": "configuration", "mdtest_clients": "mdtest clients"})
+    # a header "Tier2 (Melluxina)" would show as "Tier2" over a units row "Melluxina" (nb.UNIT): a no-break space
+    # keeps the slide's name whole
+    printed = {row: row.replace(" (", "\u00a0(") for row in configuration["row"].unique()}
+    return wide.rename(columns={"table": "slide table", "column": "item", **printed}).fillna("–")
+
+
 def get_seed_creation() -> dict[str, pd.Series]:
     """The talk's snapshot creation times on large targets (slide "Improvements cont'd..", seed 003 line 269),
     'with' and 'without' DDN's patch EX-5082/EX-5178: each the CSV row (printed, value, unit, source, line)."""
