@@ -163,7 +163,9 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
                     f"more</summary>{text}</details></td>")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return f'<td class="n">{text}</td>'  # numbers right-aligned
-        return f'<td class="w">{text}</td>' if " " in text and len(text) > 30 else f"<td>{text}</td>"  # prose wraps
+        if " " not in text:  # one word: a browser would break it after a dash ('0.341–' over '1.39')
+            return f'<td class="k">{text}</td>'
+        return f'<td class="w">{text}</td>' if len(text) > 30 else f"<td>{text}</td>"  # prose wraps
 
     headers = [UNIT.match(str(c)) for c in df.columns]
     units = any(headers)

@@ -140,7 +140,7 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
                              evidence=(modes.record.iloc[0],)))
         out.values |= {"has_modes": True, "buffered_direct": evidence.phrase(modes.record.iloc[0]),
                        "host_cache_text": Prose(findings.host_cache_text(steps[steps.run_id == main.run_id], device))}
-        out.tables["tab-checksum-modes"] = local_runs.comparison_table(list(modes.record), _descriptors(modes, "run_id"))
+        out.tables["tab-checksum-modes"] = comparison.table(list(modes.record), _descriptors(modes, "run_id"))
     out.findings[0:0] = local
 
     costs = get_costs(steps)
@@ -174,12 +174,12 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
         "tab-checksum-runs": Table(frame=runs[list(RUNS_COLUMNS)].rename(columns=RUNS_COLUMNS),
                                    formats={"memory (GiB)": ".1f", "load (1 min)": ".2f"}),
         "tab-checksum-load": _said_once(analysis.load_table(steps, others, vmstat), LOAD_FORMATS),
-        "tab-checksum-comparisons": local_runs.comparison_table(
+        "tab-checksum-comparisons": comparison.table(
             list(checksums.record), _descriptors(checksums, "run_id", "phase", "mode", "verify")),
         # a configuration in one column, each run's status in the table above: nine columns scrolled at 1280 px
-        "tab-checksum-side": local_runs.comparison_table(list(side.record), pd.DataFrame({
+        "tab-checksum-side": comparison.table(list(side.record), pd.DataFrame({
             "run": side.run_id, "setup": side.phase + " " + side["mode"] + " " + side.verify})),
-        "tab-checksum-drift": local_runs.comparison_table(list(drift.record), _descriptors(drift, "run_id", "phase", "mode")),
+        "tab-checksum-drift": comparison.table(list(drift.record), _descriptors(drift, "run_id", "phase", "mode")),
         "tab-checksum-costs": _said_once(costs[list(COSTS_COLUMNS)].rename(columns=COSTS_COLUMNS), COSTS_FORMATS),
         "tab-checksum-perf": Table(frame=facts.rename(columns={"run_id": "run"}))}
     out.figures |= {

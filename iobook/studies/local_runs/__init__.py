@@ -5,22 +5,18 @@ baseline measured again at the end of a run, label drift_check=end, kept apart),
 step, and a comparison stated with its interval and verdict."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ...book import comparison, present
+from ...book import present
 from ...book.report import Table
 from ...database import store
 from ...inference import evidence, selection
 from ...inference.units import GIB
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]
-# Held after an interval's en dash: a browser breaks a cell there when it narrows a table to the page ('0.341–' over
-# '1.39'), and a word joiner (invisible) forbids it
-WORD_JOINER = "\u2060"  # get_step_labels' non-label columns
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
 # scripts/collectlib.py Rounds.execute): a check of drift over the run, not one more repetition.
 END_BASELINE_LABEL = "drift_check"
@@ -95,13 +91,6 @@ def status_table(status: pd.DataFrame, experiment: str = "experiment") -> Table:
         "status": status.status + np.where(status.selected, ", read here", ", not read")})
     shown, shared = present.constant_columns(frame, keep=[c for c in frame if c != experiment])
     return Table(frame=shown, shared=shared)
-
-
-def comparison_table(records, descriptors: pd.DataFrame | None = None, **kwargs) -> Table:
-    """The kit's comparison table (comparison.table, its arguments) with each interval kept on one line."""
-    table = comparison.table(records, descriptors, **kwargs)
-    whole = [text.replace("–", "–" + WORD_JOINER) for text in table.frame[comparison.INTERVAL]]
-    return dataclasses.replace(table, frame=table.frame.assign(**{comparison.INTERVAL: whole}))
 
 
 def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:

@@ -20,7 +20,7 @@ def compared(rows: pd.DataFrame, **descriptors: str) -> Table:
     (`column="shown name"`) that tell the rows apart, units a side, Holm's p and the verdict. Its verdicts' legend is
     said once for the page (legend), not under each of its six tables (issue 50)."""
     return dataclasses.replace(
-        local_runs.comparison_table(list(rows.record), rows[list(descriptors)].rename(columns=descriptors)), note="")
+        comparison.table(list(rows.record), rows[list(descriptors)].rename(columns=descriptors)), note="")
 
 
 def legend(rows: pd.DataFrame) -> str:

@@ -109,7 +109,7 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
         out.figures["fig-snapshots-drift"] = charts.chart_drift(
             get_control_drift(rates),
             f"The control at the end over its first stage: {comparison.range_sentence(drift_records, 'drift ratios')}")
-        out.tables["tab-snapshots-drift"] = local_runs.comparison_table(drift_records, _runs(drift))
+        out.tables["tab-snapshots-drift"] = comparison.table(drift_records, _runs(drift))
     durations = get_step_durations(rates)
     out.values |= {
         "has_drift": bool(drift_records),
@@ -122,7 +122,7 @@ def _metadata(con, out: Report, run_ids: list[str], rates: pd.DataFrame, stages:
     out.figures["fig-snapshots-rates"] = charts.chart_rates(rates)
     out.figures["fig-snapshots-local-ratios"] = charts.chart_stage_ratios(
         records, stages, f"Data over its concurrent control: {comparison.range_sentence(records, 'stage ratios')}")
-    out.tables["tab-snapshots-local"] = local_runs.comparison_table(records, _runs(stages, "stage"))
+    out.tables["tab-snapshots-local"] = comparison.table(records, _runs(stages, "stage"))
     out.tables["tab-snapshots-durations"] = Table(frame=pd.DataFrame({
         "run": durations["run_id"], "operation": durations["operation"], "steps": durations["steps"],
         # ranges as the copy-on-write table writes them ('656 to 704'): a narrowed table broke '0.53–' over '1.49'
@@ -169,7 +169,7 @@ def _cow(con, out: Report, run_ids: list[str], writes: pd.DataFrame, latency: pd
     out.figures["fig-snapshots-cow-latency"] = charts.chart_cow_latency(
         records, latency, f"Write latency with snapshots over none: "
                           f"{comparison.range_sentence(records, 'latency ratios')}")
-    out.tables["tab-snapshots-cow-latency"] = local_runs.comparison_table(records, _runs(latency, "snapshots"))
+    out.tables["tab-snapshots-cow-latency"] = comparison.table(records, _runs(latency, "snapshots"))
     return set(writes["source_id"]) | set(space["usage_source_id"]) | set(space["df_source_id"])
 
 
