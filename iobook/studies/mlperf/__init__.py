@@ -8,71 +8,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...book import comparison, present
-from ...book.report import Report, Table
+from ...book import present
+from ...book.report import Report
 from ...database import store
 from ...inference import evidence
-from ...inference.units import MIB
-from . import analysis, audit, charts, findings, reports
+from . import analysis, audit, charts, findings, reports, tables
 
 HOW_TO_ADD = ("Ingest MLPerf Storage results (the `<organisation>/results/<system>/...` trees of DLIO's `summary.json`, "
               "`per_epoch_stats.json`, `configs/` and `mlperf_storage_report.json`, with `<organisation>/systems/"
               "<system>.json`) with `python -m iobook ingest --db my.duckdb DIR`, or build the book on them with "
               "`python -m iobook book --data DIR`.")
 SYSTEM_FORMAT = "mlperf-storage-system"  # the format name of a system description (iobook/parsers/mlperf_system.py)
-RESULT_COLUMNS = {"system": "system", "benchmark": "workload", "hosts": "hosts", "accelerators": "accelerators",
-                  "mib_s": "MiB/s", "share": "of links (%)", "margin": "AU margin (points)", "flags": "flags"}
-REPORT_COLUMNS = {"result": "result", "published_mb_per_s": "published (MiB/s)", "mb_per_s": "from its runs (MiB/s)",
-                  "published_mb_per_s_stdev": "published stdev (MiB/s)", "mb_per_s_stdev": "from its runs, stdev (MiB/s)",
-                  "runs_of": "publishes the runs of"}
-SYSTEM_COLUMNS = {"system": "system", "solution_type": "solution", "clients": "clients",
-                  "client_link_gbps": "links a client (Gbit/s)", "data_drives_stated": "drives stated",
-                  "usable_capacity_gib": "usable (GiB)", "runs": "runs"}
-
-
-def _results_table(results: pd.DataFrame) -> Table:
-    frame = results.assign(system=(results.organisation + "/" + results.system).map(findings.shown),
-                           share=100 * results.share)[list(RESULT_COLUMNS)].rename(columns=RESULT_COLUMNS)
-    return Table(frame=frame, formats={"MiB/s": ",.0f", "of links (%)": ".1f", "AU margin (points)": ".2f"})
-
-
-def _workloads_table(workloads: pd.DataFrame) -> Table:
-    frame = pd.DataFrame({
-        "workload": workloads.workload + " " + workloads.accelerator.fillna(""),
-        "computation (s)": workloads.computation_time_s, "batch": workloads.batch_size,
-        "record (MiB)": workloads.record_length_bytes / MIB, "at 100 % AU (MiB/s)": workloads.full_au,
-        "runs' range (MiB/s)": [present.span([a, b], ",.0f") for a, b in zip(workloads.lowest, workloads.highest)],
-        "systems": workloads.systems, "runs": workloads.runs})
-    return Table(frame=frame, formats={"computation (s)": ".4g", "record (MiB)": ",.3g", "at 100 % AU (MiB/s)": ",.0f"})
-
-
-def _tables(*, runs, flags, results, workloads, compared, predicted, every_report, wrong, systems) -> dict[str, Table]:
-    predicted_by = {p.quantity.split(":")[0]: p.value for p in predicted}
-    descriptors = pd.DataFrame({"predicted (x)": [predicted_by.get(c.label.split()[0]) for c in compared]})
-    tables = {
-        "tab-mlperf-audit": Table(frame=audit.table(runs, flags)),
-        "tab-mlperf-results": _results_table(results),
-        "tab-mlperf-workloads": _workloads_table(workloads),
-        "tab-mlperf-systems": Table(frame=systems.assign(
-            system=(systems.organisation + "/" + systems.system).map(findings.shown))[list(SYSTEM_COLUMNS)].rename(
-            columns=SYSTEM_COLUMNS), formats={"links a client (Gbit/s)": ",.0f", "usable (GiB)": ",.0f"}),
-    }
-    if compared:
-        tables["tab-mlperf-accelerators"] = comparison.table(compared, descriptors, formats={"predicted (x)": ".3g"})
-    if len(every_report):
-        tables["tab-mlperf-reports"] = _reports_table(every_report, wrong)
-    return tables
-
-
-def _reports_table(every_report: pd.DataFrame, wrong: pd.DataFrame) -> Table:
-    """Every report, those that do not come back first, each with the result whose runs it publishes where that is
-    another one."""
-    runs_of = every_report.path.map(wrong.set_index("path").runs_of) if len(wrong) else None
-    frame = every_report.assign(runs_of=runs_of).sort_values(["reproduced", "result"], kind="stable")
-    frame = frame.assign(result=frame.result.map(findings.shown, na_action="ignore"),
-                         runs_of=frame.runs_of.map(findings.shown, na_action="ignore"))
-    return Table(frame=frame[list(REPORT_COLUMNS)].rename(columns=REPORT_COLUMNS),
-                 formats={c: ",.0f" for c in list(REPORT_COLUMNS.values())[1:5]})
 
 
 def report(con, *, link_example: str = "") -> Report:
@@ -98,6 +44,7 @@ def report(con, *, link_example: str = "") -> Report:
     reproduced = reports.census(every_report)
     unread = store.frame(con, __package__, "unread_descriptions", [SYSTEM_FORMAT])
     systems = store.frame(con, __package__, "systems")
+    names = tables.short_names(pd.concat([runs[["organisation", "system"]], systems[["organisation", "system"]]]))
     found = [findings.au_finding(au), findings.memory_finding(memory), findings.links_finding(limits, above, top, named)]
     if compared:
         found.append(findings.accelerator_finding(compared, predicted))
@@ -118,7 +65,10 @@ def report(con, *, link_example: str = "") -> Report:
         figures={"fig-mlperf-au": charts.chart_au_margin(runs, au["within"]),
                  **({"fig-mlperf-links": charts.chart_links(runs, limits[1])} if limits[0].k else {}),
                  "fig-mlperf-per-accelerator": charts.chart_per_accelerator(results, workloads)},
-        tables=_tables(runs=runs, flags=flags, results=results, workloads=workloads, compared=compared,
-                       predicted=predicted, every_report=every_report, wrong=wrong,
-                       systems=systems),
+        tables={"tab-mlperf-audit": tables.audit_codes(runs, flags),
+                "tab-mlperf-results": tables.results(results, names),
+                "tab-mlperf-workloads": tables.workloads(workloads),
+                "tab-mlperf-systems": tables.systems(systems, names),
+                **({"tab-mlperf-accelerators": tables.accelerators(compared)} if compared else {}),
+                **({"tab-mlperf-reports": tables.reports(every_report, names)} if len(every_report) else {})},
         findings=found, evidence=[*compared, *(r for f in found for r in f.evidence)])

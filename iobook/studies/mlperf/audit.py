@@ -7,28 +7,26 @@ import pandas as pd
 
 from ...inference import evidence
 
-GUIDELINES = "mlcommons/storage v1.0 Submission_guidelines.md"
-STATSCOUNTER = "DLIO's summary.json (dlio_benchmark utils/statscounter.py)"
+GUIDELINES = "MLPerf Storage v1.0 submission guidelines"
+SUMMARY = "DLIO's summary.json"
 
 # code -> (rule, source), in the order the view lists them
 CODES = {
     "au_below_minimum": ("AU, the mean over epochs, below the workload's minimum: unet3d and resnet50 90 %, "
-                         "cosmoflow 70 %", f"{GUIDELINES}; DLIO's train_au_meet_expectation"),
+                         "cosmoflow 70 %", f"{GUIDELINES}; DLIO's own AU check"),
     "au_within_one_point": ("AU at the minimum or less than one point above it",
-                            "this book's margin: AU can be met while the storage barely keeps up "
-                            "(mlcommons/storage issue 464)"),
-    "data_set_below_5x_memory": ("data set (data_size_per_host_GB x hosts) under 5x the memory DLIO measured "
-                                 "on the hosts", "mlcommons/storage v1.0 benchmark.sh datasize; mlpstorage "
-                                 "rules.py: the data set at least 5x the hosts' total memory"),
-    "host_reports_no_memory": ("a host whose host_memory_GB is 0: its memory is missing from the 5x check",
-                               STATSCOUNTER),
-    "potential_caching": ("a host with more memory than its share of the data set (DLIO's potential_caching)",
-                          STATSCOUNTER),
+                            "this book: AU met while the storage barely keeps up, mlcommons/storage issue 464"),
+    "data_set_below_5x_memory": ("data set under 5x the memory DLIO measured on the hosts",
+                                 "v1.0 benchmark.sh datasize; mlpstorage's rules: at least 5x the hosts' memory"),
+    "host_reports_no_memory": ("a host reporting 0 GB: its memory is missing from the 5x check",
+                               f"{SUMMARY}, host_memory_GB"),
+    "potential_caching": ("a host with more memory than its share of the data set",
+                          f"{SUMMARY}, potential_caching"),
     "not_five_runs": ("a result with other than five runs", GUIDELINES),
     "settings_differ": ("a result whose runs differ in workload, accelerators, hosts or DLIO's I/O parameters",
                         GUIDELINES),
-    "rate_above_links": ("a run reading faster than its hosts' links as the system description states them",
-                         "this book's bound: data that did not cross the clients' network (IO500 issue 88)"),
+    "rate_above_links": ("a run reading faster than its hosts' links as its system's description states them",
+                         "this book's bound: data that did not cross the network, IO500 issue 88"),
 }
 
 

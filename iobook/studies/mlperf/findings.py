@@ -112,12 +112,24 @@ def summaries(runs: pd.DataFrame, unread: pd.DataFrame, wrong: pd.DataFrame) -> 
     organisations = runs.organisation.nunique()
     scope = (f"This copy: {len(runs):,} runs in {runs.result.nunique():,} results of {runs.system_key.nunique():,} "
              f"systems from {organisations:,} organisation{'' if organisations == 1 else 's'}.")
-    names = ", ".join(f"`{present.md_escape(p.rsplit('/', 1)[-1])}` (line {int(line) if pd.notna(line) else '?'})"
+    names = ", ".join(f"{present.md_escape(p.rsplit('/', 1)[-1])} (line {int(line) if pd.notna(line) else '?'})"
                       for p, line in zip(unread.path, unread.error_line))
     unread_text = (f"{len(unread):,} system description{' is' if len(unread) == 1 else 's are'} not JSON, so their "
                    f"systems state no links here: {names}." if len(unread) else
                    "Every system description was read.")
-    wrong_text = ("Every published report comes back from its result's runs." if wrong.empty else
-                  f"The {len(wrong):,} report{'' if len(wrong) == 1 else 's'} that do{'es' if len(wrong) == 1 else ''} "
-                  "not come back, with the result whose runs it publishes where that is another one:")
-    return {"scope": Prose(scope), "unread_text": Prose(unread_text), "reports_text": Prose(wrong_text)}
+    return {"scope": Prose(scope), "unread_text": Prose(unread_text), "reports_text": Prose(_reports_text(wrong))}
+
+
+def _reports_text(wrong: pd.DataFrame) -> str:
+    """The reports that do not come back, each with the result whose runs it publishes where that is another one."""
+    if wrong.empty:
+        return "Every published report comes back from its result's runs."
+    said = []
+    for row in wrong.itertuples():
+        text = present.md_escape(shown(row.result)) if isinstance(row.result, str) else "a report with no run"
+        if isinstance(row.runs_of, str):
+            text += (f" publishes the runs of {present.md_escape(shown(row.runs_of))} "
+                     f"({_hosts(row.runs_of_accelerators, row.runs_of_hosts)}), not its own "
+                     f"({_hosts(row.accelerators, row.hosts)})")
+        said.append(text)
+    return f"Not coming back: {'; '.join(said)}."

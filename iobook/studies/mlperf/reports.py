@@ -16,12 +16,13 @@ COMPARED = ("mb_per_s", "mb_per_s_stdev", "samples_per_s", "samples_per_s_stdev"
 def get_reports(con) -> pd.DataFrame:
     """Every report beside its result's recomputed mean and population stdev (queries/reports.sql), `reproduced`
     when it names the result's run count, each of its runs is one of the result's and every published figure comes
-    back within REPRODUCED."""
+    back within REPRODUCED; `stdev_back` when its stdev of MB/s does."""
     reports = store.frame(con, __package__, "reports", [REPRODUCED, REPRODUCED])
-    close = [(reports[f"published_{c}"] - reports[c]).abs() <= REPRODUCED * reports[f"published_{c}"].abs()
-             for c in COMPARED]
+    close = {c: (reports[f"published_{c}"] - reports[c]).abs() <= REPRODUCED * reports[f"published_{c}"].abs()
+             for c in COMPARED}
     same_runs = (reports.runs_equal == reports.runs) & (reports.report_runs == reports.runs)
-    reports["reproduced"] = same_runs & pd.concat(close, axis=1).all(axis=1)
+    reports["stdev_back"] = close["mb_per_s_stdev"]
+    reports["reproduced"] = same_runs & pd.concat(close.values(), axis=1).all(axis=1)
     return reports
 
 
