@@ -107,17 +107,22 @@ def units_finding(units: evidence.Count) -> Finding:
 
 
 def summaries(runs: pd.DataFrame, unread: pd.DataFrame, wrong: pd.DataFrame) -> dict[str, Prose]:
-    """The page's sentences whose wording depends on the data: its scope (said once, at the top), the system
-    descriptions that could not be read, and the reports that do not come back."""
+    """The page's sentences whose wording depends on the data: its scope (said once, at the top), the systems the
+    runs name that have no description read (and the descriptions that are not JSON), and the reports that do not
+    come back."""
     organisations = runs.organisation.nunique()
     scope = (f"This copy: {len(runs):,} runs in {runs.result.nunique():,} results of {runs.system_key.nunique():,} "
              f"systems from {organisations:,} organisation{'' if organisations == 1 else 's'}.")
-    names = ", ".join(f"{present.md_escape(p.rsplit('/', 1)[-1])} (line {int(line) if pd.notna(line) else '?'})"
-                      for p, line in zip(unread.path, unread.error_line))
-    unread_text = (f"{len(unread):,} system description{' is' if len(unread) == 1 else 's are'} not JSON, so their "
-                   f"systems state no links here: {names}." if len(unread) else
-                   "Every system description was read.")
-    return {"scope": Prose(scope), "unread_text": Prose(unread_text), "reports_text": Prose(_reports_text(wrong))}
+    undescribed = sorted(runs.loc[runs.system_match.isna(), "system_key"].unique())
+    described = (f"{len(undescribed):,} of the {runs.system_key.nunique():,} systems the runs name have no "
+                 f"description read here, so their runs state no links: "
+                 f"{', '.join(present.md_escape(s.replace('/', ' / ')) for s in undescribed)}." if undescribed else
+                 "Every system the runs name has its description here.")
+    if len(unread):  # named once, their lines in the Data chapter: a line number after each name repeated itself
+        described += (f" {len(unread):,} system description{' is' if len(unread) == 1 else 's are'} not JSON (the "
+                      "Data chapter lists each with its line): "
+                      f"{', '.join(present.md_escape(p.rsplit('/', 1)[-1]) for p in unread.path)}.")
+    return {"scope": Prose(scope), "descriptions_text": Prose(described), "reports_text": Prose(_reports_text(wrong))}
 
 
 def _reports_text(wrong: pd.DataFrame) -> str:
