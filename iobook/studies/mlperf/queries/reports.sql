@@ -15,8 +15,12 @@ WITH reports AS (
     SELECT result_path, any_value(report_folder) AS report_folder, any_value(organisation) AS organisation,
            any_value(system) AS system, any_value(workload) AS workload, any_value(accelerator) AS accelerator,
            max(accelerators) AS accelerators, max(hosts) AS hosts, count(*) AS runs,
-           avg(samples_per_s) AS samples_per_s, stddev_pop(samples_per_s) AS samples_per_s_stdev,
-           avg(mb_per_s) AS mb_per_s, stddev_pop(mb_per_s) AS mb_per_s_stdev
+           -- over each result's runs in path order: a parallel avg() adds them in any order, and its last bits moved
+           -- from one build to the next
+           list_avg(list(samples_per_s ORDER BY path)) AS samples_per_s,
+           list_stddev_pop(list(samples_per_s ORDER BY path)) AS samples_per_s_stdev,
+           list_avg(list(mb_per_s ORDER BY path)) AS mb_per_s,
+           list_stddev_pop(list(mb_per_s ORDER BY path)) AS mb_per_s_stdev
     FROM runs GROUP BY result_path
 )
 SELECT p.path, s.organisation || '/' || regexp_extract(s.result_path, '.*/results/(.*)$', 1) AS result,
