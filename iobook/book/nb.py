@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -86,6 +87,18 @@ def glue_report(report) -> None:
             glue_findings([f.text if f.target is None else (f.text, f.target) for f in items], key)
 
 
+def front_coded(rows: list[list[str]]) -> list[list]:
+    """Rows with each first cell written as [the characters it shares with the row before's, the rest]: the paths of
+    a sorted file list share most of their folders, which the page then carries once (the Data chapter's 7,435 files:
+    0.98 MB of JSON as they are, 0.41 MB so, of the 1.5 MB a page may weigh). The search's script decodes them."""
+    coded, previous = [], ""
+    for first, *cells in rows:
+        shared = len(os.path.commonprefix([previous, first]))
+        coded.append([[shared, first[shared:]], *cells])
+        previous = first
+    return coded
+
+
 def _is_list(value) -> bool:
     return isinstance(value, (list, tuple)) or (hasattr(value, "ndim") and getattr(value, "ndim") == 1)
 
@@ -95,7 +108,11 @@ def _is_list(value) -> bool:
 # of MAX_ROWS_SHOWN rows. Cells are set as text, never as HTML. Static code: the data is only in the JSON.
 _SEARCH = """<script>
 (function (root) {
-  const rows = JSON.parse(root.querySelector("script.iobook-rows").textContent);
+  let previous = "";  // each row's first cell comes as [characters shared with the row before's, the rest]
+  const rows = JSON.parse(root.querySelector("script.iobook-rows").textContent).map(([[shared, rest], ...cells]) => {
+    previous = previous.slice(0, shared) + rest;
+    return [previous, ...cells];
+  });
   const body = root.querySelector("tbody"), first = body.innerHTML, box = root.querySelector("input");
   const count = root.querySelector(".iobook-search-count"), [prev, next] = root.querySelectorAll("button");
   const numeric = [...body.rows[0].cells].map(c => c.className === "n");  // columns of numbers stay right-aligned
@@ -195,7 +212,7 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
         return HTML(render(df) + link)
     if searchable and len(df) <= MAX_ROWS_SEARCHABLE:
         cells = [[cell(c, v) for c, v in zip(df.columns, row)] for row in df.itertuples(index=False, name=None)]
-        rows_json = charts.script_safe(json.dumps(cells, separators=(",", ":")))
+        rows_json = charts.script_safe(json.dumps(front_coded(cells), separators=(",", ":")))
         return HTML('<div class="iobook-searchable"><p><input type="search" placeholder="Filter the rows (any column)" '
                     'aria-label="Filter rows"> <button type="button">Previous</button> <button type="button">Next'
                     '</button> <span class="iobook-search-count"></span></p>' + render(df.head(MAX_ROWS_SHOWN))

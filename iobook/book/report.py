@@ -12,7 +12,7 @@ FIRST_FINDING_WORDS = 30  # the chapter's main result, as the landing page and t
 # Any finding: one claim a reader takes in while skimming (its number, interval, verdict, units and pointer); the
 # setup, caveats and sources belong to the section it points to (issue 50)
 MAX_FINDING_WORDS = 60
-MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (~160 bytes a file: 1.3 MB) up to this many
+MAX_ROWS_SEARCHABLE = 8000  # a searchable table carries its rows as JSON (nb.front_coded) up to this many
 
 
 class Prose(str):

@@ -3,7 +3,8 @@
 DLIO (argonne-lcf/dlio_benchmark, the version MLPerf Storage v1.0 pins) writes its start and end in the host's
 local time without a zone, the run's AU (accelerator utilisation) and throughput per epoch and their mean and
 stdev, and per host (in host order): its CPU count, its memory in GB as DLIO summed it over the host's processes,
-and whether it saw the data set potentially cached (0 or 1). Units as DLIO writes them: MB = 10^6 bytes.
+and whether it saw the data set potentially cached (0 or 1). Units as DLIO writes them: its MB is 2^20 bytes
+(statscounter.py divides samples/s x record length by 1024 twice), its GB 2^30 bytes.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ class DlioSummary:
     au_expectation: str  # DLIO's verdict on the AU: 'success' | 'fail'
     samples_per_s: float  # mean over epochs
     samples_per_s_stdev: float
-    mb_per_s: float  # mean over epochs, MB = 10^6 bytes
+    mb_per_s: float  # mean over epochs, DLIO's MB = 2^20 bytes
     mb_per_s_stdev: float
     data_size_per_host_gb: float
     host_processor_name: str | None

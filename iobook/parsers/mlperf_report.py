@@ -3,7 +3,7 @@
 `mlpstorage reportgen` (mlcommons/storage v1.0) writes "overall" (model, accelerator type, number of runs, the
 accelerators as a string, the mean and stdev of samples/s and MB/s over the runs) and "runs", keyed by the run's
 folder name ("run1", or Hydra's "result_unet3d_18_..._iter4_..."), each with its own samples/s and MB/s.
-MB = 10^6 bytes, as DLIO writes it.
+DLIO's MB: 2^20 bytes.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class MlperfReport:
     num_samples_per_file: int | None
     samples_per_s: float  # the published mean over the runs
     samples_per_s_stdev: float
-    mb_per_s: float  # MB = 10^6 bytes
+    mb_per_s: float  # DLIO's MB = 2^20 bytes
     mb_per_s_stdev: float
 
 

@@ -6,8 +6,9 @@
 -- A result is the folder holding the run folders (run1, run_1, run-1, cosmoflow_a100_run_1: the last folder whose
 -- name ends in 'run' and a number); organisation and system are the folders around 'results', as the v1.0 tree
 -- has them: <organisation>/results/<system>/...; a system's description is <organisation>/systems/<system>.json.
--- Units as DLIO writes them: MB = 10^6 bytes (mb_per_s); GB as DLIO computes host_memory_GB and
--- data_size_per_host_GB (2^30 bytes); link bitrates in Gbit/s (10^9 bit/s) as the systems' descriptions state.
+-- Units as DLIO writes them: its "MB" is 2^20 bytes (mb_per_s: samples/s x record_length / 1024 / 1024 in DLIO's
+-- utils/statscounter.py, and in every v1.0 run), its GB 2^30 bytes (host_memory_GB, data_size_per_host_GB); link
+-- bitrates in Gbit/s (10^9 bit/s) as the systems' descriptions state them, and links_mb_per_s in 10^6 bytes/s.
 
 -- One row per system description: what its clients are and how fast their links are. Clients are the benchmark
 -- hosts of a node type named '...client...' (every v1.0 description names them so), or of the description's
@@ -155,8 +156,8 @@ LEFT JOIN systems y USING (source_id);
 --                        five runs per result).
 --   settings_differ      a result whose runs differ in mlperf_runs.settings (the workload, accelerators, hosts and
 --                        DLIO's I/O parameters): its runs are not repetitions of one configuration.
---   rate_above_links     mb_per_s > links_mb_per_s: the run read faster than its clients' links, as its system's
---                        description states them, can carry.
+--   rate_above_links     mb_per_s x 2^20 / 10^6 > links_mb_per_s (DLIO's MB in the links' 10^6 bytes): the run read
+--                        faster than its clients' links, as its system's description states them, can carry.
 CREATE OR REPLACE VIEW mlperf_run_flags AS
 WITH results AS (
     SELECT result_path, count(*) AS runs, count(DISTINCT settings) AS settings
@@ -189,6 +190,6 @@ SELECT r.path, 'settings_differ', format('{} different settings among the {} run
 FROM mlperf_runs r JOIN results s USING (result_path) WHERE s.settings > 1
 UNION ALL
 SELECT path, 'rate_above_links',
-       format('{:.0f} MB/s above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s, links_mb_per_s, hosts,
-              client_link_gbps)
-FROM mlperf_runs WHERE mb_per_s > links_mb_per_s;
+       format('{:.0f} MB/s (10^6 bytes) above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s * 1.048576,
+              links_mb_per_s, hosts, client_link_gbps)
+FROM mlperf_runs WHERE mb_per_s * 1.048576 > links_mb_per_s;

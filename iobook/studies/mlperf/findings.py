@@ -1,0 +1,140 @@
+"""The MLPerf Storage study's findings (MyST), each one claim with the figure or table that shows it and the records
+it rests on, the first one the answer; and the page's sentences whose wording depends on the data."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ...book import comparison, present
+from ...book.report import Finding, Prose
+from ...inference import evidence
+from ...inference.bounds import REACHES_LIMIT
+from ...inference.units import MIB
+from .analysis import AU_MARGIN, MB, MEMORY_FACTOR, link_share_record
+
+
+def shown(result: str) -> str:
+    """A result's key as text that wraps at its folders (a table cell breaks at spaces, never inside a name)."""
+    return " / ".join(str(result).split("/"))
+
+
+def au_finding(au: dict[str, evidence.Count]) -> Finding:
+    """The main result: how many runs meet their AU minimum, how many by less than a point, how many dip below it in
+    an epoch (a census of the runs)."""
+    below, within, epoch = au["below"], au["within"], au["epoch"]
+    met = (f"Every one of the {below.n:,} runs meets its AU minimum" if below.k == 0 else
+           f"{evidence.phrase(below)} runs fall below their AU minimum")
+    return Finding(text=f"{met}, but {evidence.phrase(within)} by less than {AU_MARGIN:g} point; {epoch.k:,} fall "
+                        "below it in at least one epoch.", target="fig-mlperf-au", evidence=(below, within, epoch))
+
+
+def memory_finding(memory: dict[str, evidence.Count]) -> Finding:
+    """The caching checks of the audit (censuses)."""
+    below, none, filled, caching = (memory[k] for k in ("below_5x", "no_memory", "below_5x_filled", "caching"))
+    return Finding(
+        text=f"{evidence.phrase(below)} runs read a data set under {MEMORY_FACTOR}x the memory their hosts report; "
+             f"{none.k:,} list hosts reporting 0 GB, and were those given their run's other hosts' memory, "
+             f"{filled.k:,} would be; {caching.k:,} carry DLIO's potential_caching.",
+        target="tab-mlperf-audit", evidence=(below, none, filled, caching))
+
+
+def _setup(run: pd.Series) -> str:
+    """A run as a finding names it, by its setup: organisation, workload, hosts and their links, and its flags."""
+    hosts = "one host" if run.hosts == 1 else f"{run.hosts:,} hosts"
+    return (f"{present.md_escape(run.organisation)}'s {present.md_escape(run.benchmark)} on {hosts} at "
+            f"{run.client_link_gbps:g} Gbit/s" + evidence.flag_note(run))
+
+
+def links_finding(limits: list[evidence.Count], above: evidence.Count, top: pd.Series | None,
+                  named: pd.Series | None) -> Finding:
+    """The runs against their hosts' links (bounds.censuses and the audit's rate_above_links), with the run reading
+    the largest share of them and the named example (one run's values each: described, no interval)."""
+    stating = limits[0]
+    text = ("No run reads faster than its hosts' links" if above.k == 0 else
+            f"{evidence.phrase(above)} runs read faster than their hosts' links")
+    records: list = [above, *limits]
+    if top is not None:
+        reach = limits[1]
+        text += (f"; of the {stating.k:,} of {stating.n:,} whose system states them, {reach.k:,} read at least "
+                 f"{REACHES_LIMIT:.0%}, up to {top.link_share:.1%}: {_setup(top)}")
+        records.append(link_share_record(top))
+    if named is not None and (top is None or named.path != top.path):
+        text += (f". {_setup(named)} read {named.bytes_per_s / 1e9:,.1f} GB/s, {named.link_share:.1%} of "
+                 f"{named.links_mb_per_s * MB / 1e9:,.0f} GB/s")
+        records.append(link_share_record(named))
+    # the chart shows only runs that state links: with none, the audit's table holds the count
+    return Finding(text=text + ".", target="fig-mlperf-links" if stating.k else "tab-mlperf-audit",
+                   evidence=tuple(records))
+
+
+def _hosts(accelerators: int, hosts: int) -> str:
+    return (f"{accelerators:,} accelerator{'' if accelerators == 1 else 's'} on {hosts:,} "
+            f"host{'' if hosts == 1 else 's'}")
+
+
+def reports_finding(census: evidence.Count, wrong: pd.DataFrame) -> Finding:
+    """The published reports recomputed from their runs (a census), naming the first that does not come back and
+    whose runs it publishes where another result's."""
+    text = f"{evidence.phrase(census)} published reports' mean and population stdev come back from their runs"
+    copied = wrong[wrong.runs_of.notna()]
+    if len(copied):
+        first = copied.iloc[0]
+        text += (f"; {present.md_escape(first.organisation)}'s {present.md_escape(first.workload)} "
+                 f"{present.md_escape(first.accelerator)} report for "
+                 f"{_hosts(first.accelerators, first.hosts)} publishes the runs of "
+                 f"{_hosts(first.runs_of_accelerators, first.runs_of_hosts)}")
+    return Finding(text=text + ".", target="tab-mlperf-reports", evidence=(census,))
+
+
+def accelerator_finding(compared: list[evidence.Comparison], predicted: list[evidence.Estimate]) -> Finding:
+    """H100 over A100 per simulated accelerator, the family summed up (its span and how many are decided) with its
+    farthest comparison, beside what DLIO's configs predict."""
+    far = comparison.farthest(compared)
+    ratios = [c.ratio for c in compared]
+    text = (f"An H100 reads {present.span(ratios, '.3g')}× an A100's MiB/s per simulated accelerator, "
+            f"{sum(c.decided for c in compared)} of {len(compared)} decided ({far.label.split()[0]}: "
+            f"{evidence.phrase(far)})")
+    if predicted:
+        text += (f"; DLIO's computation times predict {present.span([p.value for p in predicted], '.2f')}×: the "
+                 "workload sets the rate per accelerator, the storage how many accelerators get it")
+    return Finding(text=text + ".", target="tab-mlperf-accelerators", evidence=(*compared, *predicted))
+
+
+def units_finding(units: evidence.Count) -> Finding:
+    """DLIO's MB is 2^20 bytes (a census of the runs): what a comparison with a rate in 10^6 bytes must convert."""
+    return Finding(text=f"DLIO's MB is 2^20 bytes: in {evidence.phrase(units)} runs its MB/s equals samples/s × "
+                        f"record length / 2^20, so beside links rated in 10^6 bytes it reads {MIB / MB - 1:.1%} low.",
+                   target="tab-mlperf-workloads", evidence=(units,))
+
+
+def summaries(runs: pd.DataFrame, unread: pd.DataFrame, wrong: pd.DataFrame) -> dict[str, Prose]:
+    """The page's sentences whose wording depends on the data: its scope (said once, at the top), the systems the
+    runs name that have no description read (and the descriptions that are not JSON), and the reports that do not
+    come back."""
+    organisations = runs.organisation.nunique()
+    scope = (f"This copy: {len(runs):,} runs in {runs.result.nunique():,} results of {runs.system_key.nunique():,} "
+             f"systems from {organisations:,} organisation{'' if organisations == 1 else 's'}.")
+    undescribed = sorted(runs.loc[runs.system_match.isna(), "system_key"].unique())
+    described = (f"{len(undescribed):,} of the {runs.system_key.nunique():,} systems the runs name have no "
+                 f"description read here, so their runs state no links: "
+                 f"{', '.join(present.md_escape(s.replace('/', ' / ')) for s in undescribed)}." if undescribed else
+                 "Every system the runs name has its description here.")
+    if len(unread):  # named once, their lines in the Data chapter: a line number after each name repeated itself
+        described += (f" {len(unread):,} system description{' is' if len(unread) == 1 else 's are'} not JSON (the "
+                      "Data chapter lists each with its line): "
+                      f"{', '.join(present.md_escape(p.rsplit('/', 1)[-1]) for p in unread.path)}.")
+    return {"scope": Prose(scope), "descriptions_text": Prose(described), "reports_text": Prose(_reports_text(wrong))}
+
+
+def _reports_text(wrong: pd.DataFrame) -> str:
+    """The reports that do not come back, each with the result whose runs it publishes where that is another one."""
+    if wrong.empty:
+        return "Every published report comes back from its result's runs."
+    said = []
+    for row in wrong.itertuples():
+        text = present.md_escape(shown(row.result)) if isinstance(row.result, str) else "a report with no run"
+        if isinstance(row.runs_of, str):
+            text += (f" publishes the runs of {present.md_escape(shown(row.runs_of))} "
+                     f"({_hosts(row.runs_of_accelerators, row.runs_of_hosts)}), not its own "
+                     f"({_hosts(row.accelerators, row.hosts)})")
+        said.append(text)
+    return f"Not coming back: {'; '.join(said)}."

@@ -1,0 +1,85 @@
+"""The MLPerf Storage chapter's tables, each narrow enough for the page at 1280 px: a table cell never breaks a name,
+so a system is named by what sets it apart from its organisation's other systems (its name less the prefix they
+share, cut at a '_' or '-'); the downloads, the Data chapter and the views keep the names whole."""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from ...book import comparison, present
+from ...book.report import Table
+from ...inference import evidence
+from ...inference.units import MIB
+from . import audit
+
+
+def short_names(frame: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(organisation, system) -> 'organisation / name less the prefix its organisation's systems share', over every
+    pair of `frame` (columns organisation, system); an organisation's only system keeps its name whole."""
+    names = {}
+    for organisation, group in frame[["organisation", "system"]].drop_duplicates().groupby("organisation"):
+        common = os.path.commonprefix(list(group.system)) if len(group) > 1 else ""
+        prefix = common[:max(common.rfind("_"), common.rfind("-")) + 1]
+        names |= {(organisation, s): f"{organisation} / {s[len(prefix):]}" for s in group.system}
+    return names
+
+
+def _named(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> list[str]:
+    """Each row's short name; a report whose folder holds no run has none."""
+    return [names.get(pair, "no run of its own") for pair in zip(frame.organisation, frame.system)]
+
+
+def results(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Each result: its system (`names`: short_names) and benchmark in one cell (a column of its own did not fit the
+    page), hosts and accelerators, its runs' mean MiB/s and its best run's share of its hosts' links."""
+    shown = pd.DataFrame({"result": [f"{n} / {b}" for n, b in zip(_named(frame, names), frame.benchmark)],
+                          "hosts": frame.hosts, "accelerators": frame.accelerators, "MiB/s": frame.mib_s,
+                          "of links (%)": 100 * frame.share})
+    return Table(frame=shown, formats={"MiB/s": ",.0f", "of links (%)": ".1f"})
+
+
+def systems(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Each readable system description: its clients, a client's links, the drives it states and the runs naming
+    it."""
+    shown = pd.DataFrame({"system": _named(frame, names), "clients": frame.clients,
+                          "links a client (Gbit/s)": frame.client_link_gbps, "drives stated": frame.data_drives_stated,
+                          "runs": frame.runs})
+    return Table(frame=shown, formats={"links a client (Gbit/s)": ",.0f", "drives stated": ",.0f"})
+
+
+def workloads(frame: pd.DataFrame) -> Table:
+    """Each workload and accelerator type: DLIO's config, its rate at 100 % AU and the runs' range per accelerator."""
+    shown = pd.DataFrame({
+        "workload": frame.workload + " " + frame.accelerator.fillna(""),
+        "computation (s)": frame.computation_time_s, "batch": frame.batch_size,
+        "record (MiB)": frame.record_length_bytes / MIB, "at 100 % AU (MiB/s)": frame.full_au,
+        "runs' range (MiB/s)": [present.span([a, b], ",.0f") for a, b in zip(frame.lowest, frame.highest)],
+        "systems": frame.systems})
+    return Table(frame=shown, formats={"computation (s)": ".4g", "record (MiB)": ",.3g", "at 100 % AU (MiB/s)": ",.0f"})
+
+
+def accelerators(compared: list[evidence.Comparison]) -> Table:
+    """The comparison kit's table of H100 over A100 (what the configs predict is the workloads table's rates at 100 %
+    AU, and the finding's: a column of its own did not fit the page)."""
+    return comparison.table(compared)
+
+
+def audit_codes(runs: pd.DataFrame, flags: pd.DataFrame) -> Table:
+    """audit.table with each code's rule and source in one cell (two cells of prose did not fit the page)."""
+    table = audit.table(runs, flags)
+    rule = table.rule + " (source: " + table.source + ")"
+    return Table(frame=table.drop(columns=["rule", "source"]).assign(rule=rule)[
+        ["code", "rule", *[c for c in table.columns if c.startswith(("runs", "results"))]]])
+
+
+def reports(every_report: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Every report, those that do not come back first: its result (system and the folders under it), the mean it
+    publishes beside its runs' mean, and whether its stdev comes back too (reports.get_reports)."""
+    frame = every_report.sort_values(["reproduced", "result"], kind="stable")
+    folders = frame.result.str.split("/", n=2).str[2].fillna("").str.replace("/", " / ")
+    shown = pd.DataFrame({"result": [f"{n} / {f}" if f else n for n, f in zip(_named(frame, names), folders)],
+                          "published (MiB/s)": frame.published_mb_per_s.to_numpy(),
+                          "from its runs (MiB/s)": frame.mb_per_s.to_numpy(),
+                          "stdev too": frame.stdev_back.map({True: "yes", False: "no"}).to_numpy()})
+    return Table(frame=shown, formats={"published (MiB/s)": ",.0f", "from its runs (MiB/s)": ",.0f"})
