@@ -142,6 +142,7 @@ _SEARCH = """<script>
 
 
 UNIT = re.compile(r"^(.*\S) \(([^()]+)\)$")  # "size (MiB)": the header "size" over the units row's "MiB"
+INTERVAL_CELL = re.compile(r"^[\d.,]+(?:e[+-]?\d+)?–[\d.,]+(?:e[+-]?\d+)?$")  # '0.341–1.39', a range kept whole
 FOLD_ITEMS = 5  # a cell holding a longer list (hosts, settings) shows its first item and folds the rest
 
 
@@ -180,7 +181,7 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
                     f"more</summary>{text}</details></td>")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return f'<td class="n">{text}</td>'  # numbers right-aligned
-        if " " not in text:  # one word: a browser would break it after a dash ('0.341–' over '1.39')
+        if INTERVAL_CELL.match(text):  # a browser would break it after its dash ('0.341–' over '1.39')
             return f'<td class="k">{text}</td>'
         return f'<td class="w">{text}</td>' if len(text) > 30 else f"<td>{text}</td>"  # prose wraps
 
