@@ -41,8 +41,8 @@ def changes_finding(changes: pd.DataFrame, decided: list, searched: pd.DataFrame
                            quantity="change points at the first run of a new collector run")
     histories = changes.groupby(["label", "workload"]).ngroups
     measures = " and ".join(dict.fromkeys(changes.measure))
-    text = (f"{evidence.plural(len(changes), 'change point')} ({measures}) in {histories:,} of {len(searched):,} "
-            f"histories: {comparison.range_sentence(decided, 'change points')}")
+    text = (f"Change points ({measures}) in {histories:,} of {len(searched):,} histories: "
+            f"{comparison.range_sentence(decided, 'change points')}")
     if where.k:
         text += f"; {where.k:,} of the {where.n:,} fall where a new collector run began, another machine state"
     return Finding(text=text + ".", target="tab-history-changes", evidence=(*decided, where))
