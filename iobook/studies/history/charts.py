@@ -7,6 +7,7 @@ import textwrap
 import altair as alt
 import pandas as pd
 
+from ...book import present
 from ...book.charts import tooltip_text
 from ...inference import evidence
 from ...inference.change_points import MEASURES
@@ -56,7 +57,7 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_b
         "change point": [DECIDED if v == evidence.Verdict.DECIDED else NOT_DECIDED for v in at.verdict]})
     # the panel's title names the history: a mark's tooltip says which run, when, and its value as the tables round it
     points["tooltip"] = tooltip_text(points.assign(at=points.started.dt.strftime("%Y-%m-%d %H:%M:%S")), [
-        ("run", "run", ""), ("at", "started", ""), (shown, title_y.replace(", log", ""), ",.4g"), ("state", "bw log", "")])
+        ("run", "run", ""), ("at", "started", ""), (shown, title_y.replace(", log", ""), present.significant(4)), ("state", "bw log", "")])
     rules["tooltip"] = tooltip_text(rules.assign(at=pd.to_datetime(rules.started).dt.strftime("%Y-%m-%d %H:%M:%S")), [
         ("change point", "change point", ""), ("first", "first run after", ""), ("at", "started", "")])
     data = pd.concat([points, rules], ignore_index=True)
@@ -92,7 +93,7 @@ def chart_io500(submissions: pd.DataFrame, changes: pd.DataFrame) -> alt.FacetCh
                                       for c in ("system", "score rule", "started"))))
                 for s, r, t in zip(submissions.system, submissions.score_rule, submissions.started)])
     data = data.assign(tooltip=tooltip_text(data.assign(at=data.started.dt.strftime("%Y-%m-%d %H:%M")), [
-        ("submission", "submission", ""), ("at", "started", ""), ("score", "score", ",.4g"),
+        ("submission", "submission", ""), ("at", "started", ""), ("score", "score", present.significant(4)),
         ("generation", "generation", ""), ("io500_version", "IO500 version", "")]))
     data = data[["history", "started", "score", "tooltip", "change"]]
     time = alt.X("started:T", title=None, axis=alt.Axis(format="%Y-%m-%d", labelAngle=-30, labelOverlap="greedy"))

@@ -13,7 +13,7 @@ from ...book.report import Table
 from ...database import source_labels
 from ...inference import evidence
 
-RATE_FORMATS = {"bw (MiB/s)": ",.1f", "rate (ops/s)": ",.4g"}
+RATE_FORMATS = {"bw (MiB/s)": ",.1f", "rate (ops/s)": present.significant(4)}
 FIO_FORMATS = {"clat p99 (ms)": ",.3f", "slowest ÷ median job": ".3f", "slope (% of mean per s)": ".1f",
                "largest deviation (% of mean)": ".0f"}
 
@@ -112,8 +112,9 @@ def io500_table(submissions: pd.DataFrame) -> Table:
     if (frame["run keys"] == frame.submission).all():
         frame = frame.drop(columns="run keys")
     shown, shared = present.constant_columns(frame, keep=["score", "system", "submission"])
+    four = present.significant(4)
     return Table(frame=shown, shared=shared, searchable=True,
-                 formats={"score": ",.4g", "bandwidth (GiB/s)": ",.4g", "metadata (kIOPS)": ",.4g"})
+                 formats={"score": four, "bandwidth (GiB/s)": four, "metadata (kIOPS)": four})
 
 
 def alone_count(runs: pd.DataFrame, searched: pd.DataFrame) -> evidence.Count:
