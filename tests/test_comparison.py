@@ -60,7 +60,7 @@ def test_the_table_puts_the_measure_first_and_decides_the_real_change(decided):
     assert legend in nb.table(shown, note=legend).data
     # the interval stays on one line in a table narrowed to the page: a browser breaks '0.0693–' over '0.083'
     low, high = shown.loc[0, comparison.INTERVAL].split("–")
-    assert f'<td class="k">{low}–{high}</td>' in nb.table(shown).data
+    assert f'<span class="iobook-range">{low}–{high}</span>' in nb.table(shown).data
 
 
 def test_no_interval_on_fewer_units_than_the_rule_allows():

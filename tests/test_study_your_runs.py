@@ -147,6 +147,29 @@ def test_what_a_collector_saw_of_the_load_is_no_parameter(databases):
     con.close()
 
 
+@pytest.mark.slow
+def test_an_end_of_run_check_is_no_repetition(databases):
+    """Issue 46: a collector measures its baseline again after every other step (manifest label drift_check=end) to
+    check for drift; pooled, data/raw/checksum/vm-20261125T030550Z's direct writes without a checksum were one
+    configuration of 7 runs. Its manifest's six rounds r1-r6 are one configuration of 6 runs, the end step r7 one of
+    its own, whose configuration says it is the end check."""
+    run = REPO / "data" / "raw" / "checksum" / "vm-20261125T030550Z"
+    steps = {s["name"]: s["labels"].get("drift_check") for s in json.loads((run / "manifest.json").read_text())["steps"]
+             if "-write-none-direct-r" in s["name"]}
+    rounds = [f"{name}.fio.json" for name, check in steps.items() if check is None]
+    (end,) = [f"{name}.fio.json" for name, check in steps.items() if check == "end"]
+    con, runs, configs = configurations(databases["default"])
+    con.close()
+    (config,) = {config_of(runs, f"{run.name}/{f}", "write") for f in rounds}
+    end_config = config_of(runs, f"{run.name}/{end}", "write")
+    by_config = configs.set_index("config")
+    assert (len(rounds), by_config.loc[config, "runs"], by_config.loc[end_config, "runs"]) == (6, 6, 1)
+    assert "drift_check=end" in by_config.loc[end_config, "other"] and "drift" not in by_config.loc[config, "other"]
+    table, _ = study.configuration_table(configs, "fio")
+    assert table["configuration"].str.contains("drift_check=end").sum() == (configs["other"].fillna("")
+                                                                              .str.contains("drift_check=end")).sum()
+
+
 def pd_isna(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
 
@@ -329,8 +352,8 @@ def test_two_collector_runs_are_two_designs_never_pooled(databases):
     """data/raw/pagecache holds the queue-depth experiment twice: vm-20261123T160557Z (fixed order, r1-r3) and
     vm-20261125T035437Z (rounds with a stopping rule, r1-r5). iodepth 1 -> 64 with libaio, pooled over both,
     read 1.27x (n = 8); within each run it is 1.01x and 1.85x: one sweep line per collector run, each of its
-    own files only (Welch's t on their logs), and no line of 8. Neither is decided; the first finding shows
-    them side by side."""
+    own files only (Welch's t on their logs), and no line of 8. Neither is decided; the first finding shows the
+    current run's, the next the superseded one's with its interval and verdict (issue 46: it stood without them)."""
     con, runs, configs = configurations(databases["default"])
     sweeps, points = study.get_sweeps(configs)
     (effects,) = study.decide_together(study.sweep_effects(runs, configs, points))
@@ -346,8 +369,11 @@ def test_two_collector_runs_are_two_designs_never_pooled(databases):
         assert e["verdict"] == evidence.Verdict.UNDECIDED
     assert libaio.loc["collector run vm-20261125T035437Z", "ratio"] == pytest.approx(1.01, abs=0.01)
     assert libaio.loc["collector run vm-20261123T160557Z", "ratio"] == pytest.approx(1.85, abs=0.01)
-    first = report_of(databases["default"]).findings[0].text
-    assert "1.85×" in first and "1.01×" in first and "vm\\-20261125T035437Z" in first
+    first, superseded = report_of(databases["default"]).findings[:2]
+    assert "1.01×" in first.text and "vm\\-20261125T035437Z" in first.text and "1.85×" not in first.text
+    e = libaio.loc["collector run vm-20261123T160557Z"]
+    assert superseded.evidence == (e["record"],) and "vm\\-20261123T160557Z" in superseded.text
+    assert f"1.85× (95% interval {e['low']:.3g}–{e['high']:.3g}; 3 runs vs 3; undecided" in superseded.text
     con.close()
 
 
@@ -388,7 +414,8 @@ def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
     r = study.report(con, baseline_label="c")
     assert not r.values["has-comparisons"] and "**c** ran no configuration" in r.values["label-notes"]
     r = study.report(con, baseline_label="b")
-    assert r.tables["tab-runs-comparisons"].frame["label"].tolist() == ["a", "a"]  # ior read and write
+    assert len(r.tables["tab-runs-comparisons"].frame) == 2  # ior read and write, of one label, said once
+    assert "label=a " in str(r.values["shared-comparisons"])
     con.close()
 
 
@@ -656,13 +683,15 @@ def test_counts_a_stonewall_stopped_are_shown_as_bounds(databases):
     con, runs, configs = configurations(databases["default"])
     con.close()
     table, _ = study.configuration_table(configs, "mdtest")
-    easy = table[table["label"] == "Arches 2 Storage Scale 3500 BBs"]
-    assert set(easy["items"]) == {"at most 2,000,000,000,000"} and set(easy["tasks"]) == {"200"}
-    assert set(easy["stonewall"]) == {"300 s", study.STATUS_FILE}
+    said = table["configuration"]  # the design and parameters that tell configurations apart, as one text
+    easy = said[table["label"] == "Arches 2 Storage Scale 3500 BBs"]
+    assert easy.str.contains("items=at most 2,000,000,000,000 tasks=200 ").all()
+    assert {"stonewall=300 s", f"stonewall={study.STATUS_FILE}"} == {
+        x for text in easy for x in ("stonewall=300 s", f"stonewall={study.STATUS_FILE}") if x in text}
     # a count no stonewall stops is shown as it is: the bash-era runs without -W or -x
-    unbounded = table[table["stonewall"] == "–"]
-    assert len(unbounded) and not unbounded["items"].str.startswith("at most").any()
-    assert table[table["stonewall"] != "–"]["items"].str.startswith("at most").all()
+    unbounded = said[~said.str.contains("stonewall=")]
+    assert len(unbounded) and not unbounded.str.contains("items=at most").any()
+    assert said[said.str.contains("stonewall=")].str.contains("items=at most").all()
 
 
 @pytest.mark.slow
@@ -722,7 +751,7 @@ def test_the_current_design_leads_and_no_non_finding_is_made(databases):
     assert (record.ratio, record.low, record.high, record.p) == pytest.approx((ratio, low, high, p))
     assert record.verdict is evidence.Verdict.UNDECIDED and record.p_adjusted >= p
     assert f"1.01× (95% interval {low:.3g}–{high:.3g}; 5 runs vs 5; undecided" in lead.text
-    assert "superseded, vm\\-20261123T160557Z" in lead.text
+    assert "superseded collector run vm\\-20261123T160557Z" in r.findings[1].text
     (labels,) = [f for f in r.findings if f.target == "tab-runs-comparisons"]
     assert all(str(c.verdict) == "too few units" for c in labels.evidence)
     assert "no label can be compared with it yet" in labels.text and "decided" not in labels.text

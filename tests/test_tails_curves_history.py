@@ -6,6 +6,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import REPO
 from scipy import stats as scipy_stats
@@ -102,8 +103,8 @@ def test_the_knee_is_the_smallest_bs_reaching_90_percent(curve):
         knees.append(next(bs for bs, m in zip(BS, means) if m >= study.KNEE_SHARE * max(means)))
     shown = {"4k": "4 KiB", "16k": "16 KiB", "64k": "64 KiB", "256k": "256 KiB", "1m": "1 MiB"}
     column = [c for c in row.index if c.startswith("knee (")][0]
-    assert row[column] == f"{shown[knees[0]]} → {shown[knees[1]]}"
-    assert row["knee moved"] == ("yes" if knees[0] != knees[1] else "no")
+    moved = "moved" if knees[0] != knees[1] else "did not move"
+    assert row[column] == f"{shown[knees[0]]} → {shown[knees[1]]}, {moved}"
 
 
 @pytest.fixture(scope="module")
@@ -121,12 +122,14 @@ def test_p99_change_point_at_the_recorded_run(change):
     run's fio.json clat_ns.percentile["99.000000"])."""
     changes = change.tables["tab-history-changes"].frame
     p99 = changes[changes.measure == "clat p99"]
-    assert p99.run.tolist() == [16]
+    assert len(p99) == 1 and "from run 16," in p99["change point"].iloc[0]
+    (record,) = [c for c in change.evidence if isinstance(c, evidence.Comparison) and c.family == "change points: clat p99"
+                 and c.label == "runs 16–30"]
     values = [json.loads((HISTORY / "change" / f"run{i:02d}" / "fio.json").read_text())["jobs"][0]["read"]["clat_ns"]
               ["percentile"]["99.000000"] for i in range(1, 31)]
     ratio, low, high, _ = log_welch(values[15:], values[:15])
-    assert (p99.ratio.iloc[0], p99.low.iloc[0], p99.high.iloc[0]) == pytest.approx((ratio, low, high))
-    assert p99.verdict.iloc[0] == "decided" and change.values["has_p99_changes"]
+    assert (record.ratio, record.low, record.high) == pytest.approx((ratio, low, high))
+    assert p99.verdict.iloc[0] == "decided" and record.decided and change.values["has_p99_changes"]
 
 
 def printed_score(folder) -> float:
@@ -144,30 +147,52 @@ JANELIA_ORDER = ["2019/submission-102", "2019/submission-89", "2020/submission-1
                  "2020/submission-112", "2020/submission-461", "2020/submission-464", "2020/submission-459"]
 
 
+def janelia_changes(db) -> pd.DataFrame:
+    """Janelia SharedScratch's IO500 change points in a database, with their records: history.io500_changes of the
+    submissions the chapter shows (what tab-history-io500-changes shows, in columns)."""
+    with store.open_read(db) as con:
+        subs = history.analysis.io500_submissions(con)
+    changes, decided = history.analysis.io500_changes(subs)
+    changes = changes.assign(record=decided)
+    return changes[changes.system.str.startswith("Janelia")]
+
+
 def test_an_io500_system_over_its_submissions(databases):
     """Janelia's SharedScratch (wekafs) has 8 archive submissions (data/raw/io500/Janelia Research Campus, HHMI/
     SharedScratch/wekafs/{2019,2020}/submission-*): its history holds each once, in the order its runs started,
     with the score each prints; a change point at the 6th (submission-461, the first run with io500-sc20), its
     ratio the printed scores' geometric mean after over before."""
-    con = store.open_read(databases["default"])
-    r = history.report(con)
-    con.close()
-    subs = r.tables["tab-history-io500"].frame
+    with store.open_read(databases["default"]) as con:
+        subs = history.analysis.io500_submissions(con)
+        r = history.report(con)
     janelia = subs[subs.system == "Janelia Research Campus, HHMI · SharedScratch · wekafs"]
     assert [f"submission-{s}" for s in janelia.submission] == [p.split("/")[1] for p in JANELIA_ORDER]
     printed = [printed_score(JANELIA / p) for p in JANELIA_ORDER]
     assert janelia.score.tolist() == pytest.approx(printed, rel=1e-3)  # recomputed vs printed: io500_runs.SCORE_TOLERANCE
-    changes = r.tables["tab-history-io500-changes"].frame
-    row = changes[changes.system.str.startswith("Janelia")].iloc[0]
+    shown = r.tables["tab-history-io500"].frame
+    assert shown[shown.system == janelia.system.iloc[0]].submission.tolist() == [p.split("/")[1] for p in JANELIA_ORDER]
+    row = janelia_changes(databases["default"]).iloc[0]
     assert (row.nth, row.submission) == (6, "submission-461")
     ratio, low, high, _ = log_welch(printed[5:], printed[:5])
-    assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)
-    assert "io500\\-sc20" in row["what else changed"]
-    # and what the setup record reads in submission-461's system-information.txt (io500_info_filesystem_version
-    # "3.8.1", io500_info_client_nodes "40"), which the submissions before it do not state
-    assert "release not stated → 3\\.8\\.1" in row["what else changed"]
-    assert "client nodes not stated → 40" in row["what else changed"]
+    assert (row.record.ratio, row.record.low, row.record.high) == pytest.approx((ratio, low, high), rel=1e-3)
     assert (subs.groupby(["system", "score_rule"]).size() >= history.IO500_MIN_SUBMISSIONS).all()
+
+
+def test_a_change_point_says_what_else_the_submissions_either_side_differ_in(databases):
+    """Issue 46: Janelia's 'change' at submission-461 spans a benchmark release and a node count. The five
+    submissions before it (102, 89, 122, 111, 112) hold bash-script and C-app runs, io500-isc20 or no version, 10, 18
+    or no client nodes; the three after (461, 464, 459) are C-app runs of io500-sc20 on 40, 10 and 48 client nodes
+    (each run's system-information.txt / the setups view). The table says so field by field, the finding names the
+    fields."""
+    row = janelia_changes(databases["default"]).iloc[0]
+    said = row["what else changed"]
+    assert "generation C app, bash script → C app" in said
+    assert "IO500 version io500-isc20, not stated → io500-sc20" in said
+    assert "client nodes 10, 18, not stated → 10, 40, 48" in said
+    with store.open_read(databases["default"]) as con:
+        r = history.report(con)
+    (finding,) = [f.text for f in r.findings if f.target == "tab-history-io500-changes"]
+    assert "differ in generation\\, IO500 version\\, release and client nodes" in finding
 
 
 def test_a_change_point_is_decided_by_its_permutation_test_over_every_history_searched(databases):
@@ -176,21 +201,20 @@ def test_a_change_point_is_decided_by_its_permutation_test_over_every_history_se
     same way) and the t test both find it, over every split the search tested in the family (Holm): in data/raw,
     one for each IO500 system with MIN_RUNS or more submissions. Janelia's split at its 6th submission has p < 0.05
     alone, but not over the systems searched."""
-    con = store.open_read(databases["default"])
-    r = history.report(con)
-    con.close()
-    subs = r.tables["tab-history-io500"].frame
+    with store.open_read(databases["default"]) as con:
+        subs = history.analysis.io500_submissions(con)
+        r = history.report(con)
     searched = int((subs.groupby(["system", "score_rule"]).size() >= history.MIN_RUNS).sum())
-    row = r.tables["tab-history-io500-changes"].frame.iloc[0]
+    row = janelia_changes(databases["default"]).query("measure == 'IO500 score'").iloc[0]
     (record,) = [c for c in r.evidence if isinstance(c, evidence.Comparison) and c.family == "change points: IO500 score"
-                 and c.ratio == row.ratio]
+                 and c.ratio == row.record.ratio]
     printed = [printed_score(JANELIA / p) for p in JANELIA_ORDER]
     welch_p = log_welch(printed[5:], printed[:5])[3]
     assert searched >= 2 and record.p == pytest.approx(max(row["permutation p"], welch_p), rel=1e-3) and record.p < 0.05
     assert record.family_size >= searched and record.p_adjusted == pytest.approx(min(1.0, record.family_size * record.p))
-    assert record.p_adjusted > 0.05 and row.verdict == "undecided" and not record.decided
+    assert record.p_adjusted > 0.05 and record.verdict == "undecided" and not record.decided
     (finding,) = [f.text for f in r.findings if record in f.evidence]
-    assert "score may have changed to 2.95×" in finding  # an undecided change is not said to be one
+    assert "may have changed at submission-461" in finding and "score 2.95×" in finding  # undecided: no "changed"
 
 
 def test_fio_io_carries_the_p9999_fio_printed(tmp_path):
@@ -217,23 +241,24 @@ def test_an_io500_systems_sub_scores_are_histories_of_their_own(databases):
     """Janelia's SharedScratch: its metadata sub-score (each result file's '[SCORE] ... IOPS y kiops') over its eight
     submissions is searched apart from its score; the split at its 6th submission compares the printed sub-scores
     after over before (issue 38: bandwidth and metadata apart)."""
-    with store.open_read(databases["default"]) as con:
-        r = history.report(con)
-    changes = r.tables["tab-history-io500-changes"].frame
-    row = changes[changes.system.str.startswith("Janelia") & (changes.measure == "IO500 metadata")].iloc[0]
+    changes = janelia_changes(databases["default"])
+    row = changes[changes.measure == "IO500 metadata"].iloc[0]
     assert (row.nth, row.submission) == (6, "submission-461")
     printed = [printed_metadata(JANELIA / p) for p in JANELIA_ORDER]
     ratio, low, high, _ = log_welch(printed[5:], printed[:5])
-    assert (row.ratio, row.low, row.high) == pytest.approx((ratio, low, high), rel=1e-3)
+    assert (row.record.ratio, row.record.low, row.record.high) == pytest.approx((ratio, low, high), rel=1e-3)
 
 
-def test_collector_steps_are_said_to_be_no_history_and_the_io500_histories_lead(databases):
-    """data/raw's fio histories are the rounds of one collector run each (data/raw/checksum/vm-*/manifest.json,
-    data/raw/snapshots/vm-*: steps minutes apart in one VM), none with a change point: the chapter says so, and opens
-    with the IO500 systems' histories, which are submissions over years (issue 36)."""
-    with store.open_read(databases["default"]) as con:
+def test_collector_steps_are_said_to_be_no_history_and_the_io500_histories_lead(tmp_path):
+    """One checksum collector run (data/raw/checksum/vm-20261125T030550Z: its fio histories are the rounds r1-r6 of
+    each step, minutes apart in one VM, none with a change point) beside Janelia's IO500 submissions: the chapter
+    says the fio histories are repetitions of one experiment, and opens with the IO500 systems' histories, which are
+    submissions over years (issue 36)."""
+    db = tmp_path / "steps.duckdb"
+    ingest([REPO / "data" / "raw" / "checksum" / "vm-20261125T030550Z", JANELIA], db, progress=False)
+    with store.open_read(db) as con:
         r = history.report(con)
-    assert r.findings[0].target == "fig-history-io500"
+    assert r.findings[0].text.startswith("IO500: ")
     (quiet,) = [f for f in r.findings if f.text.startswith("No change point")]
     without, steps = quiet.evidence
-    assert steps.k == steps.n == without.n == r.values["histories"]
+    assert steps.k == steps.n == without.n == r.values["histories"] == 12  # write and read of 6 steps a mode

@@ -17,6 +17,7 @@ import json
 import re
 import tempfile
 import textwrap
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -96,6 +97,22 @@ def within_mark_cap(frame: pd.DataFrame, *, marks_per_row: int = 1, what: str = 
     if len(frame) <= limit:
         return frame, ""
     return frame.head(limit), f"The chart draws the {limit:,} {what} that stand out most, of {len(frame):,}."
+
+
+def tooltip_text(frame: pd.DataFrame, fields: list[tuple[str, str, "str | Callable[[float], str]"]]) -> pd.Series:
+    """Each row's tooltip as the tables round it, for a chart's `description` channel (encode(description=...)):
+    'run: 4; bandwidth (MiB/s): 1,234' from (column, title, format spec or a function that formats) triples (an empty
+    title: the value alone), a missing value left out. Vega's own
+    description of a mark names every encoded field with its raw value ('bandwidth (MiB/s, log): 9.34579372406',
+    issue 50); a description channel replaces it."""
+    def value(x, spec: str) -> str | None:
+        if x is None or (isinstance(x, float) and pd.isna(x)):
+            return None
+        return spec(x) if callable(spec) else format(x, spec) if spec else str(x)
+
+    return pd.Series(["; ".join(f"{title}: {shown}" if title else shown for (column, title, spec) in fields
+                                if (shown := value(row[column], spec)) is not None)
+                      for _, row in frame.iterrows()], index=frame.index, dtype=object)
 
 
 _counts: dict[str, int] = {}

@@ -104,6 +104,12 @@ def _is_list(value) -> bool:
 
 
 
+# A range of numbers in a cell ("0.98–1.05", "runs 583–1,131)"): browsers break a line after its en dash, which split
+# an interval in two where a column was narrow (issue 50: the page check's split words); a span keeps it whole, with
+# the bracket or comma that closes it
+NUMBER_RANGE = re.compile(r"[\d.,]*\d–[\d.,]*\d[)\],;]?")
+
+
 # A searchable table: its rows (formatted cells) as JSON beside the table, a box that filters them, and pages
 # of MAX_ROWS_SHOWN rows. Cells are set as text, never as HTML. Static code: the data is only in the JSON.
 _SEARCH = """<script>
@@ -117,12 +123,21 @@ _SEARCH = """<script>
   const count = root.querySelector(".iobook-search-count"), [prev, next] = root.querySelectorAll("button");
   const numeric = [...body.rows[0].cells].map(c => c.className === "n");  // columns of numbers stay right-aligned
   let matches = rows, page = 0;
+  function fill(td, text) {  // as the table's own cells: a range of numbers in a span that keeps it on one line
+    let last = 0;
+    for (const m of text.matchAll(/%(range)s/g)) {
+      const span = document.createElement("span");
+      span.className = "iobook-range"; span.textContent = m[0];
+      td.append(text.slice(last, m.index), span); last = m.index + m[0].length;
+    }
+    td.append(text.slice(last));
+  }
   function show() {
     const n = %(n)d, pages = Math.max(1, Math.ceil(matches.length / n));
     page = Math.min(Math.max(page, 0), pages - 1);
     body.replaceChildren(...matches.slice(page * n, page * n + n).map(cells => {
       const tr = document.createElement("tr");
-      cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c; td.className = numeric[i] ? "n" : ""; tr.appendChild(td); });
+      cells.forEach((c, i) => { const td = document.createElement("td"); fill(td, c); td.className = numeric[i] ? "n" : ""; tr.appendChild(td); });
       return tr;
     }));
     count.textContent = `${matches.length.toLocaleString("en")} of ${rows.length.toLocaleString("en")} rows, page ${page + 1} of ${pages}`;
@@ -138,18 +153,18 @@ _SEARCH = """<script>
   box.value = new URLSearchParams(location.search).get("files") || "";  // a chapter's link to its files
   box.dispatchEvent(new Event("input"));
 })(document.currentScript.parentElement);
-</script>""" % {"n": MAX_ROWS_SHOWN}
+</script>""" % {"n": MAX_ROWS_SHOWN, "range": NUMBER_RANGE.pattern}
 
 
 UNIT = re.compile(r"^(.*\S) \(([^()]+)\)$")  # "size (MiB)": the header "size" over the units row's "MiB"
-INTERVAL_CELL = re.compile(r"^[\d.,]+(?:e[+-]?\d+)?–[\d.,]+(?:e[+-]?\d+)?$")  # '0.341–1.39', a range kept whole
 FOLD_ITEMS = 5  # a cell holding a longer list (hosts, settings) shows its first item and folds the rest
 
 
 def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str | None = None,
           searchable: bool = False, shared: dict | None = None, note: str = "") -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
-    format spec such as ',.1f'; other floats get 3 significant digits), at most MAX_ROWS_SHOWN rows with
+    format spec such as ',.1f', or a function of the value where no spec does, as present.significant; other floats
+    get 3 significant digits), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
     unformatted data as a CSV download. A `searchable`
     table (up to MAX_ROWS_SEARCHABLE rows) shows pages of MAX_ROWS_SHOWN rows and a box that filters them.
@@ -165,7 +180,8 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
         if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
             return "–"
         if column in formats:
-            return format(value, formats[column])
+            spec = formats[column]
+            return spec(value) if callable(spec) else format(value, spec)
         if isinstance(value, float):
             return f"{value:,.3g}" if abs(value) < 1e5 else f"{value:,.0f}"
         if isinstance(value, int) and not isinstance(value, bool):
@@ -181,9 +197,9 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
                     f"more</summary>{text}</details></td>")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return f'<td class="n">{text}</td>'  # numbers right-aligned
-        if INTERVAL_CELL.match(text):  # a browser would break it after its dash ('0.341–' over '1.39')
-            return f'<td class="k">{text}</td>'
-        return f'<td class="w">{text}</td>' if len(text) > 30 else f"<td>{text}</td>"  # prose wraps
+        wraps = " " in text and len(text) > 30  # prose
+        text = NUMBER_RANGE.sub(r'<span class="iobook-range">\g<0></span>', text)
+        return f'<td class="w">{text}</td>' if wraps else f"<td>{text}</td>"
 
     headers = [UNIT.match(str(c)) for c in df.columns]
     units = any(headers)

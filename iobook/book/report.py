@@ -28,7 +28,7 @@ class Html(str):
 class Table:
     """A table as the chapter shows it: its data, and the format spec of columns that need one (',.1f')."""
     frame: pd.DataFrame
-    formats: dict[str, str] = field(default_factory=dict)
+    formats: dict[str, object] = field(default_factory=dict)  # a format spec, or a function (present.significant)
     searchable: bool = False
     # columns with one value in every row, said once above the table instead (comparison.table): column -> value
     shared: dict[str, object] = field(default_factory=dict)

@@ -5,6 +5,7 @@ a setup.yml state of it, and its measures. What the History chapter and `iobook 
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 
@@ -13,8 +14,22 @@ from ..inference.change_points import MEASURES
 from . import source_labels, store
 
 SETUP_YML = "setup.yml"  # how what_changed names a field a setup.yml states (setups.derive_logs)
-RUN_COLUMNS = ["tool", "label", "workload", "title", "started", "version", "options", "path", "source_id", "job_id",
-               "job_ids", "jobs", *MEASURES, "design"]
+RUN_COLUMNS = ["tool", "label", "workload", "job", "settings", "started", "version", "options", "path", "source_id",
+               "job_id", "job_ids", "jobs", *MEASURES, "design"]
+# A run number at the end of a fio job's name, as collectors and users number repetitions (`read-buffered-r6`,
+# `seqread_run3`, `job.2`): no part of what was run, so it is no part of the workload key (issue 46: the page-cache
+# collector's r1-r6 made every run a history of one). Digits joined to a word (`qd16`, `ra128`) are kept.
+RUN_NUMBER = re.compile(r"[-_. ](?:r|run|rep|repeat|repetition|iter|iteration|round|try|attempt)?\d+$", re.IGNORECASE)
+
+
+# fio options that name the job, its output or its logs: they differ from run to run (a run number, the run's own
+# folder) and change nothing that was measured, so no change point names them among what else changed
+NAMING_OPTIONS = {"name", "description", "output", "write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log"}
+
+
+def job_name(name: str) -> str:
+    """A fio job's name without the run number at its end (RUN_NUMBER): 'read-buffered-r6' -> 'read-buffered'."""
+    return RUN_NUMBER.sub("", name) or name
 
 
 def _options(**values) -> str:
@@ -24,10 +39,15 @@ def _options(**values) -> str:
 
 
 def fio_runs(con) -> pd.DataFrame:
+    """One row per fio run (queries/fio_runs.sql): its workload key the job's name without a run number (job_name)
+    and the settings that make two runs one workload."""
     df = store.frame(con, __package__, "fio_runs")
+    job = df.jobname.map(job_name)
     return pd.DataFrame({
-        "tool": "fio", "workload": df.workload, "title": [f"{j} ({r} {b})" for j, r, b in zip(df.jobname, df.rw, df.bs)],
-        "started": df.started, "version": df.version, "options": df.options, "path": df.path,
+        "tool": "fio", "workload": job + ": " + df.settings, "job": job, "settings": df.settings.str.split(),
+        "started": df.started, "version": df.version, "path": df.path,
+        "options": [json.dumps({k: v for k, v in json.loads(o).items() if k not in NAMING_OPTIONS}, sort_keys=True)
+                    if o else o for o in df.options],
         "source_id": df.source_id, "job_id": df.job_id, "job_ids": df.job_ids, "jobs": df.jobs,
         "bw_bytes_s": df.bw_bytes_s, "p99_ns": df.p99_ns, "slowest_job": df.slowest_job})
 
@@ -43,8 +63,9 @@ def ior_runs(con) -> pd.DataFrame:
         first = t.iloc[0]
         on = f" on {first.host}" if pd.notna(first.host) else ""  # rank 0's node: one machine's history
         rows.append({
-            "tool": "ior", "workload": f"IOR {access}{on}: {first.command}",
-            "title": f"IOR {access} ({first.api}, {first.tasks} tasks{on})", "started": pd.to_datetime(
+            "tool": "ior", "workload": f"IOR {access}{on}: {first.command}", "job": f"IOR {access}",
+            "settings": [first.api, f"{first.tasks} tasks", *([f"on {first.host}"] if on else []),
+                         *str(first.command).split()], "started": pd.to_datetime(
                 first.began, format="%a %b %d %H:%M:%S %Y", errors="coerce"),
             "version": first.version, "options": _options(api=first.api, tasks=first.tasks, nodes=first.nodes,
                                                           transfer=first.transfer_bytes, block=first.block_bytes,
@@ -58,8 +79,9 @@ def mdtest_runs(con) -> pd.DataFrame:
     df = store.frame(con, __package__, "mdtest_runs")
     return pd.DataFrame({
         "tool": "mdtest", "workload": "mdtest " + df.operation + ": " + df.command.fillna(""),
-        "title": [f"mdtest {o} ({i:,} items, {t} tasks)" if pd.notna(i) else f"mdtest {o}"
-                  for o, i, t in zip(df.operation, df["items"], df.tasks)],
+        "job": "mdtest " + df.operation,
+        "settings": [[*([f"{i:,} items"] if pd.notna(i) else []), *([f"{t} tasks"] if pd.notna(t) else []),
+                      *str(c or "").split()] for i, t, c in zip(df["items"], df.tasks, df.command)],
         "started": df.started_at, "version": df.version,
         "options": [_options(tasks=t, nodes=n, items=i) for t, n, i in zip(df.tasks, df.nodes, df["items"])],
         "path": df.path, "source_id": df.source_id, "ops_s": df.ops_s})
@@ -88,10 +110,52 @@ def get_runs(con) -> pd.DataFrame:
     runs["design"] = runs.source_id.map(source_labels.designs(con, runs.source_id))
     runs["collector_step"] = runs.design.str.startswith(source_labels.COLLECTOR_RUN)  # change_points.histories_of
     runs["options"] = with_stated_setup(con, runs)
+    # a collector run's steps say which run they are, so that a change point names a new one among what changed
+    collector = runs.design.where(runs.collector_step).str.removeprefix(source_labels.COLLECTOR_RUN)
+    runs["options"] = [json.dumps({**json.loads(o or "{}"), "collector run": c}, sort_keys=True) if isinstance(c, str)
+                       else o for o, c in zip(runs.options, collector)]
     runs = runs.sort_values(["started", "job_id", "source_id"], kind="stable").reset_index(drop=True)
-    runs["history"] = runs.label + " · " + runs.title
+    runs["history"] = history_names(runs)
     runs["run"] = runs.groupby(["label", "workload"], sort=False).cumcount() + 1
     return runs
+
+
+def history_names(runs: pd.DataFrame) -> pd.Series:
+    """Each run's history as readers see it: 'label · job' ('pagecache · read-direct', 'node-a · IOR write'), and where
+    histories of one label share the job's name, the settings that tell them apart ('checksum · write-none, direct=1'),
+    never a setting every history of the job shares (the page said '(write 1M)' after every checksum job)."""
+    names = pd.Series(runs.label + " · " + runs.job, index=runs.index)
+    for _, g in runs.groupby(["label", "job"], sort=False):
+        workloads = g.drop_duplicates("workload")
+        if len(workloads) < 2:
+            continue
+        settings = dict(zip(workloads.workload, workloads.settings))
+        shared = set.intersection(*(set(s) for s in settings.values()))
+        told = {w: [x for x in s if x not in shared] for w, s in settings.items()}
+        short = _short_paths({x for s in told.values() for x in s})
+        names[g.index] = names[g.index] + ", " + g.workload.map({w: " ".join(short[x] for x in s) for w, s in told.items()})
+    return names
+
+
+def _short_paths(settings: set[str]) -> dict[str, str]:
+    """Each 'key=value' setting as a name shows it: a path value by its last parts, as few as tell the values of
+    that key apart ('filename=/var/tmp/iobook-pagecache/pagecache.dat' -> 'filename=pagecache.dat'); a scratch
+    folder's whole path says nothing a reader needs."""
+    values: dict[str, list[str]] = {}
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        values.setdefault(key, []).append(value)
+    shown = {setting: setting for setting in settings}  # a command line's words as they are
+    for key, vs in values.items():
+        paths = [v for v in vs if v.startswith("/")]
+        if not paths:
+            continue
+        parts = 1
+        while parts < max((len(v.split("/")) for v in paths), default=1) and len(
+                {"/".join(v.split("/")[-parts:]) for v in paths}) < len(paths):
+            parts += 1
+        shown |= {f"{key}={v}": f"{key}=" + "/".join(v.split("/")[-parts:]) for v in paths}
+    return shown
 
 
 def with_stated_setup(con, runs: pd.DataFrame) -> pd.Series:

@@ -25,9 +25,9 @@ def setup_finding(setup_fields: pd.DataFrame, io500_runs: int) -> list[Finding]:
     records = {field: evidence.count(k=int(stated[field]), n=io500_runs, quantity=f"IO500 runs stating {what}",
                                      of=CENSUS) for field, what in SETUP_FINDING.items()}
     parts = [f"{records[field].k:,} {what}" for field, what in SETUP_FINDING.items()]
-    return [Finding(text=(f"Each IO500 run's setup is read from its own files first, then a setup.yml beside them, then "
-                          f"curated references that cite their source: of the {plural(io500_runs, 'run')}, "
-                          + ", ".join(parts[:-1]) + f" and {parts[-1]}."), target="tab-data-setups",
+    # where each field comes from (the run's files, a setup.yml, references) is the section's to say
+    return [Finding(text=(f"Of the {plural(io500_runs, 'IO500 run')}, {parts[0].replace(' their', ' state their', 1)}, "
+                          + ", ".join(parts[1:-1]) + f" and {parts[-1]}."), target="tab-data-setups",
                     evidence=tuple(records.values()))]
 
 
@@ -50,13 +50,13 @@ def chapter_findings(status: dict[str, int], failed: pd.DataFrame, runs: dict[st
         target="tab-data-failed-phases")]
     collector = sum(runs.values()) - runs[IO500]
     per_study = ", ".join(f"{study} {n:,}" for study, n in runs.items() if study != IO500)
+    # which chapter reads which of them is the table's caption's to say
     described = (f"They describe {plural(runs[IO500], 'IO500 run')}, {plural(collector, 'collector run')}"
                  + (f" ({per_study})" if per_study else "")
-                 + f"; {plural(sum(other.values()), 'fio, IOR or mdtest log')} hold results"
-                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())}), every one read in Your runs"
-                    if other else "")
-                 + (f"; {copies:,} more {'was a copy' if copies == 1 else 'were copies'} of a run or log stored "
-                    "already, each counted once." if copies else "."))
+                 + f" and {plural(sum(other.values()), 'fio, IOR or mdtest log')} with results"
+                 + (f" ({', '.join(f'{tool} {n:,}' for tool, n in other.items())})" if other else "")
+                 + (f"; {copies:,} {'copy' if copies == 1 else 'copies'} of a run or log counted once." if copies
+                    else "."))
     parsed = evidence.count(k=status["ok"], n=files, quantity="files parsed", of=CENSUS)
     unread = evidence.count(k=len(failed), n=files, quantity="files that could not be read", of=CENSUS)
     logs = evidence.count(k=sum(other.values()), n=files, quantity="fio, IOR or mdtest logs holding results", of=CENSUS)

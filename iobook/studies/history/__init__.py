@@ -1,7 +1,7 @@
 """When did it change? Every fio job, IOR test and mdtest phase a centre repeats, as histories that never mix labels
 (analysis), their change points with the runs either side compared, fio runs' steady-state check, and IO500 systems
-over their archive submissions (the chapter `history`, issues 29 and 38). Layers: queries/*.sql, analysis, charts,
-findings; `report` wires them for the notebook."""
+over their archive submissions (the chapter `history`, issues 29 and 38). Layers: queries/*.sql, analysis, tables,
+charts, findings; `report` wires them for the notebook."""
 from __future__ import annotations
 
 import pandas as pd
@@ -12,15 +12,12 @@ from ...database import repeated_runs, store
 from ...inference import change_points, evidence
 from ...inference.change_points import MEASURES, MIN_RUNS, PERMUTATIONS
 from ...inference.evidence import Replicate
-from . import analysis, charts, findings
+from . import analysis, charts, findings, tables
 from .analysis import IO500_MIN_SUBMISSIONS, STEADY_SLOPE_PCT
 
 HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest many times, one folder per run, and "
               "ingest the folders; `scripts/collect_history.sh` and `scripts/collect_ior_history.sh` make such "
               "histories. Runs under different top folders (or `labels.yml` labels) are separate histories.")
-RUN_TABLE = ["history", "run", "started", "MiB_s", "p99_ms", "ops_s", "jobs", "slowest_job", "version", "samples",
-             "slope_pct_s", "range_pct", "steady", "file"]
-NUMBER_FORMATS = {"permutation p": ".3f", "ratio": ".3g", "low": ".3g", "high": ".3g"}
 
 
 def others_sentence(accuracy: pd.DataFrame) -> str:
@@ -30,6 +27,18 @@ def others_sentence(accuracy: pd.DataFrame) -> str:
              for d, g in unchanged.groupby("detector", sort=False)]
     return ("On the same unchanged histories, false changes per history: " + "; ".join(parts) + "."
             if parts else "")
+
+
+def accuracy_values(accuracy: pd.DataFrame) -> dict:
+    """The search's measured accuracy as the section says it: the largest step's share found, the false changes per
+    unchanged history searched alone and ten together, and the other detectors'."""
+    ours = accuracy[accuracy.detector == "iobook"]
+    large, unchanged = ours[ours.step_pct == ours.step_pct.max()], ours[ours.step_pct == 0]
+    return {"accuracy_step_pct": f"{large.step_pct.iloc[0]:g}",
+            "accuracy_found": f"{large.found_share.min():.0%} to {large.found_share.max():.0%}",
+            "accuracy_false_alone": f"{unchanged[unchanged.histories_per_family == 1].false_per_history.max():.0%}",
+            "accuracy_false_together": f"{unchanged[unchanged.histories_per_family > 1].false_per_history.max():.1%}",
+            "accuracy_others": Prose(others_sentence(accuracy))}
 
 
 def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
@@ -45,17 +54,11 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
               "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct,
               "io500_min_submissions": IO500_MIN_SUBMISSIONS, "has_histories": False, "has_changes": False,
               "has_p99_changes": False, "has_io500_changes": False}
-    tables, figures, found, records = {}, {}, [], []
+    tables_, figures, found, records = {}, {}, [], []
     steps_only = False  # every history is a collector run's steps, none changed: the IO500 histories lead
     accuracy = analysis.detector_accuracy()
-    ours = accuracy[accuracy.detector == "iobook"]
-    large, unchanged = ours[ours.step_pct == ours.step_pct.max()], ours[ours.step_pct == 0]
-    values |= {"accuracy_step_pct": f"{large.step_pct.iloc[0]:g}",
-               "accuracy_found": f"{large.found_share.min():.0%} to {large.found_share.max():.0%}",
-               "accuracy_false_alone": f"{unchanged[unchanged.histories_per_family == 1].false_per_history.max():.0%}",
-               "accuracy_false_together": f"{unchanged[unchanged.histories_per_family > 1].false_per_history.max():.1%}",
-               "accuracy_others": Prose(others_sentence(accuracy))}
-    tables["tab-history-accuracy"] = Table(frame=analysis.accuracy_table(accuracy), formats={
+    values |= accuracy_values(accuracy)
+    tables_["tab-history-accuracy"] = Table(frame=analysis.accuracy_table(accuracy), formats={
         "noise (sd of log)": ".2f", **{c: ".0%" for c in ("found at 5 %", "found at 10 %", "found at 20 %", "found at 50 %")},
         "false per unchanged history (alone)": ".0%", "false per unchanged history (10 together)": ".1%"})
     figures["fig-history-accuracy"] = charts.chart_accuracy(accuracy)
@@ -63,43 +66,44 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
         runs = runs.merge(analysis.steady_state(con, runs, steady_slope_pct), on="job_id", how="left")
         searched = change_points.histories_of(runs)
         changes, decided = change_points.history_changes(runs)
-        changes["what else changed"] = changes["what else changed"].map(present.md_escape)  # text from the logs
+        changes = changes.assign(new_collector_run=analysis.at_new_collector_run(runs, changes))
         logged = runs[runs.steady.notna()]
         unsteady = evidence.count(int((~logged.steady.astype(bool)).sum()), len(logged), of=Replicate.CENSUS,
                                   quantity=f"runs whose bw log fails fio's bw_slope:{steady_slope_pct:g}%")
-        in_history = runs.set_index(["label", "workload"]).index.isin(list(zip(searched.label, searched.workload)))
-        measures = [q for column, (q, _, _) in MEASURES.items() if (runs.loc[in_history, column] > 0).any()]
-        found += findings.run_findings(changes, decided, searched, measures, unsteady,
-                                       runs.groupby(["label", "workload"]).ngroups)
+        alone = tables.alone_count(runs, searched)
+        found += findings.run_findings(changes, decided, searched, unsteady, alone)
         steps_only = len(searched) > 0 and bool(searched.one_collector_run.all()) and changes.empty
-        shown = runs.assign(MiB_s=runs.bw_bytes_s / 2**20, p99_ms=runs.p99_ns / 1e6, file=store.reader_paths(con, runs.path))
+        files, folder = tables.relative_files(store.reader_paths(con, runs.path))
         p99 = MEASURES["p99_ns"][0]
         p99_changed = set(zip(changes.label[changes.measure == p99], changes.workload[changes.measure == p99]))
         with_p99 = runs[[key in p99_changed for key in zip(runs.label, runs.workload)]]
         values |= {"histories": len(searched), "runs": len(runs), "has_histories": len(searched) > 0,
                    "has_changes": len(changes) > 0, "has_p99_changes": len(with_p99) > 0, "unsteady": unsteady.k,
-                   "logged": unsteady.n}
-        tables |= {"tab-history-changes": Table(frame=changes.drop(columns="label"), formats=NUMBER_FORMATS),
-                   "tab-history-runs": Table(frame=shown[RUN_TABLE], formats={
-                       "MiB_s": ",.1f", "p99_ms": ",.3g", "ops_s": ",.4g", "slowest_job": ".3f", "slope_pct_s": ".1f",
-                       "range_pct": ".0f"},
-                       searchable=True)}
+                   "logged": unsteady.n,
+                   "alone": alone.k, "files_folder": folder or ".",
+                   "runs_files": present.files_link(store.reader_paths(con, runs.path), "Every run's file in full")}
+        tables_ |= {"tab-history-changes": tables.changes_table(changes, decided),
+                    "tab-history-runs": tables.runs_table(runs, files),
+                    "tab-history-fio": tables.fio_table(runs),
+                    "tab-history-histories": tables.histories_table(runs, searched, changes, decided)}
+        drawn = analysis.drawn_histories(searched, changes, decided)
+        values["history_drawn"] = Prose(
+            f"All {len(searched):,} histories are drawn." if len(drawn) == len(searched) else
+            f"The {len(drawn):,} of {len(searched):,} histories drawn are those with a change point, then those with "
+            "the most runs; every run is in the runs table below.")
         if len(searched):
-            figures["fig-history"] = charts.chart_history(runs[in_history], changes)
+            figures["fig-history"] = charts.chart_history(runs[runs.history.isin(drawn)], changes)
         if len(with_p99):
             figures["fig-history-p99"] = charts.chart_history(with_p99, changes, "p99_ns")
-        records += [*decided, unsteady]
+        records += [*decided, unsteady, alone]
     if not submissions.empty:
         io500, io500_decided = analysis.io500_changes(submissions)
         io500_found = findings.io500_findings(submissions, io500, io500_decided)
         found = io500_found + found if steps_only else found + io500_found
         values |= {"io500_systems": int(submissions.groupby(["system", "score_rule"]).ngroups),
                    "has_io500_changes": len(io500) > 0}
-        # the setup fields that are long text stay in the change points' "what else changed", not every row
-        tables |= {"tab-history-io500": Table(frame=submissions.drop(columns=["api", "protection", "changed_during_run"]),
-                                              formats={"score": ",.4g", "bw_gib_s": ",.4g", "md_kiops": ",.4g"},
-                                              searchable=True),
-                   "tab-history-io500-changes": Table(frame=io500, formats=NUMBER_FORMATS)}
+        tables_ |= {"tab-history-io500": tables.io500_table(submissions),
+                    "tab-history-io500-changes": tables.changes_table(io500, io500_decided, at="submission")}
         figures["fig-history-io500"] = charts.chart_io500(submissions, io500)
         records += io500_decided
-    return Report(values=values, tables=tables, figures=figures, findings=found, evidence=records)
+    return Report(values=values, tables=tables_, figures=figures, findings=found, evidence=records)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...book import present
-from ...database import reference, setups, store
+from ...database import reference, setups, source_labels, store
 from ...database.digest import table_read
 from ...inference import evidence
-from ...inference.change_points import decided_changes, searched_enough, segment_changes
+from ...inference.change_points import MEASURES, decided_changes, searched_enough, segment_changes
 
 # fio's `--steadystate=bw_slope:<limit>%`: steady when the least-squares slope of the bw samples over the window
 # (here: the whole run, fio's ss_dur, no ss_ramp) is at most this share of their mean per second.
@@ -19,14 +18,19 @@ STEADY_SLOPE_PCT = 30.0
 # in the score); each measure its own family of change points. Column -> (name, unit).
 IO500_MEASURES = {"score": ("IO500 score", "score"), "bw_gib_s": ("IO500 bandwidth", "GiB/s"),
                   "md_kiops": ("IO500 metadata", "kIOPS")}
+# The histories a chart draws (drawn_histories); the runs table holds every run of every history
+MAX_HISTORY_PANELS = 12
 # An IO500 system is shown over time from this many archive submissions (a run submitted again counted once)
 IO500_MIN_SUBMISSIONS = 3
-IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_gib_s", "md_kiops", "runs", "io500_version", "procs",
-                 "valid", "run_keys", "release", "client_nodes", "api", "protection", "changed_during_run"]
-# the setup fields a change point compares (setups.COMPARED) under the submissions' column names
+IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_gib_s", "md_kiops", "runs", "generation",
+                 "io500_version", "procs", "valid", "run_keys", "release", "client_nodes", "api", "protection",
+                 "changed_during_run"]
+# the setup fields a change point compares: the benchmark's generation (issue 46: Janelia's segments either side of
+# submission-461 pooled the bash script and the C app) and setups.COMPARED, under the submissions' column names
+IO500_COMPARED = {"generation": "generation", **setups.COMPARED}
 IO500_SETUP_COLUMNS = {"benchmark": "io500_version"}
 IO500_CHANGE_COLUMNS = ["system", "score rule", "measure", "nth", "submission", "started", "permutation p",
-                        "submissions before", "submissions after", "what else changed"]
+                        "submissions before", "submissions after", "what else changed", "fields changed"]
 
 
 def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_PCT) -> pd.DataFrame:
@@ -52,6 +56,30 @@ def steady_state(con, runs: pd.DataFrame, slope_limit_pct: float = STEADY_SLOPE_
     per_run = logged.groupby("job_id").agg(samples=("samples", "sum"), slope_pct_s=("slope_pct_s", "last"),
                                            range_pct=("range_pct", "max"), steepness=("steepness", "max"))
     return per_run.assign(steady=per_run.steepness <= slope_limit_pct).reset_index()[columns]
+
+
+def at_new_collector_run(runs: pd.DataFrame, changes: pd.DataFrame) -> list[bool]:
+    """Per change point (`changes`: change_points.history_changes), whether its first run after is the first of
+    another collector run than the run before it (of its history, among the runs that have its measure): another
+    machine state and schedule, which can move a rate as much as the storage can."""
+    column = {quantity: c for c, (quantity, _, _) in MEASURES.items()}
+    out = []
+    for _, row in changes.iterrows():
+        h = runs[(runs.label == row.label) & (runs.workload == row.workload) & (runs[column[row.measure]] > 0)]
+        at = int(np.flatnonzero(h.run.to_numpy() == row.run)[0])
+        before, after = h.design.iloc[at - 1], h.design.iloc[at]
+        out.append(bool(before != after and str(after).startswith(source_labels.COLLECTOR_RUN)))
+    return out
+
+
+def drawn_histories(searched: pd.DataFrame, changes: pd.DataFrame, decided: list,
+                    most: int = MAX_HISTORY_PANELS) -> list[str]:
+    """The histories a chart draws, at most `most` (a panel weighs ~10 KB of SVG: 33 put the page over its 1.5 MB):
+    those with a change point first (decided ones, then by the largest ratio), then those with the most runs. Every
+    run of every history is in the runs table."""
+    size = {name: abs(np.log(c.ratio)) + (100 if c.decided else 0) for name, c in zip(changes.history, decided)}
+    ranked = sorted(searched.history, key=lambda h: (-size.get(h, -1), -int(searched.runs[searched.history == h].iloc[0])))
+    return ranked[:most]
 
 
 def detector_accuracy() -> pd.DataFrame:
@@ -96,13 +124,26 @@ def io500_submissions(con) -> pd.DataFrame:
     return df.reindex(columns=IO500_COLUMNS)
 
 
-def io500_what_changed(before: pd.Series, after: pd.Series) -> str:
-    """What the runs' setups state differently in the last submission before and the first after a change point
-    (setups.differences: 'not stated' where a run's files do not say)."""
-    def stated(row: pd.Series) -> dict[str, str | None]:
-        return {f: (None if pd.isna(v := row[IO500_SETUP_COLUMNS.get(f, f)]) else str(v)) for f in setups.COMPARED}
+def io500_what_changed(before: pd.DataFrame, after: pd.DataFrame) -> dict[str, str]:
+    """What the setups of the submissions compared either side of a change point (`before`, `after`: their rows) state
+    differently, field by field (IO500_COMPARED): each side's values, 'not stated' among them where a submission's
+    files do not say ('client nodes 10, 18, not stated → 10, 40, 48'). Issue 46: Janelia's change at submission-461
+    compared the last submission before with the first after and missed that the five before pooled two generations
+    and the three after ran on 10 to 48 client nodes."""
+    def stated(rows: pd.DataFrame, field: str) -> str:
+        values = rows[IO500_SETUP_COLUMNS.get(field, field)]
+        shown = sorted({str(v) for v in values.dropna()}, key=lambda v: (len(v), v) if v.isdigit() else (0, v))
+        return ", ".join(shown + ([setups.NOT_STATED] if values.isna().any() else []))
 
-    return "; ".join(setups.differences(stated(before), stated(after))) or "none of " + ", ".join(setups.COMPARED.values())
+    return {name: f"{name} {stated(before, f)} → {stated(after, f)}" for f, name in IO500_COMPARED.items()
+            if stated(before, f) != stated(after, f)}
+
+
+def said(changed: dict[str, str]) -> dict[str, str]:
+    """io500_what_changed's fields as a change point's row holds them: every difference ('what else changed') and the
+    fields' names alone ('fields changed', for a finding that points to the table for the values)."""
+    return {"what else changed": "; ".join(changed.values()) or "no setup field stated differently",
+            "fields changed": ", ".join(changed)}
 
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
@@ -121,8 +162,8 @@ def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
                           "submission": f"submission-{known.submission[row['at']]}", "started": row["started"],
                           "permutation p": row["permutation p"], "submissions before": row["runs before"],
                           "submissions after": row["runs after"],
-                          "what else changed": present.md_escape(io500_what_changed(known.iloc[row["at"] - 1],
-                                                                               known.iloc[row["at"]])),
+                          **said(io500_what_changed(known.iloc[row["at"] - row["runs before"]:row["at"]],
+                                                    known.iloc[row["at"]:row["at"] + row["runs after"]])),
                           "found": row["found"]} for row in found]
                 comparisons += records
         return rows, comparisons

@@ -80,9 +80,12 @@ def report(con, *, baseline_label: str = "") -> Report:
     shown = {}
     for tool in source_labels.TOOLS:
         frame, shared = configuration_table(configs, tool)
-        shown[f"tab-runs-{tool}"] = tables.searchable(Table(frame=frame))
+        ranked = "configuration" in frame and frame["configuration"].str.endswith(tables.NOT_RANKED).any()
+        shown[f"tab-runs-{tool}"] = tables.searchable(Table(frame=frame, note=(
+            f"{tables.NOT_RANKED}: {RANK_RULE}." if ranked else "")))
         values[f"shared-{tool}"] = Prose(f"Every {TOOL_NAMES[tool]} configuration here: {md_escape(shared)}." if shared
                                          else "" if len(frame) else f"This database holds no {TOOL_NAMES[tool]} run.")
+    values["effects-sizing"] = Prose(findings.sizing_sentence(effects))
     sweeps_frame, sweeps_shared = tables.sweeps_table(sweeps)
     for key, (table, shared) in (("sweeps", (Table(frame=sweeps_frame), sweeps_shared)),
                                  ("effects", tables.effects_table(effects)),

@@ -9,9 +9,10 @@ import altair as alt
 import pandas as pd
 
 from ...book import comparison
+from ...book.charts import tooltip_text
 from ...database import source_labels
-from ...inference import evidence
-from .parameters import BYTE_PARAMETERS, SHOWN_NAMES, configuration_names
+from .parameters import configuration_names
+from .tables import _num
 
 MAX_SWEEP_PANELS = 24  # ~19 KB of SVG a panel: 36 put the sweep example's page over 1.5 MB; the rest are in the table
 PANEL_WIDTH, PANEL_HEIGHT = 250, 170  # two a row with their axes within the 660 px box
@@ -21,6 +22,7 @@ TITLE_CHARACTERS = 38  # a panel's title wrapped to its width at the theme's 11 
 # browsers draw the SVG's text in their own, wider sans-serif ("9" and "10" ran together on the forest's axis)
 LABEL_GAP_PX = 6
 ROW_PX, X_AXIS_PX, LABEL_CHAR_PX = 22, 60, 5.3  # the forest's row (its alt.Step), its x axis with title, a character
+WHOLE_CURVE = "over the curve"  # a curve's forest's last row: the geometric mean of its points' ratios
 
 
 def legible(chart, **legend):
@@ -74,14 +76,16 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
                    scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True))
         color = alt.Color("line:N", title=" / ".join(s["lines"].unique()),
                           legend=alt.Legend(orient="bottom", columns=2))
-        tooltip = ["sweep:N", "line:N", alt.Tooltip("x_shown:N", title=x_name),
-                   alt.Tooltip("mean:Q", format=",.4g"), alt.Tooltip("low:Q", format=",.4g"),
-                   alt.Tooltip("high:Q", format=",.4g"), "n:Q"]
+        # the panel's title names the sweep: a point's tooltip says its line, x, value and interval as the tables round
+        data["tooltip"] = tooltip_text(data.assign(interval=[f"{_num(a)}–{_num(b)}" if pd.notna(a) else None
+                                                             for a, b in zip(data["low"], data["high"])]),
+                                       [("line", "line", ""), ("x_shown", x_name, ""), ("mean", measure, _num),
+                                        ("interval", comparison.INTERVAL, ""), ("n", "runs", "")])
         base = alt.Chart()
         layer = alt.layer(
-            base.mark_line().encode(xs, ys, color),
-            base.mark_rule(clip=True).encode(xs, alt.Y("low:Q"), alt.Y2("high:Q"), color),
-            base.mark_point(filled=True, size=40).encode(xs, ys, color, tooltip=tooltip),
+            base.mark_line(aria=False).encode(xs, ys, color),
+            base.mark_rule(clip=True, aria=False).encode(xs, alt.Y("low:Q"), alt.Y2("high:Q"), color),
+            base.mark_point(filled=True, size=40).encode(xs, ys, color, description="tooltip:N"),
             data=data,
         ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
         facet = alt.Facet("title:N", title=None, sort=s["sweep"].map(_panel_title).tolist(),
@@ -110,36 +114,17 @@ def chart_comparisons(comparisons: pd.DataFrame):
 
 
 def chart_curves(curves: pd.DataFrame, points: pd.DataFrame):
-    """One panel per curve (the first MAX_SWEEP_PANELS): each point's ratio over the baseline label's (log scale)
-    with its interval as shown (evidence.as_shown), filled when decided, and the summary ratio over the curve as a
-    dotted rule. Curves over the same parameter form one chart."""
+    """One forest per curve (the first MAX_SWEEP_PANELS; the comparison kit's: ratio and interval on a log axis,
+    filled when decided): a row per point, its x, over the baseline label's point, and a last row for the whole
+    curve's summary ratio. Issue 49: the panels drew the kit's decided fill again by hand."""
     shown = curves.head(MAX_SWEEP_PANELS)
-    records = [evidence.as_shown(r) for r in points["record"]]
-    data = points.assign(low=[r.low for r in records], high=[r.high for r in records],
-                         verdict=[str(r.verdict) for r in records])
-    data = data[data["curve"].isin(shown["curve"])][["curve", "x", "x_shown", "ratio", "low", "high", "n", "n_baseline",
-                                                     "verdict"]]
-    data = data.merge(shown[["curve", "ratio", "x_name"]].rename(columns={"ratio": "summary"}), on="curve")
-    data["title"] = data["curve"].map(_panel_title)
-    y = alt.Y("ratio:Q", title=f"ratio over {shown['baseline'].iloc[0]} (log scale)", scale=alt.Scale(type="log"))
-    charts = []
-    for x_name, d in data.groupby("x_name", sort=False):
-        title = f"{x_name} (KiB)" if x_name in {SHOWN_NAMES.get(b, b) for b in BYTE_PARAMETERS} else x_name
-        x = _x_axis(d["x"], title, log=bool(d["x"].max() >= 10 * d["x"].min() > 0))
-        tooltip = ["curve:N", alt.Tooltip("x_shown:N", title=x_name), alt.Tooltip("ratio:Q", format=".3g"),
-                   alt.Tooltip("low:Q", format=".3g"), alt.Tooltip("high:Q", format=".3g"), "n:Q", "n_baseline:Q",
-                   "verdict:N", alt.Tooltip("summary:Q", title="over the curve", format=".3g")]
-        base = alt.Chart()
-        layer = alt.layer(
-            base.mark_rule(strokeDash=[4, 3], color="gray").encode(y=alt.datum(1)),
-            base.mark_rule(strokeDash=[2, 2]).encode(y=alt.Y("summary:Q")),
-            base.mark_rule().encode(x, alt.Y("low:Q"), alt.Y2("high:Q")),
-            base.mark_point(size=50, strokeWidth=2).encode(x, y, tooltip=tooltip, fill=alt.condition(
-                f"datum.verdict == '{evidence.Verdict.DECIDED}'", alt.value("black"), alt.value("white")),
-                color=alt.value("black")),
-            data=d).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
-        order = [_panel_title(c) for c in shown["curve"] if c in set(d["curve"])]
-        charts.append(layer.facet(facet=alt.Facet("title:N", title=None, sort=order,
-                                                  header=alt.Header(labelExpr="split(datum.value, '\\n')")),
-                                  columns=PANELS_A_ROW).resolve_scale(x="independent", y="independent"))
-    return legible(charts[0] if len(charts) == 1 else alt.vconcat(*charts))
+    baseline = shown["baseline"].iloc[0]
+    forests = []
+    for _, c in shown.iterrows():
+        mine = points[points["curve"] == c["curve"]].sort_values("x")
+        rows = [f"{c['x_name']} {x}" for x in mine["x_shown"]] + [WHOLE_CURVE]
+        forest = comparison.forest([*mine["record"], c["record"]], rows, title=_panel_title(c["curve"]).split("\n"),
+                                   x_title=f"ratio over {baseline} (log scale)")
+        # the kit's subtitle (what the intervals and fills mean) once, over the first curve
+        forests.append(forest if not forests else forest.properties(title=_panel_title(c["curve"]).split("\n")))
+    return legible(alt.vconcat(*forests) if len(forests) > 1 else forests[0])

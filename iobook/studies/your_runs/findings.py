@@ -61,17 +61,31 @@ def current_of(effects: pd.DataFrame, e) -> pd.Series:
 
 
 def sweep_finding(effects: pd.DataFrame, e) -> str:
-    """A sweep line's change (MyST), in its design, and beside it the same line's change in every other design
-    of that label and workload (never pooled with it)."""
+    """A sweep line's change (MyST), in its design where the line was swept in several."""
     label = md_escape(e["sweep"].split(" · ", 1)[0])
     line = f" ({md_escape(e['line'])})" if e["line"] != "all" else ""
-    same = same_line(effects, e)
-    same = same[same["design"] != e["design"]]
-    others = "; ".join(f"{_design_name(o['design'])}: {_times(o['ratio'])}×" for _, o in same.iterrows())
-    where = f" in {_design_name(e['design'])}" if len(same) else ""
+    others = same_line(effects, e)
+    where = f" in {_design_name(e['design'])}" if (others["design"] != e["design"]).any() else ""
     return (f"**{label}** {e['tool']} {md_escape(e['workload'])} {what(e['measure'])[0]}, {md_escape(e['x_name'])} "
-            f"{md_escape(e['x_from'])} → {md_escape(e['x_to'])}{line}{where}: {evidence.phrase(e['record'])}"
-            + (f"; superseded, {others}" if others and where else f"; {others}" if others else ""))
+            f"{md_escape(e['x_from'])} → {md_escape(e['x_to'])}{line}{where}: {evidence.phrase(e['record'])}")
+
+
+def other_designs_finding(effects: pd.DataFrame, e) -> Finding | None:
+    """The same sweep line's change in every other design of its label and workload, each with its interval and
+    verdict (issue 46: 'superseded ... 1.85x' stood without them), never pooled with the current one: superseded
+    collector runs where the current design is the newest collector run, else the other designs."""
+    others = same_line(effects, e)
+    others = others[others["design"] != e["design"]]
+    if others.empty:
+        return None
+    kind = "superseded collector run" if e["design"].startswith(source_labels.COLLECTOR_RUN) else "other design"
+    if len(others) == 1:
+        o = others.iloc[0]
+        text = f"The same change in the {kind} {_design_name(o['design'])}, never pooled with it: {evidence.phrase(o['record'])}"
+    else:
+        said = evidence.phrases([(_design_name(o["design"]) + ":", o["record"]) for _, o in others.iterrows()])
+        text = f"The same change in the {kind}s, never pooled with it: {said}"
+    return Finding(text=text, target="tab-runs-effects", evidence=tuple(others["record"]))
 
 
 def _headline_pool(frame: pd.DataFrame, ranked: set) -> tuple[int, pd.DataFrame]:
@@ -174,7 +188,7 @@ def failures_finding(failed: pd.DataFrame) -> Finding | None:
 def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataFrame, tails: pd.DataFrame,
              curves: pd.DataFrame, failed: pd.DataFrame, limits: Finding | None = None) -> list[Finding]:
     """The chapter's findings. The first, at most 30 words: the largest difference between labels or change
-    along a sweep (the current design's, the superseded ones beside it), decided ones before those with an
+    along a sweep (the current design's; the superseded ones in a finding of their own), decided ones before those with an
     interval before the rest (labels before sweeps at each step), else the best-repeated configuration's
     estimate; rankings never name what `rankable` leaves out. Then, where the data holds them: the sweep, the
     labels compared, what the runs' setups allow (`limits`: limits.limits_finding), the whole curves, the tails, the
@@ -183,11 +197,12 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         return [Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
                              "(what to add: below)", target=None)]
     ranked = set(configs.loc[rankable(configs), "config"])
-    sweep = comparison = summary = None
+    sweep = superseded = comparison = summary = None
     sweep_tier, pool = _headline_pool(effects, ranked)
     if len(pool):
         e = current_of(effects, _largest(pool))
         sweep = Finding(text=sweep_finding(effects, e), target="fig-runs-sweeps", evidence=(e["record"],))
+        superseded = other_designs_finding(effects, e)
     comparison_tier, pool = _headline_pool(comparisons, ranked)
     if len(pool):
         d = _largest(pool)
@@ -206,8 +221,8 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         out = [Finding(text=f"**{md_escape(best['label'])}** {best['tool']} {md_escape(best['workload'])} "
                             f"{what(MEASURES[best['tool']][MAIN_MEASURE[best['tool']]])[0]}: {evidence.phrase(e)}",
                        target=f"tab-runs-{best['tool']}", evidence=(e,))]
-    later = (sweep, summary, limits, curve_finding(curves), tail_finding(tails), spread_finding(configs, ranked),
-             failures_finding(failed))
+    later = (sweep, superseded, summary, limits, curve_finding(curves), tail_finding(tails),
+             spread_finding(configs, ranked), failures_finding(failed))
     out += [f for f in later if f and f not in out]
     if sweep is None:
         out.append(Finding(text=f"No sweep: no label, workload and design has configurations differing in 1 to "
@@ -217,6 +232,21 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
         out.append(Finding(text="No configuration was run under two labels, so no label is compared with "
                                 "another"))  # no table to link: its section shows only with comparisons
     return out
+
+
+def sizing_sentence(effects: pd.DataFrame) -> str:
+    """Why the runs a side that would decide an undecided sweep change depend on the family it is tested in (issue 46:
+    the same two configurations, 5 runs a side, read '64 a side' here and '69' in Page cache, whose family is larger):
+    the level each test gets is the family's 5 % shared among its tests (MyST)."""
+    tested = [r for r in effects["record"] if r.p is not None] if len(effects) else []
+    if not tested:
+        return ""
+    alpha = 1 - evidence.CONFIDENCE
+    size = tested[0].family_size
+    return (f"The runs a side that would decide an undecided change are sized at the {alpha:.0%} level shared among "
+            f"the {size:,} changes tested together here ({alpha / size:.2%} each): the same two configurations "
+            "compared among more comparisons, as another chapter may compare them, need more runs a side to be "
+            "decided, and among fewer, fewer.")
 
 
 def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...book import comparison, present
 from ...book.report import Table
-from .analysis import RANK_RULE_SHORT, rankable
+from .analysis import rankable
 from .compared import KNEE_SHARE
 from .parameters import MAIN_MEASURE, MEASURES, PARAMETERS, SHOWN_NAMES, configuration_names, shown_value
 
@@ -56,22 +56,26 @@ def split_constant(table: pd.DataFrame, keep: Iterable[str] = ()) -> tuple[pd.Da
 
 
 def said(shared: dict) -> str:
-    """Columns every row shares as the page says them: 'name=value ...' ('–' values left out)."""
-    return " ".join(f"{c}={v}" if c != "other" else str(v) for c, v in shared.items() if str(v) != "–")
+    """Columns every row shares as the page says them: 'name=value ...' ('–' and empty values left out)."""
+    return " ".join(f"{c}={v}" if c != "other" else str(v) for c, v in shared.items() if str(v) not in ("–", ""))
+
+
+NOT_RANKED = "not ranked"  # in a configuration's text: RANK_RULE_SHORT, said once under its table
 
 
 def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame, str]:
     """The configurations of one tool as shown, and what every one of them shares (split_constant): the main measure
     first, as 'geometric mean ±sd/mean (interval)' (estimate_text: in the fixed first column, in view at any width;
-    issue 37), runs, label, workload, design, the parameters ('–' where the log does not state it), the other
-    measures as 'geometric mean ±sd/mean', and fio's clat p99."""
+    issue 37), runs, label, workload, the configuration as one wrapping text (its design and the parameters that tell
+    it from the others, those its log does not state left out; 15 to 18 columns of them did not fit the page at 1280
+    px, issue 50), the other measures as 'geometric mean ±sd/mean', and fio's clat p99."""
     g = configs[configs["tool"] == tool] if len(configs) else configs
     if g.empty:
         return pd.DataFrame(), ""
-    out = pd.DataFrame({"label": g["label"], "design": g["design"], "workload": g["workload"]})
+    parameters = pd.DataFrame({"design": g["design"]})
     for p in PARAMETERS[tool]:
         if p != "rw":  # the workload says it
-            out[SHOWN_NAMES.get(p, p)] = [shown_value(p, v) for v in g[p]]
+            parameters[SHOWN_NAMES.get(p, p)] = [shown_value(p, v) for v in g[p]]
     if tool in BOUNDED_BY_STONEWALL:  # a count the stonewall stops long before is a bound, not what was done
         stopped = g["stonewall"].notna().to_numpy()
         # IOR loops over segments, each a block: with several segments (ior-hard) the segment count is the bound
@@ -79,24 +83,44 @@ def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame,
                    else np.zeros(len(g), dtype=bool))
         for column, rows in [(BOUNDED_BY_STONEWALL[tool], stopped & ~several), ("segments", stopped & several)]:
             if rows.any():
-                out[column] = np.where(rows, "at most " + out[column].astype(str), out[column])
+                parameters[column] = np.where(rows, "at most " + parameters[column].astype(str), parameters[column])
+    parameters["ranked"] = np.where(rankable(g), "", NOT_RANKED)
+    differing, shared = split_constant(parameters.reset_index(drop=True))
     m = MAIN_MEASURE[tool]
-    out.insert(0, MEASURES[tool][m], [estimate_text(*v) for v in zip(
-        g[m], g[f"{m}_spread"], g[f"{m}_low"], g[f"{m}_high"], g[f"{m}_min"], g[f"{m}_max"])])
-    out.insert(1, "runs", g["runs"].astype(int))
+    out = pd.DataFrame({
+        MEASURES[tool][m]: [estimate_text(*v) for v in zip(g[m], g[f"{m}_spread"], g[f"{m}_low"], g[f"{m}_high"],
+                                                           g[f"{m}_min"], g[f"{m}_max"])],
+        "runs": g["runs"].astype(int).to_numpy(), "label": g["label"].to_numpy(), "workload": g["workload"].to_numpy(),
+        "configuration": [configuration_text(row) for _, row in differing.iterrows()] if len(differing.columns)
+        else "–"})
     for other, name in MEASURES[tool].items():
         if other != m:
             out[name] = [estimate_text(a, s) for a, s in zip(g[other], g[f"{other}_spread"])]
     if tool == "fio":
-        out["clat p99 (ms)"] = g["p99_ms"].map(_num)
-    out["ranked"] = np.where(rankable(g), "yes", "no: " + RANK_RULE_SHORT)
-    return split_constant(out.reset_index(drop=True), keep=[MEASURES[tool][m], "runs", "label", "workload"])
+        out["clat p99 (ms)"] = g["p99_ms"].map(_num).to_numpy()
+    # a column every row shares tells no row apart (the label of a one-label data set, a measure no run has)
+    shown, said_too = split_constant(out, keep=[MEASURES[tool][m], "runs", "label", "workload"])
+    return shown, " ".join(x for x in (shared, said_too) if x)
+
+
+def configuration_text(row: pd.Series) -> str:
+    """A configuration's design and parameters as one text: 'collector run vm-…; bs=1M iodepth=16 direct=1 …' ('–'
+    values, which the log does not state, and an empty rank left out; fio's other options and labels as they are)."""
+    design = row.get("design")
+    parameters = " ".join(str(v) if c == "other" else (v if c == "ranked" else f"{c}={v}")
+                          for c, v in row.items() if c != "design" and str(v) not in ("–", ""))
+    return "; ".join(x for x in (design, parameters) if x) or "–"
 
 
 def sweeps_table(sweeps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    return split_constant(sweeps.drop(columns=["sweep", "log_x"]).rename(columns={
-        "x": "swept (x axis)", "lines": "one line per", "fixed": "the same in every run"}),
-        keep=["label", "workload", "swept (x axis)"])
+    """The sweeps found: label, tool and workload, design, what is swept, and in one wrapping column what draws one
+    line each and what stays fixed (nine columns did not fit the page at 1280 px); configurations and measure."""
+    lines = ["; ".join(x for x in (f"one line per {n}" if n != "–" else "", f"fixed: {f}" if f else "") if x) or "–"
+             for n, f in zip(sweeps["lines"], sweeps["fixed"])]
+    frame = pd.DataFrame({"label": sweeps["label"], "workload": sweeps["tool"] + " " + sweeps["workload"],
+                          "design": sweeps["design"], "swept (x axis)": sweeps["x"], "lines and fixed": lines,
+                          "configurations": sweeps["configurations"], "measure": sweeps["measure"]})
+    return split_constant(frame.reset_index(drop=True), keep=["label", "workload", "swept (x axis)"])
 
 
 def _compared(frame: pd.DataFrame, descriptors: dict, keep: list[str]) -> tuple[Table, str]:
@@ -108,11 +132,13 @@ def _compared(frame: pd.DataFrame, descriptors: dict, keep: list[str]) -> tuple[
 
 def effects_table(effects: pd.DataFrame) -> tuple[Table, str]:
     """Each sweep line's change, largest x over smallest, in its design (never pooled across designs): the sweep
-    without the design its name may end in, which the design column says."""
+    without the design its name may end in, and the design and line in one wrapping column (apart, they pushed the
+    verdict past the page at 1280 px)."""
     sweep = [s.replace(f" · {d}", "") for s, d in zip(effects["sweep"], effects["design"])]
-    return _compared(effects, {"sweep": sweep, "design": effects["design"], "line": effects["line"],
+    line = [d if x == "all" else f"{d}; {x}" for d, x in zip(effects["design"], effects["line"])]
+    return _compared(effects, {"sweep": sweep, "design; line": line,
                                "from → to": effects["x_name"] + " " + effects["x_from"] + " → " + effects["x_to"]},
-                     keep=["line"])
+                     keep=["design; line"])
 
 
 def comparison_table(comparisons: pd.DataFrame) -> tuple[Table, str]:
@@ -123,27 +149,29 @@ def comparison_table(comparisons: pd.DataFrame) -> tuple[Table, str]:
                    "baseline design": c["design_baseline"]}
     if "setups_differ" in c and c["setups_differ"].astype(bool).any():
         descriptors["setups differ in"] = c["setups_differ"].replace("", "nothing stated").to_numpy()
-    return _compared(c, descriptors, keep=["label", "configuration"])
+    # one label compared in every row: said once above the table (a system's name with its "(early pre-GA build)"
+    # stood in every row)
+    return _compared(c, descriptors, keep=["configuration"])
 
 
 def tails_table(tails: pd.DataFrame) -> tuple[Table, str]:
     """Each latency percentile compared (the measure): the job, the label, the geometric means over each side's
-    runs (ms), then the kit's ratio, interval and verdict."""
+    runs (ms) in one column, then the kit's ratio, interval and verdict."""
     t = tails
     return _compared(t, {"label": t["label"], "configuration": configuration_names(t),
-                         "label (ms)": t["value_ms"].map(_num), "baseline (ms)": t["baseline_ms"].map(_num)},
+                         "label / baseline (ms)": [f"{_num(a)} / {_num(b)}" for a, b in zip(t["value_ms"], t["baseline_ms"])]},
                      keep=["label", "configuration"])
 
 
 def curves_table(curves: pd.DataFrame) -> tuple[Table, str]:
     """Each curve compared: the summary ratio over its points with its interval and verdict, and the knee of each
-    side. The kit says a one-sample record's other side is 'published': here it is the baseline's curve, each
+    side and whether it moved. The kit says a one-sample record's other side is 'published': here it is the baseline's curve, each
     point paired with its own."""
     c = curves
     table, shared = _compared(c, {"curve": c["curve"], "swept (x axis)": c["x_name"],
                                   f"knee ({KNEE_SHARE:.0%} of the largest): baseline → label":
-                                      c["knee_baseline"] + " → " + c["knee"],
-                                  "knee moved": np.where(c["knee_moved"], "yes", "no")}, keep=["curve"])
+                                      c["knee_baseline"] + " → " + c["knee"]
+                                      + np.where(c["knee_moved"], ", moved", ", did not move")}, keep=["curve"])
     table.frame[comparison.UNITS] = [f"{n:,} paired sweep points" for n in c["points"]]
     return table, shared
 
