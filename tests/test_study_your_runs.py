@@ -415,7 +415,7 @@ def test_a_baseline_label_sharing_no_configuration_is_said(tmp_path):
     assert not r.values["has-comparisons"] and "**c** ran no configuration" in r.values["label-notes"]
     r = study.report(con, baseline_label="b")
     assert len(r.tables["tab-runs-comparisons"].frame) == 2  # ior read and write, of one label, said once
-    assert "label=a " in str(r.values["shared-comparisons"])
+    assert present.md_escape("label=a ") in str(r.values["shared-comparisons"])
     con.close()
 
 

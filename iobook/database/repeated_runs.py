@@ -20,8 +20,6 @@ RUN_COLUMNS = ["tool", "label", "workload", "job", "settings", "started", "versi
 # `seqread_run3`, `job.2`): no part of what was run, so it is no part of the workload key (issue 46: the page-cache
 # collector's r1-r6 made every run a history of one). Digits joined to a word (`qd16`, `ra128`) are kept.
 RUN_NUMBER = re.compile(r"[-_. ](?:r|run|rep|repeat|repetition|iter|iteration|round|try|attempt)?\d+$", re.IGNORECASE)
-
-
 # fio options that name the job, its output or its logs: they differ from run to run (a run number, the run's own
 # folder) and change nothing that was measured, so no change point names them among what else changed
 NAMING_OPTIONS = {"name", "description", "output", "write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log"}
