@@ -633,8 +633,9 @@ def test_what_would_decide_an_undecided_year(databases):
     assert row["units a side"] == "4 machines / 4" and row.record.n_to_decide is None
     assert "what would decide it" not in shown.frame.columns
     assert shown.note.startswith(comparison.legend(compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY).record))
-    assert (f"where the spread can be sized (at least {evidence.MIN_UNITS_TO_SIZE} units a side) the verdict says "
-            "how many units a side would decide it") in shown.note
+    # what an undecided verdict lacks, said once (comparison.VERDICT_LEGEND: sized from MIN_UNITS_TO_SIZE a side)
+    assert f"from {evidence.MIN_UNITS_TO_SIZE} units a side" in comparison.VERDICT_LEGEND[evidence.Verdict.UNDECIDED]
+    assert f"undecided: {comparison.VERDICT_LEGEND[evidence.Verdict.UNDECIDED]}" in shown.note
     # no Holm p where a side has fewer than MIN_UNITS machines (2023 with protection: 2 DAOS machines)
     table = compared(r, "tab-daos-balance-years", study.BALANCE_FAMILY)
     few = table[["DAOS machines", "Lustre machines"]].min(axis=1) < evidence.MIN_UNITS

@@ -61,11 +61,17 @@ def figure(gb_s: float) -> str:
     return f"{gb_s:,.0f}" if float(gb_s).is_integer() else f"{gb_s:,.1f}"
 
 
+def submission(row) -> str:
+    """The run's name in a record: its submission, as the archive names it ('submission-679'); a copy of its folder
+    (run_key 'submission-679/2023.10.22-06.40.20#3') is the same run (tests/test_repeated_tree.py)."""
+    return f"submission-{row.submission}"
+
+
 def up_to_share(row) -> evidence.Estimate:
     """One run's easy phase per building block as % of IBM's "up to" figure for its model, phase and release:
     described (UP_TO), never compared: a maximum is no mean a run could be tested against."""
     return evidence.described(row.pct_of_claim, unit="%", n=1, replicate=Replicate.RUN, how=UP_TO,
-                              quantity=f"{row.run_key}: {row.phase} per building block as % of IBM's 'up to' figure")
+                              quantity=f"{submission(row)}: {row.phase} per building block as % of IBM's 'up to' figure")
 
 
 def up_to_shares(per_block: pd.DataFrame) -> list[evidence.Estimate]:
@@ -133,7 +139,7 @@ def one_against_one(change_pct: float, quantity: str) -> evidence.Estimate:
 
 def line_rate_share(row) -> evidence.Estimate:
     """One run's easy read as % of its clients' nominal line rate."""
-    return one_run(row.pct_of_client, f"{row.run_key}: easy read as % of the clients' nominal line rate", "%")
+    return one_run(row.pct_of_client, f"{submission(row)}: easy read as % of the clients' nominal line rate", "%")
 
 
 def _read_at_site(ceilings: pd.DataFrame, site: str) -> pd.DataFrame:
@@ -172,11 +178,11 @@ def line_rate_finding(ceilings: pd.DataFrame, links: pd.DataFrame, runs: pd.Data
     if len(bound):
         sentences, records = [], []
         for r in bound.itertuples():
-            records += [one_run(r.client_ceiling_gb_s, f"{r.run_key}: clients' nominal line rate", "GB/s"),
-                        one_run(r.quoted_gb_s, f"{r.run_key}: IBM's figure for its building blocks", "GB/s")]
+            records += [one_run(r.client_ceiling_gb_s, f"{submission(r)}: clients' nominal line rate", "GB/s"),
+                        one_run(r.quoted_gb_s, f"{submission(r)}: IBM's figure for its building blocks", "GB/s")]
             link = links.set_index("site").loc[r.site]
             at_site, site = site_values(ceilings, r.site), _read_at_site(ceilings, r.site)
-            records += [*(one_run(s.per_block_gb_s, f"{s.run_key}: easy read per building block", "GB/s")
+            records += [*(one_run(s.per_block_gb_s, f"{submission(s)}: easy read per building block", "GB/s")
                           for s in site.itertuples()), *map(line_rate_share, site.itertuples())]
             flag = flagged(runs, site.run_key)
             sentences.append(

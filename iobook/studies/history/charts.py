@@ -60,7 +60,9 @@ def chart_history(runs: pd.DataFrame, changes: pd.DataFrame, column: str = "bw_b
         ("run", "run", ""), ("at", "started", ""), (shown, title_y.replace(", log", ""), present.significant(4)), ("state", "bw log", "")])
     rules["tooltip"] = tooltip_text(rules.assign(at=pd.to_datetime(rules.started).dt.strftime("%Y-%m-%d %H:%M:%S")), [
         ("change point", "change point", ""), ("first", "first run after", ""), ("at", "started", "")])
-    data = pd.concat([points, rules], ignore_index=True)
+    # the start times are in the tooltips: as a column, a history without change points left them Timestamps in an
+    # object column, which no chart spec can hold (JSON)
+    data = pd.concat([points, rules], ignore_index=True).drop(columns="started")
     # the axes' titles once, in the chart's title: each panel repeated them
     order = alt.X("run:Q", title=None, scale=alt.Scale(zero=False, nice=False),
                   axis=alt.Axis(format="d", tickMinStep=1, grid=False))
