@@ -92,6 +92,16 @@ def test_a_shuffle_with_the_same_runs_either_side_ties_and_counts_against_the_ch
     assert split == 3 and p > 1 - evidence.CONFIDENCE
 
 
+def test_the_shuffles_gains_are_ruptures_best_splits():
+    """change_points.shuffle_gains (every shuffle at once) gives for each shuffle the gain of the split ruptures'
+    Binseg finds in it (split_gain), on shuffles of the seven real read bandwidths above, ties among them included."""
+    values = np.log([json.loads(f.read_text())["jobs"][0]["read"]["bw_bytes"] for f in READ_NONE_BUFFERED])
+    rng = np.random.default_rng(change_points.SEED)
+    shuffles = np.array([rng.permutation(values) for _ in range(change_points.PERMUTATIONS)])
+    expected = [change_points.split_gain(x)[1] for x in shuffles]
+    assert change_points.shuffle_gains(shuffles) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
 @pytest.mark.slow
 def test_a_climbing_bw_log_is_unsteady(reports):
     runs = reports["warmup"].tables["tab-history-fio"].frame

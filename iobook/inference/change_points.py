@@ -57,6 +57,23 @@ def split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[in
     return split, float(algo.cost.error(0, len(x)) - algo.cost.sum_of_costs([split, len(x)]))
 
 
+def shuffle_gains(shuffles: np.ndarray) -> np.ndarray:
+    """split_gain's gain for each row of `shuffles` (a permutation test's shuffles of one segment), all rows at once
+    from the same running sums as RunningSumsL2: History's permutation tests fitted ruptures ~96,000 times, one
+    shuffle a fit (~35 s of its ~55 s). Equal to split_gain's to rounding (tests/test_stats.py)."""
+    centred = shuffles - shuffles.mean(axis=1, keepdims=True)
+    zero = np.zeros((len(shuffles), 1))
+    sums = np.hstack([zero, np.cumsum(centred, axis=1)])
+    squares = np.hstack([zero, np.cumsum(centred * centred, axis=1)])
+    n = shuffles.shape[1]
+    splits = np.arange(evidence.MIN_UNITS, n - evidence.MIN_UNITS + 1)
+    left = np.maximum(squares[:, splits] - sums[:, splits] ** 2 / splits, 0.0)
+    right_sums = sums[:, [n]] - sums[:, splits]
+    right = np.maximum(squares[:, [n]] - squares[:, splits] - right_sums ** 2 / (n - splits), 0.0)
+    total = np.maximum(squares[:, n] - sums[:, n] ** 2 / n, 0.0)
+    return total - (left + right).min(axis=1)
+
+
 def shuffles_for(tests: int) -> int:
     """The shuffles each split of a family of `tests` splits is tested against: PERMUTATIONS, or more, so that the
     smallest p a split can have, 1 / (shuffles + 1), still passes Holm's correction over all of them."""
@@ -91,7 +108,7 @@ def change_points(values, *, permutations: int = PERMUTATIONS, seed: int = SEED)
         if len(x) < MIN_RUNS or np.ptp(x) == 0:
             return
         split, gain = split_gain(x)
-        null = np.array([split_gain(rng.permutation(x))[1] for _ in range(permutations)])
+        null = shuffle_gains(np.array([rng.permutation(x) for _ in range(permutations)]))
         # a shuffle that leaves the same values either side of the split ties with the series: it counts against
         # the change, whichever way rounding tipped its sums
         p = (1 + np.count_nonzero(null >= gain * (1 - TIE_TOLERANCE))) / (permutations + 1)
