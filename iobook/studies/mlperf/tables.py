@@ -83,3 +83,16 @@ def reports(every_report: pd.DataFrame, names: dict[tuple[str, str], str]) -> Ta
                           "from its runs (MiB/s)": frame.mb_per_s.to_numpy(),
                           "stdev too": frame.stdev_back.map({True: "yes", False: "no"}).to_numpy()})
     return Table(frame=shown, formats={"published (MiB/s)": ",.0f", "from its runs (MiB/s)": ",.0f"})
+
+
+def claims(beside: pd.DataFrame) -> Table:
+    """Every claim of the supplements (claimed: printed, a published figure) beside what the files show (measured:
+    from the runs), the result named by what follows the organisation (the download keeps its key whole)."""
+    shown = beside.assign(result=beside.result.str.split("/", n=1).str[1].fillna("").str.replace("/", " / "))
+    return Table(frame=shown.rename(columns={"claimed": "claimed (printed)", "measured": "measured (files)"}),
+                 formats={"measured (files)": ",.4g"})
+
+
+def claims_compared(compared: list[evidence.Comparison]) -> Table:
+    """The comparison kit's table of each rate and AU claim: its result's runs over the printed figure."""
+    return comparison.table(compared, reference="claimed")
