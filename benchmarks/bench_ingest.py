@@ -3,6 +3,7 @@ and the book's build times.
 
     .venv/bin/python benchmarks/bench_ingest.py ../shared/io500-submissions [--scales 1,4,16] [--dask-workers 1,2]
     make bench BENCH_ARGS="--scales 1,4,16"
+    make bench-mlperf    # the MLPerf Storage v1.0 corpus (../shared/mlperf-storage-v1.0): one scale, no Dask, no book
 
 Writes _build/bench.json and prints a table:
 - cat_s (the fastest of 3), ingest_s (median of 3 local ingests, each into a new database), reingest_s
