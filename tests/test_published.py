@@ -17,7 +17,7 @@ SEEDS = SHARED / "seeds"
 # MLPerf Storage v1.0 is Windows-1252: its apostrophes are 0x92)
 TEXTS = {"MLPerf Storage v1.0 Supplementals.txt": (SHARED / "mlperf-storage-v1.0", "cp1252")}
 NAMES = sorted(p.stem for p in published.PUBLISHED.glob("*.csv"))
-NUMBER = re.compile(r"~?(-?\d+(?:\.\d+)?)(?:%|X|x|M)?")
+NUMBER = re.compile(r"~?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?:%|X|x|M)?")  # "55,934": a thousands comma
 WORD_CHAR = re.compile(r"[A-Za-z0-9.]")
 
 
@@ -104,7 +104,7 @@ def check_value(cell: pd.Series) -> list[str]:
     # a unit printed glued to its number ("3TB", "120TiB/day") is the cell's unit
     number = NUMBER.fullmatch(printed.removesuffix(cell["unit"]) if cell["unit"] else printed)
     if number and cell["unit"] != "version":
-        if pd.isna(value) or value != float(number.group(1)):
+        if pd.isna(value) or value != float(number.group(1).replace(",", "")):
             return [f"value {value!r} is not the printed number {printed!r}"]
     elif not pd.isna(value):
         return [f"value {value!r} given for non-numeric {printed!r}"]

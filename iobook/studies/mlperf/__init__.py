@@ -68,6 +68,7 @@ def report(con, *, link_example: str = "", claim_example: str = "") -> Report:
                 "reports_reproduced": reproduced.k, "has_links": limits[0].k > 0, "has_comparisons": bool(compared),
                 "has_reports": len(every_report) > 0, "has_report_mismatches": len(wrong) > 0,
                 "claims": len(said), "claims_compared": len(claimed),
+                "claims_units_text": Prose(findings.claims_units_text(claimed)),
                 "claim_text": Prose(findings.claim_sentence(claims.example(said, beside, every_result, claim_example))),
                 **findings.summaries(runs, unread, wrong)},
         figures={"fig-mlperf-au": charts.chart_au_margin(runs, au["within"]),

@@ -1,7 +1,7 @@
 """The organisations' own claims (their supplements to MLPerf Storage v1.0, data/published/mlperf_v1_supplementals.csv:
 published figures, transcribed as printed) beside what their files show. A claim whose sentence names a result
 (workload, accelerator type, hosts, accelerators, a part of the system's name: the table's key columns) is matched to
-the organisation's results that fit every key it states; a rate or an AU claim matched to one result is compared
+the organisation's results (an organisation without files here has none) that fit every key it states; a rate or an AU claim matched to one result is compared
 with that result's runs (evidence.compare_to_reference: the five runs against the printed figure taken as exact); a
 count of accelerators is set beside the matched results' counts, accelerators per drive beside the accelerators over
 the drives the system's description states. A claim naming no result (an appliance's maximum, a storage server's
@@ -72,7 +72,7 @@ def compared(claims: pd.DataFrame, runs: pd.DataFrame, every: pd.DataFrame) -> l
         found.append(evidence.compare_to_reference(
             measured.to_numpy(dtype=float), float(claim.value), quantity=f"{claim.said_by}: {claim.claim}",
             unit=claim.unit, replicate=evidence.Replicate.RUN, family=FAMILY, label=matched.result.iloc[0],
-            reference_label=f"{claim.printed} {claim.unit} claimed"))
+            reference_label=f"{_printed(claim)} claimed"))
     return found
 
 
@@ -84,14 +84,20 @@ def beside(claims: pd.DataFrame, every: pd.DataFrame, systems: pd.DataFrame) -> 
     for claim in claims.itertuples(index=False):
         claim = pd.Series(claim._asdict())
         measured, shown, result = _measured(claim, every, drives)
-        claimed = claim.printed if claim.printed.endswith(claim.unit) else f"{claim.printed} {claim.unit}"
-        rows.append({"said by": claim.said_by, "claim": claim.claim, "claimed": claimed, "measured": measured,
+        rows.append({"said by": claim.said_by, "claim": claim.claim, "claimed": _printed(claim), "measured": measured,
                      "what the files show": shown, "result": result})
     return pd.DataFrame(rows)
 
 
+def _printed(claim: pd.Series) -> str:
+    """The claim as printed with its unit ('69GB/s' prints it, '66' does not)."""
+    return claim.printed if claim.printed.endswith(claim.unit) else f"{claim.printed} {claim.unit}"
+
+
 def _measured(claim: pd.Series, every: pd.DataFrame, drives: pd.Series) -> tuple[float | None, str, str]:
     """(the files' figure in the claim's unit or None, what it is or why none, its result's key or '')."""
+    if claim.organisation not in set(every.organisation):  # '' where the corpus holds none of its files
+        return None, "no files of the organisation here", ""
     if claim.unit not in (*RATE_UNITS, AU_UNIT, COUNT_UNIT, PER_DRIVE_UNIT):
         return None, "not a figure of a run", ""
     if claim.unit in RATE_UNITS and not any(claim[k] != "" and not pd.isna(claim[k]) for k in KEYS):

@@ -156,6 +156,22 @@ def claims_finding(count: int, compared: list[evidence.Comparison], shown: pd.Da
     return Finding(text=text + ".", target="tab-mlperf-claims", evidence=(units, *compared))
 
 
+def claims_units_text(compared: list[evidence.Comparison]) -> str:
+    """How the claims that name one result read their GB: as DLIO's MB/s ÷ 1,000 (a ratio within CLAIM_NEAR of 1),
+    as 10^9 bytes (within CLAIM_NEAR of 10^6 / 2^20), or as neither, those named."""
+    dlio = [c for c in compared if abs(c.ratio - 1) <= CLAIM_NEAR]
+    in_bytes = [c for c in compared if abs(c.ratio * MIB / MB - 1) <= CLAIM_NEAR]
+    neither = [c for c in compared if c not in dlio and c not in in_bytes]
+    text = (f"Of the {len(compared):,} claims set against their runs, {len(dlio):,} are DLIO's figure within "
+            f"{CLAIM_NEAR:.0%} and {len(in_bytes):,} are it in bytes (their GB 10^9 bytes: {MB / MIB:.3f}× of DLIO's "
+            "figure, which is 2^20 bytes to its MB)")
+    if neither:
+        text += ("; neither: " + ", ".join(f"{present.md_escape(c.quantity.split(': ')[0])}'s "
+                                             f"{present.md_escape(c.baseline_label.removesuffix(' claimed'))} "
+                                             f"({c.ratio:.3g}×)" for c in neither))
+    return text + "."
+
+
 def claim_sentence(example: dict | None) -> str:
     """The named claim beside its result: which is the claim (printed) and which the measurement (the runs)."""
     if example is None:
