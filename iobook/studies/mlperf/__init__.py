@@ -1,9 +1,11 @@
 """AI training storage: MLPerf Storage v1.0's results read as data (the chapter `mlperf`): every run's accelerator
 utilisation against its workload's minimum, the coded validity audit (view mlperf_run_flags), each run's rate against
 its hosts' links as its system's description states them, MiB/s per simulated accelerator by workload and accelerator
-type, and each published report's mean and stdev recomputed from its runs.
+type, each published report's mean and stdev recomputed from its runs, and the organisations' own claims (published
+figures) beside what their files show.
 Layers: queries/*.sql, analysis (runs -> records), audit (the codes' rules and sources), reports (the published
-reports recomputed), charts, findings; `report` wires them for the notebook."""
+reports recomputed), claims (the supplements' figures against the results), charts, findings; `report` wires them
+for the notebook."""
 from __future__ import annotations
 
 import pandas as pd
@@ -67,7 +69,7 @@ def report(con, *, link_example: str = "", claim_example: str = "") -> Report:
                 "stating_links": limits[0].k, "units_runs": units.k, "reports": len(every_report),
                 "reports_reproduced": reproduced.k, "has_links": limits[0].k > 0, "has_comparisons": bool(compared),
                 "has_reports": len(every_report) > 0, "has_report_mismatches": len(wrong) > 0,
-                "claims": len(said), "claims_compared": len(claimed),
+                "claims": len(said), "claims_compared": len(claimed), "has_claims_compared": bool(claimed),
                 "claims_units_text": Prose(findings.claims_units_text(claimed)),
                 "claim_text": Prose(findings.claim_sentence(claims.example(said, beside, every_result, claim_example))),
                 **findings.summaries(runs, unread, wrong)},

@@ -8,6 +8,8 @@ import pandas as pd
 from ...inference import evidence
 
 GUIDELINES = "MLPerf Storage v1.0 submission guidelines"
+# the rules' text as mlcommons/storage keeps it now (its sections as numbered there; v1.0's own copy was not read)
+RULES_TEXT = "mlcommons/storage Submission_guidelines.md"
 SUMMARY = "DLIO's summary.json"
 
 # code -> (rule, source), in the order the view lists them
@@ -18,7 +20,7 @@ CODES = {
                             "this book: AU met while the storage barely keeps up, mlcommons/storage issue 464"),
     "data_set_below_5x_memory": ("data set under 5x the clients' memory: the sum DLIO lists in summary.json, or "
                                  "where it lists none the system description's DRAM times the hosts",
-                                 f"{GUIDELINES} 6.6 Caching; mlpstorage rules.py calculate_training_data_size"),
+                                 f"{RULES_TEXT} 6.6 Caching; mlpstorage rules.py calculate_training_data_size"),
     "host_reports_no_memory": ("a host listed with 0 GB (the sum still holds every host's memory where it equals "
                                "the hosts times the memory of the host that wrote the file)",
                                f"{SUMMARY}, host_memory_GB"),
@@ -29,7 +31,7 @@ CODES = {
                         GUIDELINES),
     "clients_differ": ("a result whose runs name another client host, CPU model or per-host CPU counts, or whose "
                        "clients' memory is more than 1 % apart",
-                       f"{GUIDELINES} 3: the five runs on the same machines"),
+                       f"{RULES_TEXT} 3, a benchmark result: \"The 5 runs must be done on the same machine(s)\""),
     "rate_above_links": ("a run reading faster than its hosts' links as its system's description states them",
                          "this book's bound: data that did not cross the network, IO500 issue 88"),
 }

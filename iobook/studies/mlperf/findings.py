@@ -159,6 +159,8 @@ def claims_finding(count: int, compared: list[evidence.Comparison], shown: pd.Da
 def claims_units_text(compared: list[evidence.Comparison]) -> str:
     """How the claims that name one result read their GB: as DLIO's MB/s ÷ 1,000 (a ratio within CLAIM_NEAR of 1),
     as 10^9 bytes (within CLAIM_NEAR of 10^6 / 2^20), or as neither, those named."""
+    if not compared:
+        return ""
     dlio = [c for c in compared if abs(c.ratio - 1) <= CLAIM_NEAR]
     in_bytes = [c for c in compared if abs(c.ratio * MIB / MB - 1) <= CLAIM_NEAR]
     neither = [c for c in compared if c not in dlio and c not in in_bytes]
