@@ -82,6 +82,6 @@ def report(con, *, link_example: str = "", claim_example: str = "") -> Report:
                 "tab-mlperf-systems": tables.systems(systems, names),
                 **({"tab-mlperf-accelerators": tables.accelerators(compared)} if compared else {}),
                 **({"tab-mlperf-reports": tables.reports(every_report, names)} if len(every_report) else {}),
-                "tab-mlperf-claims": tables.claims(beside),
+                "tab-mlperf-claims": tables.claims(beside, names),
                 **({"tab-mlperf-claims-compared": tables.claims_compared(claimed)} if claimed else {})},
         findings=found, evidence=[*compared, *(r for f in found for r in f.evidence)])

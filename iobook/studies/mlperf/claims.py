@@ -105,7 +105,7 @@ def _measured(claim: pd.Series, every: pd.DataFrame, drives: pd.Series) -> tuple
         if not len(fastest):
             return None, "no result of the organisation", ""
         return (fastest.mb_per_s.iloc[0] / RATE_UNITS[claim.unit],
-                "names no result: the organisation's fastest result's mean (DLIO's MB/s)", fastest.result.iloc[0])
+                "names no result: the organisation's fastest result's mean", fastest.result.iloc[0])
     if claim.unit == COUNT_UNIT:  # the claim is the count: is there a result that has it among those that fit?
         fit = matches(claim, every, [k for k in KEYS if k != "accelerators"])
         same = fit[fit.accelerators == claim.value]
@@ -120,7 +120,7 @@ def _measured(claim: pd.Series, every: pd.DataFrame, drives: pd.Series) -> tuple
                       "no result of the organisation with what the claim states"), ""
     one = fit.iloc[0]
     if claim.unit in RATE_UNITS:
-        return one.mb_per_s / RATE_UNITS[claim.unit], "its runs' mean (DLIO's MB/s)", one.result
+        return one.mb_per_s / RATE_UNITS[claim.unit], "its runs' mean", one.result
     if claim.unit == AU_UNIT:
         return one.au, "its runs' mean AU", one.result
     stated = drives.get((one.organisation, one.system))

@@ -85,10 +85,13 @@ def reports(every_report: pd.DataFrame, names: dict[tuple[str, str], str]) -> Ta
     return Table(frame=shown, formats={"published (MiB/s)": ",.0f", "from its runs (MiB/s)": ",.0f"})
 
 
-def claims(beside: pd.DataFrame) -> Table:
+def claims(beside: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
     """Every claim of the supplements (claimed: printed, a published figure) beside what the files show (measured:
-    from the runs), the result named by what follows the organisation (the download keeps its key whole)."""
-    shown = beside.assign(result=beside.result.str.split("/", n=1).str[1].fillna("").str.replace("/", " / "))
+    from the runs), the result named by its system's short name (short_names) and its folders."""
+    parts = beside.result.str.split("/", n=2)
+    result = [f"{names.get((p[0], p[1]), ' / '.join(p[:2]))} / {p[2].replace('/', ' / ')}" if len(p) == 3 else ""
+              for p in parts]
+    shown = beside.assign(result=result)
     return Table(frame=shown.rename(columns={"claimed": "claimed (printed)", "measured": "measured (files)"}),
                  formats={"measured (files)": ",.4g"})
 
