@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PUBLISHED_DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test test-fast fuzz venv lock bench bench-book lab clean system-deps
+.PHONY: book test test-fast fuzz venv lock bench bench-mlperf bench-book lab clean system-deps
 
 venv: $(VENV)/.installed
 
@@ -82,6 +82,12 @@ lab: venv
 
 bench: venv
 	$(PY) benchmarks/bench_ingest.py $(or $(ARCHIVE),../shared/io500-submissions) $(BENCH_ARGS)
+
+# The same on the MLPerf Storage v1.0 corpus (issue 48): its ingest against `cat` of its files, one scale, no Dask
+# and no book, into _build/bench-mlperf.json (docs/scaling.md gives a run's numbers).
+bench-mlperf: venv
+	$(PY) benchmarks/bench_ingest.py $(or $(MLPERF),../shared/mlperf-storage-v1.0) --scales 1 --dask-workers '' \
+		--no-book --allow-failed-files --out _build/bench-mlperf.json
 
 # The book at a centre's scale (issue 30): ingest, each chapter and the site, one process each, on 1, 4 and 16
 # copies of the archive; wall time and peak RSS per step into _build/bench-book.json (benchmarks/bench_book.py).

@@ -41,6 +41,10 @@ SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
        (SELECT max(cpu_sockets * cores_per_socket) FROM nodes c WHERE c.source_id = d.source_id AND c.is_client)
            AS client_cores,
        (SELECT max(dram_mib) FROM nodes c WHERE c.source_id = d.source_id AND c.is_client) AS client_dram_mib,
+       -- a client's DRAM in DLIO's GB (2^30 bytes): capacity_MiB / 1024, or capacity_GB (10^9 bytes) where a
+       -- description states that instead; as stated (Hammerspace's and Micron's capacity_MiB of 256 read as 0.25)
+       (SELECT max(coalesce(dram_mib / 1024, dram_gb * 1e9 / 1073741824)) FROM nodes c
+        WHERE c.source_id = d.source_id AND c.is_client) AS client_dram_gib,
        (SELECT string_agg(DISTINCT accelerators_stated, '; ') FROM nodes c
         WHERE c.source_id = d.source_id AND c.is_client) AS client_accelerators_stated,
        (SELECT count(*) FROM raw_mlperf_system_hosts h JOIN nodes c
@@ -59,7 +63,12 @@ FROM described d JOIN raw_mlperf_systems y USING (source_id);
 -- (accelerator_source 'overrides' or 'folder'). au_min_pct: the workload's AU minimum by the v1.0 rules
 -- (unet3d and resnet50 90 %, cosmoflow 70 %; mlcommons/storage v1.0 Submission_guidelines.md); au_min_config_pct:
 -- the one the run's config asked of DLIO (metric.au). started/ended: DLIO's times, the host's local time (no zone).
--- data_set_gb: data_size_per_host_GB x hosts; hosts_memory_gb: the sum of host_memory_GB over the hosts DLIO lists.
+-- data_set_gb: data_size_per_host_GB x hosts; hosts_memory_gb: the sum of host_memory_GB over the hosts DLIO lists
+-- (in every v1.0 run it equals hosts x host_mem_total_gb: a host listed with 0 GB is one whose memory DLIO counted
+-- under another host's index, not memory missing from the sum); host_mem_total_gb: MemTotal of the host that wrote
+-- summary.json (its host_meminfo, /proc/meminfo's kB = 2^10 bytes); described_memory_gb: hosts x a client's DRAM as
+-- the system's description states it. client_memory_gb: the memory the 5x check uses, client_memory_source where
+-- it comes from: the summary.json's sum, or where that lists none (no host, or every host 0 GB), the description's.
 -- links_mb_per_s: the run's hosts x its system's client_link_gbps, in MB/s (1 Gbit/s = 125 MB/s); null where no
 -- description of the system was read. system_match: 'name' (systems/<system>.json) or 'only description' (the
 -- organisation's one description, where none has the system's name: simplyblock's results hold no system folder).
@@ -75,6 +84,7 @@ WITH runs AS (
     FROM raw_dlio_summaries m JOIN sources s USING (source_id)
 ), hosts AS (
     SELECT source_id, sum(memory_gb) AS hosts_memory_gb,
+           CAST(list(cpu_count ORDER BY host_index) AS VARCHAR) AS host_cpu_counts,
            count(*) FILTER (memory_gb = 0) AS hosts_reporting_no_memory,
            count(*) FILTER (potential_caching > 0) AS hosts_potential_caching
     FROM raw_dlio_summary_hosts GROUP BY source_id
@@ -98,7 +108,7 @@ WITH runs AS (
     LEFT JOIN configs c USING (folder)
     LEFT JOIN choices ch USING (folder)
 ), systems AS (
-    SELECT n.source_id, y.system_source_id, y.client_link_gbps,
+    SELECT n.source_id, y.system_source_id, y.client_link_gbps, y.client_dram_gib,
            CASE WHEN y.system = n.system THEN 'name' ELSE 'only description' END AS system_match
     FROM named n JOIN mlperf_systems y ON y.organisation = n.organisation
     WHERE y.system = n.system
@@ -123,7 +133,11 @@ SELECT n.source_id, n.path, n.result_path, n.organisation, n.system,
        n.batch_size, n.read_threads, n.computation_time_s,
        n.data_size_per_host_gb, n.data_size_per_host_gb * n.num_hosts AS data_set_gb,
        h.hosts_memory_gb, h.hosts_reporting_no_memory, h.hosts_potential_caching,
-       n.cpu_model, n.mem_total_kb,
+       n.mem_total_kb / 1048576 AS host_mem_total_gb, n.num_hosts * y.client_dram_gib AS described_memory_gb,
+       coalesce(nullif(h.hosts_memory_gb, 0), n.num_hosts * y.client_dram_gib) AS client_memory_gb,
+       CASE WHEN nullif(h.hosts_memory_gb, 0) IS NOT NULL THEN 'summary.json host_memory_GB'
+            WHEN y.client_dram_gib IS NOT NULL THEN 'system description DRAM x hosts' END AS client_memory_source,
+       n.cpu_model, n.mem_total_kb, h.host_cpu_counts,
        y.system_source_id, y.system_match, y.client_link_gbps,
        n.num_hosts * y.client_link_gbps * 125 AS links_mb_per_s,
        -- what must be equal across a result's runs (mlperf_run_flags 'settings_differ'): the workload, its scale and
@@ -146,23 +160,30 @@ LEFT JOIN systems y USING (source_id);
 --                        mlcommons/storage v1.0 Submission_guidelines.md, DLIO's train_au_meet_expectation).
 --   au_within_one_point  au_min_pct <= au_mean_pct < au_min_pct + 1: passes by less than one point (this book's
 --                        margin: AU is met while the storage barely keeps up, mlcommons/storage issue #464).
---   data_set_below_5x_memory  data_set_gb < 5 x hosts_memory_gb: the v1.0 rules ask a data set of at least 5x the
---                        clients' memory so that it cannot be cached (Submission_guidelines.md; benchmark.sh
---                        datasize); v1.0 let submitters declare the memory, this compares the memory DLIO measured.
---   host_reports_no_memory    a host with host_memory_GB 0 in summary.json: its memory is not in the 5x check.
+--   data_set_below_5x_memory  data_set_gb < 5 x client_memory_gb: the rules ask a data set of at least 5x the
+--                        sum of the clients' memory so that it cannot be cached (Submission_guidelines.md 6.6
+--                        Caching; mlpstorage/rules.py calculate_training_data_size); v1.0 let submitters declare the
+--                        memory, this compares the memory DLIO measured (client_memory_source says which).
+--   host_reports_no_memory    a host with host_memory_GB 0 in summary.json (DLIO's list; the sum still holds the
+--                        memory of every host where it equals hosts x host_mem_total_gb).
 --   potential_caching    a host with potential_caching above 0 (DLIO's own check of the data set against the
 --                        host's memory).
 --   not_five_runs        a result (the folder of its run folders) with other than 5 runs (Submission_guidelines.md:
 --                        five runs per result).
 --   settings_differ      a result whose runs differ in mlperf_runs.settings (the workload, accelerators, hosts and
 --                        DLIO's I/O parameters): its runs are not repetitions of one configuration.
+--   clients_differ       a result whose runs name other clients: the host that wrote summary.json, its CPU model,
+--                        the CPU counts DLIO lists per host, or the hosts' memory more than 1 % apart
+--                        (Submission_guidelines.md 3: "The 5 runs must be done on the same machine(s)").
 --   rate_above_links     mb_per_s x 2^20 / 10^6 > links_mb_per_s (DLIO's MB in the links' 10^6 bytes): the run read
 --                        faster than its clients' links, as its system's description states them, can carry.
 CREATE OR REPLACE VIEW mlperf_run_flags AS
--- mlperf_runs computed once for the audit's nine reads of it (expanded nine times it ran out of a chapter's memory)
+-- mlperf_runs computed once for the audit's ten reads of it (expanded nine times it ran out of a chapter's memory)
 WITH run AS MATERIALIZED (SELECT * FROM mlperf_runs),
 results AS (
-    SELECT result_path, count(*) AS runs, count(DISTINCT settings) AS settings
+    SELECT result_path, count(*) AS runs, count(DISTINCT settings) AS settings,
+           count(DISTINCT CAST(struct_pack(hostname, cpu_model, host_cpu_counts) AS VARCHAR)) AS clients,
+           max(client_memory_gb) / min(client_memory_gb) - 1 AS memory_spread
     FROM run GROUP BY result_path
 )
 SELECT path, 'au_below_minimum' AS code,
@@ -175,8 +196,9 @@ SELECT path, 'au_within_one_point',
 FROM run WHERE au_mean_pct >= au_min_pct AND au_mean_pct < au_min_pct + 1
 UNION ALL
 SELECT path, 'data_set_below_5x_memory',
-       format('data set {:.1f} GB < 5 x {:.1f} GB the {} hosts report', data_set_gb, hosts_memory_gb, hosts)
-FROM run WHERE data_set_gb < 5 * hosts_memory_gb
+       format('data set {:.1f} GB < 5 x {:.1f} GB of the {} hosts ({})', data_set_gb, client_memory_gb, hosts,
+              client_memory_source)
+FROM run WHERE data_set_gb < 5 * client_memory_gb
 UNION ALL
 SELECT path, 'host_reports_no_memory', format('{} of {} hosts report 0 GB of memory', hosts_reporting_no_memory, hosts)
 FROM run WHERE hosts_reporting_no_memory > 0
@@ -190,6 +212,11 @@ UNION ALL
 SELECT r.path, 'settings_differ', format('{} different settings among the {} runs of {}', s.settings, s.runs,
                                          r.result_path)
 FROM run r JOIN results s USING (result_path) WHERE s.settings > 1
+UNION ALL
+SELECT r.path, 'clients_differ',
+       format('{} different clients, memory {:.1%} apart, among the {} runs of {}', s.clients, s.memory_spread, s.runs,
+              r.result_path)
+FROM run r JOIN results s USING (result_path) WHERE s.clients > 1 OR s.memory_spread > 0.01
 UNION ALL
 SELECT path, 'rate_above_links',
        format('{:.0f} MB/s (10^6 bytes) above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s * 1.048576,

@@ -113,10 +113,11 @@ VIEW_ROWS = {
                       "accelerators stated, storage hosts and drives, as written",
     "mlperf_runs": "MLPerf Storage run (one DLIO summary.json): organisation, system, workload and accelerator (and "
                    "whether from the config or the folder), run, accelerators, hosts, AU, samples/s and MB/s as DLIO "
-                   "writes them (DLIO's MB = 2^20 bytes), data set, host memory, the clients' links",
+                   "writes them (DLIO's MB = 2^20 bytes), data set, host memory (and the memory the 5x check uses, "
+                   "with its source), the clients' links",
     "mlperf_run_flags": "finding of the MLPerf Storage validity audit on a run: code (AU below or within one point "
                         "of its minimum, data set below 5x memory, no memory reported, potential caching, not five "
-                        "runs, settings that differ, rate above links), what its files show",
+                        "runs, settings that differ, clients that differ, rate above links), what its files show",
 }
 
 

@@ -19,6 +19,9 @@ MB = 10 ** 6  # the megabyte of a link's rate: 1 Gbit/s = 125 MB/s
 SAME_VALUE = 1e-9
 AU_MARGIN = 1.0  # points above the minimum: au_within_one_point
 MEMORY_FACTOR = 5  # the data set at least 5x the hosts' memory
+# DLIO's per-host memory summed against hosts x the MemTotal of the host that wrote summary.json: the same to this
+# relative difference (each host lists its own MemTotal, and a run's hosts differ by kB to MB: IEI's by 0.014 %)
+SAME_MEMORY = 1e-3
 H100_OVER_A100 = "MiB/s per accelerator, H100 over A100"
 
 
@@ -62,17 +65,22 @@ def au_records(runs: pd.DataFrame, flags: pd.DataFrame) -> dict[str, evidence.Co
 
 
 def memory_records(runs: pd.DataFrame, flags: pd.DataFrame) -> dict[str, evidence.Count]:
-    """The caching checks: data sets under 5x the memory the hosts report; the runs listing hosts that report 0 GB;
-    the data sets under 5x had those hosts the mean memory of the hosts of the same run that report some; DLIO's
-    potential_caching."""
-    reporting = runs.hosts - runs.hosts_reporting_no_memory
-    filled = runs.hosts_memory_gb * runs.hosts / reporting.where(reporting > 0)
-    imputed = int((runs.data_set_gb < MEMORY_FACTOR * filled).sum())
+    """The caching checks: data sets under 5x the memory DLIO measured; the runs listing hosts that report 0 GB; the
+    runs whose listed memory sums to hosts x the MemTotal of the host that wrote summary.json (a 0 GB host is then
+    counted under another's index, not missing); the data sets under 5x the DRAM the system descriptions state, of
+    the runs whose description states it; DLIO's potential_caching."""
+    whole = runs.hosts * runs.host_mem_total_gb
+    summed = (runs.hosts_memory_gb - whole).abs() <= SAME_MEMORY * whole
+    described = runs[runs.described_memory_gb.notna()]
     return {"below_5x": audit.census(flags, "data_set_below_5x_memory", len(runs)),
             "no_memory": audit.census(flags, "host_reports_no_memory", len(runs)),
-            "below_5x_filled": evidence.count(
-                k=imputed, n=len(runs), of=evidence.Replicate.CENSUS,
-                quantity="runs under 5x their hosts' memory had hosts reporting 0 GB the others' mean"),
+            "sum_whole": evidence.count(
+                k=int(summed.sum()), n=len(runs), of=evidence.Replicate.CENSUS,
+                quantity="runs whose hosts' listed memory sums to hosts x the MemTotal of the host that wrote it"),
+            "below_5x_described": evidence.count(
+                k=int((described.data_set_gb < MEMORY_FACTOR * described.described_memory_gb).sum()),
+                n=len(described), of=evidence.Replicate.CENSUS,
+                quantity="runs under 5x the client DRAM their system's description states"),
             "caching": audit.census(flags, "potential_caching", len(runs))}
 
 

@@ -8,6 +8,8 @@ import pandas as pd
 from ...inference import evidence
 
 GUIDELINES = "MLPerf Storage v1.0 submission guidelines"
+# the rules' text as mlcommons/storage keeps it now (its sections as numbered there; v1.0's own copy was not read)
+RULES_TEXT = "mlcommons/storage Submission_guidelines.md"
 SUMMARY = "DLIO's summary.json"
 
 # code -> (rule, source), in the order the view lists them
@@ -16,15 +18,20 @@ CODES = {
                          "cosmoflow 70 %", f"{GUIDELINES}; DLIO's own AU check"),
     "au_within_one_point": ("AU at the minimum or less than one point above it",
                             "this book: AU met while the storage barely keeps up, mlcommons/storage issue 464"),
-    "data_set_below_5x_memory": ("data set under 5x the memory DLIO measured on the hosts",
-                                 "v1.0 benchmark.sh datasize; mlpstorage's rules: at least 5x the hosts' memory"),
-    "host_reports_no_memory": ("a host reporting 0 GB: its memory is missing from the 5x check",
+    "data_set_below_5x_memory": ("data set under 5x the clients' memory: the sum DLIO lists in summary.json, or "
+                                 "where it lists none the system description's DRAM times the hosts",
+                                 f"{RULES_TEXT} 6.6 Caching; mlpstorage rules.py calculate_training_data_size"),
+    "host_reports_no_memory": ("a host listed with 0 GB (the sum still holds every host's memory where it equals "
+                               "the hosts times the memory of the host that wrote the file)",
                                f"{SUMMARY}, host_memory_GB"),
     "potential_caching": ("a host with more memory than its share of the data set",
                           f"{SUMMARY}, potential_caching"),
     "not_five_runs": ("a result with other than five runs", GUIDELINES),
     "settings_differ": ("a result whose runs differ in workload, accelerators, hosts or DLIO's I/O parameters",
                         GUIDELINES),
+    "clients_differ": ("a result whose runs name another client host, CPU model or per-host CPU counts, or whose "
+                       "clients' memory is more than 1 % apart",
+                       f"{RULES_TEXT} 3, a benchmark result: \"The 5 runs must be done on the same machine(s)\""),
     "rate_above_links": ("a run reading faster than its hosts' links as its system's description states them",
                          "this book's bound: data that did not cross the network, IO500 issue 88"),
 }

@@ -10,6 +10,7 @@ from ...inference import evidence
 from ...inference.bounds import REACHES_LIMIT
 from ...inference.units import MIB
 from .analysis import AU_MARGIN, MB, MEMORY_FACTOR, link_share_record
+from .claims import RATE_UNITS
 
 
 def shown(result: str) -> str:
@@ -29,12 +30,14 @@ def au_finding(au: dict[str, evidence.Count]) -> Finding:
 
 def memory_finding(memory: dict[str, evidence.Count]) -> Finding:
     """The caching checks of the audit (censuses)."""
-    below, none, filled, caching = (memory[k] for k in ("below_5x", "no_memory", "below_5x_filled", "caching"))
+    below, none, whole, described, caching = (
+        memory[k] for k in ("below_5x", "no_memory", "sum_whole", "below_5x_described", "caching"))
     return Finding(
-        text=f"{evidence.phrase(below)} runs read a data set under {MEMORY_FACTOR}x the memory their hosts report; "
-             f"{none.k:,} list hosts reporting 0 GB, and were those given their run's other hosts' memory, "
-             f"{filled.k:,} would be; {caching.k:,} carry DLIO's potential_caching.",
-        target="tab-mlperf-audit", evidence=(below, none, filled, caching))
+        text=f"{evidence.phrase(below)} runs read a data set under {MEMORY_FACTOR}x the memory DLIO measured on their "
+             f"hosts; {none.k:,} list hosts at 0 GB, yet in {evidence.phrase(whole)} runs the list sums to the hosts "
+             f"times one host's memory, none missing; against the DRAM the descriptions state, {described.k:,} of "
+             f"{described.n:,}; {caching.k:,} carry DLIO's potential_caching.",
+        target="tab-mlperf-audit", evidence=(below, none, whole, described, caching))
 
 
 def _setup(run: pd.Series) -> str:
@@ -99,13 +102,6 @@ def accelerator_finding(compared: list[evidence.Comparison], predicted: list[evi
     return Finding(text=text + ".", target="tab-mlperf-accelerators", evidence=(*compared, *predicted))
 
 
-def units_finding(units: evidence.Count) -> Finding:
-    """DLIO's MB is 2^20 bytes (a census of the runs): what a comparison with a rate in 10^6 bytes must convert."""
-    return Finding(text=f"DLIO's MB is 2^20 bytes: in {evidence.phrase(units)} runs its MB/s equals samples/s × "
-                        f"record length / 2^20, so beside links rated in 10^6 bytes it reads {MIB / MB - 1:.1%} low.",
-                   target="tab-mlperf-workloads", evidence=(units,))
-
-
 def summaries(runs: pd.DataFrame, unread: pd.DataFrame, wrong: pd.DataFrame) -> dict[str, Prose]:
     """The page's sentences whose wording depends on the data: its scope (said once, at the top), the systems the
     runs name that have no description read (and the descriptions that are not JSON), and the reports that do not
@@ -138,3 +134,58 @@ def _reports_text(wrong: pd.DataFrame) -> str:
                      f"({_hosts(row.accelerators, row.hosts)})")
         said.append(text)
     return f"Not coming back: {'; '.join(said)}."
+
+
+CLAIM_NEAR = 0.01  # a claim within 1 % of its result's runs' mean is the figure the files print, rounded
+
+
+def claims_finding(count: int, compared: list[evidence.Comparison], shown: pd.DataFrame,
+                   units: evidence.Count) -> Finding:
+    """The organisations' claims against their files, read in DLIO's unit (a census of the runs: its MB is 2^20
+    bytes): how many rates and AUs name one result and come back from its runs within CLAIM_NEAR, and the accelerator
+    counts no result has (every ratio is in the comparison table)."""
+    near = sum(abs(c.ratio - 1) <= CLAIM_NEAR for c in compared)
+    text = (f"DLIO's MB is 2^20 bytes (MB/s = samples/s × record length / 2^20 in {evidence.phrase(units)} runs); "
+            f"of {count:,} numbers the organisations' supplements print, {len(compared):,} rates and AUs name one "
+            f"result, and {near:,} are its runs' mean as DLIO prints it (MB/s ÷ {RATE_UNITS['GB/s']:,} for a GB/s) "
+            f"within {CLAIM_NEAR:.0%}")
+    missing = shown[shown["what the files show"].str.startswith("no result that fits")]
+    if len(missing):
+        said = [present.md_escape(f"{who}: {what}") for who, what in zip(missing["said by"], missing.claimed)]
+        text += f"; no result has {', '.join(said)}"
+    return Finding(text=text + ".", target="tab-mlperf-claims", evidence=(units, *compared))
+
+
+def claims_units_text(compared: list[evidence.Comparison]) -> str:
+    """How the claims that name one result read their GB: as DLIO's MB/s ÷ 1,000 (a ratio within CLAIM_NEAR of 1),
+    as 10^9 bytes (within CLAIM_NEAR of 10^6 / 2^20), or as neither, those named."""
+    if not compared:
+        return ""
+    dlio = [c for c in compared if abs(c.ratio - 1) <= CLAIM_NEAR]
+    in_bytes = [c for c in compared if abs(c.ratio * MIB / MB - 1) <= CLAIM_NEAR]
+    neither = [c for c in compared if c not in dlio and c not in in_bytes]
+    text = (f"Of the {len(compared):,} claims set against their runs, {len(dlio):,} are DLIO's figure within "
+            f"{CLAIM_NEAR:.0%} and {len(in_bytes):,} are it in bytes (their GB 10^9 bytes: {MB / MIB:.3f}× of DLIO's "
+            "figure, which is 2^20 bytes to its MB)")
+    if neither:
+        text += ("; neither: " + ", ".join(f"{present.md_escape(c.quantity.split(': ')[0])}'s "
+                                             f"{present.md_escape(c.baseline_label.removesuffix(' claimed'))} "
+                                             f"({c.ratio:.3g}×)" for c in neither))
+    return text + "."
+
+
+def claim_sentence(example: dict | None) -> str:
+    """The named claim beside its result: which is the claim (printed) and which the measurement (the runs)."""
+    if example is None:
+        return ""
+    rate = example["mb_per_s"]
+    text = (f"{present.md_escape(example['said_by'])}'s supplement claims *{present.md_escape(example['claim'])}* "
+            f"({present.md_escape(example['claimed'])}): a claim, printed. Its fastest result "
+            f"({present.md_escape(shown(example['result']))}) measured {rate / RATE_UNITS['GB/s']:,.1f} GB/s on "
+            f"the mean of its runs as DLIO prints it (MB/s ÷ {RATE_UNITS['GB/s']:,}), {rate * MIB / 1e9:,.1f} GB/s "
+            "of 10^9 bytes")
+    if not pd.isna(example["links_mb_per_s"]):
+        links = example["links_mb_per_s"] * MB
+        text += (f", {rate * MIB / links:.1%} of the {links / 1e9:,.0f} GB/s of links its "
+                 f"{example['hosts']:,} client hosts' description states")
+    return text + "."

@@ -83,3 +83,19 @@ def reports(every_report: pd.DataFrame, names: dict[tuple[str, str], str]) -> Ta
                           "from its runs (MiB/s)": frame.mb_per_s.to_numpy(),
                           "stdev too": frame.stdev_back.map({True: "yes", False: "no"}).to_numpy()})
     return Table(frame=shown, formats={"published (MiB/s)": ",.0f", "from its runs (MiB/s)": ",.0f"})
+
+
+def claims(beside: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Every claim of the supplements (claimed: printed, a published figure) beside what the files show (measured:
+    from the runs), the result named by its system's short name (short_names) and its folders."""
+    parts = beside.result.str.split("/", n=2)
+    result = [f"{names.get((p[0], p[1]), ' / '.join(p[:2]))} / {p[2].replace('/', ' / ')}" if len(p) == 3 else ""
+              for p in parts]
+    shown = beside.assign(result=result)
+    return Table(frame=shown.rename(columns={"claimed": "claimed (printed)", "measured": "measured (files)"}),
+                 formats={"measured (files)": ",.4g"})
+
+
+def claims_compared(compared: list[evidence.Comparison]) -> Table:
+    """The comparison kit's table of each rate and AU claim: its result's runs over the printed figure."""
+    return comparison.table(compared, reference="claimed")

@@ -9,6 +9,7 @@ SELECT r.path, r.organisation || '/' || regexp_extract(r.result_path, '.*/result
        r.samples_per_s, r.mb_per_s, r.samples_per_s * r.record_length_bytes / ? AS mb_per_s_recomputed,
        r.mb_per_s * ? AS bytes_per_s, r.record_length_bytes, r.batch_size, r.computation_time_s,
        r.data_set_gb, r.hosts_memory_gb, r.hosts_reporting_no_memory, r.hosts_potential_caching,
+       r.host_mem_total_gb, r.described_memory_gb, r.client_memory_gb, r.client_memory_source,
        r.system_match, r.client_link_gbps, r.links_mb_per_s, r.settings
 FROM mlperf_runs r
 ORDER BY result, r.run, r.path
