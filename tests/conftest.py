@@ -235,6 +235,20 @@ def any_db(request, databases):
     con.close()
 
 
+@functools.cache
+def published_report(chapter: str):
+    """A study's report on PUBLISHED_DB with the study's own defaults, computed once per test process: a report is
+    a function of the database and its parameters, and the tests only read it (pagecache's takes ~4 s and 13 of its
+    tests read it)."""
+    import importlib
+
+    from iobook.book import nb
+
+    study = importlib.import_module(f"iobook.studies.{chapter}")
+    with nb.setup(PUBLISHED_DB) as con:
+        return study.report(con)
+
+
 def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, **parameters) -> list[str]:
     """The text of every code-cell output of notebooks/<name>.ipynb run on `db` with `parameters` (markdown,
     html, plain text and streams of one output joined), in order. `kernel`: executed by papermill in a kernel into
