@@ -10,6 +10,7 @@ import re
 import urllib.parse
 from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 import pandas as pd
 
 from ..database import store
@@ -30,6 +31,22 @@ def said_once(frame: pd.DataFrame, formats: dict[str, str] | None = None) -> Tab
     formatted ones (`formats`: the measured numbers) kept as columns."""
     shown, shared = constant_columns(frame, keep=list(formats or {}))
     return Table(frame=shown, formats=formats or {}, shared=shared)
+
+
+def run_status_table(status: pd.DataFrame, experiment: str = "experiment") -> Table:
+    """collector_runs.select_current's status as a table a chapter shows: per experiment (`experiment` names the
+    column: the snapshot collector's "part") and run (its folder: the host and its start, UTC), design, rounds (the
+    highest repetition), the files it measured and those of the baseline measured again at its end, and its status
+    with whether this page reads it, in one column (two took the table past the page's column at 1280 px). One
+    experiment is said once above the table."""
+    frame = pd.DataFrame({
+        experiment: status.experiment, "run": status.run_folder,
+        "design": np.where(status.stopping_rule, "rounds, stopping rule", "fixed order"),
+        "rounds": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
+        "files": status.files, "end baseline": status.end_files,
+        "status": status.status + np.where(status.selected, ", read here", ", not read")})
+    shown, shared = constant_columns(frame, keep=[c for c in frame if c != experiment])
+    return Table(frame=shown, shared=shared)
 
 
 def span(values, spec: str = "") -> str:
