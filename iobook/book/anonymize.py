@@ -61,7 +61,7 @@ from pathlib import Path, PurePosixPath
 import duckdb
 
 from ..database import store
-from ..database.sql import query
+from ..database.sql import query, statement
 
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
 KINDS = ("host", "ip", "user", "path", "daos", "uuid", "email")
@@ -269,9 +269,8 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
     known_ips = frozenset(n for n, k in found.items() if k == "ip")
     columns = _rows(con, "text_columns")
     for table, column in columns:
-        # names come from the database's own catalogue
-        values = con.execute(f'SELECT DISTINCT "{column}" FROM "{table}" WHERE regexp_matches("{column}", ?) '
-                             f'OR regexp_matches("{column}", ?) OR regexp_matches("{column}", ?)',
+        # the table and column: names from the database's own catalogue, quoted (sql.statement)
+        values = con.execute(statement(__package__, "text_values_like_names", table=table, column=column),
                              [_SQL_IPV4, _SQL_IPV6, _SQL_NAMES]).fetchall()
         for (value,) in values:
             for ip in addresses_in(value, known_ips):

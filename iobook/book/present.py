@@ -91,11 +91,7 @@ def no_data(kind: str, how_to_add: str) -> Prose:
 
 def sources(con, source_ids) -> pd.DataFrame:
     """The files behind a figure: path, format, tool version and the first 12 hex digits of its sha256."""
-    df = con.execute(
-        "SELECT path, format, tool_version, left(sha256, 12) AS sha256 "
-        "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
-        [sorted({int(s) for s in source_ids})],
-    ).df()
+    df = store.frame(con, __package__, "sources", [sorted({int(s) for s in source_ids})])
     df["path"] = store.reader_paths(con, df["path"])
     return df
 

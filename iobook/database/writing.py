@@ -67,13 +67,13 @@ def replace_files(con, batch: Batch) -> None:
 
 
 def in_transaction(con, work) -> None:
-    con.execute("BEGIN")
+    con.begin()
     try:
         work()
     except BaseException:
-        con.execute("ROLLBACK")
+        con.rollback()
         raise
-    con.execute("COMMIT")
+    con.commit()
 
 
 def stream_fio_log(con, source_id: int, path: str) -> dict:
