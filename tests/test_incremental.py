@@ -447,7 +447,7 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
     checksum, data = shown("checksum_cost"), shown("data")
     assert {source("studies.checksum_cost"), source("database.collector_runs"),
             "iobook/database/queries/collector_runs/fio_steps.sql", "iobook/book/nb.py", "iobook/inference/evidence.py",
-            "iobook/parsers/fio.py", "iobook/database/views/fio.sql", "requirements.lock"} <= checksum
+            "iobook/parsers/fio_json.py", "iobook/database/views/fio.sql", "requirements.lock"} <= checksum
     assert source("studies.snapshots") not in checksum and "iobook/book/build.py" not in checksum
     assert source("studies.your_runs") in data
     assert {"iobook/database/queries/fio_runs.sql", "iobook/studies/history/analysis.py"} <= shown("history")

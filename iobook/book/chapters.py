@@ -326,7 +326,7 @@ def _is_current(nb: dict | None, folder: Path, digest: str) -> bool:
     """The executed chapter `nb` (as read from `folder`; None where there is none) was made from these inputs and
     every download it links to exists."""
     from . import charts  # Altair: not for commands that only ingest
-    from .anonymize import download_refs
+    from .downloads import download_refs
 
     if nb is None or nb["metadata"].get("iobook", {}).get("inputs_digest") != digest:
         return False
@@ -368,6 +368,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
 
     from . import anonymize as anonymize_module
+    from . import downloads
 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
@@ -440,7 +441,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         row["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / EXECUTED).write_text(json.dumps(executed_with, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)
-    anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
+    downloads.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
 
 
