@@ -86,7 +86,8 @@ def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None
     descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
     if len(descriptors) != len(records):
         raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
-    # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px)
+    # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px);
+    # the descriptors only, not present.said_once's whole frame: the records' own columns always stay
     descriptors, shared = present.constant_columns(descriptors, keep)
     frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records],
                                      RATIO: [ratio_text(c) for c in records],
@@ -117,8 +118,8 @@ def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _ratio(x: float) -> str:
-    """A ratio as the book prints one: three significant digits, thousands separated ('5,010×', not '5.01e+03×')."""
-    return f"{x:,.0f}×" if abs(x) >= 1000 else f"{x:.3g}×"
+    """A ratio as the book prints one (evidence.number): '0.873×', '5,010×', not '5.01e+03×'."""
+    return f"{evidence.number(x)}×"
 
 
 def range_sentence(records: Iterable[Comparison], what: str = "ratios") -> str:

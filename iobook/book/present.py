@@ -28,7 +28,8 @@ def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
 
 def said_once(frame: pd.DataFrame, formats: dict[str, str] | None = None) -> Table:
     """A table whose columns holding one value in every row are said once above it (constant_columns), the
-    formatted ones (`formats`: the measured numbers) kept as columns."""
+    formatted ones (`formats`: the measured numbers) kept as columns. (comparison.table calls constant_columns on
+    its descriptors alone: a record's own columns, a measure every row shares included, stay in its table.)"""
     shown, shared = constant_columns(frame, keep=list(formats or {}))
     return Table(frame=shown, formats=formats or {}, shared=shared)
 
@@ -60,7 +61,7 @@ def span(values, spec: str = "") -> str:
 def significant(digits: int):
     """A table's format of numbers to `digits` significant digits as ',.{digits}g' prints them (483.5, 6.52), but
     thousands separated and never in exponent notation from 10**digits on (',.4g' printed a metadata rate of 11,336
-    as '1.134e+04': 11,340)."""
+    as '1.134e+04': 11,340). Not evidence.number, on purpose: that keeps every digit of a whole number (11,336)."""
     def shown(x: float) -> str:
         if x == 0 or not math.isfinite(x) or abs(float(f"{x:.{digits}g}")) < 10**digits:
             return f"{x:,.{digits}g}"
