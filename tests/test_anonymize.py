@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from conftest import copy_checkout
 
-from iobook.book import anonymize, chapters
+from iobook.book import anonymize, chapters, downloads
 from iobook.book.anonymize import Anonymizer, pseudonym
 from iobook.book.build import build_name
 
@@ -219,7 +219,7 @@ def test_downloads_are_all_linked(built):
     book = built
     linked = set()
     for nb in book.glob("*.ipynb"):
-        linked |= anonymize.download_refs(json.loads(nb.read_text(encoding="utf-8")))
+        linked |= downloads.download_refs(json.loads(nb.read_text(encoding="utf-8")))
     folder = book / "_static" / "downloads"
     files = {f.relative_to(folder).as_posix() for f in folder.rglob("*") if f.is_file()}
     assert files == linked  # the originals the kernels wrote are gone

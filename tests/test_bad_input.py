@@ -9,7 +9,8 @@ from test_ingest import table_rows
 
 from iobook.database import store
 from iobook.database.ingest import ingest
-from iobook.parsers import fio
+from iobook.parsers import fio_json
+from iobook.parsers.fio_records import FioJob
 
 pytestmark = pytest.mark.slow  # every test here runs a kernel, a book, a browser, a real tool or an ingest
 
@@ -51,8 +52,8 @@ def test_a_parser_running_out_of_memory_fails_that_file_only(clean, tmp_path, mo
         raise MemoryError("cannot allocate")
 
     formats = [f if f.tool != "fio" else type(f)(name=f.name, tool=f.tool, detect=f.detect, parse=exhausted)
-               for f in fio.FORMATS]
-    monkeypatch.setattr(fio, "FORMATS", tuple(formats))
+               for f in fio_json.FORMATS]
+    monkeypatch.setattr(fio_json, "FORMATS", tuple(formats))
     db, counts = ingest_with(folder, tmp_path)
     assert _status(db, "zz-fio.json") == ("error", "MemoryError: cannot allocate")
     assert _rows(db) == rows
@@ -70,12 +71,12 @@ def test_records_that_do_not_fit_their_columns_fail_that_file_only(clean, tmp_pa
     def wrong_type(fmt):
         def parse(text):
             parsed = fmt.parse(text)
-            job = next(r for r in parsed.records if isinstance(r, fio.FioJob))
+            job = next(r for r in parsed.records if isinstance(r, FioJob))
             records = [dataclasses.replace(job, iodepth="deep") if r is job else r for r in parsed.records]
             return dataclasses.replace(parsed, records=records)
         return type(fmt)(name=fmt.name, tool=fmt.tool, detect=fmt.detect, parse=parse)
 
-    monkeypatch.setattr(fio, "FORMATS", tuple(wrong_type(f) for f in fio.FORMATS))
+    monkeypatch.setattr(fio_json, "FORMATS", tuple(wrong_type(f) for f in fio_json.FORMATS))
     db, counts = ingest_with(folder, tmp_path)
     status, error = _status(db, "zz-fio.json")
     assert status == "error" and error.startswith("records do not fit the store: ") and counts["failed"] == 1

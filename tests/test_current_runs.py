@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from iobook.book import nb
+from iobook.book import comparison, nb
+from iobook.database import collector_runs
 from iobook.studies import checksum_cost as cc
-from iobook.studies import local_runs, snapshots
+from iobook.studies import snapshots
 from iobook.studies.pagecache import analysis as pc_analysis
 from iobook.studies.pagecache import data as pc_data
 
@@ -61,7 +62,7 @@ def test_current_run_of_each_experiment_comes_from_the_manifests(con):
     # pinned by run_folders, a superseded run is read
     pinned, pinned_status = pc_data.select_runs(con, ["vm-20261123T160557Z"])
     assert pinned.run_folder.tolist() == ["vm-20261123T160557Z"] and pinned_status.selected.sum() == 1
-    _, checksum = local_runs.select_current(con, "checksum")
+    _, checksum = collector_runs.select_current(con, "checksum")
     assert checksum.loc[checksum.selected, "run_folder"].tolist() == ["vm-20261125T030550Z"]
     _, snap = snapshots.select_runs(con, [])
     assert snap.loc[snap.selected, ["experiment", "run_folder"]].values.tolist() == [
@@ -104,7 +105,7 @@ def test_drift_ratio_is_recomputed_from_the_raw_files(con):
     """One end step against the run's rounds: its ratio from the raw fio JSON, as the collector computed it when it
     stopped (facts.decision.drift); one value has no spread of its own, so evidence.decide finds too few units."""
     run = "vm-20261125T035437Z"
-    drift = local_runs.decide_rows(pc_analysis.compare_end_baseline(
+    drift = comparison.decide_rows(pc_analysis.compare_end_baseline(
         pc_data.get_fio_results(con, [run]), pc_data.get_fio_results(con, [run], end_baseline=True))).record.iloc[0]
     during, end = labelled_files("pagecache", run, mode="buffered", phase="read")
     a = np.log([fio_bw_mib_s("pagecache", run, f, "read") for f in end])

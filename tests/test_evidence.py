@@ -165,3 +165,17 @@ def test_only_the_publications_own_selection_reproduces_it():
     # the same lists with other units (machines, not submissions) are another selection too
     assert evidence.reanalysis((paper[0], 22), paper, selection="22 machines",
                                publication="the paper").startswith("re-analysis")
+
+
+def test_one_number_format_for_sentences_tables_and_ratios():
+    """evidence.number, the book's one format of a measured value (issue 49): three significant digits, whole from 100
+    on with thousands separated. The values are worked by hand: nb.table's own format had printed 1,234.5 as
+    '1.23e+03' and evidence's 999.7 as '1e+03'."""
+    import pandas as pd
+
+    from iobook.book import nb
+
+    assert [evidence.number(x) for x in (0.012345, 45.67, 123.5, 999.7, 1234.5, -1500.2, float("inf"), None)] == [
+        "0.0123", "45.7", "124", "1,000", "1,234", "-1,500", "–", "–"]
+    cells = nb.table(pd.DataFrame({"value": [1234.5, 0.5]})).data
+    assert "<td class=\"n\">1,234</td>" in cells and "<td class=\"n\">0.5</td>" in cells

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from iobook.database import store
 from iobook.database.ingest import ingest
-from iobook.parsers import DETECT_BYTES, ParseError, detect, fio
+from iobook.parsers import DETECT_BYTES, ParseError, detect, fio_json, fio_log, fio_records, fio_text
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "fio"
 
@@ -22,17 +22,17 @@ def parsed(name: str):
 
 
 def jobs(p) -> list:
-    return sorted((r for r in p.records if isinstance(r, fio.FioJob)), key=lambda j: j.job_index)
+    return sorted((r for r in p.records if isinstance(r, fio_records.FioJob)), key=lambda j: j.job_index)
 
 
-def io(p, jobname: str, direction: str, nth: int = 0) -> fio.FioIO:
+def io(p, jobname: str, direction: str, nth: int = 0) -> fio_records.FioIO:
     index = [j.job_index for j in jobs(p) if j.jobname == jobname][nth]
-    (row,) = [r for r in p.records if isinstance(r, fio.FioIO) and r.job_index == index and r.direction == direction]
+    (row,) = [r for r in p.records if isinstance(r, fio_records.FioIO) and r.job_index == index and r.direction == direction]
     return row
 
 
 def pct(p, job_index: int, direction: str, percentile: float) -> float:
-    (v,) = [r.value_ns for r in p.records if isinstance(r, fio.FioPercentile) and r.job_index == job_index
+    (v,) = [r.value_ns for r in p.records if isinstance(r, fio_records.FioPercentile) and r.job_index == job_index
             and r.direction == direction and r.percentile == percentile and r.latency == "clat"]
     return v
 
@@ -56,7 +56,7 @@ def test_json_333_multi_job_groups():
 def test_jsonplus_keeps_latency_bins():
     p = parsed("fio333-multi.jsonplus.json")
     assert p.format == "fio-json+"
-    bins = [b for b in p.records if isinstance(b, fio.FioLatencyBin) and b.job_index == 0]
+    bins = [b for b in p.records if isinstance(b, fio_records.FioLatencyBin) and b.job_index == 0]
     assert sum(b.count for b in bins) == 64  # seq-write: 4 MiB in 64 KiB writes
     assert {b.direction for b in bins} == {"write"}
 
@@ -66,7 +66,7 @@ def test_json_noise_lines_before_and_errors():
     assert [j.jobname for j in jobs(p)] == ["noisy"] and io(p, "noisy", "read").io_bytes == 2097152
     path_error = parsed("fio333-error-path.json")
     assert [(j.jobname, j.error, j.runtime_s) for j in jobs(path_error)] == [("broken-path", 20, None)]
-    assert not [r for r in path_error.records if isinstance(r, fio.FioIO)]
+    assert not [r for r in path_error.records if isinstance(r, fio_records.FioIO)]
     assert [j.error for j in jobs(parsed("fio333-error-trim.json"))] == [25]  # ENOTTY: trim of a plain file
 
 
@@ -80,7 +80,7 @@ def test_json_2x_units_usec_and_kib():
     assert r.bw_bytes_s == 129386 * 1024 and r.iops == 8086.673998 and job.runtime_s == 10.003
     assert r.lat_mean_ns == pytest.approx(245531.122) and r.lat_max_ns == 12179000
     assert (pct(p, 0, "read", 50), pct(p, 0, "read", 99.9)) == (96000, 1896000)
-    assert len([x for x in p.records if isinstance(x, fio.FioPercentile) and x.job_index == 0]) == 19
+    assert len([x for x in p.records if isinstance(x, fio_records.FioPercentile) and x.job_index == 0]) == 19
 
 
 def test_normal_333_units_and_groups():
@@ -94,7 +94,7 @@ def test_normal_333_units_and_groups():
     seq_write = jobs(p)[0]
     assert (seq_write.rw, seq_write.bs, seq_write.ioengine, seq_write.iodepth) == (
         "write", "(R) 64.0KiB-64.0KiB, (W) 64.0KiB-64.0KiB, (T) 64.0KiB-64.0KiB", "psync", 1)
-    g = {(s.groupid, s.direction): s for s in p.records if isinstance(s, fio.FioGroupStatus)}
+    g = {(s.groupid, s.direction): s for s in p.records if isinstance(s, fio_records.FioGroupStatus)}
     assert g[2, "read"].bw_bytes_s == pytest.approx(70.5 * 2**20)  # bw=70.5MiB/s
     assert (g[2, "read"].io_bytes, g[2, "read"].run_min_ms, g[2, "read"].run_max_ms) == (8156 * 1024, 60, 113)
 
@@ -122,7 +122,7 @@ def test_normal_2x_aggrb_and_kb_is_1024():
     first = jobs(p)[0]
     assert (first.rw, first.bs, first.iodepth, first.numjobs, first.ioengine, first.usr_cpu_pct) == (
         "randread", "4K-4K/4K-4K/4K-4K", 128, 32, "libaio", 0.14)
-    g = [s for s in p.records if isinstance(s, fio.FioGroupStatus)]
+    g = [s for s in p.records if isinstance(s, fio_records.FioGroupStatus)]
     assert [(s.groupid, s.direction, s.bw_bytes_s) for s in g][0] == (0, "read", 254726 * 1024)  # aggrb=254726KB/s
 
 
@@ -133,7 +133,7 @@ def test_terse_v3_v4_v5():
     assert (w.io_bytes, w.bw_bytes_s, w.iops, w.runtime_ms) == (4194304, 2048000 * 1024, 32000, 2)
     assert pct(p3, 0, "write", 1) == 11000
     t4 = parsed("fio333-trimwrite-loop.terse4.txt")
-    assert t4.format == "fio-terse-v4" and {r.direction for r in t4.records if isinstance(r, fio.FioIO)} == {
+    assert t4.format == "fio-terse-v4" and {r.direction for r in t4.records if isinstance(r, fio_records.FioIO)} == {
         "write", "trim"}
     assert io(t4, "trimwrite-loop", "write").bw_bytes_s == 512000 * 1024
     w5 = io(parsed("fio333-multi.terse5.txt"), "seq-write", "write")
@@ -141,21 +141,21 @@ def test_terse_v3_v4_v5():
 
 
 def test_log_detection_is_strict():
-    assert fio._detect_log("0, 1293005, 1, 65536, 0\n62, 1500297, 1, 65536, 0\n")
-    assert fio._detect_log("140, 1028, 0, 0\n")  # fio 2.x: four columns
-    assert not fio._detect_log("0, 1, 2\n")
-    assert not fio._detect_log("t_ms, value, ddir, bs\n0, 1, 1, 4096\n")
-    assert not fio._detect_log("0, 1.5, 1, 4096, 0\n")
+    assert fio_log._detect_log("0, 1293005, 1, 65536, 0\n62, 1500297, 1, 65536, 0\n")
+    assert fio_log._detect_log("140, 1028, 0, 0\n")  # fio 2.x: four columns
+    assert not fio_log._detect_log("0, 1, 2\n")
+    assert not fio_log._detect_log("t_ms, value, ddir, bs\n0, 1, 1, 4096\n")
+    assert not fio_log._detect_log("0, 1.5, 1, 4096, 0\n")
     with pytest.raises(ParseError) as e:
-        fio.parse_log("0, 1, 1, 4096, 0\n5, 2, 1, 4096\n")
+        fio_log.parse_log("0, 1, 1, 4096, 0\n5, 2, 1, 4096\n")
     assert e.value.line == 2
 
 
 def test_unit_tables():
-    assert fio._size("70.5", "MiB", fio.SIZE_3X, 1) == 70.5 * 2**20
-    assert fio._size("4194", "kB", fio.SIZE_3X, 1) == 4194000
-    assert fio._size("2097", "MB", fio.SIZE_3X, 1) == 2097 * 10**6
-    assert fio._size("254727", "KB", fio.SIZE_2X, 1) == 254727 * 1024
+    assert fio_text._size("70.5", "MiB", fio_text.SIZE_3X, 1) == 70.5 * 2**20
+    assert fio_text._size("4194", "kB", fio_text.SIZE_3X, 1) == 4194000
+    assert fio_text._size("2097", "MB", fio_text.SIZE_3X, 1) == 2097 * 10**6
+    assert fio_text._size("254727", "KB", fio_text.SIZE_2X, 1) == 254727 * 1024
 
 
 @pytest.mark.slow
@@ -224,10 +224,10 @@ def test_normal_and_json_output_of_one_run_reads_its_json():
 
     outcome = parse_bytes("fio333-normal-json.txt", (FIX / "fio333-normal-json.txt").read_bytes())
     assert (outcome.row["status"], outcome.row["format"]) == ("ok", "fio-json"), outcome.row.get("error")
-    found = sorted(r.jobname for r in outcome.records if isinstance(r, fio.FioJob))
+    found = sorted(r.jobname for r in outcome.records if isinstance(r, fio_records.FioJob))
     assert found == ["randread", "seqwrite"]  # each job once: the normal blocks are the same jobs
-    by_job = {j.job_index: j.jobname for j in outcome.records if isinstance(j, fio.FioJob)}
-    bw = {(by_job[r.job_index], r.direction): r.bw_bytes_s for r in outcome.records if isinstance(r, fio.FioIO)}
+    by_job = {j.job_index: j.jobname for j in outcome.records if isinstance(j, fio_records.FioJob)}
+    bw = {(by_job[r.job_index], r.direction): r.bw_bytes_s for r in outcome.records if isinstance(r, fio_records.FioIO)}
     assert bw == {("seqwrite", "write"): 1398101333.0, ("randread", "read"): 34379540.0}
 
 
@@ -258,12 +258,12 @@ def test_terse_jobs_say_their_parameters_are_unknown_and_group_by_what_they_carr
 def _compact(text: str) -> str:
     """A fio JSON log as Python's json.dump would write it: fio's notes before the document kept, every document
     on one line, no final newline (what a user's post-processing script leaves)."""
-    start = fio.JSON_START.search(text).start()
+    start = fio_json.JSON_START.search(text).start()
     decoder, pos, docs = json.JSONDecoder(), start, []
     while pos < len(text) and text.startswith("{", pos):
         doc, end = decoder.raw_decode(text, pos)
         docs.append(json.dumps(doc, separators=(",", ":")))
-        pos = fio.NEXT_DOCUMENT.match(text, end).end()
+        pos = fio_json.NEXT_DOCUMENT.match(text, end).end()
     return text[:start] + "\n".join(docs) + text[pos:].rstrip("\n")
 
 

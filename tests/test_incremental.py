@@ -435,7 +435,7 @@ def test_a_table_executes_only_the_chapters_that_read_it(tmp_path, monkeypatch):
 
 
 def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
-    """A chapter's code digest covers the modules its study imports (the Checksum study imports local_runs; the Data
+    """A chapter's code digest covers the modules its study imports (the Checksum study imports the store's collector_runs and its queries; the Data
     chapter imports Your runs), the notebook layer and what makes the database; an edit to the snapshot study moves
     only the Snapshots chapter's digest."""
     def source(module: str) -> str:
@@ -445,8 +445,9 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
         return {f.relative_to(chapters.CODE_BASE).as_posix() for f in chapters.code_files(chapter)}
 
     checksum, data = shown("checksum_cost"), shown("data")
-    assert {source("studies.checksum_cost"), source("studies.local_runs"), "iobook/book/nb.py", "iobook/inference/evidence.py",
-            "iobook/parsers/fio.py", "iobook/database/views/fio.sql", "requirements.lock"} <= checksum
+    assert {source("studies.checksum_cost"), source("database.collector_runs"),
+            "iobook/database/queries/collector_runs/fio_steps.sql", "iobook/book/nb.py", "iobook/inference/evidence.py",
+            "iobook/parsers/fio_json.py", "iobook/database/views/fio.sql", "requirements.lock"} <= checksum
     assert source("studies.snapshots") not in checksum and "iobook/book/build.py" not in checksum
     assert source("studies.your_runs") in data
     assert {"iobook/database/queries/fio_runs.sql", "iobook/studies/history/analysis.py"} <= shown("history")

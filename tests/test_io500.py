@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 
 from iobook.database import io500_runs
 from iobook.database.ingest import ingest
-from iobook.parsers import ParseError, detect
-from iobook.parsers.io500 import FORMATS, GIB, Io500File, Io500Flag, Io500Phase
+from iobook.parsers import ParseError, all_formats, detect
+from iobook.parsers.io500 import GIB, Io500File, Io500Flag, Io500Phase
+
+# the IO500 formats in the order detection tries them (result.txt first, --verify last)
+FORMATS = tuple(f for f in all_formats() if f.tool == "io500")
 
 ARCHIVE = SHARED / "io500-submissions"
 TUCSON = ARCHIVE / "IBM Tucson/Arches Storage Scale System 3500/IBM Storage Scale/2023/submission-679"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from iobook.database import store
+from iobook.database import collector_runs, store
 from iobook.database.ingest import ingest
-from iobook.studies import checksum_cost, local_runs
+from iobook.studies import checksum_cost
 from iobook.studies.pagecache import data as pagecache_data
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
@@ -74,7 +74,7 @@ def test_verify_read_carries_its_bytes_in_the_read_direction(con):
 def test_sha256_verify_read_cpu_per_gib(con):
     bw, io_bytes, runtime_s, usr, sys = step_io(con, CHECKSUM_RUN, "012-read-sha256-direct-r1", "read")
     assert (bw, runtime_s, usr, sys) == (93222940, 23.036, 37.115819, 2.109741)
-    assert round(local_runs.cpu_s_per_gib(usr + sys, runtime_s, io_bytes), 4) == 4.518
+    assert round(collector_runs.cpu_s_per_gib(usr + sys, runtime_s, io_bytes), 4) == 4.518
     task_clock = con.execute(
         "SELECT p.value FROM perf_counters p JOIN run_sources rs USING (source_id) "
         "WHERE rs.file = '012-read-sha256-direct-r1.perf.txt' AND p.event = 'task-clock'").fetchone()

@@ -4,7 +4,7 @@ delete). Each phase's rate agrees with the score the run's own result_summary.tx
 import pytest
 from conftest import ARCHIVE
 
-from iobook.parsers import detect, io500, mdworkbench, parse_outputs
+from iobook.parsers import detect, io500, io500_summary, mdworkbench, parse_outputs
 
 RUNS = {"GWDG": ARCHIVE / "GWDG/SCC/BeeGFS/2021/submission-582",
         "Janelia": ARCHIVE / "HHMIJRC/Janelia Compute Cluster/nrsv/2021/submission-578"}
@@ -21,7 +21,7 @@ def parsed(path):
 
 @pytest.mark.parametrize("site", list(RUNS))
 def test_each_phase_rate_is_the_score_io500_printed(site):
-    summary = io500.parse_c_summary((RUNS[site] / "result_summary.txt").read_text()).records
+    summary = io500_summary.parse_c_summary((RUNS[site] / "result_summary.txt").read_text()).records
     printed = {p.label: p for p in summary if isinstance(p, io500.Io500Phase) and p.label in PHASES}
     compared = 0
     for io500_phase, phase in PHASES.items():

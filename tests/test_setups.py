@@ -12,7 +12,7 @@ from conftest import ARCHIVE, PUBLISHED_DB
 
 from iobook.database import networks, setups, store
 from iobook.database.ingest import ingest
-from iobook.parsers import ParseError, io500
+from iobook.parsers import ParseError, io500_system
 
 
 def submission(number: int) -> Path:
@@ -140,14 +140,14 @@ def test_random_4k_reads_as_fast_as_sequential_ones_are_flagged(tmp_path):
 
 def test_system_information_in_both_forms():
     text = next(submission(671).glob("results/*/system-information.txt")).read_text()
-    info = {r.key: r.value for r in io500.parse_system_information(text).records}
+    info = {r.key: r.value for r in io500_system.parse_system_information(text).records}
     assert info["storage_install_date"] == "2022-03-25" and info["client_nodes"] == "10"
     questionnaire = next(submission(706).glob("results/*/system-information.json")).read_text()
-    info = {r.key: r.value for r in io500.parse_questionnaire(questionnaire).records}
+    info = {r.key: r.value for r in io500_system.parse_questionnaire(questionnaire).records}
     assert info["Site.IO500.information.number_clientNodes"] == "10"
     assert info["Site.Supercomputer.Nodes.Interconnect.speed"] == "100 GBit"
     with pytest.raises(ParseError):
-        io500.parse_questionnaire(questionnaire[: len(questionnaire) // 2])
+        io500_system.parse_questionnaire(questionnaire[: len(questionnaire) // 2])
 
 
 def tucson_with_setup_yml(tmp_path: Path, tucson_results: Path, setup_yml: str) -> duckdb.DuckDBPyConnection:

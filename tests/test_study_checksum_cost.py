@@ -1,4 +1,4 @@
-"""The checksum_cost chapter's study (iobook/studies/checksum_cost/, with iobook/studies/local_runs.py)
+"""The checksum_cost chapter's study (iobook/studies/checksum_cost/, with iobook/database/collector_runs.py)
 on the four test databases, each issue-20 item decided from the raw files it rests on, and the notebook
 executed on each database."""
 import json
@@ -10,9 +10,9 @@ from conftest import DATABASES, REPO, SHARED, execute_chapter, holm, published_r
 
 from iobook.book import comparison, nb, present
 from iobook.book.report import FIRST_FINDING_WORDS
+from iobook.database import collector_runs
 from iobook.inference import selection
 from iobook.studies import checksum_cost as cc
-from iobook.studies import local_runs
 
 RUN = "vm-20261121T131428Z"  # the checksum run under data/raw/checksum (the tests select it: others may join it)
 RAW = REPO / "data" / "raw"
@@ -50,7 +50,7 @@ def test_runs_steps_and_costs_per_database(any_db):
 
 def compared(steps):
     """The chapter's checksum comparisons of `steps`, decided (evidence.decide), as a frame."""
-    return local_runs.record_frame(local_runs.decide_rows(cc.compare_checksums(steps)))
+    return comparison.record_frame(comparison.decide_rows(cc.compare_checksums(steps)))
 
 
 def fio_job(step: str) -> dict:
@@ -137,7 +137,7 @@ def test_unknown_run_folder_names_the_nearest(databases):
 
 def test_cpu_seconds_per_gib():
     # 50 % of one core for 4 s moving 2 GiB: 1 CPU-second per GiB
-    assert local_runs.cpu_s_per_gib(50, 4, 2**31) == 1.0
+    assert collector_runs.cpu_s_per_gib(50, 4, 2**31) == 1.0
 
 
 def test_memory_factor_from_the_published_table():

@@ -1,4 +1,4 @@
-"""The pagecache chapter's study (the package iobook/studies/pagecache/, with iobook/studies/local_runs.py) on the
+"""The pagecache chapter's study (the package iobook/studies/pagecache/, with iobook/database/collector_runs.py) on the
 four test databases and on the committed runs of each experiment, each issue-20 item decided from the raw files
 it rests on, and its notebook executed on each database."""
 import json
@@ -10,12 +10,11 @@ import pytest
 from conftest import DATABASES, REPO, execute_chapter, holm, published_report
 from scipy import stats as sps
 
-from iobook.book import nb, present
+from iobook.book import comparison, nb, present
 from iobook.book.report import FIRST_FINDING_WORDS
 from iobook.database import store
 from iobook.database.ingest import ingest
 from iobook.inference import evidence, selection
-from iobook.studies import local_runs
 from iobook.studies import pagecache as pc
 from iobook.studies.pagecache import analysis, data, findings
 
@@ -37,7 +36,7 @@ def read_settings(con, depth_runs: list[str], readahead_runs: list[str]):
 
 def decided(rows):
     """Comparison rows (keys and records) decided by evidence.decide, as a frame."""
-    return local_runs.record_frame(local_runs.decide_rows(rows))
+    return comparison.record_frame(comparison.decide_rows(rows))
 
 
 def test_runs_steps_and_modes_per_database(any_db):
@@ -310,7 +309,7 @@ def test_first_finding_on_the_current_modes_run_from_the_raw_files(databases):
     runs = data.select_runs(con)[0]
     ids = data.run_ids(runs, "modes")
     assert runs.set_index("run_id").loc[ids[0], "run_folder"] == run
-    modes = local_runs.decide_rows(analysis.compare_modes(data.get_steps(con, ids, data.get_buckets(con, ids, 1000))))
+    modes = comparison.decide_rows(analysis.compare_modes(data.get_steps(con, ids, data.get_buckets(con, ids, 1000))))
     row = analysis.mode_record(modes, run, *cv)
     assert (row.ratio, row.low, row.high, row.p_adjusted) == pytest.approx((ratio, low, high, adjusted[cv]))
     assert row.decided and (row.n, row.n_baseline) == (9, 9)
@@ -356,7 +355,7 @@ def test_trim_finding_names_the_loop_device_and_its_backing_file(databases):
     target_text = findings.trim_target_text(target)
     assert target_text == (f"{loop['device']}, a loop device over an image file of {loop['image_size']} in "
                            f"{manifest['target']['filesystem']} on {manifest['target']['device']}")
-    effect = local_runs.decide_rows(
+    effect = comparison.decide_rows(
         analysis.trim_effect(data.get_buckets(con, [runs.set_index("run_folder").loc[run, "run_id"]], 1000), 5))
     finding = findings.trim_finding(effect.set_index("window").record, target).text
     # the names from the manifest reach the Markdown escaped (present.md_escape: '/dev/loop0' as '\/dev\/loop0')
@@ -607,7 +606,7 @@ LOCAL_CELLS = ("only-if:has_data", "only-if:has_modes", "only-if:has_dirty", "on
                "only-if:has_drift")
 
 
-def test_headings_over_the_local_runs_say_what_ran(databases):
+def test_headings_over_the_collector_runs_say_what_ran(databases):
     """Issue 46: section heads (LU-11347, LU-11355, LU-9846) over the runs made here presented ext4 on a loop device
     in a VM as Lustre. The chapter keeps the talk's subject (its title, the question, seed 001's section); no heading
     over the local runs names Lustre or an LU ticket, and the page says once, above them, what ran: the manifests'

@@ -61,7 +61,8 @@ from pathlib import Path, PurePosixPath
 import duckdb
 
 from ..database import store
-from ..database.sql import query
+from ..database.sql import query, statement
+from . import downloads
 
 SALT = "iobook-anonymize-1"  # a project constant: the same original gives the same pseudonym everywhere
 KINDS = ("host", "ip", "user", "path", "daos", "uuid", "email")
@@ -269,9 +270,8 @@ def originals(con, repo_root: Path, extra_paths: tuple[Path, ...] = ()) -> dict[
     known_ips = frozenset(n for n, k in found.items() if k == "ip")
     columns = _rows(con, "text_columns")
     for table, column in columns:
-        # names come from the database's own catalogue
-        values = con.execute(f'SELECT DISTINCT "{column}" FROM "{table}" WHERE regexp_matches("{column}", ?) '
-                             f'OR regexp_matches("{column}", ?) OR regexp_matches("{column}", ?)',
+        # the table and column: names from the database's own catalogue, quoted (sql.statement)
+        values = con.execute(statement(__package__, "text_values_like_names", table=table, column=column),
                              [_SQL_IPV4, _SQL_IPV6, _SQL_NAMES]).fetchall()
         for (value,) in values:
             for ip in addresses_in(value, known_ips):
@@ -395,31 +395,6 @@ def from_db(db_path: Path, repo_root: Path, extra_paths: tuple[Path, ...] = ()) 
 
 # --- executed notebooks and their downloads ------------------------------------------------------------
 
-def _downloads():
-    """Where chapters write their downloads (iobook.book.charts), relative to the executed notebook's folder,
-    and the href prefix their links use."""
-    from . import charts  # Altair's import is not needed for anything else here
-
-    return charts.DOWNLOADS, charts.DOWNLOADS_HREF
-
-
-def download_refs(nb: dict) -> set[str]:
-    """Paths (relative to the downloads folder) of the download files a notebook's outputs link to."""
-    _, href = _downloads()
-    pattern = re.compile(re.escape(href.rstrip("/") + "/") + r"([^\"'\s<>)?#\\]+)")
-    refs: set[str] = set()
-
-    def walk(v) -> None:
-        if isinstance(v, str):
-            refs.update(pattern.findall(v))
-        elif isinstance(v, (list, dict)):
-            for x in (v.values() if isinstance(v, dict) else v):
-                walk(x)
-
-    walk([c.get("outputs", []) for c in nb.get("cells", [])])
-    return refs
-
-
 def _anonymized_file(anon: Anonymizer, src: Path) -> bytes:
     if src.suffix == ".parquet":
         import pyarrow as pa
@@ -461,10 +436,10 @@ def anonymize_notebook(anon: Anonymizer, path: Path) -> None:
         cell["metadata"] = anon.value(cell.get("metadata", {}))
         if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
             cell["source"] = anon.value(cell["source"])
-    folder, href = _downloads()
+    folder, href = downloads.location()
     folder = path.parent / folder
     renamed = {}
-    for rel in sorted(download_refs(nb)):
+    for rel in sorted(downloads.download_refs(nb)):
         src = folder / rel
         if not src.is_file():
             continue
@@ -482,22 +457,3 @@ def anonymize_notebook(anon: Anonymizer, path: Path) -> None:
             if "outputs" in cell:
                 cell["outputs"] = json.loads(links.sub(lambda m: renamed[m[0]], json.dumps(cell["outputs"])))
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def prune_downloads(notebooks: list[Path], book: Path) -> list[Path]:
-    """Delete every download file no notebook links to (the originals written while the chapters ran, and
-    those of an earlier build without --anonymize), so that none reaches the site; return them."""
-    folder = book / _downloads()[0]
-    if not folder.is_dir():
-        return []
-    keep = set()
-    for nb in notebooks:
-        if nb.is_file():
-            keep |= download_refs(json.loads(nb.read_text(encoding="utf-8")))
-    removed = [f for f in folder.rglob("*") if f.is_file() and f.relative_to(folder).as_posix() not in keep]
-    for f in removed:
-        f.unlink()
-    for d in sorted((d for d in folder.rglob("*") if d.is_dir()), key=lambda d: len(d.parts), reverse=True):
-        if not any(d.iterdir()):
-            d.rmdir()
-    return removed

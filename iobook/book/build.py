@@ -16,6 +16,7 @@ from pathlib import Path
 from ..database import store
 from ..database.digest import files_digest
 from ..database.ingest import OtherDataError, format_ingest, ingest
+from ..database.sql import query
 from . import chapters
 from .charts import DOWNLOADS
 
@@ -83,9 +84,9 @@ def write_provenance(db: Path, anonymize: bool = False, root: Path = chapters.RE
 
     con = store.open_read(db)
     try:
-        hashes = [h for (h,) in con.execute("SELECT sha256 FROM sources WHERE status <> 'gone' ORDER BY sha256").fetchall()]
-        (runs,) = con.execute("SELECT count(*) FROM io500_runs").fetchone()
-        (logs,) = con.execute("SELECT count(*) FROM sources WHERE status = 'ok'").fetchone()
+        hashes = [h for (h,) in con.execute(query(__package__, "present_sha256s")).fetchall()]
+        (runs,) = con.execute(query(__package__, "io500_run_count")).fetchone()
+        (logs,) = con.execute(query(__package__, "logs_read_count")).fetchone()
     finally:
         con.close()
     commit = git("rev-parse", "--short=12", "HEAD") or "not a git checkout"

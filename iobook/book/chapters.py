@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from ..database import root, source_labels, store
 from ..database.digest import files_digest, named_digest
+from ..database.sql import query
 
 REPO_ROOT = root.ROOT  # the checkout, or the sources a plain install unpacked (iobook.database.root)
 REGISTRY = REPO_ROOT / "notebooks" / "chapters.yml"
@@ -149,8 +150,7 @@ def template_parameters(chapter: Chapter) -> dict:
 
 def _run_labels(con) -> list[str]:
     """The labels of the fio, IOR and mdtest files (Your runs' labels: labels.yml, IO500 system or folder)."""
-    ids = [i for (i,) in con.execute("SELECT source_id FROM sources WHERE status = 'ok' AND list_contains(?, tool)",
-                                     [list(source_labels.TOOLS)]).fetchall()]
+    ids = [i for (i,) in con.execute(query(__package__, "tool_sources"), [list(source_labels.TOOLS)]).fetchall()]
     return sorted(set(source_labels.label_sources(con, ids)[0]["label"])) if ids else []
 
 
@@ -282,9 +282,7 @@ def files_read(con, chapter: Chapter) -> list[tuple]:
     """(path, sha256, status) of every file of the tools the chapter reads, in path order (files gone
     from the folders are no longer read). Paths relative to the repository, or to the folder above the
     deepest one holding the chapter's files outside it: the same on every checkout of the same files."""
-    where = "WHERE status <> 'gone'" + ("" if "*" in chapter.reads else " AND list_contains(?, tool)")
-    params = [] if "*" in chapter.reads else [chapter.reads]
-    rows = con.execute(f"SELECT path, sha256, status FROM sources {where} ORDER BY path", params).fetchall()
+    rows = con.execute(query(__package__, "files_read"), ["*" in chapter.reads, list(chapter.reads)]).fetchall()
     root, base = REPO_ROOT.resolve().as_posix(), store.outside_base(con, REPO_ROOT, [p for p, _, _ in rows])
     shown = [PurePosixPath(p).relative_to(root if PurePosixPath(p).is_relative_to(root) else base) for p, _, _ in rows]
     return [(str(s), sha, status) for s, (_, sha, status) in zip(shown, rows)]
@@ -328,7 +326,7 @@ def _is_current(nb: dict | None, folder: Path, digest: str) -> bool:
     """The executed chapter `nb` (as read from `folder`; None where there is none) was made from these inputs and
     every download it links to exists."""
     from . import charts  # Altair: not for commands that only ingest
-    from .anonymize import download_refs
+    from .downloads import download_refs
 
     if nb is None or nb["metadata"].get("iobook", {}).get("inputs_digest") != digest:
         return False
@@ -370,6 +368,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
 
     from . import anonymize as anonymize_module
+    from . import downloads
 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
@@ -442,7 +441,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         row["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / EXECUTED).write_text(json.dumps(executed_with, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)
-    anonymize_module.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
+    downloads.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
 
 

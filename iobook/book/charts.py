@@ -42,7 +42,10 @@ LEGIBLE = {"axis": {"labelFontSize": TEXT_PX, "titleFontSize": TITLE_PX},  # lab
 
 # A quantitative axis' or legend's format that rounds to three significant digits: a mark's tooltip (the description
 # Vega gives it) prints its position and colour in their axis' and legend's formats, raw floats without one
-# ("bandwidth (MiB/s, log): 9.34579372406", issue 50); tick labels read as Vega's default ones
+# ("bandwidth (MiB/s, log): 9.34579372406", issue 50); tick labels read as Vega's default ones. Two helpers on
+# purpose: this is d3's format, which Vega applies to an axis, a legend and the description it makes; tooltip_text
+# writes a description in Python where a mark's text must round as its table does (present.significant), which no
+# d3 format prints.
 ROUNDED = ",.3~r"
 
 # A mark of a chart, with the description Vega gives it: `<path aria-label="x: 1; y: 3" ... d="..."/>`

@@ -3,7 +3,8 @@ form, so a reader meets one shape for one idea (as benchstat prints one): one ta
 interval, then what tells the rows apart, units a side, Holm's p and the verdict, its codes explained once under it),
 one forest chart (ratio and
 interval on a log axis, filled when decided), one range sentence, and one drift check (a baseline measured again
-at the end of a run against itself during it). Every record shows as evidence.as_shown: no interval the rule
+at the end of a run against itself during it); a frame of keyed comparisons decided at once (decide_rows) and shown
+field by field (record_frame). Every record shows as evidence.as_shown: no interval the rule
 withholds."""
 from __future__ import annotations
 
@@ -85,7 +86,8 @@ def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None
     descriptors = pd.DataFrame(index=range(len(records))) if descriptors is None else descriptors.reset_index(drop=True)
     if len(descriptors) != len(records):
         raise ValueError(f"{len(descriptors)} descriptor rows for {len(records)} records")
-    # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px)
+    # a column with one value in every row (but `keep`) tells no rows apart: said once (it pushed ratios off 1280 px);
+    # the descriptors only, not present.said_once's whole frame: the records' own columns always stay
     descriptors, shared = present.constant_columns(descriptors, keep)
     frame = pd.concat([pd.DataFrame({"measure": [c.quantity for c in records],
                                      RATIO: [ratio_text(c) for c in records],
@@ -97,9 +99,27 @@ def table(records: Sequence[Comparison], descriptors: pd.DataFrame | None = None
     return Table(frame=frame, formats={HOLM_P: ".2g", **(formats or {})}, shared=shared, note=legend(records))
 
 
+def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column of evidence.Comparison) with each record replaced by its verdict
+    from evidence.decide, the one rule (Holm within each family, at least MIN_UNITS a side)."""
+    return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
+
+
+def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (keys and a `record` column) beside their records' fields as shown (evidence.as_shown) as columns
+    (evidence.frame); a key named like a field keeps the key's values."""
+    if rows.empty:
+        return rows
+    fields = evidence.frame([evidence.as_shown(r) for r in rows.record])
+    numbers = [c for c in ("ratio", "low", "high", "p", "p_adjusted", "sd_log") if c in fields]
+    fields[numbers] = fields[numbers].astype(float)  # None (no interval, no p) as NaN
+    fields = fields.drop(columns=[c for c in fields if c in rows])
+    return pd.concat([rows.reset_index(drop=True), fields.reset_index(drop=True)], axis=1)
+
+
 def _ratio(x: float) -> str:
-    """A ratio as the book prints one: three significant digits, thousands separated ('5,010×', not '5.01e+03×')."""
-    return f"{x:,.0f}×" if abs(x) >= 1000 else f"{x:.3g}×"
+    """A ratio as the book prints one (evidence.number): '0.873×', '5,010×', not '5.01e+03×'."""
+    return f"{evidence.number(x)}×"
 
 
 def range_sentence(records: Iterable[Comparison], what: str = "ratios") -> str:

@@ -14,6 +14,7 @@ from IPython.display import HTML, Markdown
 
 from ..database import store
 from ..database.digest import tables_read
+from ..inference import evidence
 from . import charts
 from .report import MAX_ROWS_SEARCHABLE, Html, Prose
 
@@ -164,7 +165,7 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
           searchable: bool = False, shared: dict | None = None, note: str = "") -> HTML:
     """A table for people: no index column, escaped text, numbers formatted (`formats` maps a column to a
     format spec such as ',.1f', or a function of the value where no spec does, as present.significant; other floats
-    get 3 significant digits), at most MAX_ROWS_SHOWN rows with
+    as evidence.number prints them), at most MAX_ROWS_SHOWN rows with
     the whole table in a collapsible block below (in the CSV only past MAX_ROWS_INLINE rows), and its
     unformatted data as a CSV download. A `searchable`
     table (up to MAX_ROWS_SEARCHABLE rows) shows pages of MAX_ROWS_SHOWN rows and a box that filters them.
@@ -183,7 +184,7 @@ def table(df: pd.DataFrame, formats: dict[str, str] | None = None, caption: str 
             spec = formats[column]
             return spec(value) if callable(spec) else format(value, spec)
         if isinstance(value, float):
-            return f"{value:,.3g}" if abs(value) < 1e5 else f"{value:,.0f}"
+            return evidence.number(value)
         if isinstance(value, int) and not isinstance(value, bool):
             return f"{value:,}"
         if _is_list(value):

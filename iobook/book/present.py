@@ -10,6 +10,7 @@ import re
 import urllib.parse
 from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 import pandas as pd
 
 from ..database import store
@@ -27,9 +28,26 @@ def constant_columns(frame: pd.DataFrame, keep=()) -> tuple[pd.DataFrame, dict]:
 
 def said_once(frame: pd.DataFrame, formats: dict[str, str] | None = None) -> Table:
     """A table whose columns holding one value in every row are said once above it (constant_columns), the
-    formatted ones (`formats`: the measured numbers) kept as columns."""
+    formatted ones (`formats`: the measured numbers) kept as columns. (comparison.table calls constant_columns on
+    its descriptors alone: a record's own columns, a measure every row shares included, stay in its table.)"""
     shown, shared = constant_columns(frame, keep=list(formats or {}))
     return Table(frame=shown, formats=formats or {}, shared=shared)
+
+
+def run_status_table(status: pd.DataFrame, experiment: str = "experiment") -> Table:
+    """collector_runs.select_current's status as a table a chapter shows: per experiment (`experiment` names the
+    column: the snapshot collector's "part") and run (its folder: the host and its start, UTC), design, rounds (the
+    highest repetition), the files it measured and those of the baseline measured again at its end, and its status
+    with whether this page reads it, in one column (two took the table past the page's column at 1280 px). One
+    experiment is said once above the table."""
+    frame = pd.DataFrame({
+        experiment: status.experiment, "run": status.run_folder,
+        "design": np.where(status.stopping_rule, "rounds, stopping rule", "fixed order"),
+        "rounds": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
+        "files": status.files, "end baseline": status.end_files,
+        "status": status.status + np.where(status.selected, ", read here", ", not read")})
+    shown, shared = constant_columns(frame, keep=[c for c in frame if c != experiment])
+    return Table(frame=shown, shared=shared)
 
 
 def span(values, spec: str = "") -> str:
@@ -43,7 +61,7 @@ def span(values, spec: str = "") -> str:
 def significant(digits: int):
     """A table's format of numbers to `digits` significant digits as ',.{digits}g' prints them (483.5, 6.52), but
     thousands separated and never in exponent notation from 10**digits on (',.4g' printed a metadata rate of 11,336
-    as '1.134e+04': 11,340)."""
+    as '1.134e+04': 11,340). Not evidence.number, on purpose: that keeps every digit of a whole number (11,336)."""
     def shown(x: float) -> str:
         if x == 0 or not math.isfinite(x) or abs(float(f"{x:.{digits}g}")) < 10**digits:
             return f"{x:,.{digits}g}"
@@ -74,11 +92,7 @@ def no_data(kind: str, how_to_add: str) -> Prose:
 
 def sources(con, source_ids) -> pd.DataFrame:
     """The files behind a figure: path, format, tool version and the first 12 hex digits of its sha256."""
-    df = con.execute(
-        "SELECT path, format, tool_version, left(sha256, 12) AS sha256 "
-        "FROM sources WHERE list_contains(?, source_id) ORDER BY path",
-        [sorted({int(s) for s in source_ids})],
-    ).df()
+    df = store.frame(con, __package__, "sources", [sorted({int(s) for s in source_ids})])
     df["path"] = store.reader_paths(con, df["path"])
     return df
 

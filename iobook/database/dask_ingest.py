@@ -12,7 +12,7 @@ ingest stores; loading the parts into a fresh database and rebuilding the derive
 a local ingest gives.
 
 Workers read the files by the paths the client found and write DIR: both must be on a file system every
-worker sees under the same names.
+worker sees under the same names. Its SQL: queries/dask_ingest/ (a raw table's name filled in by sql.statement).
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from tqdm import tqdm
 from . import discovery, parsing, store, writing
 from .batch import Batch
 from .ingest import parsers_digest
+from .sql import query, statement
 
 FILES_PER_TASK = 200  # ~0.5-1 s of parsing per task: scheduler overhead (~1 ms a task) stays negligible
 
@@ -54,12 +55,12 @@ def write_batch(number: int, batch: Batch, out_dir: str) -> dict:
         writing.write(con, batch)
         for table in store.raw_tables():
             target = Path(out_dir, table, part_name(number))
-            if not con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+            if not con.execute(statement(__package__, "dask_ingest/count_rows", table=table)).fetchone()[0]:
                 target.unlink(missing_ok=True)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            con.execute(f"COPY {table} TO '{_sql_string(tmp)}' (FORMAT parquet)")
+            con.execute(statement(__package__, "dask_ingest/write_part", table=table), [str(tmp)])
             os.replace(tmp, target)
         return _summary(con)
     finally:
@@ -82,17 +83,11 @@ def _failed(items: list[tuple[int, str]], reason: str) -> Batch:
 
 def _summary(con) -> dict:
     counts = Counter()
-    for status, truncated, n in con.execute(
-            "SELECT status, status = 'ok' AND error IS NOT NULL, count(*) FROM sources GROUP BY ALL").fetchall():
+    for status, truncated, n in con.execute(query(__package__, "dask_ingest/status_counts")).fetchall():
         counts[{"ok": "parsed", "error": "failed", "skipped": "skipped"}[status]] += n
         counts["truncated"] += n if truncated else 0
-    errors = con.execute("SELECT path, error_line, error FROM sources WHERE status = 'error' "
-                         "ORDER BY source_id").fetchall()
+    errors = con.execute(query(__package__, "dask_ingest/errors")).fetchall()
     return {"counts": dict(counts), "errors": errors}
-
-
-def _sql_string(path: Path) -> str:
-    return str(path).replace("'", "''")
 
 
 def dask_ingest(paths: list[Path], out_dir: Path, client=None, scheduler: str | None = None, workers: int = 2,
@@ -150,23 +145,27 @@ def load_parquet(folder: Path, db_path: Path) -> Counter:
         raise FileNotFoundError(f"{folder}: no sources/ parts; write them with `ingest --engine dask --parquet`")
     con = store.open_write(db_path)
     try:
-        if con.execute("SELECT count(*) FROM sources").fetchone()[0]:
+        if _files(con):
             raise FileExistsError(f"{db_path}: already holds files; --from-parquet loads into a new database")
 
         def work():
             for table in store.raw_tables():
                 parts = sorted(str(p) for p in (folder / table).glob("part-*.parquet"))
                 if parts:
-                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [parts])
-            if con.execute("SELECT count(*) FROM sources").fetchone()[0]:  # as ingest: rebuilt once files were written
+                    con.execute(statement(__package__, "dask_ingest/insert_parts", table=table), [parts])
+            if _files(con):  # as ingest: rebuilt once files were written
                 store.rebuild_derived(con)
                 store.set_derived_stale(con, False)
                 store.set_state(con, "parsers_digest", parsers_digest())  # the workers run this package
 
         writing.in_transaction(con, work)
         counts = Counter(_summary(con)["counts"])
-        counts["seen"], counts["new"] = con.execute(  # new: as ingest counts, the files read (not refused entries)
-            "SELECT count(*), count(*) FILTER (NOT (status = 'skipped' AND sha256 = '')) FROM sources").fetchone()
+        counts["seen"], counts["new"] = con.execute(query(__package__, "dask_ingest/seen_and_read")).fetchone()
     finally:
         con.close()
     return counts
+
+
+def _files(con) -> int:
+    """How many entries the sources table holds."""
+    return con.execute(statement(__package__, "dask_ingest/count_rows", table="sources")).fetchone()[0]

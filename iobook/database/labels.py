@@ -23,6 +23,8 @@ import hashlib
 import io
 from pathlib import Path, PurePosixPath
 
+from .sql import query
+
 FILES = ("labels.yml", "labels.yaml", "labels.csv")
 FIELDS = ("label", "institution", "system", "family")
 
@@ -95,7 +97,4 @@ def first_match(rules: dict[str, list[Rule]], path: PurePosixPath) -> tuple[str,
 def label_files(con, names: tuple[str, ...] = FILES) -> list[tuple[str, str]]:
     """(path, sha256) of every labels file (or other file of these `names`: setup.yml) ingest saw, the deepest
     first."""
-    return con.execute(
-        "SELECT path, sha256 FROM sources WHERE status <> 'gone' "
-        "AND list_contains(?, lower(regexp_extract(path, '[^/]*$'))) ORDER BY length(path) DESC, path",
-        [list(names)]).fetchall()
+    return con.execute(query(__package__, "labels/label_files"), [list(names)]).fetchall()

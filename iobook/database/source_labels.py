@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 import pandas as pd
 
 from . import labels, store
+from .sql import query
 
 TOOLS = ("fio", "ior", "mdtest")  # the tools whose runs are labelled
 
@@ -29,7 +30,7 @@ def data_root(con) -> PurePosixPath | None:
     """The folder runs are labelled under: the one DATA folder a book was built from, else the deepest folder
     holding every file the database read (and did not lose since)."""
     folders = [str(PurePosixPath(p).parent) for (p,) in
-               con.execute("SELECT path FROM sources WHERE status <> 'gone'").fetchall()]
+               con.execute(query(__package__, "store/present_source_paths")).fetchall()]
     common = PurePosixPath(os.path.commonpath(folders)) if folders else None
     given = data_paths(con)
     return given[0] if len(given) == 1 and common is not None and common.is_relative_to(given[0]) else common
@@ -48,11 +49,7 @@ def folder_label(path: PurePosixPath, root: PurePosixPath | None, given: list[Pu
 def io500_systems(con) -> dict[int, str]:
     """source_id -> the system of the IO500 run whose phase log the file is (io500_phase_log_links); the
     institution, then the file system, are added where the name alone is not unique among those runs."""
-    df = con.execute(
-        """
-        SELECT DISTINCT l.source_id, r.institution, r.system, r.filesystem
-        FROM io500_phase_log_links l JOIN io500_runs r USING (run_id) WHERE r.system IS NOT NULL
-        """).df()
+    df = store.frame(con, __package__, "labels/io500_systems")
     if df.empty:
         return {}
     name = df["system"].astype(str)
@@ -67,7 +64,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
     'folder'); the labels files found (file, patterns, files labelled); and notes (a labels file that
     cannot be used, patterns that label nothing), the paths in them as readers see them."""
     ids = sorted({int(s) for s in source_ids})
-    paths = dict(con.execute("SELECT source_id, path FROM sources WHERE list_contains(?, source_id)", [ids]).fetchall())
+    paths = dict(con.execute(query(__package__, "labels/source_paths"), [ids]).fetchall())
     root, given = data_root(con), data_paths(con)
     label_files = labels.label_files(con)
     shown = dict(zip([p for p, _ in label_files], store.reader_paths(con, pd.Series([p for p, _ in label_files], dtype=str))))
@@ -109,11 +106,6 @@ COLLECTOR_RUN = "collector run "  # a design that is one collector run: this, th
 def designs(con, source_ids: Iterable[int]) -> dict[int, str]:
     """source_id -> its design (Your runs' DESIGN_RULE): 'collector run <folder>' for a file a collector's manifest lists,
     else the tool and version the log prints ('ior 3.4.0+dev'; 'fio, version not stated')."""
-    rows = con.execute(
-        """
-        SELECT s.source_id, s.tool, s.tool_version, any_value(regexp_extract(r.run_dir, '[^/]*$')) AS run_folder
-        FROM sources s LEFT JOIN run_labels l USING (source_id) LEFT JOIN runs r USING (run_id)
-        WHERE list_contains(?, s.source_id) GROUP BY ALL
-        """, [sorted({int(s) for s in source_ids})]).fetchall()
+    rows = con.execute(query(__package__, "labels/designs"), [sorted({int(s) for s in source_ids})]).fetchall()
     return {source_id: COLLECTOR_RUN + folder if folder else f"{tool} {version}" if version
             else f"{tool}, version not stated" for source_id, tool, version, folder in rows}

@@ -1,5 +1,7 @@
 """The DuckDB store: schema from the parsers' record classes, public views from iobook/database/views/*.sql, its own
-SQL (the files' tables, its bookkeeping, the derived tables') in iobook/database/queries/store/.
+SQL (the files' tables, its bookkeeping, the derived tables') in iobook/database/queries/store/. A statement over
+each record class's table names it by a placeholder (sql.statement quotes it): a database binds values, never a
+table's name, and one template per statement beats one per table.
 
 Only `iobook ingest` opens the database for writing (`open_write`); chapters and tests use
 `open_read`, which is read-only, and bind every value as a SQL parameter.
@@ -18,7 +20,7 @@ from ..parsers import all_records
 from .batch import record_columns
 from .digest import files_digest
 from .root import reader_base
-from .sql import query
+from .sql import query, statement
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,10 +67,10 @@ def create_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
         if existing and existing != ["source_id", *(name for name, _ in columns)]:
             # a record class changed (a database of an older iobook): its rows are made again by re-parsing
             # every file, which forgetting the parsers' digest asks of the next ingest, this one included
-            con.execute(f"DROP TABLE {cls.TABLE}")
+            con.execute(statement(__package__, "store/drop_table", table=cls.TABLE))
             con.execute(query(__package__, "store/forget_parsers_digest"))
-        cols = ", ".join(f'"{name}" {_SQL_TYPES[t]}' for name, t in columns)
-        con.execute(f"CREATE TABLE IF NOT EXISTS {cls.TABLE} (source_id BIGINT NOT NULL, {cols})")
+        con.execute(statement(__package__, "store/create_record_table", table=cls.TABLE,
+                              columns={name: _SQL_TYPES[t] for name, t in columns}))
 
 
 def _add_path_bytes(con) -> None:
@@ -78,12 +80,12 @@ def _add_path_bytes(con) -> None:
     if not columns or "path_bytes" in columns:
         return
     # one migration, kept whole here: its copy names the old table's columns as the catalogue lists them
-    con.execute("BEGIN")
-    con.execute("ALTER TABLE sources RENAME TO sources_before_path_bytes")
+    con.begin()
+    con.execute(query(__package__, "store/set_aside_sources"))
     con.execute(query(__package__, "store/sources_schema"))
-    con.execute(f"INSERT INTO sources BY NAME SELECT {', '.join(columns)} FROM sources_before_path_bytes")
-    con.execute("DROP TABLE sources_before_path_bytes")
-    con.execute("COMMIT")
+    con.execute(statement(__package__, "store/copy_set_aside_sources", columns=columns))
+    con.execute(query(__package__, "store/drop_set_aside_sources"))
+    con.commit()
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -104,7 +106,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     retried once those exist, so cross-format views (e.g. IO500 phases against their IOR logs) need no naming scheme."""
     # a view an older iobook made that these files no longer do (renamed, removed) would stay, listed as data
     for (view,) in con.execute(query(__package__, "store/view_names")).fetchall():
-        con.execute(f'DROP VIEW IF EXISTS "{view}"')
+        con.execute(statement(__package__, "store/drop_view", view=view))
     folder = resources.files(__package__) / "views"
     pending = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     while pending:
@@ -164,7 +166,9 @@ def bound(con: duckdb.DuckDBPyConnection, memory_limit: str) -> duckdb.DuckDBPyC
     when the database closes). Set, not passed to connect: a second connection to the same file with another
     config is refused, and the settings hold for every connection to it."""
     spill = Path(tempfile.gettempdir()) / f"iobook-duckdb-{os.getpid()}"
-    con.execute(f"SET memory_limit = '{memory_limit}'; SET threads = {DUCKDB_THREADS}; SET temp_directory = '{spill}'")
+    con.execute(query(__package__, "store/set_memory_limit"), [memory_limit])
+    con.execute(query(__package__, "store/set_threads"), [DUCKDB_THREADS])
+    con.execute(query(__package__, "store/set_temp_directory"), [str(spill)])
     return con
 
 
@@ -213,7 +217,7 @@ def mark_gone(con, source_ids: list[int]) -> None:
     """Files no longer in the folders ingested: their records go, their sources rows stay as 'gone'."""
     con.execute(query(__package__, "store/delete_file_stats"), [source_ids])
     for cls in all_records():
-        con.execute(f"DELETE FROM {cls.TABLE} WHERE list_contains(?, source_id)", [source_ids])
+        con.execute(statement(__package__, "store/delete_records", table=cls.TABLE), [source_ids])
     con.execute(query(__package__, "store/mark_gone"), [source_ids])
 
 
@@ -266,7 +270,7 @@ def replace_sources(con, batch: Batch) -> None:
     held = [i for (i,) in con.execute(query(__package__, "store/held_sources"), [ids]).fetchall()]
     if held:
         for table in [*raw_tables(), "file_stats"]:
-            con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [held])
+            con.execute(statement(__package__, "store/delete_records", table=table), [held])
     stats = [(source_id, row["stat"]) for source_id, row in batch.rows if row.get("stat")]
     if stats:
         set_file_stats(con, stats)
@@ -279,14 +283,14 @@ def replace_sources(con, batch: Batch) -> None:
     con.execute(query(__package__, "store/insert_sources"))
     for cls, table in batch.tables.items():
         con.register("_incoming", table.combine_chunks())  # DuckDB scans a batch of 100 small chunks 2x slower
-        con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
+        con.execute(statement(__package__, "store/insert_incoming", table=cls.TABLE))
     con.unregister("_incoming")
 
 
 def insert_rows(con, cls: type, table) -> None:
     """Append an Arrow table of `cls` rows (with their source_id) to its raw table."""
     con.register("_incoming", table)
-    con.execute(f"INSERT INTO {cls.TABLE} BY NAME SELECT * FROM _incoming")
+    con.execute(statement(__package__, "store/insert_incoming", table=cls.TABLE))
     con.unregister("_incoming")
 
 
@@ -294,7 +298,7 @@ def finish_source(con, source_id: int, row: dict, drop: type | None = None) -> N
     """Set a streamed file's sources row to what its reading found (and its stat, when trusted); with `drop`,
     remove the rows of that record class it got before reading failed."""
     if drop is not None:
-        con.execute(f"DELETE FROM {drop.TABLE} WHERE source_id = ?", [source_id])
+        con.execute(statement(__package__, "store/delete_file_records", table=drop.TABLE), [source_id])
     con.execute(query(__package__, "store/finish_source"),
                 [row["sha256"], row["bytes"], row["status"], row.get("error"), row.get("error_line"), source_id])
     if row.get("stat"):
@@ -302,12 +306,12 @@ def finish_source(con, source_id: int, row: dict, drop: type | None = None) -> N
 
 
 def rebuild_derived(con) -> None:
-    con.execute(f"SET memory_limit = '{DERIVED_MEMORY_LIMIT}'")
+    con.execute(query(__package__, "store/set_memory_limit"), [DERIVED_MEMORY_LIMIT])
     try:
         for derived in _derived_steps():
             derived.rebuild(con)
     finally:
-        con.execute(f"SET memory_limit = '{WRITE_MEMORY_LIMIT}'")
+        con.execute(query(__package__, "store/set_memory_limit"), [WRITE_MEMORY_LIMIT])
 
 
 def shown_path(path: str) -> str:

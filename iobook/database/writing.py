@@ -67,13 +67,13 @@ def replace_files(con, batch: Batch) -> None:
 
 
 def in_transaction(con, work) -> None:
-    con.execute("BEGIN")
+    con.begin()
     try:
         work()
     except BaseException:
-        con.execute("ROLLBACK")
+        con.rollback()
         raise
-    con.execute("COMMIT")
+    con.commit()
 
 
 def stream_fio_log(con, source_id: int, path: str) -> dict:
@@ -81,7 +81,8 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
     transaction's inserts in memory: 13 million rows in one took 930 MiB), and return its sources row. Until
     the last piece is in, its sources row says ingest stopped while streaming it and holds no hash: a run
     killed meanwhile leaves a file that the next ingest parses again, whose replace drops the pieces in."""
-    from ..parsers import fio
+    from ..parsers import fio_log
+    from ..parsers.fio_records import FioLogSample
 
     row = {"path": path, "sha256": "", "bytes": 0, "format": "fio-log", "tool": "fio", "status": "error",
            "error": "ingest stopped while streaming this file: the next ingest reads it again"}
@@ -102,10 +103,10 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
                                          "line", lines + 1)
                     if data:
                         text = data.replace(b"\r\n", b"\n").decode("utf-8", "replace")
-                        ncols = ncols or fio.log_columns(text)
-                        table = conformed(fio.FioLogSample, fio.log_table(text, ncols, lines + 1), source_id)
+                        ncols = ncols or fio_log.log_columns(text)
+                        table = conformed(FioLogSample, fio_log.log_table(text, ncols, lines + 1), source_id)
                         lines += data.count(b"\n")
-                        in_transaction(con, lambda: store.insert_rows(con, fio.FioLogSample, table))
+                        in_transaction(con, lambda: store.insert_rows(con, FioLogSample, table))
                 if not lines:
                     raise ParseError("no whole fio log line", 1)
             except ParseError as e:
@@ -113,12 +114,12 @@ def stream_fio_log(con, source_id: int, path: str) -> dict:
                     digest.update(piece)
                     size += len(piece)
                 row.update(sha256=digest.hexdigest(), bytes=size, error=e.reason, error_line=e.line)
-                in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=fio.FioLogSample))
+                in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=FioLogSample))
                 return row
             after = os.fstat(f.fileno())
     except OSError as e:  # vanished or unreadable since the scan
         row.update(error=f"cannot be read: {e.strerror or e}")
-        in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=fio.FioLogSample))
+        in_transaction(con, lambda: store.finish_source(con, source_id, row, drop=FioLogSample))
         return row
     row.update(sha256=digest.hexdigest(), bytes=size, status="ok", error=None)
     if rest.rstrip(b"\0"):  # a NUL tail is a crash's padding; anything else is a line cut short

@@ -407,15 +407,18 @@ def cluster_bootstrap(values, clusters, statistic: Callable[[np.ndarray], float]
     return float(boot.confidence_interval.low), float(boot.confidence_interval.high)
 
 
-def _number(x: float) -> str:
-    """Three significant digits, thousands separated (as the book prints measured values)."""
-    if not np.isfinite(x):
+def number(x: float | None) -> str:
+    """A measured value or ratio as the book prints one, in sentences and tables alike: three significant digits
+    (0.0123, 45.7), whole from 100 on with thousands separated (1,234; '.3g' printed it '1.23e+03', and 999.7
+    '1e+03'), '–' for none or a non-finite one. (present.significant rounds every magnitude to its digits instead:
+    11,336 to four is 11,340, which a table of IO500 scores asks for; this keeps a whole number's every digit.)"""
+    if x is None or not np.isfinite(x):
         return "–"
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
 def _interval(low: float | None, high: float | None) -> str:
-    return f"{CONFIDENCE:.0%} interval {_number(low)}–{_number(high)}"
+    return f"{CONFIDENCE:.0%} interval {number(low)}–{number(high)}"
 
 
 def _units(n: int, replicate: Replicate) -> str:
@@ -436,10 +439,10 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
         unit = f" {record.unit}" if record.unit else ""
         units = _units(record.n, record.replicate)
         if record.low is not None:
-            return f"{_number(record.value)}{unit} ({_interval(record.low, record.high)}; {units})"
+            return f"{number(record.value)}{unit} ({_interval(record.low, record.high)}; {units})"
         if record.n < MIN_UNITS:  # the methods page says why: too few units for any interval
-            return f"{_number(record.value)}{unit} (no interval on {units})"
-        return f"{_number(record.value)}{unit} (no interval: {record.no_interval}; {units})"
+            return f"{number(record.value)}{unit} (no interval on {units})"
+        return f"{number(record.value)}{unit} (no interval: {record.no_interval}; {units})"
     if isinstance(record, Correlation):
         name = {"Spearman": "rs", "Pearson": "r"}[record.method]
         interval = (f"{CONFIDENCE:.0%} interval {record.low:.2f}–{record.high:.2f}" if record.low is not None
@@ -455,7 +458,7 @@ def phrase(record: Count | Estimate | Comparison | Correlation) -> str:
     if c.verdict is not None and not c.decided:
         verdict += (f"; {c.n_to_decide:,} a side would decide it" if c.n_to_decide
                     else "; no n can be sized from these data")
-    return f"{_number(c.ratio)}× ({interval}; {sides}; {verdict})"
+    return f"{number(c.ratio)}× ({interval}; {sides}; {verdict})"
 
 
 def phrases(labelled: Sequence[tuple[str, Count | Estimate | Comparison | Correlation]], joiner: str = "; ") -> str:

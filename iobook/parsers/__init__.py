@@ -1,9 +1,9 @@
 """Log parsers: one module per tool or format, each a pure function from text to typed records.
 
-The contract every parser module follows (see ior_text.py, mdtest.py, fio.py, io500.py, ...):
+The contract every parser module follows (see ior_text.py, mdtest.py, fio_json.py, io500_ini.py, ...):
 
 - It defines frozen dataclasses for its records (formats of one tool that give the same records share a
-  module of them: IOR's text, JSON and CSV parsers, ior_records). Each class names the raw DuckDB table its
+  module of them: IOR's text, JSON and CSV parsers, ior_records; fio's, fio_records; IO500's summaries, io500). Each class names the raw DuckDB table its
   rows go to in a ``TABLE: ClassVar[str]`` attribute; field annotations (int, float, str, bool, optional of
   those) become the table's columns. The store adds a ``source_id`` column in front, so records never
   carry file identity: a record links to its siblings from the same file through local keys
@@ -87,23 +87,26 @@ FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv", "pfi
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import (combined, dlio_config, dlio_epochs, dlio_summary, fio, gpfs, hydra_overrides, io500, ior_csv,
-                   ior_json, ior_text, mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
+    from . import (combined, dlio_config, dlio_epochs, dlio_summary, fio_error, fio_json, fio_log, fio_terse, fio_text,
+                   gpfs, hydra_overrides, io500_bash, io500_ini, io500_sc17, io500_summary, io500_system, io500_verify,
+                   ior_csv, ior_json, ior_text, mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
 
-    formats = (io500.FORMATS + gpfs.FORMATS + combined.FORMATS + ior_json.FORMATS + ior_text.FORMATS + ior_csv.FORMATS
-               + mdtest.FORMATS + mdworkbench.FORMATS + fio.FORMATS + monitor.FORMATS + pfind.FORMATS
-               + dlio_summary.FORMATS + dlio_epochs.FORMATS + dlio_config.FORMATS + hydra_overrides.FORMATS
-               + mlperf_report.FORMATS + mlperf_system.FORMATS)
+    formats = (io500_ini.FORMATS + io500_summary.FORMATS + io500_bash.FORMATS + io500_sc17.FORMATS
+               + io500_system.FORMATS + io500_verify.FORMATS + gpfs.FORMATS + combined.FORMATS + ior_json.FORMATS
+               + ior_text.FORMATS + ior_csv.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS + fio_json.FORMATS
+               + fio_terse.FORMATS + fio_text.FORMATS + fio_log.FORMATS + fio_error.FORMATS + monitor.FORMATS
+               + pfind.FORMATS + dlio_summary.FORMATS + dlio_epochs.FORMATS + dlio_config.FORMATS
+               + hydra_overrides.FORMATS + mlperf_report.FORMATS + mlperf_system.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import (dlio_config, dlio_epochs, dlio_summary, fio, gpfs, hydra_overrides, io500, ior_records, mdtest,
-                   mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
+    from . import (dlio_config, dlio_epochs, dlio_summary, fio_records, gpfs, hydra_overrides, io500, ior_records,
+                   mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
 
-    return (io500.RECORDS + gpfs.RECORDS + ior_records.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS + fio.RECORDS
-            + monitor.RECORDS + pfind.RECORDS + dlio_summary.RECORDS + dlio_epochs.RECORDS + dlio_config.RECORDS
-            + hydra_overrides.RECORDS + mlperf_report.RECORDS + mlperf_system.RECORDS)
+    return (io500.RECORDS + gpfs.RECORDS + ior_records.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS
+            + fio_records.RECORDS + monitor.RECORDS + pfind.RECORDS + dlio_summary.RECORDS + dlio_epochs.RECORDS
+            + dlio_config.RECORDS + hydra_overrides.RECORDS + mlperf_report.RECORDS + mlperf_system.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:

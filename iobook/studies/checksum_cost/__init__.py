@@ -11,9 +11,8 @@ import pandas as pd
 
 from ...book import comparison, present
 from ...book.report import Finding, Prose, Report, Table
-from ...database import io500_runs
+from ...database import collector_runs, io500_runs
 from ...inference import evidence
-from .. import local_runs
 from . import analysis, charts, findings, seed
 # the names callers and tests use, importable from iobook.studies.checksum_cost as before the layers
 from .analysis import (BUFFERED_QUANTITY, MEASURES, compare_buffered_direct, compare_checksums, compare_end_baseline,
@@ -101,7 +100,7 @@ def _compared(all_steps: pd.DataFrame, steps: pd.DataFrame, end: pd.DataFrame) -
     their drift checks."""
     rows = pd.concat([compare_checksums(all_steps), compare_buffered_direct(steps), compare_end_baseline(steps, end)],
                      ignore_index=True)
-    return local_runs.record_frame(rows.assign(record=evidence.decide(list(rows.record))))
+    return comparison.record_frame(rows.assign(record=evidence.decide(list(rows.record))))
 
 
 def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, Iterable[str]] | None) -> None:
@@ -127,7 +126,7 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
     drift = current[current.family.str.endswith(": drift")]
     modes = current[current.quantity == BUFFERED_QUANTITY]
     main = main_comparison(checksums)
-    every_runs = local_runs.get_runs(con, "checksum").set_index("run_id").loc[every].reset_index()
+    every_runs = collector_runs.get_runs(con, "checksum").set_index("run_id").loc[every].reset_index()
     others = get_others_cpu(steps, every_runs)
     low_high = findings.others_records(others)
     out.evidence += low_high
@@ -145,7 +144,7 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
 
     costs = get_costs(steps)
     widest = costs.loc[(costs.max_mib_s / costs.min_mib_s).idxmax()]
-    vmstat = local_runs.get_step_vmstat(con, runs.run_id)
+    vmstat = collector_runs.get_step_vmstat(con, runs.run_id)
     facts = get_perf_facts(con, runs.run_id)
     side = frame[frame.quantity == "bandwidth"]
     ratios_decided = "; ".join(f"{measure}: {comparison.range_sentence(group.record)}"
@@ -170,7 +169,7 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
         "drift_text": (evidence.phrases([(f"{r.label}:", r) for r in drift.record]) if len(drift)
                        else "No run read here measured its baseline again at its end")}
     out.tables |= {
-        "tab-checksum-status": local_runs.status_table(status),
+        "tab-checksum-status": present.run_status_table(status),
         "tab-checksum-runs": Table(frame=runs[list(RUNS_COLUMNS)].rename(columns=RUNS_COLUMNS),
                                    formats={"memory (GiB)": ".1f", "load (1 min)": ".2f"}),
         "tab-checksum-load": _said_once(analysis.load_table(steps, others, vmstat), LOAD_FORMATS),
@@ -196,7 +195,7 @@ def _local(con, out: Report, run_folders: Iterable[str], labels: Mapping[str, It
 def report(con, *, run_folders: Iterable[str] = (), labels: Mapping[str, Iterable[str]] | None = None) -> Report:
     """The chapter: IBM's published table and its memory factor, the checksum setting in IBM's IO500 listings,
     and the local runs (by default the current one; every run's main comparisons side by side), every verdict
-    by one call to evidence.decide. `labels` keeps some steps by their manifest labels (local_runs.keep_labels).
+    by one call to evidence.decide. `labels` keeps some steps by their manifest labels (collector_runs.keep_labels).
     Findings: the local method's outcome first when there are local runs, then IBM's published result."""
     out = Report()
     _published(out)

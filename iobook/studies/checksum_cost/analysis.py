@@ -1,4 +1,4 @@
-"""The local half of the Checksum study: the fio checksum runs of scripts/collect_checksum.py (local_runs reads their
+"""The local half of the Checksum study: the fio checksum runs of scripts/collect_checksum.py (collector_runs reads their
 steps), each checksum against none per run, phase and mode, direct writes against buffered ones, the baseline
 measured again at the end (the kit's drift check), and the CPU other work took. Comparisons come out undecided:
 the report decides them all in one call."""
@@ -9,9 +9,8 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from ...book import comparison
-from ...database import store
+from ...database import collector_runs, store
 from ...inference import evidence
-from .. import local_runs
 
 PHASES = ["write", "read"]
 # Compared with no checksum: measure -> (column of get_steps, unit).
@@ -22,9 +21,9 @@ ROW_COLUMNS = ["run_id", "phase", "mode", "verify", "measure", "step_index", "re
 
 
 def select_runs(con, run_folders: Iterable[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, status): the checksum runs the chapter reads, by default the current one (local_runs.select_current:
+    """(runs, status): the checksum runs the chapter reads, by default the current one (collector_runs.select_current:
     the newest made with the newest collector design), else those named by run folder; every run's status."""
-    return local_runs.select_current(con, "checksum", run_folders)
+    return collector_runs.select_current(con, "checksum", run_folders)
 
 
 def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
@@ -34,9 +33,9 @@ def get_runs(con, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
 
 def get_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str]] | None = None,
               end_baseline: bool = False) -> pd.DataFrame:
-    """One row per fio step of the checksum runs (local_runs.get_fio_steps), `labels` keeping some; the
+    """One row per fio step of the checksum runs (collector_runs.get_fio_steps), `labels` keeping some; the
     baseline measured again at the end of a run (drift_check=end) only with `end_baseline`, else never."""
-    return local_runs.get_fio_steps(con, run_ids, labels, end_baseline)
+    return collector_runs.get_fio_steps(con, run_ids, labels, end_baseline)
 
 
 def verify_order(frame: pd.DataFrame) -> list[str]:
@@ -115,7 +114,7 @@ def compare_end_baseline(steps: pd.DataFrame, end: pd.DataFrame) -> pd.DataFrame
 def main_comparison(checksums: pd.DataFrame) -> pd.Series:
     """The costliest checksum's bandwidth with direct I/O (lowest ratio to no checksum over both phases; any
     mode when no direct steps ran). `checksums`: compare_checksums' rows with their records' fields
-    (local_runs.record_frame)."""
+    (comparison.record_frame)."""
     bw = checksums[checksums.measure == "bandwidth"]
     direct = bw[bw["mode"] == "direct"]
     pick = direct if len(direct) else bw
@@ -142,7 +141,7 @@ def get_quiet_threshold(con, run_ids: Iterable[str]) -> float | None:
 
 def load_table(steps: pd.DataFrame, others: pd.Series, vmstat: pd.DataFrame) -> pd.DataFrame:
     """Per step: the machine's busy CPUs, fio's own user and system CPU, other work's share (get_others_cpu) and
-    vmstat's run queue (local_runs.get_step_vmstat)."""
+    vmstat's run queue (collector_runs.get_step_vmstat)."""
     queue = vmstat[["run_id", "step_index", "run_queue"]].merge(steps[["run_id", "step_index", "step"]],
                                                                  on=["run_id", "step_index"])
     return (steps.assign(others_pct=others)[["run_id", "step", "busy_cpus_during", "usr_cpu_pct", "sys_cpu_pct",

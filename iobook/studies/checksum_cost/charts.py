@@ -8,8 +8,8 @@ import altair as alt
 import pandas as pd
 
 from ...book import comparison
+from ...database import collector_runs
 from ...inference.evidence import Comparison
-from .. import local_runs
 from .analysis import PHASES, verify_order
 
 FIO_SOURCE = "source: fio_io, run_labels views"
@@ -58,7 +58,7 @@ def chart_cpu(steps: pd.DataFrame, title: str) -> alt.Chart:
     """fio's user and system CPU-seconds per GiB, one stacked bar per repetition, per phase and mode."""
     long = steps.melt(id_vars=["step", "phase", "mode", "verify", "repetition", "cpu_runtime_s", "io_bytes"],
                       value_vars=["usr_cpu_pct", "sys_cpu_pct"], var_name="kind", value_name="pct")
-    long["cpu_s_per_gib"] = local_runs.cpu_s_per_gib(long.pct, long.cpu_runtime_s, long.io_bytes).round(6)
+    long["cpu_s_per_gib"] = collector_runs.cpu_s_per_gib(long.pct, long.cpu_runtime_s, long.io_bytes).round(6)
     long["kind"] = long.kind.map({"usr_cpu_pct": "user", "sys_cpu_pct": "system"})
     return alt.Chart(long.drop(columns=["pct", "cpu_runtime_s", "io_bytes"])).mark_bar().encode(
         x=alt.X("verify:N", title="fio verify= (checksum)", sort=verify_order(steps)),

@@ -33,7 +33,7 @@ def get_runs(con) -> pd.DataFrame:
     benchmark release, score, validity, whether it is a copy of a run counted once elsewhere and an implausible
     value. The release is the io500 version the run printed (io500-sc23_v1): it names the benchmark's code, not the
     list the run was made for (runs of 2024 print io500-sc23_v1, of 2023 io500-isc22_v1)."""
-    runs = con.execute(store.query(PACKAGE, "runs")).df()
+    runs = store.frame(con, PACKAGE, "runs")
     runs["release"] = runs.io500_version.fillna("not printed")
     runs["data_protection"] = [protection_design(p) for p in runs.protection]
     return runs
@@ -197,7 +197,7 @@ def phase_relative(con, chosen: pd.DataFrame) -> pd.DataFrame:
     (queries/phase_relative.sql)."""
     con.register("_chosen", chosen[["run_id", "family"]])
     try:
-        return con.execute(store.query(PACKAGE, "phase_relative"), [PHASES]).df()
+        return store.frame(con, PACKAGE, "phase_relative", [PHASES])
     finally:
         con.unregister("_chosen")
 
@@ -231,7 +231,7 @@ def storage_overhead(con, runs: pd.DataFrame) -> pd.DataFrame:
 
 def get_sources(con, run_ids) -> pd.DataFrame:
     """Source ids of every file of these runs (for present.sources)."""
-    return con.execute(store.query(PACKAGE, "run_sources"), [sorted(int(i) for i in run_ids)]).df()
+    return store.frame(con, PACKAGE, "run_sources", [sorted(int(i) for i in run_ids)])
 
 
 def run_files(con, run_ids) -> pd.DataFrame:

@@ -20,7 +20,7 @@ WOLF = {"institution": "Intel", "system": "Wolf"}
 
 def all_phase_log_clients(con) -> pd.DataFrame:
     """Client nodes and tasks of every run as each of its phase logs counts them (queries/phase_log_clients.sql)."""
-    return con.execute(store.query(PACKAGE, "phase_log_clients")).df()
+    return store.frame(con, PACKAGE, "phase_log_clients")
 
 
 def phase_log_clients(con, run_id: int) -> pd.DataFrame:
@@ -39,7 +39,7 @@ def client_nodes(con) -> pd.DataFrame:
         return pd.DataFrame(columns=columns).astype({"run_id": "int64"})
     logged = all_phase_log_clients(con).groupby("run_id").nodes.agg(["min", "max"])
     from_logs = logged[logged["min"] == logged["max"]]["min"].rename("logged_nodes")
-    out = con.execute(store.query(PACKAGE, "declared_nodes")).df().merge(
+    out = store.frame(con, PACKAGE, "declared_nodes").merge(
         from_logs, left_on="run_id", right_index=True, how="left")
     out = out.astype({"logged_nodes": "Int64", "declared_client_nodes": "Int64", "data_servers": "Int64"})
     out["client_nodes"] = out.logged_nodes.fillna(out.declared_client_nodes)
@@ -71,7 +71,7 @@ def declared_classification(con) -> pd.DataFrame:
     Validation/CI, ...) and whether they declared a 10-node challenge run: runs per key and value as printed."""
     if not has_view(con, SYSTEM_INFO):
         return pd.DataFrame(columns=["key", "value", "runs"])
-    return con.execute(store.query(PACKAGE, "declared_classification")).df()
+    return store.frame(con, PACKAGE, "declared_classification")
 
 
 def declared_against_logs(normalised: pd.DataFrame) -> pd.DataFrame:
@@ -104,8 +104,8 @@ def per_node_medians(normalised: pd.DataFrame) -> pd.DataFrame:
 
 def wolf_and_tianhe(con, nodes: pd.DataFrame) -> pd.DataFrame:
     """Intel's Wolf and NUDT's Tianhe-2E runs with their releases and client and server nodes."""
-    runs = con.execute(store.query(PACKAGE, "wolf_and_tianhe"), [
-        WOLF["institution"], WOLF["system"], TIANHE["institution"], TIANHE["system"]]).df().merge(
+    runs = store.frame(con, PACKAGE, "wolf_and_tianhe", [
+        WOLF["institution"], WOLF["system"], TIANHE["institution"], TIANHE["system"]]).merge(
         nodes, on="run_id", how="left")
     runs["release"] = runs.io500_version.fillna("not printed")
     return runs
@@ -113,7 +113,7 @@ def wolf_and_tianhe(con, nodes: pd.DataFrame) -> pd.DataFrame:
 
 def run_phases(con, run_ids) -> pd.DataFrame:
     """The scored phases of these runs (queries/run_phases.sql), each run's in the order it ran them."""
-    phases = con.execute(store.query(PACKAGE, "run_phases"), [[int(i) for i in run_ids]]).df()
+    phases = store.frame(con, PACKAGE, "run_phases", [[int(i) for i in run_ids]])
     return phases[phases.phase.isin(PHASES)].reset_index(drop=True)
 
 

@@ -62,7 +62,7 @@ def tianhe_runs(con) -> pd.DataFrame:
     """The Tianhe-2E runs, and which equals the SC19 list's printed score at its two decimals."""
     sc19 = published.load("seed002_sc19_list")
     listed = sc19[(sc19.row == "Tianhe-2E") & (sc19.column == "score")].value.item()
-    runs = con.execute(store.query(PACKAGE, "system_runs"), [TIANHE["institution"], TIANHE["system"]]).df()
+    runs = store.frame(con, PACKAGE, "system_runs", [TIANHE["institution"], TIANHE["system"]])
     runs["matches_sc19_score"] = (runs.score - listed).abs() <= PRINTED_SCORE_HALF_UNIT
     return runs
 
@@ -241,7 +241,7 @@ def list_against_raw(con, name: str) -> pd.DataFrame:
     """Each printed row beside the raw runs of the same year whose score equals the printed one at two decimals."""
     con.register("_printed", printed_list(name))
     try:
-        found = con.execute(store.query(PACKAGE, "list_against_raw"), [PRINTED_SCORE_HALF_UNIT]).df()
+        found = store.frame(con, PACKAGE, "list_against_raw", [PRINTED_SCORE_HALF_UNIT])
     finally:
         con.unregister("_printed")
     found["in raw logs"] = found.run_id.notna()

@@ -34,7 +34,7 @@ def get_talk_runs(con, runs: pd.DataFrame) -> pd.DataFrame:
     to the slide's one decimal, directly or from two decimals), with the site and list the slide names:
     which list a run was made for is known only this way (the io500 version names the benchmark release).
     Columns: run_id, site, list, table, column; a run two tables print has two rows."""
-    phases = con.execute(store.query(PACKAGE, "phases"), [ids(runs.run_id), IO500_PHASES]).df()
+    phases = store.frame(con, PACKAGE, "phases", [ids(runs.run_id), IO500_PHASES])
     phases = phases.assign(once=phases.value.map(lambda v: present.half_up(v, 1)),
                            twice=phases.value.map(lambda v: present.half_up(present.half_up(v, 2), 1)))
     rows = []
@@ -172,7 +172,7 @@ def get_per_block(con, runs: pd.DataFrame, blocks: pd.DataFrame, claims: pd.Data
     block where `blocks` (get_building_blocks) has a count, and as % of IBM's claim for the run's model,
     phase and ESS release (`claim_for`; `claim_rule` says which claim or why none). A run without a count
     has building_blocks "unknown"."""
-    easy = con.execute(store.query(PACKAGE, "phases"), [ids(runs.run_id), EASY_PHASES]).df().rename(
+    easy = store.frame(con, PACKAGE, "phases", [ids(runs.run_id), EASY_PHASES]).rename(
         columns={"value": "gib_s"})
     df = (easy.merge(runs[["run_id", "run_key", "label", "submission", "model", "started"]], on="run_id")
           .merge(blocks[["run_id", "building_blocks", "basis", "evidence"]], on="run_id", how="left")
@@ -232,7 +232,7 @@ def get_run_links(con, run_ids) -> pd.DataFrame:
     """Each run's client links and their rate as its setup record states them (the `setups` view: the run's
     files, a setup.yml, or for IBM's ESS 3500 runs the talk's printed words, the row data/reference/client_links.csv
     names for each)."""
-    return con.execute(store.query(PACKAGE, "run_links"), [ids(run_ids)]).df().astype(
+    return store.frame(con, PACKAGE, "run_links", [ids(run_ids)]).astype(
         {"links_per_client": float})  # NaN, not pd.NA, where none is stated
 
 

@@ -60,7 +60,7 @@ def get_runs(con) -> pd.DataFrame:
     `io500_version` is the benchmark release the run printed (io500-isc24_v3), not the list it was made for.
     From the setup record (iobook.database.setups): `scale_release_stated` (never minReleaseLevel) and its `release_source`,
     `changed_during_run` (what its scripts change while it runs)."""
-    runs = con.execute(store.query(PACKAGE, "runs")).df()
+    runs = store.frame(con, PACKAGE, "runs")
     runs["ibm"] = runs.institution.fillna("").str.startswith("IBM")
     names = runs.system.fillna("") + " " + runs.filesystem.fillna("")
     model = names.str.extract(r"\b(3200|3500|6000)\b", expand=False).map(MODELS)
@@ -102,7 +102,7 @@ def get_ior_phases(con, run_ids: Iterable[int]) -> pd.DataFrame:
     value the IO500 summary reports (`io500_gib_s`), whether they agree within the printed precision, the
     IOR test's shape (transfer size, file per process, tasks, nodes) from `ior_tests`, and the file it
     wrote (`test_file`, IOR's -o option)."""
-    ior = con.execute(store.query(PACKAGE, "ior_phases"), [ids(run_ids)]).df()
+    ior = store.frame(con, PACKAGE, "ior_phases", [ids(run_ids)])
     ior["test_file"] = ior.command.astype("string").str.extract(IOR_TEST_FILE, expand=False)
     return ior.drop(columns="command")
 
@@ -142,7 +142,7 @@ def get_fs_disks(con, runs: pd.DataFrame, ior: pd.DataFrame) -> pd.DataFrame:
     """The disks of the file system each run tested: the `gpfs_fs_disks` (mmlsfs -d) of the run's system
     files whose mount point holds a file the run's IOR phases wrote (`test_file`). A listing of another
     file system of the same cluster is left out; a run without IOR logs has none."""
-    disks = con.execute(store.query(PACKAGE, "fs_disks"), [ids(runs.run_id)]).df()
+    disks = store.frame(con, PACKAGE, "fs_disks", [ids(runs.run_id)])
     files = ior.dropna(subset=["test_file"])[["run_id", "test_file"]].drop_duplicates()
     pairs = disks.merge(files, on="run_id")
     under = np.array([f.startswith(m.rstrip("/") + "/") for f, m in zip(pairs.test_file, pairs.mount_point)], dtype=bool)
@@ -177,7 +177,7 @@ def get_building_blocks(con, runs: pd.DataFrame, ior: pd.DataFrame) -> pd.DataFr
     building_blocks (Int64, NA when unknown), basis ("file system disks", "cluster listing", "folder name",
     "unknown"), evidence, and cluster_pairs (the canister-pair count of the cluster listing, NA without
     one), so that a count from the disks can be set beside the cluster's."""
-    nodes = con.execute(store.query(PACKAGE, "cluster_nodes"), [ids(runs.run_id)]).df()
+    nodes = store.frame(con, PACKAGE, "cluster_nodes", [ids(runs.run_id)])
     disks = get_fs_disks(con, runs, ior)
     rows = []
     for run in runs.itertuples():
@@ -202,5 +202,5 @@ def get_building_blocks(con, runs: pd.DataFrame, ior: pd.DataFrame) -> pd.DataFr
 
 def get_clusters(con, run_ids: Iterable[int]) -> pd.Series:
     """run_id -> the GPFS cluster name(s) of the run's mmlscluster listing (`gpfs_nodes`), for runs with one."""
-    clusters = con.execute(store.query(PACKAGE, "clusters"), [ids(run_ids)]).df()
+    clusters = store.frame(con, PACKAGE, "clusters", [ids(run_ids)])
     return clusters.groupby("run_id").cluster.agg(lambda c: ", ".join(sorted(c)))

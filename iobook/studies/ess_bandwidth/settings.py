@@ -33,7 +33,7 @@ def get_alike(con, runs: pd.DataFrame, per_block: pd.DataFrame, ior: pd.DataFram
         return pd.DataFrame(columns=["group", "attribute", "differs"])
     alike = [r for g in groups for r in g]
     cluster = get_clusters(con, alike)
-    fs = con.execute(store.query(PACKAGE, "fs_attributes"), [ids(alike)]).df()
+    fs = store.frame(con, PACKAGE, "fs_attributes", [ids(alike)])
     tested = get_fs_disks(con, runs, ior)[["run_id", "mount_point"]].drop_duplicates()
     fs = fs.merge(tested, on=["run_id", "mount_point"])
     levels = get_config(con, alike, ["minReleaseLevel"]).groupby("run_id").value.agg(lambda v: ", ".join(sorted(set(v))))
@@ -94,7 +94,7 @@ def get_hard_delete(con, runs: pd.DataFrame) -> pd.DataFrame:
     settings the talk's inode-prefetch slides name as the run's mmlsconfig listing sets them (fgdlTokenBatchAcquire,
     autoCompactDir: "value [scope]", "not set" in a listing without the key, "no listing" without a listing),
     and `token_batching`: "1 or yes" where fgdlTokenBatchAcquire is set to 1 or yes in some scope."""
-    df = con.execute(store.query(PACKAGE, "hard_delete"), [ids(runs.run_id)]).df()
+    df = store.frame(con, PACKAGE, "hard_delete", [ids(runs.run_id)])
     df = df.merge(runs[["run_id", "run_key", "label", "institution", "model", "year", "validity_flags"]], on="run_id")
     files = get_system_files(con, runs.run_id)
     listed = set(files[files.format.str.contains("mmlsconfig")].run_id)
@@ -125,8 +125,8 @@ def talk_pair(con, hard: pd.DataFrame, talk: pd.DataFrame) -> pd.Series | None:
     if set(tucson.column) != {"ISC23", "SC23"}:
         return None
     before, after = (tucson[tucson.column == c].iloc[0] for c in ("ISC23", "SC23"))
-    stat = con.execute(store.query(PACKAGE, "phases"), [ids([before.run_id, after.run_id]), ["mdtest-easy-stat"]]
-                       ).df().set_index("run_id").value
+    stat = store.frame(con, PACKAGE, "phases",
+                       [ids([before.run_id, after.run_id]), ["mdtest-easy-stat"]]).set_index("run_id").value
     config = get_config(con, [before.run_id, after.run_id], TALK_SETTINGS)
     set_in = {r: {k.lower() for k in config[config.run_id == r].key} for r in (before.run_id, after.run_id)}
     only_after = sorted((k for k in TALK_SETTINGS if k.lower() in set_in[after.run_id] - set_in[before.run_id]),
@@ -140,7 +140,7 @@ def talk_pair(con, hard: pd.DataFrame, talk: pd.DataFrame) -> pd.Series | None:
 
 def get_system_files(con, run_ids: Iterable[int]) -> pd.DataFrame:
     """The Storage Scale listings (mmlsconfig, mmlscluster, mmlsfs) linked to each run (`io500_run_system_files`)."""
-    return con.execute(store.query(PACKAGE, "system_files"), [ids(run_ids)]).df()
+    return store.frame(con, PACKAGE, "system_files", [ids(run_ids)])
 
 
 def get_config(con, run_ids: Iterable[int], keys: Iterable[str] | None = None) -> pd.DataFrame:
@@ -148,7 +148,7 @@ def get_config(con, run_ids: Iterable[int], keys: Iterable[str] | None = None) -
     (`io500_run_system_files`). `keys`: only these (matched case-insensitively, as mmchconfig does); empty
     or None: every key."""
     wanted = [k.lower() for k in keys or []]
-    return con.execute(store.query(PACKAGE, "config"), [ids(run_ids), wanted, wanted]).df()
+    return store.frame(con, PACKAGE, "config", [ids(run_ids), wanted, wanted])
 
 
 def normalise_value(value: str) -> str:

@@ -44,14 +44,14 @@ def generation(era: str | None) -> str:
 
 def get_runs(con) -> pd.DataFrame:
     """Every counted run (queries/runs.sql) with its generation and its sub-scores per client node."""
-    runs = con.execute(store.query(PACKAGE, "runs")).df()
+    runs = store.frame(con, PACKAGE, "runs")
     nodes = runs.client_nodes.astype(float).where(runs.client_nodes > 0)
     return runs.assign(generation=[generation(e) for e in runs.era],
                        bw_per_node=runs.bw_gib_s / nodes, md_per_node=runs.md_kiops / nodes)
 
 
 def get_phases(con) -> pd.DataFrame:
-    return con.execute(store.query(PACKAGE, "phases")).df()
+    return store.frame(con, PACKAGE, "phases")
 
 
 def one_per_machine(runs: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,6 @@ import pandas as pd
 from ...book import comparison, present
 from ...book.report import Report
 from ...inference import evidence
-from .. import local_runs
 from . import analysis, charts, data, findings, tables
 
 SATURATED_IDLE_PCT = 1  # vmstat's idle CPU at or below which the machine had no CPU to spare
@@ -117,7 +116,7 @@ def report(con, *, run_folders: Iterable[str] = (), bucket_ms: int = 1000, first
     depth = _of(results, data.run_ids(runs, "queue-depth"))
     shared = _of(results, data.run_ids(runs, "shared-file"))
     shared = shared[shared.phase == "write"].reset_index(drop=True) if len(shared) else shared
-    rows = local_runs.decide_rows(pd.concat([  # one decision for the whole report: no family decided in parts
+    rows = comparison.decide_rows(pd.concat([  # one decision for the whole report: no family decided in parts
         analysis.compare_modes(all_steps).assign(kind="modes"), analysis.compare_fill(fill_steps).assign(kind="fill"),
         analysis.compare_depths(depth).assign(kind="depth"),
         analysis.trim_effect(trim_buckets, first_s).assign(kind="trim"),

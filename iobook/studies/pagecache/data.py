@@ -1,4 +1,4 @@
-"""The page-cache study's frames from the database (queries/*.sql, local_runs): the runs of each experiment with
+"""The page-cache study's frames from the database (queries/*.sql, database.collector_runs): the runs of each experiment with
 their memory cgroup, fio's steps and bandwidth logs, the cgroup's memory and reclaim counters, each buffered read's
 seconds by the state of the cgroup's cache, and what each buffered write left dirty for the step after it."""
 from __future__ import annotations
@@ -8,9 +8,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ...database import published, store
+from ...database import collector_runs, published, store
 from ...inference.units import GIB
-from .. import local_runs
 
 PUBLISHED = "seed001_page_cache_facts"
 STUDY = "pagecache"
@@ -37,10 +36,10 @@ def get_published() -> pd.DataFrame:
 
 def select_runs(con, run_folders: Iterable[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, status): the pagecache runs the chapter reads, by default the current run of each experiment
-    (local_runs.select_current: the newest made with the newest collector design), else those named by run
+    (collector_runs.select_current: the newest made with the newest collector design), else those named by run
     folder; with their `experiment` (the manifest label; 'modes' for runs made before it existed) and the
     memory cgroup the collector made: its mechanism and its limit in MiB. `status`: every run's."""
-    runs, status = local_runs.select_current(con, STUDY, run_folders, "experiment", DEFAULT_EXPERIMENT)
+    runs, status = collector_runs.select_current(con, STUDY, run_folders, "experiment", DEFAULT_EXPERIMENT)
     cgroup = store.frame(con, __package__, "run_cgroup", [runs.run_id.tolist()])
     experiment = status.groupby("run_id").experiment.first().reset_index()
     runs = runs.merge(cgroup, on="run_id", how="left").merge(experiment, on="run_id", how="left")
@@ -56,7 +55,7 @@ def run_ids(runs: pd.DataFrame, experiment: str) -> list[str]:
 def get_buckets(con, ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
     """fio's bandwidth logs of each step (queries/bandwidth_buckets.sql) with the step's labels: one row per step
     and bucket, t_s = bucket start in seconds since fio started, mib_s."""
-    steps = local_runs.get_step_labels(con, ids)
+    steps = collector_runs.get_step_labels(con, ids)
     columns = ["run_id", "step_index", "step", "phase", "t_s", "mib_s", "log_entries", "log_source_id"]
     if steps.empty or "phase" not in steps:
         return pd.DataFrame(columns=columns)
@@ -69,10 +68,10 @@ def get_buckets(con, ids: Iterable[str], bucket_ms: int) -> pd.DataFrame:
 
 
 def get_steps(con, ids: Iterable[str], buckets: pd.DataFrame) -> pd.DataFrame:
-    """One row per fio step (local_runs.get_fio_steps: bandwidth, CPU per GiB, machine CPU) with the
+    """One row per fio step (collector_runs.get_fio_steps: bandwidth, CPU per GiB, machine CPU) with the
     spread of its bucket means from RAMP_UP_S on: count, mean, sample standard deviation, coefficient of variation
     (standard deviation / mean), 5th and 95th percentile, lowest."""
-    steps = local_runs.get_fio_steps(con, ids)
+    steps = collector_runs.get_fio_steps(con, ids)
     if steps.empty:
         return steps
     spread = buckets[buckets.t_s >= RAMP_UP_S].groupby(["run_id", "step_index"]).mib_s.agg(
@@ -93,14 +92,14 @@ def get_reclaim(con, ids: Iterable[str]) -> pd.DataFrame:
 
 
 def get_fio_results(con, ids: Iterable[str], end_baseline: bool = False) -> pd.DataFrame:
-    """One row per fio step of the runs (local_runs.get_fio_steps) with every job summed: bandwidth
+    """One row per fio step of the runs (collector_runs.get_fio_steps) with every job summed: bandwidth
     (bw_mib_s), bytes (gib), fio's system CPU-seconds per GiB, mean completion latency over the jobs
     (clat_mean_ms), jobs; labels kept. `end_baseline`: the baseline's steps at the end of the run instead."""
-    steps = local_runs.get_fio_steps(con, ids, end_baseline=end_baseline)
+    steps = collector_runs.get_fio_steps(con, ids, end_baseline=end_baseline)
     if steps.empty:
         return steps
     clat = store.frame(con, __package__, "completion_latency", [steps.source_id.astype(int).unique().tolist()])
-    labels = [c for c in steps.columns if c not in local_runs.FIO_STEP_MEASURES]
+    labels = [c for c in steps.columns if c not in collector_runs.FIO_STEP_MEASURES]
     steps = steps.assign(sys_cpu_s=steps.sys_cpu_pct / 100 * steps.cpu_runtime_s)
     summed = steps.groupby(labels, dropna=False, sort=False).agg(
         jobs=("bw_bytes_s", "size"), bw_bytes_s=("bw_bytes_s", "sum"), io_bytes=("io_bytes", "sum"),
@@ -154,7 +153,7 @@ def get_fill_steps(con, fill: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     buckets while the cgroup's cache was filling and once it was full (with their bucket counts), the
     cache at the step's start and its peak (MiB, memory.stat), the cgroup's charge events per GiB read
     (pgpgin: one per page or large folio entering the cache), fio's system CPU-seconds per GiB, and what
-    vmstat saw (local_runs.get_step_vmstat: run queue, idle %, least free memory)."""
+    vmstat saw (collector_runs.get_step_vmstat: run queue, idle %, least free memory)."""
     if fill.empty:
         return pd.DataFrame()
     ids = fill.run_id.unique().tolist()
@@ -162,13 +161,13 @@ def get_fill_steps(con, fill: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     per_state = fill[fill.cache.isin(CACHE_STATES)].pivot_table(
         index=by, columns="cache", values="mib_s", aggfunc=["mean", "size"])
     per_state.columns = [f"{state}_{'mib_s' if agg == 'mean' else 'buckets'}" for agg, state in per_state.columns]
-    steps = local_runs.get_fio_steps(con, ids).merge(fill[by].drop_duplicates(), on=by)
+    steps = collector_runs.get_fio_steps(con, ids).merge(fill[by].drop_duplicates(), on=by)
     memory = get_memory(con, ids)
     cache = memory[memory.metric == "cache"].sort_values("t_s").groupby(by).mib.agg(
         cache_start_mib="first", cache_peak_mib="max")
     out = (steps.merge(per_state.reset_index(), on=by, how="left").merge(cache.reset_index(), on=by, how="left")
            .merge(get_reclaim(con, ids)[[*by, "cgroup_pgpgin_events"]], on=by, how="left")
-           .merge(local_runs.get_step_vmstat(con, ids), on=by, how="left")
+           .merge(collector_runs.get_step_vmstat(con, ids), on=by, how="left")
            .merge(runs[["run_id", "experiment", "memory_limit_mib"]], on="run_id", suffixes=("_label", "")))
     out["charges_per_gib"] = out.cgroup_pgpgin_events / out.gib
     for state in CACHE_STATES:
@@ -185,7 +184,7 @@ def get_dirty_left(con, runs: pd.DataFrame) -> pd.DataFrame:
     limit and the next step's name."""
     columns = ["run_id", "experiment", "step_index", "step", "next_step", "dirty_mib", "memory_limit_mib"]
     ids = runs.run_id.tolist()
-    labels = pd.concat([local_runs.get_step_labels(con, ids), local_runs.get_step_labels(con, ids, end_baseline=True)])
+    labels = pd.concat([collector_runs.get_step_labels(con, ids), collector_runs.get_step_labels(con, ids, end_baseline=True)])
     if labels.empty or not {"phase", "mode"} <= set(labels):
         return pd.DataFrame(columns=columns)
     writes = labels[(labels.phase == "write") & (labels["mode"] == "buffered")].drop_duplicates(["run_id", "step_index"])

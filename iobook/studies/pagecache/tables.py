@@ -9,7 +9,6 @@ import pandas as pd
 
 from ...book import comparison, present
 from ...book.report import Table
-from .. import local_runs
 
 MIB = ",.0f"
 BANDWIDTH, LATENCY = "bandwidth (MiB/s)", "completion latency (ms)"
@@ -110,4 +109,4 @@ def runs(frame: pd.DataFrame) -> Table:
 
 
 def status(frame: pd.DataFrame) -> Table:
-    return local_runs.status_table(frame)
+    return present.run_status_table(frame)

@@ -14,9 +14,9 @@ import pandas as pd
 
 from ...book import comparison, present
 from ...book.report import Finding, Prose, Report, Table
+from ...database import collector_runs
 from ...inference import evidence
 from ...inference.evidence import Comparison
-from .. import local_runs
 from . import charts, findings
 # the names callers and tests use, importable from iobook.studies.snapshots as before the layers
 from .analysis import (OPERATIONS, compare_control_drift, compare_stages, get_control_drift, get_rates, get_run_facts,
@@ -203,7 +203,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
     out = Report()
     _seed(out)
     runs, status = select_runs(con, run_folders)
-    cow_ids, recovery_ids, metadata_ids = (local_runs.selected_ids(status, p) for p in ("cow", "recovery", "metadata"))
+    cow_ids, recovery_ids, metadata_ids = (collector_runs.selected_ids(status, p) for p in ("cow", "recovery", "metadata"))
     rates = get_rates(con, metadata_ids)
     stages, stage_records = compare_stages(rates)
     drift, drift_records = compare_control_drift(rates)
@@ -236,7 +236,7 @@ def report(con, *, run_folders: Iterable[str] = ()) -> Report:
                                            zip(runs.load_avg_1m, runs.load_avg_5m, runs.load_avg_15m)]}).merge(
         facts.rename(columns={"run_id": "run"}), how="left"))
     # rounds: the metadata part numbers its repetitions across stages, which no reader counts as rounds
-    shown = local_runs.status_table(status, "part")
+    shown = present.run_status_table(status, "part")
     out.tables["tab-snapshots-status"] = Table(frame=shown.frame.drop(columns="rounds"), shared=shown.shared)
     source_ids = set(runs["manifest_source_id"]).union(*read.values())
     out.values["files_link"] = present.files_link(present.sources(con, source_ids).path, "The files of the local runs")

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from ...book import comparison
-from ...database import store
+from ...database import collector_runs, store
 from ...inference import evidence
 from ...inference.evidence import Comparison, Replicate
-from .. import local_runs
 
 STUDY = "snapshots"
 OPERATIONS = ["create", "stat", "delete"]  # fio engines filecreate, filestat, filedelete, in run order
@@ -27,10 +26,10 @@ RATE_COLUMNS = ["run_id", "step_index", "operation", "stage", "subvolume", "duri
 
 def select_runs(con, run_folders: Iterable[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, status): the snapshot collector runs the chapter reads and every run's status per part
-    (local_runs.select_current; a part is an experiment, manifest label `part`, 'metadata' for runs made
+    (collector_runs.select_current; a part is an experiment, manifest label `part`, 'metadata' for runs made
     before parts existed): by default the current run of each part, else the runs named by their run folder
     (exact; an unknown name raises selection.UnknownSelection naming the nearest)."""
-    return local_runs.select_current(con, STUDY, run_folders, "part", "metadata")
+    return collector_runs.select_current(con, STUDY, run_folders, "part", "metadata")
 
 
 def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -42,7 +41,7 @@ def get_rates(con, run_ids: Iterable[str]) -> pd.DataFrame:
     source_id, fio's engine, jobs and error, fio's group-reported files per second (all files over the longer
     job's runtime) and runtime (ms), the manifest step's seconds, and the CPU share other work took during
     the step (label busy_others_during_pct; NaN in runs that did not record it)."""
-    parts = [local_runs.get_step_labels(con, run_ids, end_baseline=end) for end in (False, True)]
+    parts = [collector_runs.get_step_labels(con, run_ids, end_baseline=end) for end in (False, True)]
     steps = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else parts[0]
     if "phase" in steps:  # the copy-on-write and recovery parts' fio outputs have other phases
         steps = steps[steps["phase"].isin(OPERATIONS)]

@@ -12,10 +12,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...database import store
+from ...database import collector_runs, store
 from ...inference import evidence
 from ...inference.evidence import Comparison, Estimate, Replicate
-from .. import local_runs
 from .analysis import keyed
 
 MIB = 1 << 20
@@ -35,7 +34,7 @@ LATENCY_ORDER_FAMILY = "{run}: write latency, each stage over the first, which r
 
 def _labelled(con, run_ids: Iterable[str], suffix: str, part: str) -> pd.DataFrame:
     """get_step_labels of one collector part's files, with each step's start time (run_steps)."""
-    steps = local_runs.get_step_labels(con, run_ids, suffix)
+    steps = collector_runs.get_step_labels(con, run_ids, suffix)
     if "part" not in steps:
         return steps.iloc[0:0]
     steps = steps[steps["part"] == part]
@@ -82,7 +81,7 @@ def get_space(con, run_ids: Iterable[str], part: str) -> pd.DataFrame:
     for c in ["used_bytes", "data_used_bytes", "metadata_used_bytes"]:
         out[c] = out["usage_source_id"].map(values[c])
     out["df_used_bytes"] = out["df_source_id"].map(values["df_used_bytes"])
-    label_keys = [c for c in usage.columns if c not in local_runs.STEP_COLUMNS + ["started_utc"]]
+    label_keys = [c for c in usage.columns if c not in collector_runs.STEP_COLUMNS + ["started_utc"]]
     return out[columns + label_keys].sort_values(["run_id", "step_index"]).reset_index(drop=True)
 
 

@@ -11,8 +11,8 @@ import pandas as pd
 from ...book import comparison
 from ...book.charts import tooltip_text
 from ...database import source_labels
+from ...inference.evidence import number
 from .parameters import configuration_names
-from .tables import _num
 
 MAX_SWEEP_PANELS = 24  # ~19 KB of SVG a panel: 36 put the sweep example's page over 1.5 MB; the rest are in the table
 PANEL_WIDTH, PANEL_HEIGHT = 250, 170  # two a row with their axes within the 660 px box
@@ -77,9 +77,9 @@ def chart_sweeps(sweeps: pd.DataFrame, points: pd.DataFrame):
         color = alt.Color("line:N", title=" / ".join(s["lines"].unique()),
                           legend=alt.Legend(orient="bottom", columns=2))
         # the panel's title names the sweep: a point's tooltip says its line, x, value and interval as the tables round
-        data["tooltip"] = tooltip_text(data.assign(interval=[f"{_num(a)}–{_num(b)}" if pd.notna(a) else None
+        data["tooltip"] = tooltip_text(data.assign(interval=[f"{number(a)}–{number(b)}" if pd.notna(a) else None
                                                              for a, b in zip(data["low"], data["high"])]),
-                                       [("line", "line", ""), ("x_shown", x_name, ""), ("mean", measure, _num),
+                                       [("line", "line", ""), ("x_shown", x_name, ""), ("mean", measure, number),
                                         ("interval", comparison.INTERVAL, ""), ("n", "runs", "")])
         base = alt.Chart()
         layer = alt.layer(

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...book import comparison, present
 from ...book.report import Table
+from ...inference.evidence import number
 from .analysis import rankable
 from .compared import KNEE_SHARE
 from .parameters import MAIN_MEASURE, MEASURES, PARAMETERS, SHOWN_NAMES, configuration_names, shown_value
@@ -27,24 +28,17 @@ def searchable(table: Table) -> Table:
     return replace(table, searchable=len(table.frame) > 0)
 
 
-def _num(x) -> str:
-    """3 significant digits and thousands separators: 1234.5 -> '1,234', 0.01234 -> '0.0123'."""
-    if x is None or not np.isfinite(x):
-        return "–"
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
-
-
 def estimate_text(value, spread, low=np.nan, high=np.nan, lowest=np.nan, highest=np.nan) -> str:
     """'value ±spread% (low–high)': the geometric mean over the runs, their spread as sd / mean (from two runs on),
     and the interval where the rule gives one (evidence.MIN_UNITS runs), else the runs' range where they differ:
     '(runs lowest–highest)'."""
     if not np.isfinite(value):
         return "–"
-    text = _num(value) + (f" ±{spread:.0%}" if np.isfinite(spread) and spread > 0 else "")
+    text = number(value) + (f" ±{spread:.0%}" if np.isfinite(spread) and spread > 0 else "")
     if np.isfinite(low):
-        return text + f" ({_num(low)}–{_num(high)})"
+        return text + f" ({number(low)}–{number(high)})"
     if np.isfinite(lowest) and highest > lowest:
-        return text + f" ({RUNS_RANGE} {_num(lowest)}–{_num(highest)})"
+        return text + f" ({RUNS_RANGE} {number(lowest)}–{number(highest)})"
     return text
 
 
@@ -97,7 +91,7 @@ def configuration_table(configs: pd.DataFrame, tool: str) -> tuple[pd.DataFrame,
         if other != m:
             out[name] = [estimate_text(a, s) for a, s in zip(g[other], g[f"{other}_spread"])]
     if tool == "fio":
-        out["clat p99 (ms)"] = g["p99_ms"].map(_num).to_numpy()
+        out["clat p99 (ms)"] = g["p99_ms"].map(number).to_numpy()
     # a column every row shares tells no row apart (the label of a one-label data set, a measure no run has)
     shown, said_too = split_constant(out, keep=[MEASURES[tool][m], "runs", "label", "workload"])
     return shown, " ".join(x for x in (shared, said_too) if x)
@@ -159,7 +153,7 @@ def tails_table(tails: pd.DataFrame) -> tuple[Table, str]:
     runs (ms) in one column, then the kit's ratio, interval and verdict."""
     t = tails
     return _compared(t, {"label": t["label"], "configuration": configuration_names(t),
-                         "label / baseline (ms)": [f"{_num(a)} / {_num(b)}" for a, b in zip(t["value_ms"], t["baseline_ms"])]},
+                         "label / baseline (ms)": [f"{number(a)} / {number(b)}" for a, b in zip(t["value_ms"], t["baseline_ms"])]},
                      keep=["label", "configuration"])
 
 

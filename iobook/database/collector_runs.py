@@ -1,8 +1,10 @@
 """Runs made by the collectors in scripts/ (collect_checksum.py, collect_pagecache.py, collect_snapshots.py),
-shared by the checksum_cost, pagecache and snapshots chapters: which run of each experiment is current and
+read by the checksum_cost, pagecache and snapshots chapters: which run of each experiment is current and
 which superseded, selecting runs by their folder name, each output file's manifest labels as columns (the
-baseline measured again at the end of a run, label drift_check=end, kept apart), the CPU a step cost per GiB it moved, what vmstat saw during a
-step, and a comparison stated with its interval and verdict."""
+baseline measured again at the end of a run, label drift_check=end, kept apart), the CPU a step cost per GiB it
+moved and what vmstat saw during a step. Its SQL: queries/collector_runs/*.sql. The status as a page's table is
+the book's (present.run_status_table), a comparison's verdicts as rows the comparison kit's (comparison.decide_rows,
+comparison.record_frame)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -10,11 +12,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ...book import present
-from ...book.report import Table
-from ...database import store
-from ...inference import evidence, selection
-from ...inference.units import GIB
+from ..inference import selection
+from ..inference.units import GIB
+from . import store
 
 STEP_COLUMNS = ["run_id", "step_index", "step", "step_s", "file", "source_id"]
 # The collectors' label of the baseline configurations measured once more after the last round (value 'end',
@@ -26,10 +26,7 @@ def get_runs(con, study: str) -> pd.DataFrame:
     """Every run of one study (manifest `study`: 'checksum', 'pagecache', 'snapshots'), one row each:
     `run_folder` (the run folder's name, how chapters select runs), the host, the load averages at the
     start, the target file system, and `manifest_source_id`. Ordered by run folder."""
-    df = con.execute(
-        store.query(__package__, "runs"),
-        [study],
-    ).df()
+    df = store.frame(con, __package__, "collector_runs/runs", [study])
     df["run_dir"] = store.reader_paths(con, df["run_dir"])
     return df
 
@@ -46,10 +43,8 @@ def get_run_status(con, study: str, experiment_label: str | None = None,
     newest design (a stopping rule over a fixed order), 'superseded' for the others. Ordered by experiment
     and start."""
     default = default_experiment or study
-    df = con.execute(
-        store.query(__package__, "run_status"),
-        [experiment_label or "", default, END_BASELINE_LABEL, study],
-    ).df()
+    df = store.frame(con, __package__, "collector_runs/run_status",
+                     [experiment_label or "", default, END_BASELINE_LABEL, study])
     df["repetitions"] = df["repetitions"].astype("Int64")
     newest = df.sort_values(["stopping_rule", "started_utc", "run_folder"]).groupby("experiment").run_id.last()
     df["status"] = np.where(df.run_id == df.experiment.map(newest), "current", "superseded")
@@ -77,40 +72,6 @@ def selected_ids(status: pd.DataFrame, experiment: str) -> list[str]:
     return status.loc[status.selected & (status.experiment == experiment), "run_id"].tolist()
 
 
-def status_table(status: pd.DataFrame, experiment: str = "experiment") -> Table:
-    """select_current's status as a table a chapter shows: per experiment (`experiment` names the column: the
-    snapshot collector's "part") and run (its folder: the host and its start, UTC), design, rounds (the highest
-    repetition), the files it measured and those of the baseline measured again at its end, and its status with
-    whether this page reads it, in one column (two took the table past the page's column at 1280 px). One experiment
-    is said once above the table."""
-    frame = pd.DataFrame({
-        experiment: status.experiment, "run": status.run_folder,
-        "design": np.where(status.stopping_rule, "rounds, stopping rule", "fixed order"),
-        "rounds": status.repetitions.astype(object).where(status.repetitions.notna(), "–"),
-        "files": status.files, "end baseline": status.end_files,
-        "status": status.status + np.where(status.selected, ", read here", ", not read")})
-    shown, shared = present.constant_columns(frame, keep=[c for c in frame if c != experiment])
-    return Table(frame=shown, shared=shared)
-
-
-def decide_rows(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rows` (keys and a `record` column of evidence.Comparison) with each record replaced by its verdict
-    from evidence.decide, the one rule (Holm within each family, at least MIN_UNITS a side)."""
-    return rows.assign(record=evidence.decide(list(rows.record)) if len(rows) else [])
-
-
-def record_frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rows` (keys and a `record` column) beside their records' fields as shown (evidence.as_shown) as columns
-    (evidence.frame); a key named like a field keeps the key's values."""
-    if rows.empty:
-        return rows
-    fields = evidence.frame([evidence.as_shown(r) for r in rows.record])
-    numbers = [c for c in ("ratio", "low", "high", "p", "p_adjusted", "sd_log") if c in fields]
-    fields[numbers] = fields[numbers].astype(float)  # None (no interval, no p) as NaN
-    fields = fields.drop(columns=[c for c in fields if c in rows])
-    return pd.concat([rows.reset_index(drop=True), fields.reset_index(drop=True)], axis=1)
-
-
 def select_runs(con, study: str, run_folders: Iterable[str] | None = None) -> pd.DataFrame:
     """The runs of `study` named by `run_folders` (exact run folder names, e.g. 'vm-20261121T131428Z'),
     or all of them when it is empty or None. An unknown name raises selection.UnknownSelection naming the
@@ -128,10 +89,7 @@ def get_step_labels(con, run_ids: Iterable[str], file_suffix: str = ".fio.json",
     source_id, and one text column per manifest label key (the run's labels merged with the step's;
     a key a file lacks is NaN; a key named like one of those columns, such as the snapshot collector's
     `step`, becomes `<key>_label`). Cast numeric labels yourself (e.g. `.astype({"repetition": int})`)."""
-    long = con.execute(
-        store.query(__package__, "step_labels"),
-        [list(run_ids), file_suffix],
-    ).df()
+    long = store.frame(con, __package__, "collector_runs/step_labels", [list(run_ids), file_suffix])
     if long.empty:
         return pd.DataFrame(columns=STEP_COLUMNS)
     long["key"] = long["key"].where(~long["key"].isin(STEP_COLUMNS), long["key"] + "_label")
@@ -170,10 +128,7 @@ def get_step_machine_cpu(con, run_ids: Iterable[str]) -> pd.DataFrame:
     sys + irq + soft): `busy_cpus_before` from the first sample (the second before the step's tool
     started) and `busy_cpus_during` averaged over the samples from 1 s up to the step's duration.
     Rounded to 6 decimals: DuckDB's parallel float sums may differ in the last bits between runs."""
-    return con.execute(
-        store.query(__package__, "step_machine_cpu"),
-        [list(run_ids)],
-    ).df()
+    return store.frame(con, __package__, "collector_runs/step_machine_cpu", [list(run_ids)])
 
 
 def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
@@ -181,10 +136,7 @@ def get_step_vmstat(con, run_ids: Iterable[str]) -> pd.DataFrame:
     get_step_machine_cpu does for mpstat): the run queue (`r`, processes running or waiting for a CPU),
     CPU user, system, idle, I/O wait and steal %, blocks read from disks (`bi`, MiB/s) and the least free
     memory (GiB). One row per step with a vmstat file."""
-    return con.execute(
-        store.query(__package__, "step_vmstat"),
-        [list(run_ids)],
-    ).df()
+    return store.frame(con, __package__, "collector_runs/step_vmstat", [list(run_ids)])
 
 
 # The columns get_fio_steps adds to the labels.
@@ -210,14 +162,8 @@ def get_fio_steps(con, run_ids: Iterable[str], labels: Mapping[str, Iterable[str
     steps = keep_labels(get_step_labels(con, run_ids, end_baseline=end_baseline), labels)
     if steps.empty or "phase" not in steps:
         return pd.DataFrame()
-    fio = con.execute(
-        store.query(__package__, "fio_steps"),
-        [steps["source_id"].astype(int).tolist()],
-    ).df()
-    perf = con.execute(
-        store.query(__package__, "perf_steps"),
-        [run_ids],
-    ).df()
+    fio = store.frame(con, __package__, "collector_runs/fio_steps", [steps["source_id"].astype(int).tolist()])
+    perf = store.frame(con, __package__, "collector_runs/perf_steps", [run_ids])
     steps = steps.rename(columns={k: f"{k}_label" for k in steps.columns if k in FIO_STEP_MEASURES})
     df = (steps.merge(fio, on=["source_id", "phase"])
           .merge(perf, on=["run_id", "step_index"], how="left")

@@ -1,0 +1,2 @@
+-- How many files were read (status ok).
+SELECT count(*) FROM sources WHERE status = 'ok'

@@ -1,0 +1,2 @@
+-- DuckDB's threads (parameter: their count).
+SET threads = ?
