@@ -2,7 +2,8 @@
 -- config.yaml), raw_hydra_overrides (overrides.yaml) and raw_mlperf_* (mlperf_storage_report.json and the systems'
 -- descriptions): iobook/parsers/dlio_*.py, hydra_overrides.py, mlperf_*.py.
 -- Records carry no file identity: a run is one summary.json, and its siblings are found by path: configs/config.yaml
--- and configs/overrides.yaml in its folder (each host's folder holds them; the run's are those beside its summary).
+-- and configs/overrides.yaml in its folder (each host's folder holds them; the run's are those beside its summary),
+-- or .hydra/config.yaml and .hydra/overrides.yaml, where DLIO itself writes them (runs of your own: collect_dlio.py).
 -- A result is the folder holding the run folders (run1, run_1, run-1, cosmoflow_a100_run_1: the last folder whose
 -- name ends in 'run' and a number); organisation and system are the folders around 'results', as the v1.0 tree
 -- has them: <organisation>/results/<system>/...; a system's description is <organisation>/systems/<system>.json.
@@ -79,10 +80,10 @@ WITH runs AS (
            count(*) FILTER (potential_caching > 0) AS hosts_potential_caching
     FROM raw_dlio_summary_hosts GROUP BY source_id
 ), configs AS (
-    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, c.*
+    SELECT regexp_replace(s.path, '/(configs|\.hydra)/[^/]*$', '') AS folder, c.*
     FROM raw_dlio_configs c JOIN sources s USING (source_id)
 ), choices AS (
-    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, o.value AS workload_choice
+    SELECT regexp_replace(s.path, '/(configs|\.hydra)/[^/]*$', '') AS folder, o.value AS workload_choice
     FROM raw_hydra_overrides o JOIN sources s USING (source_id)
     WHERE o.key = 'workload' AND o.prefix <> '~'
 ), named AS (

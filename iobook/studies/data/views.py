@@ -117,6 +117,10 @@ VIEW_ROWS = {
     "mlperf_run_flags": "finding of the MLPerf Storage validity audit on a run: code (AU below or within one point "
                         "of its minimum, data set below 5x memory, no memory reported, potential caching, not five "
                         "runs, settings that differ, rate above links), what its files show",
+    "dlio_runs": "DLIO run of your own (one summary.json outside MLPerf Storage submissions: scripts/collect_dlio.py "
+                 "or DLIO run by hand): workload, simulated accelerators, hosts, the data set and DLIO's I/O "
+                 "parameters, AU, samples/s, MB/s and MB/s per accelerator (DLIO's MB = 2^20 bytes); what Your runs, "
+                 "History and iobook check read",
 }
 
 

@@ -258,8 +258,8 @@ def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:
     labels = sorted(set(runs["label"]))
     shown = ", ".join(f"**{md_escape(x)}**" for x in labels[:LABELS_NAMED]) + (
         f" and {len(labels) - LABELS_NAMED:,} more" if len(labels) > LABELS_NAMED else "")
-    return (f"{runs['source_id'].nunique():,} files hold fio, IOR or mdtest results ({per_tool}): {len(runs):,} runs "
-            f"of {len(configs):,} configurations in {runs['design'].nunique():,} designs under {len(labels):,} "
+    return (f"{runs['source_id'].nunique():,} files hold fio, IOR, mdtest or DLIO results ({per_tool}): "
+            f"{len(runs):,} runs of {len(configs):,} configurations in {runs['design'].nunique():,} designs under {len(labels):,} "
             f"label(s): {shown}.")
 
 
