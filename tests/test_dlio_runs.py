@@ -77,14 +77,15 @@ def test_your_runs_shows_each_run_with_its_measures(con):
 
 
 def test_mlperf_submissions_are_the_mlperf_chapters_not_runs_of_your_own(tmp_path):
-    """Hammerspace's result (its five runs and mlperf_storage_report.json) beside one run of ours: mlperf_runs reads
-    all six, dlio_runs only ours."""
+    """Hammerspace's result (its five runs in Closed/Hammerspace/results/<system>/) beside one run of ours:
+    dlio_summary_runs reads all six, mlperf_runs the five in the result tree, dlio_runs only ours."""
     result = tmp_path / "data" / "Closed" / "Hammerspace" / "results" / MLPERF_RESULT.name
     shutil.copytree(MLPERF_RESULT, result)
     shutil.copytree(SUMMARIES[0].parents[1], tmp_path / "data" / "dlio" / SUMMARIES[0].parents[1].name)
     ingest([tmp_path / "data"], tmp_path / "db.duckdb", progress=False, prune=True)
     with store.open_read(tmp_path / "db.duckdb") as c:
-        assert c.execute("SELECT count(*) FROM mlperf_runs").fetchone()[0] == 6
+        assert c.execute("SELECT count(*) FROM dlio_summary_runs").fetchone()[0] == 6
+        assert c.execute("SELECT count(*), any_value(organisation) FROM mlperf_runs").fetchone() == (5, "Hammerspace")
         ours = [p for (p,) in c.execute("SELECT path FROM dlio_runs").fetchall()]
     assert ours == [str((tmp_path / "data" / "dlio").resolve() / SUMMARIES[0].relative_to(DLIO))]
 

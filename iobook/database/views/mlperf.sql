@@ -54,7 +54,7 @@ SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
        y.usable_capacity_gib, y.raw_capacity_gib
 FROM described d JOIN raw_mlperf_systems y USING (source_id);
 
--- One row per run (summary.json). workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
+-- One row per DLIO run (summary.json), an MLPerf Storage submission's or your own. workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
 -- in the folders under results/ (workload_source 'config' or 'folder'); accelerator: the type in the workload
 -- overrides.yaml chose ('unet3d_a100' -> 'a100'; config.yaml does not hold it), else a100|h100 in the folders
 -- (accelerator_source 'overrides' or 'folder'). au_min_pct: the workload's AU minimum by the v1.0 rules
@@ -64,7 +64,8 @@ FROM described d JOIN raw_mlperf_systems y USING (source_id);
 -- links_mb_per_s: the run's hosts x its system's client_link_gbps, in MB/s (1 Gbit/s = 125 MB/s); null where no
 -- description of the system was read. system_match: 'name' (systems/<system>.json) or 'only description' (the
 -- organisation's one description, where none has the system's name: simplyblock's results hold no system folder).
-CREATE OR REPLACE VIEW mlperf_runs AS
+-- organisation and system: '' for a run outside a result tree (<organisation>/results/<system>/...).
+CREATE OR REPLACE VIEW dlio_summary_runs AS
 WITH runs AS (
     SELECT m.*, s.path,
            regexp_replace(s.path, '/[^/]*$', '') AS folder,
@@ -141,6 +142,11 @@ SELECT n.source_id, n.path, n.result_path, n.organisation, n.system,
 FROM named n
 LEFT JOIN hosts h USING (source_id)
 LEFT JOIN systems y USING (source_id);
+
+-- One row per MLPerf Storage run: a DLIO run in a result tree, <organisation>/results/<system>/... as the v1.0
+-- results are laid out. Every other DLIO run is yours (view dlio_runs): Your runs and History read those.
+CREATE OR REPLACE VIEW mlperf_runs AS
+SELECT * FROM dlio_summary_runs WHERE organisation <> '';
 
 -- The validity audit: one row per run and finding. Codes, their rules and sources:
 --   au_below_minimum     au_mean_pct < au_min_pct: the run fails (unet3d and resnet50 90 %, cosmoflow 70 %;
