@@ -59,6 +59,9 @@ def test_the_runs_are_one_history_of_dlio_bandwidth(con):
     by_start = sorted(SUMMARIES, key=lambda p: summary(p)["start"])
     # DLIO's MB is 2^20 bytes (its statscounter.py divides by 1024 twice)
     assert runs.bw_bytes_s.tolist() == [summary(p)["metric"]["train_io_mean_MB_per_second"] * 2**20 for p in by_start]
+    assert runs.samples_s.tolist() == [summary(p)["metric"]["train_throughput_mean_samples_per_second"]
+                                       for p in by_start]
+    assert runs.au_pct.tolist() == [summary(p)["metric"]["train_au_mean_percentage"] for p in by_start]
     assert runs.design.str.startswith("collector run vm-").all() and runs.design.nunique() == len(SUMMARIES)
 
 

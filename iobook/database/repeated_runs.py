@@ -15,8 +15,11 @@ from ..inference.units import MIB
 from . import source_labels, store
 
 SETUP_YML = "setup.yml"  # how what_changed names a field a setup.yml states (setups.derive_logs)
+# A DLIO run's samples/s and AU (%), DLIO's means over the epochs: shown beside its bandwidth, not searched (its
+# samples/s is its bandwidth over the record length, one number for one workload)
+DLIO_SHOWN = ["samples_s", "au_pct"]
 RUN_COLUMNS = ["tool", "label", "workload", "job", "settings", "started", "version", "options", "path", "source_id",
-               "job_id", "job_ids", "jobs", *MEASURES, "design"]
+               "job_id", "job_ids", "jobs", *MEASURES, *DLIO_SHOWN, "design"]
 # A run number at the end of a fio job's name, as collectors and users number repetitions (`read-buffered-r6`,
 # `seqread_run3`, `job.2`): no part of what was run, so it is no part of the workload key (issue 46: the page-cache
 # collector's r1-r6 made every run a history of one). Digits joined to a word (`qd16`, `ra128`) are kept.
@@ -114,7 +117,8 @@ def dlio_runs(con) -> pd.DataFrame:
                     for w, a, n, h, f, rl, b, t, c, e in zip(
                         df.workload, df.accelerator, df.accelerators, df.hosts, df.files, df.record_length_bytes,
                         df.batch_size, df.read_threads, df.computation_time_s, df.epochs)],
-        "source_id": df.source_id, "bw_bytes_s": df.mb_per_s * MIB})  # DLIO's MB: bytes / 1024 / 1024
+        "source_id": df.source_id, "bw_bytes_s": df.mb_per_s * MIB,  # DLIO's MB: bytes / 1024 / 1024
+        "samples_s": df.samples_per_s, "au_pct": df.au_mean_pct})
 
 
 def get_runs(con) -> pd.DataFrame:
