@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PUBLISHED_DB := data/iobook.duckdb
 UV_VERSION := 0.13.8
 
-.PHONY: book test test-fast fuzz venv lock bench bench-mlperf bench-book lab clean system-deps
+.PHONY: book test test-fast fuzz venv lock bench bench-mlperf bench-book lab clean system-deps dlio-venv collect-dlio
 
 venv: $(VENV)/.installed
 
@@ -95,6 +95,20 @@ bench-mlperf: venv
 BOOK_SCALES ?= 1,4,16
 bench-book: venv
 	$(PY) benchmarks/bench_book.py $(or $(ARCHIVE),../shared/io500-submissions) --scales $(BOOK_SCALES)
+
+# DLIO's own environment for scripts/collect_dlio.py, apart from the book's .venv: dlio-benchmark 2.0.0 and only
+# what its PyTorch path imports (scripts/requirements-dlio.txt says why each is there), all --no-deps so its
+# declared CUDA and DALI dependencies are never resolved. 2.4 GB (TensorFlow 1.3 GB, torch 0.75 GB); ~5 minutes
+# with an empty pip cache here (2026-12-02). `make collect-dlio DLIO_ARGS="--runs 1"` runs the collector with it.
+DLIO_VENV := .venv-dlio
+dlio-venv: $(DLIO_VENV)/.installed
+$(DLIO_VENV)/.installed: scripts/requirements-dlio.txt
+	test -x $(DLIO_VENV)/bin/python || $(PYTHON) -m venv $(DLIO_VENV)
+	$(DLIO_VENV)/bin/python -m pip install --quiet --no-deps -r scripts/requirements-dlio.txt
+	touch $@
+
+collect-dlio: dlio-venv
+	$(PYTHON) scripts/collect_dlio.py --dlio-venv $(DLIO_VENV) $(DLIO_ARGS)
 
 # Everything built; the published chapters (book/*.ipynb) are kept: they are committed.
 clean:

@@ -386,3 +386,33 @@ def test_holm_is_the_step_down_procedure():
                 rejected.add(i)
             assert {i for i, a in enumerate(adjusted) if a is not None and a <= alpha} == rejected
         assert [a is None for a in adjusted] == [v is None for v in p]
+
+
+def test_dlio_help_names_its_options():
+    out = run_collector("collect_dlio.py", "--help", env={**os.environ, "COLUMNS": "10000"})
+    assert out.returncode == 0, out.stderr
+    for option in ("--dlio-venv", "--runs", "--accelerators", "--throttle-read-bps", "--out"):
+        assert option in out.stdout
+    assert "data/raw/dlio" in out.stdout  # the default run folder
+
+
+def test_dlio_without_its_environment_is_named_and_writes_nothing(tmp_path):
+    out = run_collector("collect_dlio.py", "--dlio-venv", str(tmp_path / "none"), "--out", str(tmp_path / "out"),
+                        "--dir", str(tmp_path))
+    assert out.returncode == 2
+    assert f"{tmp_path / 'none' / 'bin' / 'dlio_benchmark'} not found: make dlio-venv" in out.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("run_dir", committed_runs("dlio"), ids=lambda run: run.name)
+def test_committed_dlio_run_lists_every_file_dlio_wrote(run_dir):
+    """A DLIO run's folder holds the manifest and the training's output folder, every file of it listed by the step
+    that wrote it (collect_dlio lists what DLIO wrote after the step); the run's command is in the manifest."""
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["tools"]["dlio_benchmark"] == "2.0.0"
+    listed = {f for step in manifest["steps"] for f in step["files"]}
+    held = {str(p.relative_to(run_dir)) for p in run_dir.rglob("*") if p.is_file()}
+    assert held == listed | {"manifest.json"}
+    trains = [s for s in manifest["steps"] if s["labels"]["phase"] == "train"]
+    assert all(s["exit_code"] == 0 and s["command"][1:3] == ["-np", "2"] for s in trains)
+    assert {f"r{s['labels']['repetition']}/summary.json" for s in trains} <= listed

@@ -122,7 +122,7 @@ def test_the_chapter_says_what_the_published_data_holds(databases, tmp_path):
     assert "pagecache · read-buffered-ra128: from run 4" in shown and ") form no history" in shown
     assert "where a new collector run began" in shown
     empty = "\n".join(execute_chapter("history", databases["empty"], tmp_path))
-    assert "This database holds no fio, IOR or mdtest runs with a start time" in empty
+    assert "This database holds no fio, IOR, mdtest or DLIO runs with a start time" in empty
 
 
 @pytest.mark.slow

@@ -269,7 +269,7 @@ def test_labels_yml_names_the_runs_and_notes_what_it_cannot_use(tmp_path):
     assert by_file[str(tree.resolve() / "a" / IOR_TEXT.name)] == "before the upgrade"
     assert by_file[str(tree.resolve() / "b" / IOR_JSON.name)] == "after the upgrade"
     assert files.to_dict("records") == [{"labels file": "results/labels.yml", "patterns": 3, "files labelled": 2}]
-    assert notes == ["results/labels.yml: 1 pattern(s) label no fio, IOR or mdtest file: c/*"]
+    assert notes == ["results/labels.yml: 1 pattern(s) label no fio, IOR, mdtest or DLIO file: c/*"]
     con.close()
     # a labels file changed after ingest is not applied (its page would not match its data): folders label
     (tree / "labels.yml").write_text("b: renamed\n")

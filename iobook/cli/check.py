@@ -118,7 +118,7 @@ def problems(missing: list[Path], refused: str | None, unread: list[Unread], fou
     out += [f"history {h.history}: {h.runs} run{'s' * (h.runs != 1)}, a search needs {change_points.MIN_RUNS}"
             for h in found if not h.searched]
     if not found and not missing and not refused:
-        out.append("no dated fio, IOR or mdtest runs in the data: nothing to check")
+        out.append("no dated fio, IOR, mdtest or DLIO runs in the data: nothing to check")
     return out
 
 

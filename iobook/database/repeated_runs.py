@@ -1,4 +1,4 @@
-"""Every run a centre repeats, one row each (fio job, IOR test's write or read, mdtest phase): its label (a history
+"""Every run a centre repeats, one row each (fio job, IOR test's write or read, mdtest phase, DLIO run): its label (a history
 never mixes labels: one machine's runs are never another's, source_labels), workload key, start time, what its log and
 a setup.yml state of it, and its measures. What the History chapter and `iobook check` search for change points
 (inference.change_points)."""
@@ -11,11 +11,15 @@ import pandas as pd
 
 from ..inference import evidence
 from ..inference.change_points import MEASURES
+from ..inference.units import MIB
 from . import source_labels, store
 
 SETUP_YML = "setup.yml"  # how what_changed names a field a setup.yml states (setups.derive_logs)
+# A DLIO run's samples/s and AU (%), DLIO's means over the epochs: shown beside its bandwidth, not searched (its
+# samples/s is its bandwidth over the record length, one number for one workload)
+DLIO_SHOWN = ["samples_s", "au_pct"]
 RUN_COLUMNS = ["tool", "label", "workload", "job", "settings", "started", "version", "options", "path", "source_id",
-               "job_id", "job_ids", "jobs", *MEASURES, "design"]
+               "job_id", "job_ids", "jobs", *MEASURES, *DLIO_SHOWN, "design"]
 # A run number at the end of a fio job's name, as collectors and users number repetitions (`read-buffered-r6`,
 # `seqread_run3`, `job.2`): no part of what was run, so it is no part of the workload key (issue 46: the page-cache
 # collector's r1-r6 made every run a history of one). Digits joined to a word (`qd16`, `ra128`) are kept.
@@ -85,11 +89,43 @@ def mdtest_runs(con) -> pd.DataFrame:
         "path": df.path, "source_id": df.source_id, "ops_s": df.ops_s})
 
 
+def dlio_settings(df: pd.DataFrame) -> list[list[str]]:
+    """Each DLIO run's settings as words (what its summary.json and config state): simulated accelerators and hosts, the
+    data set, the reader, the computation time per step and the epochs."""
+    def words(r) -> list[str]:
+        stated = [(r.accelerators, "{:,} accelerators"), (r.hosts, "{:,} hosts"), (r.files, "{:,} files"),
+                  (r.samples_per_file, "{:,} samples/file"), (r.record_length_bytes, "record {:,.0f} B"),
+                  (r.batch_size, "batch {:,}"), (r.read_threads, "{:,} read threads"),
+                  (r.computation_time_s, "computation {:g} s"), (r.epochs, "{:,} epochs")]
+        return [form.format(v) for v, form in stated if pd.notna(v)]
+    return [words(r) for r in df.itertuples()]
+
+
+def dlio_runs(con) -> pd.DataFrame:
+    """One row per DLIO run outside MLPerf Storage submissions (queries/dlio_runs.sql): its workload key the workload
+    and every setting that makes two runs one (mlperf_runs.settings), its bandwidth DLIO's mean MB/s over the epochs
+    (MB = 2^20 bytes)."""
+    df = store.frame(con, __package__, "dlio_runs")
+    if df.empty:
+        return pd.DataFrame(columns=RUN_COLUMNS)
+    job = "DLIO " + df.workload.fillna("workload not stated")
+    return pd.DataFrame({
+        "tool": "dlio", "workload": job + ": " + df.settings, "job": job, "settings": dlio_settings(df),
+        "started": df.started, "version": None, "path": df.path,
+        "options": [_options(workload=w, accelerator=a, accelerators=n, hosts=h, files=f, record_length=rl,
+                             batch_size=b, read_threads=t, computation_time=c, epochs=e)
+                    for w, a, n, h, f, rl, b, t, c, e in zip(
+                        df.workload, df.accelerator, df.accelerators, df.hosts, df.files, df.record_length_bytes,
+                        df.batch_size, df.read_threads, df.computation_time_s, df.epochs)],
+        "source_id": df.source_id, "bw_bytes_s": df.mb_per_s * MIB,  # DLIO's MB: bytes / 1024 / 1024
+        "samples_s": df.samples_per_s, "au_pct": df.au_mean_pct})
+
+
 def get_runs(con) -> pd.DataFrame:
-    """Every run with a start time, one row each (fio job, IOR test's write or read, mdtest phase), its label
+    """Every run with a start time, one row each (fio job, IOR test's write or read, mdtest phase, DLIO run), its label
     (iobook.database.source_labels), workload key and title, and each measure it has (NaN where it has none); numbered
     `run` within its history (label and workload) in the order the runs started."""
-    parts = [p for p in (fio_runs(con), ior_runs(con), mdtest_runs(con)) if len(p)]
+    parts = [p for p in (fio_runs(con), ior_runs(con), mdtest_runs(con), dlio_runs(con)) if len(p)]
     runs = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=RUN_COLUMNS)
     runs = runs.reindex(columns=RUN_COLUMNS)
     runs = runs[runs.started.notna()]

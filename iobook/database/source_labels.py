@@ -16,7 +16,7 @@ import pandas as pd
 from . import labels, store
 from .sql import query
 
-TOOLS = ("fio", "ior", "mdtest")  # the tools whose runs are labelled
+TOOLS = ("fio", "ior", "mdtest", "dlio")  # the tools whose runs are labelled
 
 
 def data_paths(con) -> list[PurePosixPath]:
@@ -92,7 +92,7 @@ def label_sources(con, source_ids: Iterable[int]) -> tuple[pd.DataFrame, pd.Data
     for labels_path, file_rules in rules.items():
         unused = [p for i, (p, _) in enumerate(file_rules) if (labels_path, i) not in used]
         if unused:
-            notes.append(f"{shown[labels_path]}: {len(unused)} pattern(s) label no fio, IOR or mdtest file: "
+            notes.append(f"{shown[labels_path]}: {len(unused)} pattern(s) label no fio, IOR, mdtest or DLIO file: "
                          + ", ".join(unused[:5]) + (", …" if len(unused) > 5 else ""))
         files.append({"labels file": shown[labels_path], "patterns": len(file_rules),
                       "files labelled": sum(n for (lp, _), n in used.items() if lp == labels_path)})

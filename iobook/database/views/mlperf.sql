@@ -2,7 +2,8 @@
 -- config.yaml), raw_hydra_overrides (overrides.yaml) and raw_mlperf_* (mlperf_storage_report.json and the systems'
 -- descriptions): iobook/parsers/dlio_*.py, hydra_overrides.py, mlperf_*.py.
 -- Records carry no file identity: a run is one summary.json, and its siblings are found by path: configs/config.yaml
--- and configs/overrides.yaml in its folder (each host's folder holds them; the run's are those beside its summary).
+-- and configs/overrides.yaml in its folder (each host's folder holds them; the run's are those beside its summary),
+-- or .hydra/config.yaml and .hydra/overrides.yaml, where DLIO itself writes them (runs of your own: collect_dlio.py).
 -- A result is the folder holding the run folders (run1, run_1, run-1, cosmoflow_a100_run_1: the last folder whose
 -- name ends in 'run' and a number); organisation and system are the folders around 'results', as the v1.0 tree
 -- has them: <organisation>/results/<system>/...; a system's description is <organisation>/systems/<system>.json.
@@ -57,7 +58,7 @@ SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
        y.usable_capacity_gib, y.raw_capacity_gib
 FROM described d JOIN raw_mlperf_systems y USING (source_id);
 
--- One row per run (summary.json). workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
+-- One row per DLIO run (summary.json), an MLPerf Storage submission's or your own. workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
 -- in the folders under results/ (workload_source 'config' or 'folder'); accelerator: the type in the workload
 -- overrides.yaml chose ('unet3d_a100' -> 'a100'; config.yaml does not hold it), else a100|h100 in the folders
 -- (accelerator_source 'overrides' or 'folder'). au_min_pct: the workload's AU minimum by the v1.0 rules
@@ -72,7 +73,8 @@ FROM described d JOIN raw_mlperf_systems y USING (source_id);
 -- links_mb_per_s: the run's hosts x its system's client_link_gbps, in MB/s (1 Gbit/s = 125 MB/s); null where no
 -- description of the system was read. system_match: 'name' (systems/<system>.json) or 'only description' (the
 -- organisation's one description, where none has the system's name: simplyblock's results hold no system folder).
-CREATE OR REPLACE VIEW mlperf_runs AS
+-- organisation and system: '' for a run outside a result tree (<organisation>/results/<system>/...).
+CREATE OR REPLACE VIEW dlio_summary_runs AS
 WITH runs AS (
     SELECT m.*, s.path,
            regexp_replace(s.path, '/[^/]*$', '') AS folder,
@@ -89,10 +91,10 @@ WITH runs AS (
            count(*) FILTER (potential_caching > 0) AS hosts_potential_caching
     FROM raw_dlio_summary_hosts GROUP BY source_id
 ), configs AS (
-    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, c.*
+    SELECT regexp_replace(s.path, '/(configs|\.hydra)/[^/]*$', '') AS folder, c.*
     FROM raw_dlio_configs c JOIN sources s USING (source_id)
 ), choices AS (
-    SELECT regexp_replace(s.path, '/configs/[^/]*$', '') AS folder, o.value AS workload_choice
+    SELECT regexp_replace(s.path, '/(configs|\.hydra)/[^/]*$', '') AS folder, o.value AS workload_choice
     FROM raw_hydra_overrides o JOIN sources s USING (source_id)
     WHERE o.key = 'workload' AND o.prefix <> '~'
 ), named AS (
@@ -154,6 +156,11 @@ SELECT n.source_id, n.path, n.result_path, n.organisation, n.system,
 FROM named n
 LEFT JOIN hosts h USING (source_id)
 LEFT JOIN systems y USING (source_id);
+
+-- One row per MLPerf Storage run: a DLIO run in a result tree, <organisation>/results/<system>/... as the v1.0
+-- results are laid out. Every other DLIO run is yours (view dlio_runs): Your runs and History read those.
+CREATE OR REPLACE VIEW mlperf_runs AS
+SELECT * FROM dlio_summary_runs WHERE organisation <> '';
 
 -- The validity audit: one row per run and finding. Codes, their rules and sources:
 --   au_below_minimum     au_mean_pct < au_min_pct: the run fails (unet3d and resnet50 90 %, cosmoflow 70 %;

@@ -111,13 +111,20 @@ VIEW_ROWS = {
                   "ranks, errors, found, checked, and failed (ranks reported errors)",
     "mlperf_systems": "MLPerf Storage system description (systems/<id>.json): clients, their CPU, memory, links, "
                       "accelerators stated, storage hosts and drives, as written",
-    "mlperf_runs": "MLPerf Storage run (one DLIO summary.json): organisation, system, workload and accelerator (and "
-                   "whether from the config or the folder), run, accelerators, hosts, AU, samples/s and MB/s as DLIO "
-                   "writes them (DLIO's MB = 2^20 bytes), data set, host memory (and the memory the 5x check uses, "
-                   "with its source), the clients' links",
+    "mlperf_runs": "MLPerf Storage run (one DLIO summary.json in a result tree <organisation>/results/<system>/): "
+                   "organisation, system, workload and accelerator (and whether from the config or the folder), run, "
+                   "accelerators, hosts, AU, samples/s and MB/s as DLIO writes them (DLIO's MB = 2^20 bytes), data "
+                   "set, host memory (and the memory the 5x check uses, with its source), the clients' links",
     "mlperf_run_flags": "finding of the MLPerf Storage validity audit on a run: code (AU below or within one point "
                         "of its minimum, data set below 5x memory, no memory reported, potential caching, not five "
                         "runs, settings that differ, clients that differ, rate above links), what its files show",
+    "dlio_summary_runs": "DLIO run (one summary.json): an MLPerf Storage submission's (in a result tree "
+                         "<organisation>/results/<system>/: mlperf_runs) or your own (dlio_runs), the columns of "
+                         "mlperf_runs",
+    "dlio_runs": "DLIO run of your own (one summary.json outside an MLPerf Storage result tree: "
+                 "scripts/collect_dlio.py or DLIO run by hand): workload, simulated accelerators, hosts, the data set "
+                 "and DLIO's I/O parameters, AU, samples/s, MB/s and MB/s per accelerator (DLIO's MB = 2^20 bytes); "
+                 "what Your runs, History and iobook check read",
 }
 
 

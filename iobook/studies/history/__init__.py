@@ -1,4 +1,4 @@
-"""When did it change? Every fio job, IOR test and mdtest phase a centre repeats, as histories that never mix labels
+"""When did it change? Every fio job, IOR test, mdtest phase and DLIO run a centre repeats, as histories that never mix labels
 (analysis), their change points with the runs either side compared, fio runs' steady-state check, and IO500 systems
 over their archive submissions (the chapter `history`, issues 29 and 38). Layers: queries/*.sql, analysis, tables,
 charts, findings; `report` wires them for the notebook."""
@@ -15,9 +15,10 @@ from ...inference.evidence import Replicate
 from . import analysis, charts, findings, tables
 from .analysis import IO500_MIN_SUBMISSIONS, STEADY_SLOPE_PCT
 
-HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test or mdtest many times, one folder per run, and "
-              "ingest the folders; `scripts/collect_history.sh` and `scripts/collect_ior_history.sh` make such "
-              "histories. Runs under different top folders (or `labels.yml` labels) are separate histories.")
+HOW_TO_ADD = ("Run the same fio job (`--output-format=json`), IOR test, mdtest or DLIO workload many times, one folder "
+              "per run, and ingest the folders; `scripts/collect_history.sh`, `scripts/collect_ior_history.sh` and "
+              "`scripts/collect_dlio.py` make such histories. Runs under different top folders (or `labels.yml` "
+              "labels) are separate histories.")
 
 
 def others_sentence(accuracy: pd.DataFrame) -> str:
@@ -49,7 +50,7 @@ def report(con, *, steady_slope_pct: float = STEADY_SLOPE_PCT) -> Report:
     submissions = analysis.io500_submissions(con)
     if runs.empty and submissions.empty:
         return Report(values={"has_data": False, "has_runs": False, "has_io500": False},
-                      note=present.no_data("fio, IOR or mdtest runs with a start time", HOW_TO_ADD))
+                      note=present.no_data("fio, IOR, mdtest or DLIO runs with a start time", HOW_TO_ADD))
     values = {"has_data": True, "has_runs": not runs.empty, "has_io500": not submissions.empty, "min_runs": MIN_RUNS,
               "permutations": PERMUTATIONS, "steady_slope_pct": steady_slope_pct,
               "io500_min_submissions": IO500_MIN_SUBMISSIONS, "has_histories": False, "has_changes": False,

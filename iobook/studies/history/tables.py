@@ -13,7 +13,8 @@ from ...book.report import Table
 from ...database import source_labels
 from ...inference import evidence
 
-RATE_FORMATS = {"bw (MiB/s)": ",.1f", "rate (ops/s)": present.significant(4)}
+RATE_FORMATS = {"bw (MiB/s)": ",.1f", "rate (ops/s)": present.significant(4),
+                "samples/s": present.significant(4), "AU (%)": ".1f"}
 FIO_FORMATS = {"clat p99 (ms)": ",.3f", "slowest ÷ median job": ".3f", "slope (% of mean per s)": ".1f",
                "largest deviation (% of mean)": ".0f"}
 
@@ -29,12 +30,13 @@ def relative_files(paths: pd.Series) -> tuple[pd.Series, str]:
 
 
 def runs_table(runs: pd.DataFrame, files: pd.Series) -> Table:
-    """Every run, by history and in its order: its position, start, bandwidth (fio, IOR) or rate (mdtest) and its file
-    (`files`: relative_files). A fio run's own measures are fio_table's; the tool's version is in the Data chapter's
+    """Every run, by history and in its order: its position, start, bandwidth (fio, IOR, DLIO) or rate (mdtest), a DLIO
+    run's samples/s and AU, and its file (`files`: relative_files). A fio run's own measures are fio_table's; the tool's version is in the Data chapter's
     list of files, and a change point names it where it changes."""
     frame = pd.DataFrame({
         "history": runs.history, "run": runs.run, "started": runs.started.dt.strftime("%Y-%m-%d %H:%M:%S"),
-        "bw (MiB/s)": runs.bw_bytes_s / 2**20, "rate (ops/s)": runs.ops_s, "file": files})
+        "bw (MiB/s)": runs.bw_bytes_s / 2**20, "rate (ops/s)": runs.ops_s, "samples/s": runs.samples_s,
+        "AU (%)": runs.au_pct, "file": files})
     # a measure no run has (no mdtest run: no rate) tells no row apart
     frame = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
     return Table(frame=frame.sort_values(["history", "run"], kind="stable").reset_index(drop=True),

@@ -194,7 +194,7 @@ def findings(configs: pd.DataFrame, effects: pd.DataFrame, comparisons: pd.DataF
     labels compared, what the runs' setups allow (`limits`: limits.limits_finding), the whole curves, the tails, the
     run-to-run spread, the phases whose logs say they failed."""
     if configs.empty:
-        return [Finding(text="This database holds no fio, IOR or mdtest run, so there is nothing to find yet "
+        return [Finding(text="This database holds no fio, IOR, mdtest or DLIO run, so there is nothing to find yet "
                              "(what to add: below)", target=None)]
     ranked = set(configs.loc[rankable(configs), "config"])
     sweep = superseded = comparison = summary = None
@@ -252,15 +252,15 @@ def sizing_sentence(effects: pd.DataFrame) -> str:
 def read_sentence(runs: pd.DataFrame, configs: pd.DataFrame) -> str:
     """What the chapter read, for the page (MyST): files per tool, runs, designs, configurations, labels."""
     if runs.empty:
-        return "This database holds no fio, IOR or mdtest result. " + HOW_TO_ADD
+        return "This database holds no fio, IOR, mdtest or DLIO result. " + HOW_TO_ADD
     files = runs.groupby("tool")["source_id"].nunique()
     per_tool = ", ".join(f"{files[t]:,} {TOOL_NAMES[t]}" for t in source_labels.TOOLS if t in files)
     labels = sorted(set(runs["label"]))
     shown = ", ".join(f"**{md_escape(x)}**" for x in labels[:LABELS_NAMED]) + (
         f" and {len(labels) - LABELS_NAMED:,} more" if len(labels) > LABELS_NAMED else "")
-    return (f"{runs['source_id'].nunique():,} files hold fio, IOR or mdtest results ({per_tool}): {len(runs):,} runs "
-            f"of {len(configs):,} configurations in {runs['design'].nunique():,} designs under {len(labels):,} "
-            f"label(s): {shown}.")
+    return (f"{runs['source_id'].nunique():,} files hold fio, IOR, mdtest or DLIO results ({per_tool}): "
+            f"{len(runs):,} runs of {len(configs):,} configurations in {runs['design'].nunique():,} designs under "
+            f"{len(labels):,} label(s): {shown}.")
 
 
 def label_notes(label_files: pd.DataFrame, notes: list[str], baseline_note: str | None) -> str:

@@ -17,26 +17,33 @@ PARAMETERS = {
             "ordering_in_file", "ordering_inter_file", "stonewall"],
     "mdtest": ["items", "item_kind", "tasks", "nodes", "branching", "depth", "unique_dir", "write_bytes",
                "read_bytes", "stonewall"],
+    "dlio": ["accelerators", "hosts", "files_train", "record_length", "batch_size", "read_threads", "computation_time",
+             "epochs"],
 }
 ALL_PARAMETERS = list(dict.fromkeys(p for ps in PARAMETERS.values() for p in ps))
 SHOWN_NAMES = {"file_per_proc": "file per process", "ordering_in_file": "offsets", "ordering_inter_file": "reorder",
                "unique_dir": "unique dir", "item_kind": "items are", "write_bytes": "write bytes",
-               "read_bytes": "read bytes"}
+               "read_bytes": "read bytes", "files_train": "files", "record_length": "record length",
+               "batch_size": "batch", "read_threads": "read threads", "computation_time": "computation (s)"}
 # Sizes in bytes, as fio writes them ("4k", "1m") or as numbers of bytes (IOR, mdtest).
-BYTE_PARAMETERS = {"bs", "size", "transfer", "block", "write_bytes", "read_bytes"}
+BYTE_PARAMETERS = {"bs", "size", "transfer", "block", "write_bytes", "read_bytes", "record_length"}
 OTHER_SEPARATOR = ", "  # between fio's other options and manifest labels (a label's value may hold spaces)
 
 # Measures, per tool: column -> name shown, with its unit. All are positive (rates, latencies).
 MEASURES = {"fio": {"bw_mib_s": "bandwidth (MiB/s)", "ops_s": "IOPS", "lat_ms": "latency (ms)"},
             "ior": {"bw_mib_s": "bandwidth (MiB/s)", "ops_s": "IOPS", "lat_ms": "latency (ms)"},
-            "mdtest": {"ops_s": "rate (ops/s)"}}
-MEASURE_COLUMNS = ["bw_mib_s", "ops_s", "lat_ms"]
+            "mdtest": {"ops_s": "rate (ops/s)"},
+            # DLIO's mean over the epochs, its MB being 2^20 bytes; AU: the share of time the simulated accelerators
+            # computed rather than waited for data
+            "dlio": {"bw_mib_s": "bandwidth (MiB/s)", "accel_mib_s": "bandwidth per accelerator (MiB/s)",
+                     "ops_s": "samples/s", "au_pct": "AU (%)"}}
+MEASURE_COLUMNS = ["bw_mib_s", "ops_s", "lat_ms", "accel_mib_s", "au_pct"]
 # fio's completion latency percentiles (its default list holds them all; fio_io): column -> name shown
 TAIL_PERCENTILES = {"p50_ms": "clat p50", "p99_ms": "clat p99", "p999_ms": "clat p99.9", "p9999_ms": "clat p99.99"}
 PERCENTILES = list(TAIL_PERCENTILES)
-MAIN_MEASURE = {"fio": "bw_mib_s", "ior": "bw_mib_s", "mdtest": "ops_s"}  # what sweeps and comparisons use
-UNITS = {"bw_mib_s": "MiB/s", "ops_s": "ops/s", "lat_ms": "ms"}
-TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest"}
+MAIN_MEASURE = {"fio": "bw_mib_s", "ior": "bw_mib_s", "mdtest": "ops_s", "dlio": "bw_mib_s"}  # what sweeps and comparisons use
+UNITS = {"bw_mib_s": "MiB/s", "ops_s": "ops/s", "lat_ms": "ms", "accel_mib_s": "MiB/s", "au_pct": "%"}
+TOOL_NAMES = {"fio": "fio", "ior": "IOR", "mdtest": "mdtest", "dlio": "DLIO"}
 
 
 def cells(column: pd.Series) -> list:

@@ -1,4 +1,4 @@
-"""Every run the chapter reads, one row each (queries/fio.sql, ior.sql, mdtest.sql): its label, tool, workload, the
+"""Every run the chapter reads, one row each (queries/fio.sql, ior.sql, mdtest.sql, dlio.sql): its label, tool, workload, the
 parameters its log states and its design; the phases whose logs say they failed (queries/failed_phases.sql); the
 setup of the IO500 runs whose phase logs they are (queries/setups.sql)."""
 from __future__ import annotations
@@ -131,6 +131,15 @@ def get_mdtest(con) -> pd.DataFrame:
     return df.drop(columns=["summary_index"])
 
 
+def get_dlio(con) -> pd.DataFrame:
+    """One row per DLIO run of your own (queries/dlio.sql; MLPerf Storage submissions are the MLPerf chapter's): its
+    MiB/s (DLIO's MB), MiB/s per simulated accelerator, samples/s and AU, each DLIO's mean over the epochs. The run
+    (`unit`) is the summary.json."""
+    df = store.frame(con, __package__, "dlio")
+    df["unit"] = df["source_id"].astype(str)
+    return df
+
+
 def get_failed_phases(con) -> pd.DataFrame:
     """The phases whose log says they failed (queries/failed_phases.sql): an mdtest phase that printed that its
     operations failed (mdtest_results.failed) and a fio job whose output states an error (fio_jobs.error, an errno).
@@ -147,14 +156,14 @@ def get_failed_phases(con) -> pd.DataFrame:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every run of every fio, IOR and mdtest configuration, one row each: label, labelled_by, tool, workload,
+    """Every run of every fio, IOR, mdtest and DLIO configuration, one row each: label, labelled_by, tool, workload,
     the parameters (ALL_PARAMETERS; None where the tool has no such parameter or its log does not state it),
     `parameters` (the known ones as text), `design` (source_labels.designs), `config` (equal for equal label, tool,
     workload, parameters and design), `unit` (the run), the file as readers see it, `values` (the measured
     values the run's are the geometric mean of: IOR's iterations, the jobs of one fio file alike) and the
     measures (MEASURE_COLUMNS; PERCENTILES their mean)."""
-    parts = [part.assign(tool=tool) for tool, get in (("fio", get_fio), ("ior", get_ior), ("mdtest", get_mdtest))
-             if len(part := get(con))]
+    parts = [part.assign(tool=tool) for tool, get in (("fio", get_fio), ("ior", get_ior), ("mdtest", get_mdtest),
+                                                      ("dlio", get_dlio)) if len(part := get(con))]
     if not parts:
         return pd.DataFrame(columns=RUN_COLUMNS)
     df = pd.concat(parts, ignore_index=True)
