@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from conftest import ARCHIVE, PUBLISHED_DB
 
-from iobook.database import networks, setups, store
+from iobook.database import io500_lists, networks, setups, store
 from iobook.database.ingest import ingest
 from iobook.parsers import ParseError, io500
 
@@ -302,8 +302,8 @@ def test_a_runs_list_is_the_site_record_then_inferred(tmp_path):
                            "JOIN io500_run_setup x ON x.run_id = r.run_id AND x.field = 'list' ORDER BY 1").fetchall()
     assert [(sub, lst) for sub, lst, _ in rows] == [(548, "ISC21"), (689, "ISC21")]
     assert all(src.startswith("IO500 site record: submission-548") for _, _, src in rows)
-    assert setups.inferred_list(2023, "2023-05-14 01:13:12") == "ISC23" and setups.inferred_list(2021, "2021-10-24") == "SC21"
-    with setups.SITE_LISTS_CSV.open(encoding="utf-8") as f:
+    assert io500_lists.inferred_list(2023, "2023-05-14 01:13:12") == "ISC23" and io500_lists.inferred_list(2021, "2021-10-24") == "SC21"
+    with io500_lists.SITE_LISTS_CSV.open(encoding="utf-8") as f:
         row = next(r for r in csv.DictReader(f) if r["id"] == "548")
     assert row["list"] == "ISC21"
 

@@ -160,9 +160,10 @@ def reference_tables() -> tuple[Path, ...]:
     record of its lists): what the
     database holds depends on them."""
     from .families import FILESYSTEMS_CSV
+    from .io500_lists import SITE_LISTS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
     from .networks import NETWORK_RATES_CSV
-    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV, SITE_LISTS_CSV
+    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
 
     return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV, SITE_LISTS_CSV
 

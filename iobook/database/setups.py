@@ -20,7 +20,8 @@ from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import families, io500_runs, labels, networks, published, reference
+from . import families, io500_lists, io500_runs, labels, networks, published, reference
+from .sql import query
 
 FIELDS = {
     "machine": "one physical system across its submissions' labels",
@@ -37,6 +38,7 @@ FIELDS = {
     "list_score": "the IO500 score the list published",
     "list_bw_gib_s": "the bandwidth score the list published (GiB/s)",
     "list_md_kiops": "the metadata score the list published (kIOPS)",
+    "list_check": "how the list's entry relates to the run's own summary (io500_lists.LIST_CHECKS; detail in source)",
     "api": "I/O interface of IOR and mdtest (POSIX, DFS, MPIIO, ...)",
     "object_classes": "DAOS object classes of its files and directories",
     "protection": "data protection its object classes give (none, replication, erasure code)",
@@ -76,12 +78,6 @@ LOG_TOOLS = ("fio", "ior", "mdtest")
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
-# the IO500 web site's record of the list each submission 1-555 entered and the values it published
-SITE_LISTS_CSV = reference.path("io500_site_lists.csv")
-SITE_LIST_VALUES = {"list_score": "io500_score", "list_bw_gib_s": "io500_bw", "list_md_kiops": "io500_md"}
-# ISC's deadlines fall in May-June, SC's in October-November: a run started by June of its archive year went to ISC
-ISC_LAST_MONTH = 6
-_STARTED = re.compile(r"(\d{4})[-.](\d{2})[-.]\d{2}")
 # which row of a talk's published table states the client links of runs whose files do not (seed 000's ESS 3500
 # clusters): submission -> the row of PUBLISHED_LINKS, and why it is that row
 CLIENT_LINKS_CSV = reference.path("client_links.csv")
@@ -134,22 +130,6 @@ def era(version: str | None, kinds: set[str]) -> str | None:
     if not version and RESULT_INI in kinds:  # the C app's result.txt, its [run] section without a version line
         return f"{C_APP}, version not stated"
     return version
-
-
-def site_lists() -> dict[int, dict[str, str]]:
-    """submission -> its row of the IO500 site's record (SITE_LISTS_CSV): the list it entered and the values published."""
-    with SITE_LISTS_CSV.open(encoding="utf-8") as f:
-        return {int(r["id"]): r for r in csv.DictReader(f)}
-
-
-def inferred_list(year: int | None, started: str | None) -> str | None:
-    """The list of an archive run the site's record does not hold: its year folder is the list's year, its start
-    date says which of the year's two (a run started by June, or the year before, went to ISC)."""
-    when = _STARTED.search(started or "")
-    if year is None or when is None:
-        return None
-    isc = int(when[1]) < year or int(when[2]) <= ISC_LAST_MONTH
-    return f"{'ISC' if isc else 'SC'}{year % 100:02d}"
 
 
 def generation(era_text: str | None, mode: str | None) -> str | None:
@@ -230,34 +210,21 @@ def _setup_rules(con) -> dict[str, list]:
 
 
 def derive(con, setup_rules: dict[str, list]) -> list[dict]:
-    runs = con.execute(
-        """SELECT i.run_id, i.path, i.io500_version, i.mode, i.procs, i.stonewall_s, i.submission, i.fingerprint,
-                  i.started, a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
-                  list(DISTINCT f.kind ORDER BY f.kind) AS kinds
-           FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
-           JOIN io500_run_members m USING (run_id) JOIN raw_io500_files f USING (source_id)
-           GROUP BY ALL ORDER BY i.run_id""").fetchall()
+    runs = con.execute(query(__package__, "store/setup_runs")).fetchall()
     info: dict[int, dict[str, str]] = {}  # what the run's own summaries print (bash logs' io500_info lines)
     described: dict[int, dict[str, str]] = {}
-    for run_id, key, value in con.execute(
-            "SELECT run_id, key, value FROM io500_system_info ORDER BY run_id, key").fetchall():
+    for run_id, key, value in con.execute(query(__package__, "store/setup_summary_info")).fetchall():
         if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
             info.setdefault(run_id, {}).setdefault(key, value.strip())
     # what the system-information files in the folder of one of its files or above say (io500_run_system_files),
     # the nearest first; then the run's own summaries win
-    for run_id, key, value in con.execute(
-            """SELECT x.run_id, i.key, i.value FROM io500_run_system_files x JOIN raw_io500_info i USING (source_id)
-               WHERE x.format IN ('io500-system-information', 'io500-questionnaire')
-               ORDER BY x.run_id, length(x.path) DESC, x.path, i.line""").fetchall():
+    for run_id, key, value in con.execute(query(__package__, "store/setup_described_info")).fetchall():
         if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
             described.setdefault(run_id, {}).setdefault(key, value.strip())
     min_release = {run_id: (level, PurePath(path).name) for run_id, level, path in con.execute(
-        """SELECT x.run_id, min(c.value), min(x.path) FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
-           WHERE c.key = 'minReleaseLevel' GROUP BY x.run_id""").fetchall()}
+        query(__package__, "store/setup_min_release")).fetchall()}
     # the client nodes a run's IOR log counted (its header's 'nodes'): what ran, where no summary states them
-    logged_nodes = dict(con.execute(
-        """SELECT l.run_id, max(t.nodes) FROM io500_phase_log_links l JOIN ior_tests t USING (source_id)
-           WHERE l.phase = ? AND t.nodes > 0 GROUP BY l.run_id""", [NODES_PHASE]).fetchall())
+    logged_nodes = dict(con.execute(query(__package__, "store/setup_logged_nodes"), [NODES_PHASE]).fetchall())
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
     releases = curated(RELEASES_CSV, "release")
@@ -267,15 +234,11 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
     listed = io500_runs.archive_runs()
-    site = site_lists()
-    # a run filed again under a later submission (JAMSTEC's 548, again as 689) entered the list of its first listing
-    first_listing: dict[str, int] = {}
-    for fingerprint, submission in con.execute(
-            "SELECT fingerprint, submission FROM io500_run_info WHERE submission IS NOT NULL ORDER BY submission").fetchall():
-        if submission in site:
-            first_listing.setdefault(fingerprint, submission)
+    lists = io500_lists.fields([io500_lists.Run(
+        run_id=r[0], path=r[1], submission=r[6] or listed.get(r[7], {}).get("submission"), fingerprint=r[7],
+        bw_gib_s=r[-2], md_kiops=r[-1]) for r in runs])
     for (run_id, path, version, mode, procs, stonewall, submission, fingerprint, started, year, institution, system,
-         filesystem, family, family_reason, attributed_by, kinds) in runs:
+         filesystem, family, family_reason, attributed_by, kinds, _, _) in runs:
         submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
         folder = io500_runs.own_folder(path)
         own_scripts = [s for s in all_scripts if PurePath(s.path).is_relative_to(folder)]
@@ -294,14 +257,10 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
         put("era", era(version, set(kinds)), "benchmark version" if version else "result file format")
         put("generation", generation(era(version, set(kinds)), mode),
             "benchmark version and mode" if version else "result file format and mode")
-        if (listing := first_listing.get(fingerprint)) is not None:
-            row = site[listing]
-            record = f"IO500 site record: submission-{listing} ({SITE_LISTS_CSV.name}, from {row['source']})"
-            put("list", row["list"], record)
-            for field, column in SITE_LIST_VALUES.items():
-                put(field, row[column], record)
-        elif (attributed_by or "").startswith(ARCHIVE_ATTRIBUTIONS):
-            put("list", inferred_list(year, started), "inferred: archive year folder and the run's start date")
+        for field, (value, source) in lists.get(run_id, {}).items():
+            put(field, value, source)
+        if (attributed_by or "").startswith(ARCHIVE_ATTRIBUTIONS):
+            put("list", io500_lists.inferred_list(year, started), io500_lists.INFERRED)
         put("procs", procs, "result files")
         put("stonewall_s", None if stonewall is None else f"{stonewall:g}", "result files")
         for field, keys in INFO_KEYS.items():
@@ -350,8 +309,7 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
                 fields.setdefault(field, (value, f"{PurePath(match[0]).name}: {pattern}"))
         by_run[run_id] = fields
     nodes = {run_id: frozenset(names) for run_id, names in con.execute(
-        """SELECT x.run_id, list(DISTINCT n.daemon_node) FROM io500_run_system_files x JOIN gpfs_nodes n USING (source_id)
-           GROUP BY x.run_id""").fetchall()}
+        query(__package__, "store/setup_gpfs_nodes")).fetchall()}
     for run_id, machine in machines(labelled, installed, nodes).items():
         by_run[run_id]["machine"] = machine  # what the files say of it comes before a setup.yml's name
     return [{"run_id": run_id, "field": f, "value": v, "source": s}
@@ -427,9 +385,7 @@ def derive_logs(con, rules: dict[str, list]) -> list[dict]:
     if not rules:
         return []
     rows = []
-    for source_id, path in con.execute(
-            "SELECT source_id, path FROM sources WHERE status = 'ok' AND list_contains(?, tool) ORDER BY source_id",
-            [list(LOG_TOOLS)]).fetchall():
+    for source_id, path in con.execute(query(__package__, "store/setup_log_sources"), [list(LOG_TOOLS)]).fetchall():
         match = labels.first_match(rules, PurePosixPath(PurePath(path).as_posix()))
         if match is not None:
             pattern, fields = rules[match[0]][match[1]]

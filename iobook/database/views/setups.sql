@@ -1,5 +1,7 @@
 -- Every IO500 run's setup (iobook/setups.py: what its own files say, then setup.yml, then data/reference), a
--- column a field; io500_run_setup has each value with its source. A field no source states is NULL.
+-- column a field; io500_run_setup has each value with its source. A field no source states is NULL. The list's
+-- published values (on the one run of a submission they belong to: iobook/database/io500_lists.py) stand beside the
+-- run's own summary, with their relative difference and the reason code (list_check) and its detail.
 CREATE OR REPLACE VIEW setups AS
 SELECT r.run_id, r.run_key,
        any_value(s.value) FILTER (WHERE s.field = 'machine') AS machine,
@@ -16,6 +18,13 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_score') AS DOUBLE) AS list_score,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_bw_gib_s') AS DOUBLE) AS list_bw_gib_s,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_md_kiops') AS DOUBLE) AS list_md_kiops,
+       any_value(s.value) FILTER (WHERE s.field = 'list_check') AS list_check,
+       any_value(s.source) FILTER (WHERE s.field = 'list_check') AS list_check_detail,
+       -- the run's own summary beside the list's values (printed, else recomputed), and the list's over it
+       any_value(coalesce(c.reported_score, c.score)) AS run_score,
+       any_value(coalesce(c.reported_bw_gib_s, c.bw_gib_s)) AS run_bw_gib_s,
+       any_value(coalesce(c.reported_md_kiops, c.md_kiops)) AS run_md_kiops,
+       list_score / nullif(run_score, 0) - 1 AS list_score_difference,
        any_value(s.value) FILTER (WHERE s.field = 'api') AS api,
        any_value(s.value) FILTER (WHERE s.field = 'object_classes') AS object_classes,
        any_value(s.value) FILTER (WHERE s.field = 'protection') AS protection,
@@ -32,7 +41,7 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_links') AS BIGINT) AS server_links,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_link_gbit_s') AS DOUBLE) AS server_link_gbit_s,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s
-FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id)
+FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id) LEFT JOIN io500_run_scores c USING (run_id)
 GROUP BY r.run_id, r.run_key;
 
 -- Every fio, IOR and mdtest log's setup, a column a field: what a setup.yml beside it states (log_setup, each value

@@ -8,12 +8,12 @@ import re
 import pandas as pd
 
 from ...book import present
-from ...database import io500_runs, store
+from ...database import io500_runs, io500_scores, store
 from ...inference import evidence
 from ...inference.bounds import censuses
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
-TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
+TOLERANCE = io500_scores.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 SHOWN_RUNS = 3  # the runs shown phase by phase when the parameters name none
 CENTURY = 2000  # a release's two-digit year ("ISC22") as a year
@@ -190,14 +190,14 @@ def widest_phase(phases: pd.DataFrame) -> tuple[str, tuple]:
 
 def phase_weights(con, run_key: str) -> pd.DataFrame:
     """For each scored phase of one run: its exponent in the score and the factor by which the score changes
-    when that phase alone is halved, recomputed by io500_runs.recompute from the run's own values."""
+    when that phase alone is halved, recomputed by io500_scores.recompute from the run's own values."""
     phases = get_phases(con, [run_key])
     values = dict(zip(phases.phase, phases.value))
-    base = io500_runs.recompute(values).score
+    base = io500_scores.recompute(values).score
     rows = []
     for phase in PHASES:
         group = STANDARD_BW_PHASES if phase in STANDARD_BW_PHASES else STANDARD_MD_PHASES
-        halved = io500_runs.recompute({**values, phase: values[phase] / 2}).score
+        halved = io500_scores.recompute({**values, phase: values[phase] / 2}).score
         rows.append({"phase": phase, "group": "bandwidth" if group is STANDARD_BW_PHASES else "metadata",
                      "exponent": 1 / (2 * len(group)), "factor when halved": halved / base})
     return pd.DataFrame(rows)
