@@ -118,8 +118,8 @@ def _check(run: Run, submission: int, row: dict, site: dict, by_fingerprint: dic
 def fields(runs: list[Run]) -> dict[int, dict[str, tuple[str, str]]]:
     """run_id -> its list fields, each (value, source): `list` (the site's record for its submission, else the list of
     the first listed submission holding the same phase values: a run filed again later), the list's published
-    values on the one run they belong to, and `list_check` (LIST_CHECKS) on every run of a submission the record
-    holds. Runs neither the record nor a listed twin places get no field here (setups infers their list)."""
+    values on the one run they belong to, and `list_check` (LIST_CHECKS) and `list_entry` (the submission whose
+    entry it is) on every run of a submission the record holds. Runs neither the record nor a listed twin places get no field here (setups infers their list)."""
     site = site_lists()
     by_fingerprint: dict[str, list[Run]] = {}
     by_submission: dict[int, list[Run]] = {}
@@ -155,4 +155,5 @@ def fields(runs: list[Run]) -> dict[int, dict[str, tuple[str, str]]]:
             else:
                 code, detail = "NO_RUN_MATCHES", f"none of submission-{submission}'s {len(members)} runs: {_listed(row)}"
             own["list_check"] = (code, f"{record}: {detail}")
+            own["list_entry"] = (str(submission), record)
     return out

@@ -39,6 +39,7 @@ FIELDS = {
     "list_bw_gib_s": "the bandwidth score the list published (GiB/s)",
     "list_md_kiops": "the metadata score the list published (kIOPS)",
     "list_check": "how the list's entry relates to the run's own summary (io500_lists.LIST_CHECKS; detail in source)",
+    "list_entry": "the submission whose entry of the site's record list_check reads",
     "api": "I/O interface of IOR and mdtest (POSIX, DFS, MPIIO, ...)",
     "object_classes": "DAOS object classes of its files and directories",
     "protection": "data protection its object classes give (none, replication, erasure code)",

@@ -20,6 +20,7 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_md_kiops') AS DOUBLE) AS list_md_kiops,
        any_value(s.value) FILTER (WHERE s.field = 'list_check') AS list_check,
        any_value(s.source) FILTER (WHERE s.field = 'list_check') AS list_check_detail,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_entry') AS INTEGER) AS list_entry,
        -- the run's own summary beside the list's values (printed, else recomputed), and the list's over it
        any_value(coalesce(c.reported_score, c.score)) AS run_score,
        any_value(coalesce(c.reported_bw_gib_s, c.bw_gib_s)) AS run_bw_gib_s,

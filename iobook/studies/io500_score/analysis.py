@@ -8,7 +8,7 @@ import re
 import pandas as pd
 
 from ...book import present
-from ...database import io500_runs, io500_scores, store
+from ...database import io500_lists, io500_runs, io500_scores, store
 from ...inference import evidence
 from ...inference.bounds import censuses
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
@@ -207,3 +207,23 @@ def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
     """The files of the given runs (present.sources)."""
     ids = store.frame(con, __package__, "run_files", [list(run_keys)]).source_id
     return present.sources(con, ids)
+
+
+def list_checks(con) -> pd.DataFrame:
+    """Each submission the IO500 site's record holds, once, with the reason code of its list entry against its runs'
+    own summaries (queries/list_checks.sql; iobook.database.io500_lists.LIST_CHECKS)."""
+    return store.frame(con, __package__, "list_checks")
+
+
+def list_check_table(checks: pd.DataFrame) -> pd.DataFrame:
+    """The submissions by reason code (io500_lists.LIST_CHECKS order): what the code means, how many, the lists they
+    entered and one example (the lowest submission id) with its detail."""
+    rows = []
+    for code, meaning in io500_lists.LIST_CHECKS.items():
+        these = checks[checks.reason == code]
+        if len(these):
+            first = these.iloc[0]
+            rows.append({"reason": code, "meaning": meaning, "submissions": len(these),
+                         "lists": ", ".join(f"{name} {n}" for name, n in these.list.value_counts().items()),
+                         "example": f"submission-{first.submission}: {first.detail.split('): ', 1)[-1]}"})
+    return pd.DataFrame(rows, columns=["reason", "meaning", "submissions", "lists", "example"])
