@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from conftest import ARCHIVE, PUBLISHED_DB
 
-from iobook.database import io500_lists, networks, setups, store
+from iobook.database import io500_lists, machines, networks, setups, store
 from iobook.database.ingest import ingest
 from iobook.parsers import ParseError, io500
 
@@ -47,7 +47,7 @@ def test_one_machine_whether_or_not_a_run_states_its_installation():
                 9: ("X", "Y", "other fs", "unknown")}
     installed = {1: ("DDN", "2020-06-30", "Lustre"), 3: ("LRZ", "2022-03-25", "DAOS"), 4: ("LRZ", "2022-03-25", "DAOS")}
     nodes = {6: frozenset({"arches1ib", "arches2ib", "ems"}), 7: frozenset({"arches1ib", "arches2ib", "client9"})}
-    found = {run: name for run, (name, _) in setups.machines(labelled, installed, nodes).items()}
+    found = {run: name for run, (name, _) in machines.machines(labelled, installed, nodes).items()}
     assert found == {1: "DDN, AI400X, Exascaler", 2: "DDN, AI400X, Exascaler", 3: "LRZ: A (DAOS) / A-EC (DAOS)",
                      4: "LRZ: A (DAOS) / A-EC (DAOS)", 5: "LRZ, B, DAOS",
                      6: "IBM Tucson: Arches (Scale); IBM Tuscon: Arches 2 (Scale 5.1.7.1)",
@@ -325,3 +325,36 @@ def test_the_cached_random_read_flag_reads_both_names_of_the_phase(tmp_path):
                             "WHERE f.code = 'RANDOM_READ_CACHED'").fetchall()
     assert [(Path(p).relative_to(tmp_path).parts[0], d) for p, d in flags] == [
         ("faster", "ior-rnd4K-read 9.5 GiB/s is 107 % of ior-easy-read 8.853 GiB/s")]
+
+
+def test_a_clusters_file_systems_are_storage_systems_of_their_own(tmp_path):
+    """Issue 46: Queen Mary's Apocrita file systems Long Term (submission-204), e8Scratch (164) and scratch (156), and
+    Clemson's Palmetto scratch1b (178) and scratch4 (168), were one "machine" each cluster: the storage_install_date
+    their system-information shares joined them. The unit of a file-system comparison is the storage system: five
+    machines, two clusters (the archive's folders name the file systems: Apocrita/Long Term, Palmetto/scratch4...)."""
+    con = setups_of(tmp_path, *map(submission, (204, 164, 156, 178, 168)))
+    machine, cluster = by_submission(con, "machine"), by_submission(con, "cluster")
+    assert machine == {156: "Queen Mary University Of London, Apocrita, scratch",
+                       164: "Queen Mary University Of London, Apocrita, e8Scratch",
+                       168: "Clemson University, Palmetto, scratch4", 178: "Clemson University, Palmetto, scratch1b",
+                       204: "Queen Mary University Of London, Apocrita, Long Term"}
+    assert len(set(cluster.values())) == 2
+    assert cluster[204] == cluster[164] == cluster[156] == ("Queen Mary University Of London: Apocrita (Long Term) / "
+                                                            "Apocrita (e8Scratch) / Apocrita (scratch)")
+    assert cluster[178] == cluster[168] == "Clemson University: Palmetto (scratch1b) / Palmetto (scratch4)"
+
+
+def test_a_file_system_names_its_instance():
+    """The instance a label's file-system name states, once its family, product, release, institution and cluster
+    words are dropped: spellings of one file system are one (the archive's folders: KISTI's 'Burst Buffer' and 'Nurion
+    Burst Buffer', IBM Tucson's Saguaro under two releases), DKRZ's lustre01 and lustre02 are two."""
+    gpfs = "Storage Scale/GPFS"
+    assert machines.storage_instance("Nurion Burst Buffer", "KISTI", "NURION", "IME") == \
+        machines.storage_instance("Burst Buffer", "KISTI", "NURION", "IME") == "burstbuffer"
+    assert machines.storage_instance("IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0", "IBM Tucson",
+                                     "Saguaro Storage Scale System 6000", gpfs) == \
+        machines.storage_instance("IBM Storage Scale 6.0.0.0 with ESS 7.0.0.0 (early pre-GA build)", "IBM Tucson",
+                                  "Saguaro Storage Scale System 6000", gpfs)
+    assert machines.storage_instance("lustre01", "DKRZ", "Mistral", "Lustre") != \
+        machines.storage_instance("Lustre02", "DKRZ", "Mistral", "Lustre")
+    assert machines.storage_instance("CephFS", "SUSE", "TigerShark", "CephFS") is None

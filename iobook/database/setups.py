@@ -20,11 +20,12 @@ from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import families, io500_lists, io500_runs, labels, networks, published, reference
+from . import io500_lists, io500_runs, labels, machines, networks, published, reference
 from .sql import query
 
 FIELDS = {
-    "machine": "one physical system across its submissions' labels",
+    "machine": "one storage system (file-system instance) across its submissions' labels: a comparison's unit",
+    "cluster": "the compute cluster the storage system serves, its file systems one unit (machines.machines)",
     "institution": "who ran it",
     "system": "the system's name",
     "filesystem": "the file system's name",
@@ -101,9 +102,6 @@ CLIENT_NETWORK_KEYS = ("Site.Supercomputer.Nodes.Interconnect.type", "Site.Super
 NODES_PHASE = "ior-easy-write"
 # a link's rate as the questionnaire prints it ("100 GBit", "200 Gb/s", "25Gbps"): Gbit/s
 _GBIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*G(?:Bit|b)(?:it)?(?:/s|ps)?\s*", re.IGNORECASE)
-# what makes one machine of several labels: the same institution, storage installed the same day, same family
-# (Queen Mary's Apocrita scratch and e8Scratch: one E8 D24, GPFS 5.0.2 and 4.2.3; LRZ's four SuperMUC-NG-Phase2)
-MACHINE_KEY = "storage_install_date"
 
 _OCLASS = re.compile(r"\boclass\s*[= ]\s*[\"']?([A-Z][A-Z0-9_]*)")
 _API = re.compile(r"(?:^|\s)(?:API[ \t]*=[ \t]*|-a[ \t]+|--api[= ])([A-Za-z][A-Za-z0-9]*)\b", re.MULTILINE)
@@ -301,8 +299,8 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
             put("changed_during_run", *change)
         if institution and system:
             labelled[run_id] = (institution, system, filesystem or "", family)  # labels.yml may state no file system
-            if stated.get(MACHINE_KEY):
-                installed[run_id] = (institution, stated[MACHINE_KEY], family)
+            if stated.get(machines.MACHINE_KEY):
+                installed[run_id] = (institution, stated[machines.MACHINE_KEY], family)
         match = labels.first_match(setup_rules, PurePosixPath(PurePath(path).as_posix()))
         if match is not None:
             pattern, user = setup_rules[match[0]][match[1]]
@@ -311,68 +309,12 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
         by_run[run_id] = fields
     nodes = {run_id: frozenset(names) for run_id, names in con.execute(
         query(__package__, "store/setup_gpfs_nodes")).fetchall()}
-    for run_id, machine in machines(labelled, installed, nodes).items():
+    for run_id, machine in machines.machines(labelled, installed, nodes).items():
         by_run[run_id]["machine"] = machine  # what the files say of it comes before a setup.yml's name
+    for run_id, cluster in machines.machines(labelled, installed, nodes, by_storage=False).items():
+        by_run[run_id]["cluster"] = cluster
     return [{"run_id": run_id, "field": f, "value": v, "source": s}
             for run_id, fields in by_run.items() for f, (v, s) in fields.items()]
-
-
-# Two runs whose Storage Scale listings (mmlscluster) share at least this share of the smaller one's node names
-# ran on one machine, whatever its cluster was named or recreated as (651 and 679: the same 15 Arches nodes)
-SHARED_NODES = 0.5
-
-
-def machines(labelled: dict[int, tuple], installed: dict[int, tuple],
-             nodes: dict[int, frozenset]) -> dict[int, tuple[str, str]]:
-    """run_id -> (machine, source). Runs are one machine, transitively (connected components, scipy), when they
-    carry the same labels (institution, system and file-system family: a folder name's release, as IBM's, is no
-    other machine; runs of one system on two file systems of one family count once, which errs toward fewer
-    units), state the same installation (institution, storage install date and family in their
-    system-information: LRZ's four SuperMUC-NG-Phase2 labels), or list the same nodes (SHARED_NODES)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    runs = sorted(labelled)
-    position = {r: i for i, r in enumerate(runs)}
-    # a family nothing states joins nothing: the file system's own name stands for it
-    label_of = {r: labelled[r][:2] + (labelled[r][3] if labelled[r][3] not in families.UNSTATED else labelled[r][2],)
-                for r in runs}
-    edges, reasons = [], {}
-    for key_of, reason in ((label_of, "same institution, system and family"),
-                           (installed, "same institution, storage install date and family in system-information")):
-        first: dict[tuple, int] = {}
-        for r in runs:
-            if r in key_of:
-                edges.append((position[r], position[first.setdefault(key_of[r], r)]))
-                if first[key_of[r]] != r:
-                    reasons[r] = reason
-    listed = [r for r in runs if nodes.get(r)]
-    for i, a in enumerate(listed):
-        for b in listed[i + 1:]:
-            if len(nodes[a] & nodes[b]) >= SHARED_NODES * min(len(nodes[a]), len(nodes[b])):
-                edges.append((position[a], position[b]))
-                reasons[b] = "their Storage Scale listings name the same nodes"
-    graph = coo_matrix(([1] * len(edges), ([a for a, _ in edges], [b for _, b in edges])), shape=(len(runs),) * 2)
-    _, component = connected_components(graph, directed=False)
-    members: dict[int, list[int]] = {}
-    for r in runs:
-        members.setdefault(component[position[r]], []).append(r)
-    out = {}
-    for group in members.values():
-        names = sorted({labelled[r][:3] for r in group})
-        if len(names) == 1:
-            machine, source = ", ".join(p for p in names[0] if p), "institution, system and file system"
-        else:
-            by_institution: dict[str, set[str]] = {}
-            for i, s, f in names:
-                by_institution.setdefault(i, set()).add(f"{s} ({f})" if f else s)
-            machine = "; ".join(f"{i}: {' / '.join(sorted(labels))}" for i, labels in sorted(by_institution.items()))
-            why = sorted({reasons[r] for r in group if r in reasons})
-            dates = sorted({installed[r][1] for r in group if r in installed})
-            source = (f"one machine under {len(names)} labels: " + "; ".join(why)
-                      + (f" (storage installed {', '.join(dates)})" if dates else ""))
-        out.update({r: (machine, source) for r in group})
-    return out
 
 
 def create(con) -> bool:

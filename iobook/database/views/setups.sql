@@ -5,6 +5,7 @@
 CREATE OR REPLACE VIEW setups AS
 SELECT r.run_id, r.run_key,
        any_value(s.value) FILTER (WHERE s.field = 'machine') AS machine,
+       any_value(s.value) FILTER (WHERE s.field = 'cluster') AS cluster,
        any_value(s.value) FILTER (WHERE s.field = 'institution') AS institution,
        any_value(s.value) FILTER (WHERE s.field = 'system') AS system,
        any_value(s.value) FILTER (WHERE s.field = 'filesystem') AS filesystem,
