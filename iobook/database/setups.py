@@ -20,7 +20,7 @@ from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import io500_lists, io500_runs, labels, machines, networks, published, reference
+from . import client_bounds, io500_lists, io500_runs, labels, machines, networks, published, reference
 from .sql import query
 
 FIELDS = {
@@ -57,6 +57,8 @@ FIELDS = {
     "server_links": "network links per data server",
     "server_link_gbit_s": "rate of one server link (Gbit/s)",
     "drive_gb_s": "rate of one data storage device (GB/s)",
+    "client_link_bound_gbit_s": "the most one client node's links move where its files state not both their count and "
+                                "rate (Gbit/s; client_bounds)",
 }
 # The fields whose difference a comparison names (History's change points, Your runs' labels): view column -> name
 COMPARED = {"benchmark": "IO500 version", "procs": "processes", "release": "release", "client_nodes": "client nodes",
@@ -229,6 +231,7 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     releases = curated(RELEASES_CSV, "release")
     client_links = curated(CLIENT_LINKS_CSV, "published_row")
     talk_links = published_links()
+    ports = client_bounds.client_ports(con.execute(query(__package__, "store/setup_verbs_ports")).fetchall())
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
@@ -306,6 +309,8 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
             pattern, user = setup_rules[match[0]][match[1]]
             for field, value in user.items():
                 fields.setdefault(field, (value, f"{PurePath(match[0]).name}: {pattern}"))
+        if limit := client_bounds.bound(fields, ports.get(run_id), started, year):
+            fields.setdefault("client_link_bound_gbit_s", limit)
         by_run[run_id] = fields
     nodes = {run_id: frozenset(names) for run_id, names in con.execute(
         query(__package__, "store/setup_gpfs_nodes")).fetchall()}

@@ -42,7 +42,9 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_link_gbit_s') AS DOUBLE) AS client_link_gbit_s,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_links') AS BIGINT) AS server_links,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_link_gbit_s') AS DOUBLE) AS server_link_gbit_s,
-       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_link_bound_gbit_s') AS DOUBLE)
+           AS client_link_bound_gbit_s
 FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id) LEFT JOIN io500_run_scores c USING (run_id)
 GROUP BY r.run_id, r.run_key;
 
@@ -125,6 +127,10 @@ WHERE p.unit = 'GiB/s' AND p.value > 0;
 --   UNPROTECTED         its DAOS object classes keep one copy of the data (S1, SX): no replication, no erasure code
 --   ABOVE_LINKS         a bandwidth phase above the least limit its setup states (io500_run_bounds): data that
 --                       did not cross the links, as from a client's cache (IO500 issue #88)
+--   ABOVE_CLIENT_LINK   where the files state not both a client's links and their rate: a bandwidth phase that needs
+--                       more per client node than its links move at most (setups.client_link_bound_gbit_s: the ports
+--                       its mmlsconfig's verbsPorts or questionnaire name, else one, times the rate stated, else its
+--                       data servers' network's, else the fastest client port of the run's date)
 --   IMPLAUSIBLE         a phase above one item per cycle of a 5 GHz core per process (io500_implausible_phases)
 CREATE OR REPLACE VIEW io500_run_flags AS
 SELECT x.run_id, 'RANDOM_READ_CACHED' AS code,
@@ -144,6 +150,15 @@ SELECT run_id, 'ABOVE_LINKS',
        phase || ' ' || printf('%.4g', gib_s) || ' GiB/s is ' || printf('%.0f', 100 * share) || ' % of its ' || binding
            || ' (' || stated || ')', 'setup record'
 FROM io500_run_bounds WHERE share > 1
+UNION ALL
+SELECT p.run_id, 'ABOVE_CLIENT_LINK',
+       p.phase || ' ' || printf('%.4g', p.value / s.client_nodes) || ' GiB/s a client node ('
+           || printf('%.0f', p.value * 2^30 * 8 / 1e9 / s.client_nodes) || ' Gbit/s) is above its links'' '
+           || printf('%g', s.client_link_bound_gbit_s) || ' Gbit/s: ' || b.source, 'setup record'
+FROM io500_run_phases p JOIN setups s USING (run_id)
+JOIN io500_run_setup b ON b.run_id = p.run_id AND b.field = 'client_link_bound_gbit_s'
+WHERE p.unit = 'GiB/s' AND s.client_nodes > 0
+  AND p.value * 2^30 * 8 / 1e9 / s.client_nodes > s.client_link_bound_gbit_s
 UNION ALL
 SELECT run_id, 'IMPLAUSIBLE', reason, 'result files' FROM io500_implausible_phases;
 
