@@ -184,7 +184,7 @@ def test_main_finding_is_a_census_counted_without_an_interval(databases):
 def test_flagged_runs_are_counted_and_never_shown_as_examples(databases):
     # the six IBM runs with find_script/track_io500.sh (mmchconfig ... -i while they run), the 24 DAOS runs whose
     # config.ini names only S1/SX object classes, the two implausible phases' runs (tests/test_setups.py), the nine
-    # runs above their clients' links (ABOVE_CLIENT_LINKED, below), six of them DAOS runs flagged UNPROTECTED too
+    # runs above their clients' links (ABOVE_CLIENT_LINKED, below), three of them (671, 695, 696) UNPROTECTED too
     with store.open_read(databases["default"]) as con:
         r = study.report(con)
         runs = analysis.get_runs(con)
