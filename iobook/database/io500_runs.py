@@ -1,4 +1,4 @@
-"""IO500 runs: group the summary files that describe one run, and recompute its score.
+"""IO500 runs: group the summary files that describe one run, and recompute its score (io500_scores).
 
 Files are one run when their content says so, never their names: identical bytes, or phase values
 that agree wherever both files report a phase while one file's phases are a subset of the other's

@@ -46,12 +46,13 @@ def instances(labelled: dict[int, tuple]) -> dict[int, str | None]:
     """run_id -> its storage instance (storage_instance); a run whose label names none takes the one instance the
     other runs of its institution, cluster and family name, when they name exactly one."""
     own = {r: storage_instance(f, i, s, fam) for r, (i, s, f, fam) in labelled.items()}
+    cluster = {r: (i, s, fam) for r, (i, s, _, fam) in labelled.items()}
     named: dict[tuple, set[str]] = {}
-    for r, (i, s, _, fam) in labelled.items():
+    for r in labelled:
         if own[r] is not None:
-            named.setdefault((i, s, fam), set()).add(own[r])
-    return {r: own[r] if own[r] is not None or len(named.get(labelled[r][:2] + labelled[r][3:], ())) != 1
-            else next(iter(named[labelled[r][:2] + labelled[r][3:]])) for r in labelled}
+            named.setdefault(cluster[r], set()).add(own[r])
+    return {r: own[r] if own[r] is not None or len(named.get(cluster[r], ())) != 1 else next(iter(named[cluster[r]]))
+            for r in labelled}
 
 
 def machines(labelled: dict[int, tuple], installed: dict[int, tuple], nodes: dict[int, frozenset], *,

@@ -237,8 +237,9 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
     listed = io500_runs.archive_runs()
     lists = io500_lists.fields([io500_lists.Run(
-        run_id=r[0], path=r[1], submission=r[6] or listed.get(r[7], {}).get("submission"), fingerprint=r[7],
-        bw_gib_s=r[-2], md_kiops=r[-1]) for r in runs])
+        run_id=run_id, path=path, submission=submission or listed.get(fingerprint, {}).get("submission"),
+        fingerprint=fingerprint, bw_gib_s=bw, md_kiops=md)
+        for run_id, path, _, _, _, _, submission, fingerprint, *_, bw, md in runs])
     for (run_id, path, version, mode, procs, stonewall, submission, fingerprint, started, year, institution, system,
          filesystem, family, family_reason, attributed_by, kinds, _, _) in runs:
         submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
