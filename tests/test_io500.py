@@ -10,7 +10,7 @@ from conftest import SHARED
 from hypothesis import given
 from hypothesis import strategies as st
 
-from iobook.database import io500_runs
+from iobook.database import io500_runs, io500_scores
 from iobook.database.ingest import ingest
 from iobook.parsers import ParseError, all_formats, detect
 from iobook.parsers.io500 import GIB, Io500File, Io500Flag, Io500Phase
@@ -190,14 +190,14 @@ def test_fuzz_only_parse_errors(path, how, where, byte):
 # ---------------------------------------------------------------- scores
 
 def test_geometric_mean_rules():
-    assert io500_runs.geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
-    assert io500_runs.geometric_mean([2.0, 0.0]) == 0.0
-    assert io500_runs.geometric_mean([2.0, None]) is None
+    assert io500_scores.geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
+    assert io500_scores.geometric_mean([2.0, 0.0]) == 0.0
+    assert io500_scores.geometric_mean([2.0, None]) is None
 
 
 def test_recompute_tucson_score():
     _, _, phases, _ = parse(TUCSON / "result_summary.txt")
-    s = io500_runs.recompute({k: p.value for k, p in phases.items() if p.scored})
+    s = io500_scores.recompute({k: p.value for k, p in phases.items() if p.scored})
     assert s.bw_gib_s == pytest.approx(74.180126, rel=1e-6)
     assert s.md_kiops == pytest.approx(250.644110, rel=1e-6)
     assert s.score == pytest.approx(136.355461, rel=1e-6) and round(s.score, 1) == 136.4
@@ -206,21 +206,21 @@ def test_recompute_tucson_score():
 @pytest.mark.parametrize("folder, score", [(EHNINGEN, 166.250958), (CLOUD, 618.917007)])
 def test_recompute_ibm_seed_scores(folder, score):
     _, f, phases, _ = parse(folder / "result_summary.txt")
-    s = io500_runs.recompute({k: p.value for k, p in phases.items() if p.scored})
+    s = io500_scores.recompute({k: p.value for k, p in phases.items() if p.scored})
     assert f.reported_score == score and s.score == pytest.approx(score, rel=1e-6)
 
 
 def test_recompute_extended_score():
     _, f, phases, _ = parse(EXTENDED / "result_summary.txt")
-    s = io500_runs.recompute({k: p.value for k, p in phases.items() if p.scored}, extended=True)
+    s = io500_scores.recompute({k: p.value for k, p in phases.items() if p.scored}, extended=True)
     assert f.mode == "extended" and (f.reported_score, f.reported_x_score) == (21.717851, 13.253362)
     assert s.score == pytest.approx(21.717851, rel=1e-6) and s.x_score == pytest.approx(13.253362, rel=1e-6)
 
 
 def test_recompute_sc17_native():
     _, f, phases, _ = parse(SC17_LOG)
-    s = io500_runs.recompute({k: p.value for k, p in phases.items()}, "sc17-product")
-    assert io500_runs.native_score(s.bw_gib_s, s.md_kiops, "sc17-product") == pytest.approx(7209139386.9, rel=1e-4)
+    s = io500_scores.recompute({k: p.value for k, p in phases.items()}, "sc17-product")
+    assert io500_scores.native_score(s.bw_gib_s, s.md_kiops, "sc17-product") == pytest.approx(7209139386.9, rel=1e-4)
 
 
 def test_archive_location():

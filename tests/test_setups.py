@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from conftest import ARCHIVE, PUBLISHED_DB
 
-from iobook.database import networks, setups, store
+from iobook.database import io500_lists, machines, networks, setups, store
 from iobook.database.ingest import ingest
 from iobook.parsers import ParseError, io500_system
 
@@ -47,7 +47,7 @@ def test_one_machine_whether_or_not_a_run_states_its_installation():
                 9: ("X", "Y", "other fs", "unknown")}
     installed = {1: ("DDN", "2020-06-30", "Lustre"), 3: ("LRZ", "2022-03-25", "DAOS"), 4: ("LRZ", "2022-03-25", "DAOS")}
     nodes = {6: frozenset({"arches1ib", "arches2ib", "ems"}), 7: frozenset({"arches1ib", "arches2ib", "client9"})}
-    found = {run: name for run, (name, _) in setups.machines(labelled, installed, nodes).items()}
+    found = {run: name for run, (name, _) in machines.machines(labelled, installed, nodes).items()}
     assert found == {1: "DDN, AI400X, Exascaler", 2: "DDN, AI400X, Exascaler", 3: "LRZ: A (DAOS) / A-EC (DAOS)",
                      4: "LRZ: A (DAOS) / A-EC (DAOS)", 5: "LRZ, B, DAOS",
                      6: "IBM Tucson: Arches (Scale); IBM Tuscon: Arches 2 (Scale 5.1.7.1)",
@@ -302,8 +302,8 @@ def test_a_runs_list_is_the_site_record_then_inferred(tmp_path):
                            "JOIN io500_run_setup x ON x.run_id = r.run_id AND x.field = 'list' ORDER BY 1").fetchall()
     assert [(sub, lst) for sub, lst, _ in rows] == [(548, "ISC21"), (689, "ISC21")]
     assert all(src.startswith("IO500 site record: submission-548") for _, _, src in rows)
-    assert setups.inferred_list(2023, "2023-05-14 01:13:12") == "ISC23" and setups.inferred_list(2021, "2021-10-24") == "SC21"
-    with setups.SITE_LISTS_CSV.open(encoding="utf-8") as f:
+    assert io500_lists.inferred_list(2023, "2023-05-14 01:13:12") == "ISC23" and io500_lists.inferred_list(2021, "2021-10-24") == "SC21"
+    with io500_lists.SITE_LISTS_CSV.open(encoding="utf-8") as f:
         row = next(r for r in csv.DictReader(f) if r["id"] == "548")
     assert row["list"] == "ISC21"
 
@@ -325,3 +325,56 @@ def test_the_cached_random_read_flag_reads_both_names_of_the_phase(tmp_path):
                             "WHERE f.code = 'RANDOM_READ_CACHED'").fetchall()
     assert [(Path(p).relative_to(tmp_path).parts[0], d) for p, d in flags] == [
         ("faster", "ior-rnd4K-read 9.5 GiB/s is 107 % of ior-easy-read 8.853 GiB/s")]
+
+
+def test_a_clusters_file_systems_are_storage_systems_of_their_own(tmp_path):
+    """Issue 46: Queen Mary's Apocrita file systems Long Term (submission-204), e8Scratch (164) and scratch (156), and
+    Clemson's Palmetto scratch1b (178) and scratch4 (168), were one "machine" each cluster: the storage_install_date
+    their system-information shares joined them. The unit of a file-system comparison is the storage system: five
+    machines, two clusters (the archive's folders name the file systems: Apocrita/Long Term, Palmetto/scratch4...)."""
+    con = setups_of(tmp_path, *map(submission, (204, 164, 156, 178, 168)))
+    machine, cluster = by_submission(con, "machine"), by_submission(con, "cluster")
+    assert machine == {156: "Queen Mary University Of London, Apocrita, scratch",
+                       164: "Queen Mary University Of London, Apocrita, e8Scratch",
+                       168: "Clemson University, Palmetto, scratch4", 178: "Clemson University, Palmetto, scratch1b",
+                       204: "Queen Mary University Of London, Apocrita, Long Term"}
+    assert len(set(cluster.values())) == 2
+    assert cluster[204] == cluster[164] == cluster[156] == ("Queen Mary University Of London: Apocrita (Long Term) / "
+                                                            "Apocrita (e8Scratch) / Apocrita (scratch)")
+    assert cluster[178] == cluster[168] == "Clemson University: Palmetto (scratch1b) / Palmetto (scratch4)"
+
+
+def test_a_file_system_names_its_instance():
+    """The instance a label's file-system name states, once its family, product, release, institution and cluster
+    words are dropped: spellings of one file system are one (the archive's folders: KISTI's 'Burst Buffer' and 'Nurion
+    Burst Buffer', IBM Tucson's Saguaro under two releases), DKRZ's lustre01 and lustre02 are two."""
+    gpfs = "Storage Scale/GPFS"
+    assert machines.storage_instance("Nurion Burst Buffer", "KISTI", "NURION", "IME") == \
+        machines.storage_instance("Burst Buffer", "KISTI", "NURION", "IME") == "burstbuffer"
+    assert machines.storage_instance("IBM Storage Scale 5.2.2-0 (early pre-GA build) with ESS 6.2.1-0", "IBM Tucson",
+                                     "Saguaro Storage Scale System 6000", gpfs) == \
+        machines.storage_instance("IBM Storage Scale 6.0.0.0 with ESS 7.0.0.0 (early pre-GA build)", "IBM Tucson",
+                                  "Saguaro Storage Scale System 6000", gpfs)
+    assert machines.storage_instance("lustre01", "DKRZ", "Mistral", "Lustre") != \
+        machines.storage_instance("Lustre02", "DKRZ", "Mistral", "Lustre")
+    assert machines.storage_instance("CephFS", "SUSE", "TigerShark", "CephFS") is None
+
+
+def test_a_client_that_needs_more_than_its_links_is_flagged(tmp_path):
+    """Issue 46: where links are not stated, a client node's links bound it. LRZ's 671 (ISC23, 10 client nodes) writes
+    434.744345 GiB/s in ior-easy-write (its result.txt): 43.47 GiB/s, 373 Gbit/s a client node, above one link of the
+    'InfiniBand HDR' its system-information names for its data servers (HDR: 200 Gbit/s, network_rates.csv): flagged.
+    IBM's 722 (SC24) reads 284.203357 GiB/s on 10 clients whose mmlsconfig gives the client class one port
+    (`verbsPorts mlx5_0/1`, line 101): 244 Gbit/s a client, below the fastest client port of 2024 (NDR, 400 Gbit/s,
+    data/reference/fastest_client_links.csv): tested, not flagged."""
+    con = setups_of(tmp_path, submission(671), submission(722))
+    bound = by_submission(con, "client_link_bound_gbit_s")
+    assert bound == {671: 200.0, 722: 400.0}
+    (source,) = con.execute("SELECT source FROM io500_run_setup s JOIN io500_runs r USING (run_id) "
+                            "WHERE field = 'client_link_bound_gbit_s' AND r.submission = 722").fetchone()
+    assert source.startswith("1 port a client (mmlsconfig line 101: verbsPorts mlx5_0/1 [client]) x 400 Gbit/s")
+    flagged = con.execute("SELECT r.submission, f.detail FROM io500_run_flags f JOIN io500_runs r USING (run_id) "
+                          "WHERE f.code = 'ABOVE_CLIENT_LINK' ORDER BY f.detail").fetchall()
+    assert {sub for sub, _ in flagged} == {671}
+    assert any(d.startswith("ior-easy-write 43.47 GiB/s a client node (373 Gbit/s) is above its links' 200 Gbit/s")
+               for _, d in flagged)

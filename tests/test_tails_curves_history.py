@@ -168,7 +168,7 @@ def test_an_io500_system_over_its_submissions(databases):
     janelia = subs[subs.system == "Janelia Research Campus, HHMI · SharedScratch · wekafs"]
     assert [f"submission-{s}" for s in janelia.submission] == [p.split("/")[1] for p in JANELIA_ORDER]
     printed = [printed_score(JANELIA / p) for p in JANELIA_ORDER]
-    assert janelia.score.tolist() == pytest.approx(printed, rel=1e-3)  # recomputed vs printed: io500_runs.SCORE_TOLERANCE
+    assert janelia.score.tolist() == pytest.approx(printed, rel=1e-3)  # recomputed vs printed: io500_scores.SCORE_TOLERANCE
     shown = r.tables["tab-history-io500"].frame
     assert shown[shown.system == janelia.system.iloc[0]].submission.tolist() == [p.split("/")[1] for p in JANELIA_ORDER]
     row = janelia_changes(databases["default"]).iloc[0]

@@ -159,12 +159,15 @@ def reference_tables() -> tuple[Path, ...]:
     record's curated releases, the published row of its client links, the rates of named networks, the IO500 site's
     record of its lists): what the
     database holds depends on them."""
+    from .client_bounds import FASTEST_CLIENT_LINKS_CSV
     from .families import FILESYSTEMS_CSV
+    from .io500_lists import SITE_LISTS_CSV
     from .io500_runs import ARCHIVE_RUNS_CSV
     from .networks import NETWORK_RATES_CSV
-    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV, SITE_LISTS_CSV
+    from .setups import CLIENT_LINKS_CSV, RELEASES_CSV
 
-    return FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV, SITE_LISTS_CSV
+    return (FILESYSTEMS_CSV, ARCHIVE_RUNS_CSV, RELEASES_CSV, CLIENT_LINKS_CSV, NETWORK_RATES_CSV, SITE_LISTS_CSV,
+            FASTEST_CLIENT_LINKS_CSV)
 
 
 def published_tables() -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""IO500 runs: group the summary files that describe one run, and recompute its score.
+"""IO500 runs: group the summary files that describe one run, and recompute its score (io500_scores).
 
 Files are one run when their content says so, never their names: identical bytes, or phase values
 that agree wherever both files report a phase while one file's phases are a subset of the other's
@@ -14,7 +14,6 @@ content: run_id is the smallest member source_id, and the same files give the sa
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -23,11 +22,11 @@ from pathlib import Path, PurePath, PurePosixPath
 import pandas as pd
 import pyarrow as pa
 
-from ..parsers.io500 import EXTENDED_PHASES, GIB, RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES, STANDARD_MD_PHASES
+from ..parsers.io500 import RULES_MIN_STONEWALL_S, STANDARD_BW_PHASES
 from . import families, reference
+from .io500_scores import (SCORE_TOLERANCE, check_score, recompute, relative_difference, required_md_phases,
+                           rounding_bound, scores_from_logs)
 from .sql import query
-
-SCORE_TOLERANCE = 0.001  # recomputed vs reported score: 0.1 %
 
 # Which member a run's values come from first: the INI keeps 6 decimals and per-phase remarks.
 KIND_PRIORITY = {"result-ini": 0, "summary": 1, "bash-summary": 1, "stdout": 2, "bash-log": 2,
@@ -74,77 +73,12 @@ def create(con, tables: dict = TABLES) -> bool:
     for name, columns in tables.items():  # a derived table whose columns changed is rebuilt from scratch
         if name in existing and [c for (c,) in con.execute(
                 query(__package__, "store/table_columns"), [name]).fetchall()] != list(columns):
-            con.execute(f"DROP TABLE {name}")
+            con.execute(query(__package__, "store/derived_drop").format(table=name))
             stale = True
     for name, columns in tables.items():
         cols = ", ".join(f"{col} {_SQL_TYPES[t]}" for col, t in columns.items())
-        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+        con.execute(query(__package__, "store/derived_create").format(table=name, columns=cols))
     return stale
-
-
-# ---------------------------------------------------------------- score recomputation (pure)
-
-@dataclass(frozen=True, kw_only=True)
-class Scores:
-    bw_gib_s: float | None
-    md_kiops: float | None
-    score: float | None  # sqrt(BW * MD), GiB/s and kIOPS
-    x_bw_gib_s: float | None = None  # extended mode: every scored phase
-    x_md_kiops: float | None = None
-    x_score: float | None = None
-
-
-def geometric_mean(values: list[float]) -> float | None:
-    """As the IO500 app: a zero phase makes the mean zero; no values or a negative one gives None."""
-    if not values or any(v is None or v < 0 or math.isnan(v) for v in values):
-        return None
-    if any(v == 0 for v in values):
-        return 0.0
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def required_md_phases(rule: str) -> tuple[str, ...]:
-    # The 2017 list had no mdtest-hard-read phase: its MD score is the mean of 7 rates.
-    return tuple(p for p in STANDARD_MD_PHASES if not (rule == "sc17-product" and p == "mdtest-hard-read"))
-
-
-def recompute(values: dict[str, float], rule: str = "sqrt", extended: bool = False) -> Scores:
-    """values: phase -> GiB/s (ior-*) or kIOPS. BW = geometric mean of the 4 ior phases, MD = of the 8
-    metadata phases incl. find, score = sqrt(BW * MD); extended adds every extended phase to both."""
-    def mean_of(phases) -> float | None:
-        return geometric_mean([values.get(p) for p in phases])
-
-    bw = mean_of(STANDARD_BW_PHASES)
-    md = mean_of(required_md_phases(rule))
-    score = math.sqrt(bw * md) if bw is not None and md is not None else None
-    if not extended:
-        return Scores(bw_gib_s=bw, md_kiops=md, score=score)
-    present = [p for p in EXTENDED_PHASES if p in values]
-    x_bw = mean_of(STANDARD_BW_PHASES + tuple(p for p in present if p.startswith("ior")))
-    x_md = mean_of(STANDARD_MD_PHASES + tuple(p for p in present if not p.startswith("ior")))
-    x_score = math.sqrt(x_bw * x_md) if x_bw is not None and x_md is not None else None
-    return Scores(bw_gib_s=bw, md_kiops=md, score=score, x_bw_gib_s=x_bw, x_md_kiops=x_md, x_score=x_score)
-
-
-def native_score(bw_gib_s: float, md_kiops: float, rule: str) -> float:
-    """The score on the scale its script printed: sqrt(BW x MD) since 2018; the first bash scripts
-    printed BW x MD, and the 2017 script BW in MB/s (10^6 B) times MD in IOPS."""
-    if rule == "sc17-product":
-        return bw_gib_s * GIB / 1e6 * md_kiops * 1000
-    return bw_gib_s * md_kiops if rule == "product" else math.sqrt(bw_gib_s * md_kiops)
-
-
-def rounding_bound(values: dict[str, float], resolutions: dict[str, float], rule: str) -> float:
-    """Relative error of the recomputed score that the printed phase values' rounding can explain:
-    score ~ prod(bw_i)^(k/n_bw) * prod(md_j)^(k/n_md), with k = 1/2 for sqrt and 1 for products."""
-    k = 0.5 if rule == "sqrt" else 1.0
-    md_phases = required_md_phases(rule)
-    return sum(k / len(group) * resolutions[p] / values[p]
-               for group in (STANDARD_BW_PHASES, md_phases) for p in group if values.get(p))
-
-
-def relative_difference(a: float, b: float) -> float:
-    return abs(a - b) / abs(b) if b else (0.0 if a == 0 else math.inf)
 
 
 # ---------------------------------------------------------------- grouping
@@ -269,7 +203,7 @@ def assemble(members: list[_File]) -> dict:
 
     reported = next((m for m in members if m.fields["reported_score"] is not None), None)
     resolutions = {name: p["resolution"] for name, p in phases.items()}
-    matches, check = _check_score(scores, reported, rule, missing, rounding_bound(values, resolutions, rule))
+    matches, check = check_score(scores, reported.fields if reported else None, rule, missing, rounding_bound(values, resolutions, rule))
     location = archive_location(primary.path)
     fingerprint = hashlib.sha256(repr(sorted(primary.phase_key().items())).encode()).hexdigest()[:16]
     info = {"run_id": run_id, "path": str(PurePath(primary.path).parent),
@@ -302,26 +236,6 @@ def assemble(members: list[_File]) -> dict:
             "io500_run_scores": [score_row]}
 
 
-def _check_score(scores: Scores, reported: _File | None, rule: str, missing: list[str],
-                 bound: float) -> tuple[bool | None, str]:
-    """Does the recomputed score equal the reported one within 0.1 %? (None: nothing to compare.)"""
-    if reported is None:
-        return None, "no reported score: the run did not finish"
-    f = reported.fields
-    if f["reported_score"] == 0 and f["reported_score_invalid"]:
-        return None, "script withheld the score of an invalid run (printed 0)"
-    if scores.score is None:
-        return None, "cannot recompute: missing phases " + ", ".join(missing)
-    mine, theirs = native_score(scores.bw_gib_s, scores.md_kiops, rule), f["reported_score"]
-    diff = relative_difference(mine, theirs)
-    if diff <= SCORE_TOLERANCE:
-        return True, f"equal within {diff:.4%}"
-    why = f"recomputed {mine:.6g} vs reported {theirs:.6g} ({diff:.3%})"
-    if diff <= bound:
-        why += f": within the rounding of the printed phase values (up to {bound:.2%})"
-    return False, why
-
-
 # ---------------------------------------------------------------- rebuild
 
 def _load_files(con) -> list[_File]:
@@ -339,31 +253,6 @@ def _load_files(con) -> list[_File]:
     return [_File(source_id=f["source_id"], path=f["path"], sha256=f["sha256"], kind=f["kind"], fields=f,
                   phases=phases.get(f["source_id"], []),
                   flags=flags.get(f["source_id"], [])) for f in files]
-
-
-def scores_from_logs(con) -> list[dict]:
-    """Each sqrt-rule run's score recomputed (by `recompute`, the one implementation of the IO500 score) with
-    each phase's value from its own IOR/mdtest log where io500_phase_logs links one, the summary's otherwise
-    (find has no log); runs with no linked log or a standard phase missing have no row. A bash summary prints
-    phases to 3 decimals, which can move a recomputed score by up to ~0.7 %; the logs keep the digits."""
-    by_run: dict[int, dict] = {}
-    for run_id, phase, value, from_log, reported in con.execute(
-            query(__package__, "store/io500_phases_from_logs")).fetchall():
-        run = by_run.setdefault(run_id, {"values": {}, "from_logs": 0, "reported": reported})
-        run["values"][phase] = value
-        run["from_logs"] += bool(from_log)
-    rows = []
-    for run_id, run in by_run.items():
-        if not run["from_logs"] or not set(STANDARD_BW_PHASES + STANDARD_MD_PHASES) <= run["values"].keys():
-            continue
-        # a log that prints 0 (or nothing) for a phase the summary scored measured nothing: no score
-        measured = all(v is not None and v > 0 for v in run["values"].values())
-        scores = recompute(run["values"]) if measured else Scores(bw_gib_s=None, md_kiops=None, score=None)
-        rows.append({"run_id": run_id, "bw_gib_s": scores.bw_gib_s, "md_kiops": scores.md_kiops,
-                     "score": scores.score, "phases_from_logs": run["from_logs"], "reported_score": run["reported"],
-                     "matches_reported": None if scores.score is None or run["reported"] is None
-                     else relative_difference(scores.score, run["reported"]) <= SCORE_TOLERANCE})
-    return rows
 
 
 # ---------------------------------------------------------------- attribution
@@ -390,7 +279,7 @@ DECLARED_KEYS = {"institute_name": "institution", "system_name": "system", "file
                  "filesystem_type": "filesystem"}
 _DATE = re.compile(r"(\d{4})[.-](\d{2})[.-](\d{2})[-_ T]?(\d{2})?[.:]?(\d{2})?")
 # folder names that name no run: the results folder, a timestamp folder
-_GENERIC_FOLDER = re.compile(r"results?|output|io500|\d{4}[.-]\d{2}[.-]\d{2}[-_.T\d:]*", re.IGNORECASE)
+GENERIC_FOLDER = re.compile(r"results?|output|io500|\d{4}[.-]\d{2}[.-]\d{2}[-_.T\d:]*", re.IGNORECASE)
 
 
 def _declared(con) -> dict[int, dict[str, str]]:
@@ -465,7 +354,7 @@ def run_name(path: str, started: str | None) -> str:
     """A name a reader recognises for a run outside the archive layout: the nearest folder that is not a
     results or timestamp folder, and the date of its timestamp folder (else the start its files print)."""
     parts = PurePath(path).parts
-    folder = next((p for p in reversed(parts) if not _GENERIC_FOLDER.fullmatch(p)), parts[-1] if parts else "run")
+    folder = next((p for p in reversed(parts) if not GENERIC_FOLDER.fullmatch(p)), parts[-1] if parts else "run")
     when = next((m for p in reversed(parts) if (m := _DATE.search(p))), None) or _DATE.search(started or "")
     if when is None:
         return folder
@@ -584,10 +473,10 @@ def _own_family(own: dict, marks: tuple[str | None, str], family: str, reason: s
 
 def replace_rows(con, name: str, rows: list[dict], tables: dict = TABLES) -> None:
     """The rows of derived table `name` (its columns in `tables`) replaced by `rows`."""
-    con.execute(f"DELETE FROM {name}")
+    con.execute(query(__package__, "store/derived_clear").format(table=name))
     if rows:
         con.register("_io500_rows", pa.Table.from_pylist(rows, pa.schema(tables[name])))
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _io500_rows")
+        con.execute(query(__package__, "store/derived_insert").format(table=name))
         con.unregister("_io500_rows")
 
 

@@ -20,10 +20,12 @@ from pathlib import Path, PurePath, PurePosixPath
 
 import pyarrow as pa
 
-from . import families, io500_runs, labels, networks, published, reference
+from . import client_bounds, io500_lists, io500_runs, labels, machines, networks, published, reference
+from .sql import query
 
 FIELDS = {
-    "machine": "one physical system across its submissions' labels",
+    "machine": "one storage system (file-system instance) across its submissions' labels: a comparison's unit",
+    "cluster": "the compute cluster the storage system serves, its file systems one unit (machines.machines)",
     "institution": "who ran it",
     "system": "the system's name",
     "filesystem": "the file system's name",
@@ -37,6 +39,8 @@ FIELDS = {
     "list_score": "the IO500 score the list published",
     "list_bw_gib_s": "the bandwidth score the list published (GiB/s)",
     "list_md_kiops": "the metadata score the list published (kIOPS)",
+    "list_check": "how the list's entry relates to the run's own summary (io500_lists.LIST_CHECKS; detail in source)",
+    "list_entry": "the submission whose entry of the site's record list_check reads",
     "api": "I/O interface of IOR and mdtest (POSIX, DFS, MPIIO, ...)",
     "object_classes": "DAOS object classes of its files and directories",
     "protection": "data protection its object classes give (none, replication, erasure code)",
@@ -53,6 +57,8 @@ FIELDS = {
     "server_links": "network links per data server",
     "server_link_gbit_s": "rate of one server link (Gbit/s)",
     "drive_gb_s": "rate of one data storage device (GB/s)",
+    "client_link_bound_gbit_s": "the most one client node's links move where its files state not both their count and "
+                                "rate (Gbit/s; client_bounds)",
 }
 # The fields whose difference a comparison names (History's change points, Your runs' labels): view column -> name
 COMPARED = {"benchmark": "IO500 version", "procs": "processes", "release": "release", "client_nodes": "client nodes",
@@ -76,12 +82,6 @@ LOG_TOOLS = ("fio", "ior", "mdtest")
 SETUP_FILES = ("setup.yml", "setup.yaml")
 # curated releases of runs whose files do not state them, each citing its source
 RELEASES_CSV = reference.path("releases.csv")
-# the IO500 web site's record of the list each submission 1-555 entered and the values it published
-SITE_LISTS_CSV = reference.path("io500_site_lists.csv")
-SITE_LIST_VALUES = {"list_score": "io500_score", "list_bw_gib_s": "io500_bw", "list_md_kiops": "io500_md"}
-# ISC's deadlines fall in May-June, SC's in October-November: a run started by June of its archive year went to ISC
-ISC_LAST_MONTH = 6
-_STARTED = re.compile(r"(\d{4})[-.](\d{2})[-.]\d{2}")
 # which row of a talk's published table states the client links of runs whose files do not (seed 000's ESS 3500
 # clusters): submission -> the row of PUBLISHED_LINKS, and why it is that row
 CLIENT_LINKS_CSV = reference.path("client_links.csv")
@@ -104,9 +104,6 @@ CLIENT_NETWORK_KEYS = ("Site.Supercomputer.Nodes.Interconnect.type", "Site.Super
 NODES_PHASE = "ior-easy-write"
 # a link's rate as the questionnaire prints it ("100 GBit", "200 Gb/s", "25Gbps"): Gbit/s
 _GBIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*G(?:Bit|b)(?:it)?(?:/s|ps)?\s*", re.IGNORECASE)
-# what makes one machine of several labels: the same institution, storage installed the same day, same family
-# (Queen Mary's Apocrita scratch and e8Scratch: one E8 D24, GPFS 5.0.2 and 4.2.3; LRZ's four SuperMUC-NG-Phase2)
-MACHINE_KEY = "storage_install_date"
 
 _OCLASS = re.compile(r"\boclass\s*[= ]\s*[\"']?([A-Z][A-Z0-9_]*)")
 _API = re.compile(r"(?:^|\s)(?:API[ \t]*=[ \t]*|-a[ \t]+|--api[= ])([A-Za-z][A-Za-z0-9]*)\b", re.MULTILINE)
@@ -134,22 +131,6 @@ def era(version: str | None, kinds: set[str]) -> str | None:
     if not version and RESULT_INI in kinds:  # the C app's result.txt, its [run] section without a version line
         return f"{C_APP}, version not stated"
     return version
-
-
-def site_lists() -> dict[int, dict[str, str]]:
-    """submission -> its row of the IO500 site's record (SITE_LISTS_CSV): the list it entered and the values published."""
-    with SITE_LISTS_CSV.open(encoding="utf-8") as f:
-        return {int(r["id"]): r for r in csv.DictReader(f)}
-
-
-def inferred_list(year: int | None, started: str | None) -> str | None:
-    """The list of an archive run the site's record does not hold: its year folder is the list's year, its start
-    date says which of the year's two (a run started by June, or the year before, went to ISC)."""
-    when = _STARTED.search(started or "")
-    if year is None or when is None:
-        return None
-    isc = int(when[1]) < year or int(when[2]) <= ISC_LAST_MONTH
-    return f"{'ISC' if isc else 'SC'}{year % 100:02d}"
 
 
 def generation(era_text: str | None, mode: str | None) -> str | None:
@@ -230,52 +211,37 @@ def _setup_rules(con) -> dict[str, list]:
 
 
 def derive(con, setup_rules: dict[str, list]) -> list[dict]:
-    runs = con.execute(
-        """SELECT i.run_id, i.path, i.io500_version, i.mode, i.procs, i.stonewall_s, i.submission, i.fingerprint,
-                  i.started, a.year, a.institution, a.system, a.filesystem, a.family, a.family_reason, a.attributed_by,
-                  list(DISTINCT f.kind ORDER BY f.kind) AS kinds
-           FROM io500_run_info i JOIN io500_run_attribution a USING (run_id)
-           JOIN io500_run_members m USING (run_id) JOIN raw_io500_files f USING (source_id)
-           GROUP BY ALL ORDER BY i.run_id""").fetchall()
+    runs = con.execute(query(__package__, "store/setup_runs")).fetchall()
     info: dict[int, dict[str, str]] = {}  # what the run's own summaries print (bash logs' io500_info lines)
     described: dict[int, dict[str, str]] = {}
-    for run_id, key, value in con.execute(
-            "SELECT run_id, key, value FROM io500_system_info ORDER BY run_id, key").fetchall():
+    for run_id, key, value in con.execute(query(__package__, "store/setup_summary_info")).fetchall():
         if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
             info.setdefault(run_id, {}).setdefault(key, value.strip())
     # what the system-information files in the folder of one of its files or above say (io500_run_system_files),
     # the nearest first; then the run's own summaries win
-    for run_id, key, value in con.execute(
-            """SELECT x.run_id, i.key, i.value FROM io500_run_system_files x JOIN raw_io500_info i USING (source_id)
-               WHERE x.format IN ('io500-system-information', 'io500-questionnaire')
-               ORDER BY x.run_id, length(x.path) DESC, x.path, i.line""").fetchall():
+    for run_id, key, value in con.execute(query(__package__, "store/setup_described_info")).fetchall():
         if value and not io500_runs.PLACEHOLDER.fullmatch(value.strip()):
             described.setdefault(run_id, {}).setdefault(key, value.strip())
     min_release = {run_id: (level, PurePath(path).name) for run_id, level, path in con.execute(
-        """SELECT x.run_id, min(c.value), min(x.path) FROM io500_run_system_files x JOIN gpfs_config c USING (source_id)
-           WHERE c.key = 'minReleaseLevel' GROUP BY x.run_id""").fetchall()}
+        query(__package__, "store/setup_min_release")).fetchall()}
     # the client nodes a run's IOR log counted (its header's 'nodes'): what ran, where no summary states them
-    logged_nodes = dict(con.execute(
-        """SELECT l.run_id, max(t.nodes) FROM io500_phase_log_links l JOIN ior_tests t USING (source_id)
-           WHERE l.phase = ? AND t.nodes > 0 GROUP BY l.run_id""", [NODES_PHASE]).fetchall())
+    logged_nodes = dict(con.execute(query(__package__, "store/setup_logged_nodes"), [NODES_PHASE]).fetchall())
     commands = io500_runs.commands(con)
     all_scripts = io500_runs.scripts(con)
     releases = curated(RELEASES_CSV, "release")
     client_links = curated(CLIENT_LINKS_CSV, "published_row")
     talk_links = published_links()
+    ports = client_bounds.client_ports(con.execute(query(__package__, "store/setup_verbs_ports")).fetchall())
 
     by_run: dict[int, dict[str, tuple[str, str]]] = {}
     labelled, installed = {}, {}  # run_id -> (institution, system, file system); (institution, installed, family)
     listed = io500_runs.archive_runs()
-    site = site_lists()
-    # a run filed again under a later submission (JAMSTEC's 548, again as 689) entered the list of its first listing
-    first_listing: dict[str, int] = {}
-    for fingerprint, submission in con.execute(
-            "SELECT fingerprint, submission FROM io500_run_info WHERE submission IS NOT NULL ORDER BY submission").fetchall():
-        if submission in site:
-            first_listing.setdefault(fingerprint, submission)
+    lists = io500_lists.fields([io500_lists.Run(
+        run_id=run_id, path=path, submission=submission or listed.get(fingerprint, {}).get("submission"),
+        fingerprint=fingerprint, bw_gib_s=bw, md_kiops=md)
+        for run_id, path, _, _, _, _, submission, fingerprint, *_, bw, md in runs])
     for (run_id, path, version, mode, procs, stonewall, submission, fingerprint, started, year, institution, system,
-         filesystem, family, family_reason, attributed_by, kinds) in runs:
+         filesystem, family, family_reason, attributed_by, kinds, _, _) in runs:
         submission = submission or listed.get(fingerprint, {}).get("submission")  # a run copied out of the layout
         folder = io500_runs.own_folder(path)
         own_scripts = [s for s in all_scripts if PurePath(s.path).is_relative_to(folder)]
@@ -294,14 +260,10 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
         put("era", era(version, set(kinds)), "benchmark version" if version else "result file format")
         put("generation", generation(era(version, set(kinds)), mode),
             "benchmark version and mode" if version else "result file format and mode")
-        if (listing := first_listing.get(fingerprint)) is not None:
-            row = site[listing]
-            record = f"IO500 site record: submission-{listing} ({SITE_LISTS_CSV.name}, from {row['source']})"
-            put("list", row["list"], record)
-            for field, column in SITE_LIST_VALUES.items():
-                put(field, row[column], record)
-        elif (attributed_by or "").startswith(ARCHIVE_ATTRIBUTIONS):
-            put("list", inferred_list(year, started), "inferred: archive year folder and the run's start date")
+        for field, (value, source) in lists.get(run_id, {}).items():
+            put(field, value, source)
+        if (attributed_by or "").startswith(ARCHIVE_ATTRIBUTIONS):
+            put("list", io500_lists.inferred_list(year, started), io500_lists.INFERRED)
         put("procs", procs, "result files")
         put("stonewall_s", None if stonewall is None else f"{stonewall:g}", "result files")
         for field, keys in INFO_KEYS.items():
@@ -341,79 +303,24 @@ def derive(con, setup_rules: dict[str, list]) -> list[dict]:
             put("changed_during_run", *change)
         if institution and system:
             labelled[run_id] = (institution, system, filesystem or "", family)  # labels.yml may state no file system
-            if stated.get(MACHINE_KEY):
-                installed[run_id] = (institution, stated[MACHINE_KEY], family)
+            if stated.get(machines.MACHINE_KEY):
+                installed[run_id] = (institution, stated[machines.MACHINE_KEY], family)
         match = labels.first_match(setup_rules, PurePosixPath(PurePath(path).as_posix()))
         if match is not None:
             pattern, user = setup_rules[match[0]][match[1]]
             for field, value in user.items():
                 fields.setdefault(field, (value, f"{PurePath(match[0]).name}: {pattern}"))
+        if limit := client_bounds.bound(fields, ports.get(run_id), started, year):
+            fields.setdefault("client_link_bound_gbit_s", limit)
         by_run[run_id] = fields
     nodes = {run_id: frozenset(names) for run_id, names in con.execute(
-        """SELECT x.run_id, list(DISTINCT n.daemon_node) FROM io500_run_system_files x JOIN gpfs_nodes n USING (source_id)
-           GROUP BY x.run_id""").fetchall()}
-    for run_id, machine in machines(labelled, installed, nodes).items():
+        query(__package__, "store/setup_gpfs_nodes")).fetchall()}
+    for run_id, machine in machines.machines(labelled, installed, nodes).items():
         by_run[run_id]["machine"] = machine  # what the files say of it comes before a setup.yml's name
+    for run_id, cluster in machines.machines(labelled, installed, nodes, by_storage=False).items():
+        by_run[run_id]["cluster"] = cluster
     return [{"run_id": run_id, "field": f, "value": v, "source": s}
             for run_id, fields in by_run.items() for f, (v, s) in fields.items()]
-
-
-# Two runs whose Storage Scale listings (mmlscluster) share at least this share of the smaller one's node names
-# ran on one machine, whatever its cluster was named or recreated as (651 and 679: the same 15 Arches nodes)
-SHARED_NODES = 0.5
-
-
-def machines(labelled: dict[int, tuple], installed: dict[int, tuple],
-             nodes: dict[int, frozenset]) -> dict[int, tuple[str, str]]:
-    """run_id -> (machine, source). Runs are one machine, transitively (connected components, scipy), when they
-    carry the same labels (institution, system and file-system family: a folder name's release, as IBM's, is no
-    other machine; runs of one system on two file systems of one family count once, which errs toward fewer
-    units), state the same installation (institution, storage install date and family in their
-    system-information: LRZ's four SuperMUC-NG-Phase2 labels), or list the same nodes (SHARED_NODES)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    runs = sorted(labelled)
-    position = {r: i for i, r in enumerate(runs)}
-    # a family nothing states joins nothing: the file system's own name stands for it
-    label_of = {r: labelled[r][:2] + (labelled[r][3] if labelled[r][3] not in families.UNSTATED else labelled[r][2],)
-                for r in runs}
-    edges, reasons = [], {}
-    for key_of, reason in ((label_of, "same institution, system and family"),
-                           (installed, "same institution, storage install date and family in system-information")):
-        first: dict[tuple, int] = {}
-        for r in runs:
-            if r in key_of:
-                edges.append((position[r], position[first.setdefault(key_of[r], r)]))
-                if first[key_of[r]] != r:
-                    reasons[r] = reason
-    listed = [r for r in runs if nodes.get(r)]
-    for i, a in enumerate(listed):
-        for b in listed[i + 1:]:
-            if len(nodes[a] & nodes[b]) >= SHARED_NODES * min(len(nodes[a]), len(nodes[b])):
-                edges.append((position[a], position[b]))
-                reasons[b] = "their Storage Scale listings name the same nodes"
-    graph = coo_matrix(([1] * len(edges), ([a for a, _ in edges], [b for _, b in edges])), shape=(len(runs),) * 2)
-    _, component = connected_components(graph, directed=False)
-    members: dict[int, list[int]] = {}
-    for r in runs:
-        members.setdefault(component[position[r]], []).append(r)
-    out = {}
-    for group in members.values():
-        names = sorted({labelled[r][:3] for r in group})
-        if len(names) == 1:
-            machine, source = ", ".join(p for p in names[0] if p), "institution, system and file system"
-        else:
-            by_institution: dict[str, set[str]] = {}
-            for i, s, f in names:
-                by_institution.setdefault(i, set()).add(f"{s} ({f})" if f else s)
-            machine = "; ".join(f"{i}: {' / '.join(sorted(labels))}" for i, labels in sorted(by_institution.items()))
-            why = sorted({reasons[r] for r in group if r in reasons})
-            dates = sorted({installed[r][1] for r in group if r in installed})
-            source = (f"one machine under {len(names)} labels: " + "; ".join(why)
-                      + (f" (storage installed {', '.join(dates)})" if dates else ""))
-        out.update({r: (machine, source) for r in group})
-    return out
 
 
 def create(con) -> bool:
@@ -427,9 +334,7 @@ def derive_logs(con, rules: dict[str, list]) -> list[dict]:
     if not rules:
         return []
     rows = []
-    for source_id, path in con.execute(
-            "SELECT source_id, path FROM sources WHERE status = 'ok' AND list_contains(?, tool) ORDER BY source_id",
-            [list(LOG_TOOLS)]).fetchall():
+    for source_id, path in con.execute(query(__package__, "store/setup_log_sources"), [list(LOG_TOOLS)]).fetchall():
         match = labels.first_match(rules, PurePosixPath(PurePath(path).as_posix()))
         if match is not None:
             pattern, fields = rules[match[0]][match[1]]

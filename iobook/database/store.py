@@ -34,7 +34,7 @@ DATA_PATHS_STATE = "data_paths"  # ingest_state's key of what a pruned store hol
 # (over 96 MB at 82,544 files), and run alone, once the files are written: with 64 MB while writing and
 # 128 MB for them, a new database of that tree peaked at 481 MiB RSS. Re-ingesting it into its database (every
 # file changed: the derived tables' old rows replaced in the same transaction) ran out of 128 MB and of 256 MB in
-# io500_runs.scores_from_logs; with 512 MB it passed, peak 997 MiB RSS (2026-11-27).
+# io500_scores.scores_from_logs; with 512 MB it passed, peak 997 MiB RSS (2026-11-27).
 WRITE_MEMORY_LIMIT = "64MB"
 DERIVED_MEMORY_LIMIT = "512MB"
 # A chapter's process holds Python, pandas and Altair (300-700 MiB) beside DuckDB, whose default limit (80 % of

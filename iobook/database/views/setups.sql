@@ -1,8 +1,11 @@
 -- Every IO500 run's setup (iobook/setups.py: what its own files say, then setup.yml, then data/reference), a
--- column a field; io500_run_setup has each value with its source. A field no source states is NULL.
+-- column a field; io500_run_setup has each value with its source. A field no source states is NULL. The list's
+-- published values (on the one run of a submission they belong to: iobook/database/io500_lists.py) stand beside the
+-- run's own summary, with their relative difference and the reason code (list_check) and its detail.
 CREATE OR REPLACE VIEW setups AS
 SELECT r.run_id, r.run_key,
        any_value(s.value) FILTER (WHERE s.field = 'machine') AS machine,
+       any_value(s.value) FILTER (WHERE s.field = 'cluster') AS cluster,
        any_value(s.value) FILTER (WHERE s.field = 'institution') AS institution,
        any_value(s.value) FILTER (WHERE s.field = 'system') AS system,
        any_value(s.value) FILTER (WHERE s.field = 'filesystem') AS filesystem,
@@ -16,6 +19,14 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_score') AS DOUBLE) AS list_score,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_bw_gib_s') AS DOUBLE) AS list_bw_gib_s,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_md_kiops') AS DOUBLE) AS list_md_kiops,
+       any_value(s.value) FILTER (WHERE s.field = 'list_check') AS list_check,
+       any_value(s.source) FILTER (WHERE s.field = 'list_check') AS list_check_detail,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'list_entry') AS INTEGER) AS list_entry,
+       -- the run's own summary beside the list's values (printed, else recomputed), and the list's over it
+       any_value(coalesce(c.reported_score, c.score)) AS run_score,
+       any_value(coalesce(c.reported_bw_gib_s, c.bw_gib_s)) AS run_bw_gib_s,
+       any_value(coalesce(c.reported_md_kiops, c.md_kiops)) AS run_md_kiops,
+       list_score / nullif(run_score, 0) - 1 AS list_score_difference,
        any_value(s.value) FILTER (WHERE s.field = 'api') AS api,
        any_value(s.value) FILTER (WHERE s.field = 'object_classes') AS object_classes,
        any_value(s.value) FILTER (WHERE s.field = 'protection') AS protection,
@@ -31,8 +42,10 @@ SELECT r.run_id, r.run_key,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_link_gbit_s') AS DOUBLE) AS client_link_gbit_s,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_links') AS BIGINT) AS server_links,
        TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'server_link_gbit_s') AS DOUBLE) AS server_link_gbit_s,
-       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s
-FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id)
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'drive_gb_s') AS DOUBLE) AS drive_gb_s,
+       TRY_CAST(any_value(s.value) FILTER (WHERE s.field = 'client_link_bound_gbit_s') AS DOUBLE)
+           AS client_link_bound_gbit_s
+FROM io500_runs r LEFT JOIN io500_run_setup s USING (run_id) LEFT JOIN io500_run_scores c USING (run_id)
 GROUP BY r.run_id, r.run_key;
 
 -- Every fio, IOR and mdtest log's setup, a column a field: what a setup.yml beside it states (log_setup, each value
@@ -114,6 +127,10 @@ WHERE p.unit = 'GiB/s' AND p.value > 0;
 --   UNPROTECTED         its DAOS object classes keep one copy of the data (S1, SX): no replication, no erasure code
 --   ABOVE_LINKS         a bandwidth phase above the least limit its setup states (io500_run_bounds): data that
 --                       did not cross the links, as from a client's cache (IO500 issue #88)
+--   ABOVE_CLIENT_LINK   where the files state not both a client's links and their rate: a bandwidth phase that needs
+--                       more per client node than its links move at most (setups.client_link_bound_gbit_s: the ports
+--                       its mmlsconfig's verbsPorts or questionnaire name, else one, times the rate stated, else its
+--                       data servers' network's, else the fastest client port of the run's date)
 --   IMPLAUSIBLE         a phase above one item per cycle of a 5 GHz core per process (io500_implausible_phases)
 CREATE OR REPLACE VIEW io500_run_flags AS
 SELECT x.run_id, 'RANDOM_READ_CACHED' AS code,
@@ -133,6 +150,15 @@ SELECT run_id, 'ABOVE_LINKS',
        phase || ' ' || printf('%.4g', gib_s) || ' GiB/s is ' || printf('%.0f', 100 * share) || ' % of its ' || binding
            || ' (' || stated || ')', 'setup record'
 FROM io500_run_bounds WHERE share > 1
+UNION ALL
+SELECT p.run_id, 'ABOVE_CLIENT_LINK',
+       p.phase || ' ' || printf('%.4g', p.value / s.client_nodes) || ' GiB/s a client node ('
+           || printf('%.0f', p.value * 2^30 * 8 / 1e9 / s.client_nodes) || ' Gbit/s) is above its links'' '
+           || printf('%g', s.client_link_bound_gbit_s) || ' Gbit/s: ' || b.source, 'setup record'
+FROM io500_run_phases p JOIN setups s USING (run_id)
+JOIN io500_run_setup b ON b.run_id = p.run_id AND b.field = 'client_link_bound_gbit_s'
+WHERE p.unit = 'GiB/s' AND s.client_nodes > 0
+  AND p.value * 2^30 * 8 / 1e9 / s.client_nodes > s.client_link_bound_gbit_s
 UNION ALL
 SELECT run_id, 'IMPLAUSIBLE', reason, 'result files' FROM io500_implausible_phases;
 

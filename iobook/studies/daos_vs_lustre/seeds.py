@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...database import io500_runs, published, store
+from ...database import io500_scores, published, store
 from ...inference import evidence
 from ...inference.evidence import Replicate
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
@@ -82,11 +82,11 @@ def tianhe_slide_vs_raw(con, run_id: int) -> pd.DataFrame:
 
 def daos_rescored() -> pd.DataFrame:
     """The two DAOS result_summary listings printed on seed 002's ISC20 slides, rescored from their phases
-    by io500_runs.recompute beside the slide's [SCORE] line (whose garbled numbers the note column explains)."""
+    by io500_scores.recompute beside the slide's [SCORE] line (whose garbled numbers the note column explains)."""
     daos = published.load("seed002_daos_isc20_result_summary")
     rows = []
     for table, group in daos[daos.row.isin(PHASES) & (daos.column == "value")].groupby("table", sort=False):
-        s = io500_runs.recompute(dict(zip(group.row, group.value)))
+        s = io500_scores.recompute(dict(zip(group.row, group.value)))
         score_line = daos[(daos.table == table) & (daos.row == "SCORE")].set_index("column")
         rows.append({"run": DAOS_TABLES[table], "bw (GiB/s)": s.bw_gib_s, "printed bw": score_line.value["Bandwidth"],
                      "md (kIOPS)": s.md_kiops, "printed md": score_line.value["IOPS"], "score": s.score,

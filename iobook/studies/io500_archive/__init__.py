@@ -26,7 +26,7 @@ SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in
 # the measure and what it rests on first; the scores' span in one column (both ends as the table printed them); the
 # runs left out are the counted runs less the machines (per_list), not a column of their own
 LIST_COLUMNS = ["list", "generation", "rs per node", "verdict", "machines", "with nodes", "scores",
-                "orders of magnitude", "runs", "flagged runs"]
+                "list values not the run's", "orders of magnitude", "runs", "flagged runs"]
 LIST_FORMATS = {"orders of magnitude": ".1f", "rs per node": ".2f"}
 
 
@@ -88,6 +88,7 @@ def report(con, *, lists: list[str] | None = None) -> Report:
               "unlisted": int(runs.list.isna().sum()),
               "started_earlier": int((runs.started_at.dt.year < runs.year).sum()),
               "excluded_flags": ", ".join(analysis.EXCLUDED_FLAGS),
+              "list_valued": int(per_list["list values not the run's"].sum()) if len(per_list) else 0,
               **{key.replace(" ", "_"): value for key, value in left.items()}}
     found, tables, figures = [], {}, {}
     if len(chosen):

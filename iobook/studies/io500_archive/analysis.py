@@ -29,6 +29,10 @@ WEAR_PHASE = "ior-easy-write"
 FAMILY = "IO500 archive correlations"
 PAPER_Q = "BH q"  # the correlation table's column of paper_rule_q (the paper's rule; the caption says so)
 SEED = 0
+# A question about the lists reads what they published: column -> the run's own column whose list_<own> the
+# site's record holds (the list's value where it attaches one to the run, else the run's own)
+LISTED = {"listed_score": "score", "listed_bw_gib_s": "bw_gib_s", "listed_md_kiops": "md_kiops"}
+LIST_OWN_VALUES = ("AGREES",)  # the list_check whose list values are the run's own (io500_lists.LIST_CHECKS)
 # Flags of the validity audit (io500_run_flags) that leave a run's phases no measure of what they mean: values
 # beyond what the setup could do, settings changed between phases. UNPROTECTED is a design, kept and stated.
 EXCLUDED_FLAGS = ("IMPLAUSIBLE", "CHANGED_DURING_RUN")
@@ -43,11 +47,16 @@ def generation(era: str | None) -> str:
 
 
 def get_runs(con) -> pd.DataFrame:
-    """Every counted run (queries/runs.sql) with its generation and its sub-scores per client node."""
+    """Every counted run (queries/runs.sql) with its generation, its sub-scores per client node, and its score and
+    sub-scores as its list published them (LISTED: the list's value where the site's record attaches one to the run,
+    else the run's own; `list_differs`: the list's value is not the run's own, io500_lists.LIST_CHECKS)."""
     runs = store.frame(con, PACKAGE, "runs")
     nodes = runs.client_nodes.astype(float).where(runs.client_nodes > 0)
+    listed = {name: runs[f"list_{own}"].astype(float).fillna(runs[own]) for name, own in LISTED.items()}
     return runs.assign(generation=[generation(e) for e in runs.era],
-                       bw_per_node=runs.bw_gib_s / nodes, md_per_node=runs.md_kiops / nodes)
+                       bw_per_node=runs.bw_gib_s / nodes, md_per_node=runs.md_kiops / nodes, **listed,
+                       list_differs=runs.list_check.notna() & ~runs.list_check.isin(LIST_OWN_VALUES)
+                       & runs.list_score.notna())
 
 
 def get_phases(con) -> pd.DataFrame:
@@ -130,8 +139,9 @@ def per_list(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Correlatio
         records.append(rs)
         rows.append({"list": name, "runs": left["runs"], "machines": left["machines"], "generation": left["generation"],
                      "left out": left["runs"] - left["machines"], "flagged runs": int(flagged(listed).sum()),
-                     "lowest score": chosen.score.min(), "highest score": chosen.score.max(),
-                     "orders of magnitude": orders_of_magnitude(chosen.score),
+                     "lowest score": chosen.listed_score.min(), "highest score": chosen.listed_score.max(),
+                     "orders of magnitude": orders_of_magnitude(chosen.listed_score),
+                     "list values not the run's": int(chosen.list_differs.sum()),
                      "machines with nodes": int(chosen.bw_per_node.notna().sum()), "record": rs})
     return pd.DataFrame(rows), records, pd.concat(chosen_each, ignore_index=True) if chosen_each else runs.iloc[:0]
 

@@ -30,8 +30,10 @@ def chart_correlations(table: pd.DataFrame) -> alt.VConcatChart:
     return alt.vconcat(*panels).resolve_scale(color="shared")
 
 
-# The distributions each list shows: its machines' score and sub-scores (column -> axis title)
-LIST_MEASURES = {"score": "IO500 score (log)", "bw_gib_s": "bandwidth, GiB/s (log)", "md_kiops": "metadata, kIOPS (log)"}
+# The distributions each list shows: its machines' score and sub-scores as the list published them (analysis.LISTED;
+# column -> axis title)
+LIST_MEASURES = {"listed_score": "IO500 score (log)", "listed_bw_gib_s": "bandwidth, GiB/s (log)",
+                 "listed_md_kiops": "metadata, kIOPS (log)"}
 
 
 def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.VConcatChart:
@@ -39,8 +41,8 @@ def chart_scores(chosen: pd.DataFrame, lists: list[str]) -> alt.VConcatChart:
     benchmark's generation."""
     data = chosen[["list", "machine", "generation", *LIST_MEASURES]]
     panels = [alt.Chart(data).mark_point(filled=True, opacity=0.7).encode(
-        x=alt.X("list:N", sort=lists, title="list" if column == "md_kiops" else None,
-                axis=alt.Axis(labels=column == "md_kiops")),
+        x=alt.X("list:N", sort=lists, title="list" if column == "listed_md_kiops" else None,
+                axis=alt.Axis(labels=column == "listed_md_kiops")),
         y=alt.Y(f"{column}:Q", scale=alt.Scale(type="log"), title=title, axis=alt.Axis(format=ROUNDED)),
         color=alt.Color("generation:N", title="benchmark", legend=alt.Legend(orient="bottom")),
         tooltip=["list:N", "machine:N", alt.Tooltip(f"{column}:Q", format=",.4g"), "generation:N"],

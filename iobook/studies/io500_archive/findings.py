@@ -89,7 +89,8 @@ def lists_finding(lists: pd.DataFrame, chosen: pd.DataFrame, paper: pd.DataFrame
     records = list(lists.record)
     decidable = [r for r in records if r.verdict is not None and r.verdict != evidence.Verdict.TOO_FEW]
     decided = [r for r in decidable if r.decided]
-    span = evidence.described(analysis.orders_of_magnitude(chosen.score), quantity="orders of magnitude of the scores",
+    span = evidence.described(analysis.orders_of_magnitude(chosen.listed_score),
+                              quantity="orders of magnitude of the scores as the lists published them",
                               unit="", n=len(chosen), replicate=Replicate.MACHINE,
                               how="log10 of the highest score over the lowest: a census, no interval")
     shown = f" (rs {correlation_range(decided)})" if decided else ""

@@ -24,7 +24,7 @@ BOUNDS_COLUMNS = {"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/
 
 
 def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhere, flags, coverage,
-            bounds) -> dict:
+            bounds, checks) -> dict:
     """The chapter's tables (the SC23 ones only when its runs are all held; the weights and phases only when a run
     has a score)."""
     tables = {
@@ -47,6 +47,8 @@ def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhe
         sources.get(code, "each run's own, in the table of flags" if code in set(flags.code) else "–")
         for code in coverage.flag]))
     tables["tab-io500-flags"] = Table(frame=analysis.flags_table(flags))
+    if len(checks):
+        tables["tab-io500-lists"] = Table(frame=analysis.list_check_table(checks))
     tables["tab-io500-bounds"] = Table(frame=bounds.rename(columns=BOUNDS_COLUMNS), formats={
         "GiB/s": SCORE_FORMAT, "limit GiB/s": SCORE_FORMAT, "share of limit": ".0%"})
     return tables
@@ -78,12 +80,15 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     featured = sorted(set(shown) | (set(sc23_runs.values()) if len(table) else set()))
     best_shares, limits = analysis.bounds_records(bounds, agree["runs"])
     coverage = analysis.flag_coverage(con, flags)
+    checks = analysis.list_checks(con)
     found = [findings.main_finding(agree, analysis.census(agree)),
              findings.audit_finding(coverage, flags, agree["runs"])]
     if len(table):
         found.append(findings.sc23_finding(table, elsewhere))
     if len(mismatches):
         found.append(findings.mismatch_finding(agree))
+    if len(checks):
+        found.append(findings.lists_finding(checks))
     if shown:
         found += [findings.weights_finding(weights, best), findings.phases_finding(shown, widest, spread)]
     return Report(
@@ -95,7 +100,8 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "releases": ", ".join(sorted(releases.unique(), key=lambda r: (r[-2:], r))) or "none",
             "release_text": Prose(release_text(runs)), "best": best, "tolerance_pct": 100 * analysis.TOLERANCE,
             "widest": widest, "has_mismatches": len(mismatches) > 0, "has_sc23": len(table) > 0,
-            "has_flags": len(flags) > 0, "flagged_runs": int(flags.run_key.nunique()),
+            "has_flags": len(flags) > 0, "has_lists": len(checks) > 0, "list_submissions": len(checks),
+            "list_differ": int((checks.reason != "AGREES").sum()), "flagged_runs": int(flags.run_key.nunique()),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
             "bounds_text": findings.bounds_text(best_shares, limits),
             "phase_rule": Prose(("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
@@ -109,6 +115,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
         figures={"fig-io500-recomputed": charts.chart_recomputed_vs_reported(runs, agree),
                  **({"fig-io500-phases": charts.chart_phases(phases)} if shown else {})},
         tables=_tables(con, mismatches=mismatches, weights=weights, phases=phases, shown=shown, featured=featured,
-                       table=table, elsewhere=elsewhere, flags=flags, coverage=coverage, bounds=bounds),
+                       table=table, elsewhere=elsewhere, flags=flags, coverage=coverage, bounds=bounds,
+                       checks=checks),
         findings=found, evidence=[f for finding in found for f in finding.evidence],
         abstract=[f for f in found if f.target == "tab-io500-sc23"])

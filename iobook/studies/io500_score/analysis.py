@@ -8,12 +8,12 @@ import re
 import pandas as pd
 
 from ...book import present
-from ...database import io500_runs, store
+from ...database import io500_lists, io500_runs, io500_scores, store
 from ...inference import evidence
 from ...inference.bounds import censuses
 from ...parsers.io500 import STANDARD_BW_PHASES, STANDARD_MD_PHASES
 
-TOLERANCE = io500_runs.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
+TOLERANCE = io500_scores.SCORE_TOLERANCE  # recomputed equals reported within 0.1 %
 PHASES = list(STANDARD_BW_PHASES + STANDARD_MD_PHASES)
 SHOWN_RUNS = 3  # the runs shown phase by phase when the parameters name none
 CENTURY = 2000  # a release's two-digit year ("ISC22") as a year
@@ -91,6 +91,9 @@ def get_flags(con) -> pd.DataFrame:
 # tested, so a flag's count is out of the runs it could test (issue 46: the above-the-links check tests 4 of 246)
 FLAG_NEEDS = {
     "ABOVE_LINKS": "a limit of its setup: client or server links and their rate, or drives and theirs",
+    "ABOVE_CLIENT_LINK": "its client nodes and a date, where it states not both its client links and their rate "
+                         "(ports from verbsPorts or its questionnaire, else one; the rate stated, its servers' "
+                         "network's, else the fastest client port of its date)",
     "CHANGED_DURING_RUN": "scripts of its own (*.sh, *.ini) in its folder",
     "IMPLAUSIBLE": "a metadata phase with its processes",
     "RANDOM_READ_CACHED": "a 4 KiB random read phase (ior-rnd4K-easy-read, SC21's ior-rnd4K-read) and ior-easy-read",
@@ -190,14 +193,14 @@ def widest_phase(phases: pd.DataFrame) -> tuple[str, tuple]:
 
 def phase_weights(con, run_key: str) -> pd.DataFrame:
     """For each scored phase of one run: its exponent in the score and the factor by which the score changes
-    when that phase alone is halved, recomputed by io500_runs.recompute from the run's own values."""
+    when that phase alone is halved, recomputed by io500_scores.recompute from the run's own values."""
     phases = get_phases(con, [run_key])
     values = dict(zip(phases.phase, phases.value))
-    base = io500_runs.recompute(values).score
+    base = io500_scores.recompute(values).score
     rows = []
     for phase in PHASES:
         group = STANDARD_BW_PHASES if phase in STANDARD_BW_PHASES else STANDARD_MD_PHASES
-        halved = io500_runs.recompute({**values, phase: values[phase] / 2}).score
+        halved = io500_scores.recompute({**values, phase: values[phase] / 2}).score
         rows.append({"phase": phase, "group": "bandwidth" if group is STANDARD_BW_PHASES else "metadata",
                      "exponent": 1 / (2 * len(group)), "factor when halved": halved / base})
     return pd.DataFrame(rows)
@@ -207,3 +210,23 @@ def get_sources(con, run_keys: list[str]) -> pd.DataFrame:
     """The files of the given runs (present.sources)."""
     ids = store.frame(con, __package__, "run_files", [list(run_keys)]).source_id
     return present.sources(con, ids)
+
+
+def list_checks(con) -> pd.DataFrame:
+    """Each submission the IO500 site's record holds, once, with the reason code of its list entry against its runs'
+    own summaries (queries/list_checks.sql; iobook.database.io500_lists.LIST_CHECKS)."""
+    return store.frame(con, __package__, "list_checks")
+
+
+def list_check_table(checks: pd.DataFrame) -> pd.DataFrame:
+    """The submissions by reason code (io500_lists.LIST_CHECKS order): what the code means, how many, the lists they
+    entered and one example (the lowest submission id) with its detail."""
+    rows = []
+    for code, meaning in io500_lists.LIST_CHECKS.items():
+        these = checks[checks.reason == code]
+        if len(these):
+            first = these.iloc[0]
+            rows.append({"reason": code, "meaning": meaning, "submissions": len(these),
+                         "lists": ", ".join(f"{name} {n}" for name, n in these.list.value_counts().items()),
+                         "example": f"submission-{first.submission}: {first.detail.split('): ', 1)[-1]}"})
+    return pd.DataFrame(rows, columns=["reason", "meaning", "submissions", "lists", "example"])

@@ -134,3 +134,17 @@ def summaries(mismatches: pd.DataFrame, copies: pd.DataFrame, sc23: pd.DataFrame
             "Every cell is the raw value rounded once."),
     }
     return {key: Prose(text) for key, text in texts.items()}
+
+
+def lists_finding(checks: pd.DataFrame) -> Finding:
+    """How many submissions the site's record holds publish their run's own values, and how many do not, by reason
+    (censuses over the submissions: analysis.list_checks)."""
+    agree = evidence.count(k=int((checks.reason == "AGREES").sum()), n=len(checks), of=CENSUS,
+                           quantity="submissions whose list entry publishes their run's own values")
+    reasons = checks[checks.reason != "AGREES"].reason.value_counts()
+    by_reason = tuple(evidence.count(k=int(k), n=len(checks), of=CENSUS, quantity=f"submissions {code}")
+                      for code, k in reasons.items())
+    parts = ", ".join(f"{c.quantity.split()[1]} {c.k:,}" for c in by_reason)
+    return Finding(text=f"The IO500 list published the run's own bandwidth and metadata scores for {agree.k:,} of the "
+                        f"{agree.n:,} submissions whose entry the site's record holds; the other "
+                        f"{agree.n - agree.k:,}: {parts}.", target="tab-io500-lists", evidence=(agree, *by_reason))

@@ -13,3 +13,7 @@ SELECT 'ABOVE_LINKS', count(DISTINCT run_id) FROM io500_run_bounds WHERE run_id 
 UNION ALL
 SELECT 'IMPLAUSIBLE', count(DISTINCT p.run_id) FROM io500_run_phases p JOIN io500_run_info i USING (run_id)
 WHERE p.unit = 'kIOPS' AND coalesce(p.procs, i.procs) > 0 AND p.run_id IN (SELECT run_id FROM counted)
+UNION ALL
+SELECT 'ABOVE_CLIENT_LINK', count(DISTINCT s.run_id) FROM setups s JOIN io500_run_phases p USING (run_id)
+WHERE s.client_link_bound_gbit_s > 0 AND s.client_nodes > 0 AND p.unit = 'GiB/s' AND p.value > 0
+  AND s.run_id IN (SELECT run_id FROM counted)
