@@ -462,3 +462,15 @@ def test_a_change_to_one_study_executes_only_its_chapter(tmp_path, monkeypatch):
         f.write("\n# an edit\n")
     after = {c: chapters.code_digest(c) for c in before}
     assert [c for c in before if before[c] != after[c]] == ["snapshots"]
+
+
+def test_every_module_and_sql_file_of_the_database_layer_decides_what_is_derived():
+    """The digest that re-parses and re-derives every file when the code changes listed the database layer's modules by
+    name; issue 46's split moved derivations out of setups.py and io500_runs.py into machines.py, client_bounds.py,
+    io500_lists.py and io500_scores.py, which it did not list, so a change of the client-link rule derived nothing
+    again (`make book`: 'parsed 0', the flags as before)."""
+    from iobook.database import ingest
+
+    layer = REPO / "iobook" / "database"
+    assert {*layer.rglob("*.py"), *layer.rglob("*.sql")} <= set(ingest.derived_from())
+    assert {layer / "machines.py", layer / "client_bounds.py"} <= set(ingest.derived_from())

@@ -13,7 +13,6 @@ from iobook.book import comparison
 from iobook.database import store
 from iobook.inference import evidence
 from iobook.studies import stragglers as study
-from iobook.studies.stragglers import findings as stragglers_findings
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw" / "io500"
 AURORA_694 = RAW / "Argonne National Laboratory" / "Aurora" / "DAOS" / "2023" / "submission-694" / "results" / \
@@ -121,9 +120,9 @@ def test_chapter_executes(databases, tmp_path, name):
         assert "fig-stragglers-every-run" not in outputs and "No phase here spans several nodes" in outputs
     else:
         assert "{numref}`fig-stragglers-null`" in outputs and "{numref}`fig-stragglers-every-run`" in outputs
-    if name == "default":  # 694, whose ranks 0 and 104 of every node were the slowest, is flagged ABOVE_CLIENT_LINK
-        assert "The worst straggler" in outputs and "The worst straggler: **submission-694" not in outputs.replace(
-            "\\-", "-")
+    if name == "default":
+        assert "submission-694 mdtest-hard-read" in outputs.replace("\\-", "-")
+        assert "{numref}`fig-stragglers-positions`" in outputs
 
 
 @pytest.mark.slow
@@ -210,13 +209,9 @@ def test_worst_straggler_is_a_position_within_every_node(default):
     assert sorted(slowest) == sorted([*range(0, 2080, 104), 52])
     positions = study.get_groups(con, runs, "position")
     assert study.slow_positions(positions, "submission-694 mdtest-hard-read") == [0, 104]
-    # Issue 46: 694 needs 1,129 Gbit/s a client node (ior-easy-write), above one NDR link (ABOVE_CLIENT_LINK): no
-    # example any more, and no flagged run is the chapter's worst straggler
     values = study.report(con).values
-    flagged = {r for (r,) in con.execute("SELECT r.run_key FROM io500_run_flags f JOIN io500_runs r USING (run_id)")
-               .fetchall()}
-    assert "submission-694" in flagged and values["worst_run"].split()[0] not in flagged
-    assert "worst_positions" not in values
+    assert values["worst_run"] == "submission-694 mdtest-hard-read" and values["worst_positions"] == "0 and 104"
+    assert values["worst_positions_relative"] > 1.5 > 1.1 > values["worst_node_relative"]
     row = runs.set_index("run").loc["submission-694 mdtest-hard-read"]
     assert (row.slowest_position, row.slow_at_position) == (0, 10)
 
@@ -419,16 +414,13 @@ def test_slow_first_ranks_say_the_data_cannot_tell_why(default):
     assert not study.equal_part_starts([0, 52], 208) and not study.equal_part_starts([104], 208)
     r = study.report(con)
     (worst,) = [f.text for f in r.findings if f.text.startswith("The worst straggler")]
-    # issue 46: 694 is flagged ABOVE_CLIENT_LINK, so its positions are no example; the note on slow first ranks is
-    # the chapter's words (findings.first_ranks_note) whichever run shows them
-    assert "positions 0 and 104" not in worst
-    note = stragglers_findings.first_ranks_note([0, 104], 208)
+    assert "positions 0 and 104" in worst
+    note = r.values["worst_positions_md"]  # the positions section says what slows them, and that it cannot tell
     assert "208" in note
     for cause in ("daemons", "interrupt", "progress thread", "cannot tell which"):
         assert cause in note
-    # said once: where the positions figure shows the worst straggler's phase, its caption leaves the note to the
-    # paragraph on the worst straggler (since issue 46 the figure's run, 586's ior-hard-write, is another)
-    assert r.values["position_run"] != r.values["worst_run"] or r.values["position_note"] == ""
+    # said once: the positions figure's caption leaves it to the paragraph on the worst straggler, its phase's
+    assert r.values["position_run"] == r.values["worst_run"] and r.values["position_note"] == ""
 
 
 @pytest.mark.slow

@@ -707,9 +707,7 @@ def test_labels_compared_name_the_setups_that_differ_and_their_flags(databases):
     assert len(tucson) and (tucson["setups differ in"] == "release 5.1.8.1 → 5.1.9.0").all()
     labels = r.tables["tab-runs-labels"].frame.set_index("label")
     assert "CHANGED_DURING_RUN" in labels.loc["Arches Storage Scale System 3500", "validity flags (IO500 runs)"]
-    # DAOS S1/SX object classes; 694, 695 and 696 need 602-1,266 Gbit/s a client node, above one NDR link (issue 46,
-    # tests/test_study_io500_score.py: ABOVE_CLIENT_LINKED)
-    assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "ABOVE_CLIENT_LINK, UNPROTECTED"
+    assert labels.loc["Aurora", "validity flags (IO500 runs)"] == "UNPROTECTED"  # DAOS S1/SX object classes
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
 has and their rate (setups' field `client_link_bound_gbit_s`, read by the ABOVE_CLIENT_LINK flag of io500_run_flags).
 
 How many: the ports a Storage Scale cluster's `mmlsconfig` gives its client nodes (`verbsPorts mlx5_0/1`: one port),
-else the links the questionnaire states, else one (the flag says it assumed one). At what rate: the client links' rate
+else the links the questionnaire states; a run whose files name neither is not tested (a node may have several
+ports, which its files need not state: one port assumed flagged Aurora's four runs). At what rate: the client links' rate
 the files state, else the rate the data servers' network names (the fabric the data crosses: 'InfiniBand HDR'), else
 the fastest port a client's host adapter offered when the run ran (data/reference/fastest_client_links.csv: a
 dated table, each row with its source). A phase that needs more per client node than that moved data over more links
@@ -57,16 +58,17 @@ def client_ports(rows: list[tuple]) -> dict[int, tuple[int, str]]:
 def bound(fields: dict[str, tuple[str, str]], ports: tuple[int, str] | None, started: str | None,
           year: int | None) -> tuple[str, str] | None:
     """(Gbit/s, how) one client node's links move at most, from a run's setup fields (value, source) and its
-    verbsPorts; None where the files state both the links and their rate (the ABOVE_LINKS flag reads those) or no
-    rate is known."""
+    verbsPorts; None where the files state both the links and their rate (the ABOVE_LINKS flag reads those), name no
+    ports, or no rate is known."""
     if "client_links" in fields and "client_link_gbit_s" in fields:
         return None
     if ports is not None:
         count, how = ports
     elif "client_links" in fields:
-        count, how = int(fields["client_links"][0]), f"{fields['client_links'][0]} links a client ({fields['client_links'][1]})"
+        count = int(fields["client_links"][0])
+        how = f"{fields['client_links'][0]} link{'' if count == 1 else 's'} a client ({fields['client_links'][1]})"
     else:
-        count, how = 1, "one link a client (assumed: its files name no ports)"
+        return None
     if "client_link_gbit_s" in fields:
         rate, why = float(fields["client_link_gbit_s"][0]), fields["client_link_gbit_s"][1]
     elif "server_link_gbit_s" in fields and "server_network" in fields:

@@ -178,15 +178,19 @@ def published_tables() -> tuple[str, ...]:
     return (PUBLISHED_LINKS,)
 
 
+def derived_from() -> list[Path]:
+    """The code that decides the records a file gives and what ingest derives from them: the parsers and every module
+    and SQL file of this layer (its stages, the store, and the derivations split over several modules: io500_runs,
+    io500_scores, io500_lists, setups, machines, client_bounds...). The whole layer, not a list of it: a list left out
+    the modules split out of setups and io500_runs, and a change of them derived nothing again."""
+    layer = Path(__file__).parent
+    return sorted([*layer.parent.joinpath("parsers").glob("*.py"), *layer.rglob("*.py"), *layer.rglob("*.sql")])
+
+
 def parsers_digest() -> str:
-    """What decides the records a file gives: ingest's stages (decoding is parsing's), the parsers, and the code
-    (and SQL) that derives and stores them, with the reference and published tables they derive from."""
+    """What decides the records a file gives (derived_from), with the reference and published tables they derive
+    from."""
     from . import published
 
-    layer = Path(__file__).parent
     tables = [*reference_tables(), *map(published.path, published_tables())]
-    stages = [Path(__file__), layer / "discovery.py", layer / "parsing.py", layer / "writing.py"]
-    return files_digest([*layer.parent.joinpath("parsers").glob("*.py"), layer / "io500_runs.py", layer / "setups.py",
-                         layer / "networks.py", layer / "families.py", layer / "labels.py", layer / "store.py",
-                         *layer.joinpath("queries", "store").glob("*.sql"), *stages], layer.parent,
-                        extra=b"".join(p.read_bytes() for p in tables))
+    return files_digest(derived_from(), Path(__file__).parent.parent, extra=b"".join(p.read_bytes() for p in tables))

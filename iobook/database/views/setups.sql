@@ -129,8 +129,8 @@ WHERE p.unit = 'GiB/s' AND p.value > 0;
 --                       did not cross the links, as from a client's cache (IO500 issue #88)
 --   ABOVE_CLIENT_LINK   where the files state not both a client's links and their rate: a bandwidth phase that needs
 --                       more per client node than its links move at most (setups.client_link_bound_gbit_s: the ports
---                       its mmlsconfig's verbsPorts or questionnaire name, else one, times the rate stated, else its
---                       data servers' network's, else the fastest client port of the run's date)
+--                       its mmlsconfig's verbsPorts or questionnaire name, none assumed, times the rate stated, else
+--                       its data servers' network's, else the fastest client port of the run's date)
 --   IMPLAUSIBLE         a phase above one item per cycle of a 5 GHz core per process (io500_implausible_phases)
 CREATE OR REPLACE VIEW io500_run_flags AS
 SELECT x.run_id, 'RANDOM_READ_CACHED' AS code,

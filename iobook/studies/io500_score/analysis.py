@@ -91,9 +91,9 @@ def get_flags(con) -> pd.DataFrame:
 # tested, so a flag's count is out of the runs it could test (issue 46: the above-the-links check tests 4 of 246)
 FLAG_NEEDS = {
     "ABOVE_LINKS": "a limit of its setup: client or server links and their rate, or drives and theirs",
-    "ABOVE_CLIENT_LINK": "its client nodes and a date, where it states not both its client links and their rate "
-                         "(ports from verbsPorts or its questionnaire, else one; the rate stated, its servers' "
-                         "network's, else the fastest client port of its date)",
+    "ABOVE_CLIENT_LINK": "its client nodes, its client ports (verbsPorts or its questionnaire's links) and a "
+                         "date, where it states not both its client links and their rate (the rate stated, its "
+                         "servers' network's, else the fastest client port of its date)",
     "CHANGED_DURING_RUN": "scripts of its own (*.sh, *.ini) in its folder",
     "IMPLAUSIBLE": "a metadata phase with its processes",
     "RANDOM_READ_CACHED": "a 4 KiB random read phase (ior-rnd4K-easy-read, SC21's ior-rnd4K-read) and ior-easy-read",
