@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import statistics
 from pathlib import Path
 
@@ -265,3 +266,19 @@ def test_the_audit_counts_equal_those_recomputed_from_the_json_and_the_issue(cor
     assert not {"not_five_runs", "settings_differ", "clients_differ", "rate_above_links"} & set(flagged)
     assert ddn == (pytest.approx(99933.2, abs=0.1), 225000)  # DDN's fastest unet3d run: 46.6 % of 18 x 100 Gbit/s
     assert errors == 6  # the system descriptions that are not JSON: Juicedata's, one of Micron's, YanRongTech's four
+
+
+def test_a_result_run_on_another_client_is_flagged(tmp_path):
+    """WEKA's unet3d h100 result, its fifth run's summary.json rewritten as if another host had written it: the
+    audit's clients_differ flags the five runs; the same result as published is not flagged."""
+    result = tmp_path / "WEKA/results/weka-1-client-dual-socket-56-cores/unet3d-h100"
+    shutil.copytree(CORPUS / "Closed/WEKA/results/weka-1-client-dual-socket-56-cores/unet3d-h100", result)
+    (fifth,) = result.glob("run5/summary.json")
+    doc = json.loads(fifth.read_text())
+    for db, hostname in ((tmp_path / "as-published.duckdb", doc["hostname"]), (tmp_path / "moved.duckdb", "other-host")):
+        fifth.write_text(json.dumps({**doc, "hostname": hostname}, indent=4))
+        ingest([tmp_path / "WEKA"], db, progress=False)
+        with duckdb.connect(str(db), read_only=True) as con:
+            flagged = con.execute("SELECT count(DISTINCT path) FROM mlperf_run_flags WHERE code = 'clients_differ'"
+                                  ).fetchone()[0]
+        assert flagged == (0 if hostname == doc["hostname"] else 5), hostname

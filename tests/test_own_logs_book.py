@@ -1,8 +1,11 @@
 """The loop of a user with their own logs, in a copy of this checkout: `python -m iobook new-chapter`, then
 `python -m iobook book --data TREE` on a tree that is not the IO500 archive's layout (built-tools' IOR,
-mdtest and io500 runs as they were written, and three archive submissions' files copied flat, one folder
-each). Every chapter must execute (a chapter's pinned parameter that matches nothing is a note in it, never a
-failed book), the book must build, and the new chapter's own test must pass unchanged."""
+mdtest and io500 runs as they were written, three archive submissions' files copied flat, one folder each, and
+MLPerf Storage results laid out as no other test lays them). Every chapter must execute (a chapter's pinned
+parameter that matches nothing is a note in it, never a failed book), the book must build, and the new chapter's own
+test must pass unchanged. Issue 48's done-when check is this build too: every MLPerf summary.json is a row of
+mlperf_runs with the values it states, and every run within one point of its AU minimum is flagged."""
+import json
 import os
 import re
 import shutil
@@ -11,7 +14,9 @@ import sys
 import tomllib
 from xml.etree import ElementTree
 
+import duckdb
 import pytest
+import yaml
 from conftest import ARCHIVE, BUILT_TOOLS, PUBLISHED_DB, REPO, SHARED, copy_checkout
 
 from iobook.book.build import build_name
@@ -22,6 +27,13 @@ SUBMISSIONS = {  # a Storage Scale, a Lustre and a DAOS submission
     "tacc": "TACC/Frontera/DAOS/2020/submission-13",
 }
 NEW = "my_study"
+CLOSED = SHARED / "mlperf-storage-v1.0" / "Closed"
+WEKA = CLOSED / "WEKA/results/weka-1-client-dual-socket-56-cores"
+WEKA_SYSTEM = CLOSED / "WEKA/systems/wekapod_112x3.8tb_nvme_16xNDR_H100.json"
+HAMMERSPACE = CLOSED / "Hammerspace/results/Hammerspace_unet3d_5Client_H100"
+HAMMERSPACE_SYSTEM = CLOSED / "Hammerspace/systems/Hammerspace_unet3d_5Client_H100.json"
+AU_MINIMUM = {"unet3d": 90, "resnet50": 90, "cosmoflow": 70}  # mlcommons/storage Submission_guidelines.md, Table 1
+
 pytestmark = pytest.mark.slow  # builds books in subprocesses (the fixtures call run(), which conftest cannot see into)
 
 
@@ -46,9 +58,26 @@ def tree(tmp_path_factory):
         for path in sorted(p for p in source.rglob("*") if p.is_file()):
             flat = "__".join(path.relative_to(source).parts)  # results/2023.05.08-23.33.12/x.txt -> one name
             shutil.copy2(path, tree / folder / flat)
+    relaid(tree)
     # what the logs do not say: the user's statement of the IOR runs' client links (one 100 Gbit/s link a node)
     (tree / "setup.yml").write_text('"built-tools/ior/*":\n  client_links: 1\n  client_link_gbit_s: 100\n')
     return tree
+
+
+def relaid(dest):
+    """MLPerf Storage results copied from the shared corpus (../shared/mlperf-storage-v1.0/Closed): WEKA's two unet3d
+    results re-laid as `unet3d/<accelerator>/run-<n>` (its own folders are `unet3d-a100/run<n>`), and Hammerspace's,
+    its result folder the system's own folder (`Hammerspace_unet3d_5Client_H100/run<n>`), each with its system's
+    description."""
+    for accelerator in ("a100", "h100"):
+        for run in sorted((WEKA / f"unet3d-{accelerator}").glob("run*")):
+            shutil.copytree(run, dest / "WEKA/results/weka-1-client-dual-socket-56-cores/unet3d" / accelerator /
+                            f"run-{run.name.removeprefix('run')}")
+    shutil.copytree(HAMMERSPACE, dest / "Hammerspace/results" / HAMMERSPACE.name)
+    for system in (WEKA_SYSTEM, HAMMERSPACE_SYSTEM):
+        (dest / system.parent.relative_to(CLOSED)).mkdir(parents=True)
+        shutil.copy2(system, dest / system.relative_to(CLOSED))
+    return dest
 
 
 def run(checkout, *args, **kwargs):
@@ -149,3 +178,34 @@ def test_new_chapter_is_registered_and_its_test_passes_unchanged(checkout, built
     # every test the scaffold wrote ran and passed: none failed, errored or was skipped (pytest's own report)
     suite = ElementTree.parse(report).getroot().find("testsuite")
     assert int(suite.get("tests")) > 0 and all(int(suite.get(k)) == 0 for k in ("failures", "errors", "skipped"))
+
+
+def test_every_mlperf_run_is_in_mlperf_runs_with_its_summary_values(checkout, tree, built):
+    db = checkout / "data" / "own.duckdb"
+    summaries = sorted(p for p in tree.rglob("summary.json") if p.is_relative_to(tree / "WEKA") or p.is_relative_to(tree / "Hammerspace"))
+    assert len(summaries) == 15  # WEKA's 2 results and Hammerspace's 1, five runs each
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = {r["path"]: r for r in con.execute(
+            "SELECT path, organisation, workload, accelerator, run, accelerators, hosts, au_mean_pct, samples_per_s, "
+            "mb_per_s, started FROM mlperf_runs").df().to_dict("records")}
+        flagged = {p for (p,) in con.execute(
+            "SELECT path FROM mlperf_run_flags WHERE code = 'au_within_one_point'").fetchall()}
+    assert set(rows) == {str(p) for p in summaries}
+    within = set()
+    for path in summaries:
+        doc, row = json.loads(path.read_text()), rows[str(path)]
+        model = yaml.safe_load((path.parent / "configs/config.yaml").read_text())["workload"]["model"]
+        metric = doc["metric"]
+        assert (row["organisation"], row["workload"], row["accelerators"], row["hosts"], row["au_mean_pct"],
+                row["samples_per_s"], row["mb_per_s"], str(row["started"])) == (
+            path.relative_to(tree).parts[0], model, doc["num_accelerators"], doc["num_hosts"],
+            metric["train_au_mean_percentage"], metric["train_throughput_mean_samples_per_second"],
+            metric["train_io_mean_MB_per_second"], doc["start"].replace("T", " ")), path
+        # the run number and accelerator of the folders: run-<n> under unet3d/<accelerator>, or run<n>
+        assert row["run"] == int(path.parent.name.removeprefix("run").removeprefix("-")), path
+        if path.is_relative_to(tree / "WEKA"):
+            assert row["accelerator"] == path.relative_to(tree).parts[4], path
+        if AU_MINIMUM[model] <= metric["train_au_mean_percentage"] < AU_MINIMUM[model] + 1:
+            within.add(str(path))
+    # WEKA's unet3d a100 runs clear 90 % by less than a point (their summary.json: AU 90.0-91.0)
+    assert within and flagged == within
