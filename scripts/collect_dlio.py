@@ -28,7 +28,6 @@ import argparse
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import collectlib as cl
@@ -171,12 +170,7 @@ class BlockThrottle:
         return self
 
     def __exit__(self, *exc):
-        for _ in range(50):  # removable once its processes have ended
-            try:
-                self.path.rmdir()
-                break
-            except OSError:
-                time.sleep(0.2)
+        cl.remove_cgroup(self.path)
         return False
 
     def prefix(self) -> list[str]:

@@ -380,6 +380,17 @@ def perf_probe(events: list[str]) -> dict:
                 "in /sys/bus/event_source/devices")}
 
 
+def remove_cgroup(path: Path) -> None:
+    """Remove a cgroup folder, waiting up to 10 s for it to empty: a cgroup can only be removed once its processes
+    have ended."""
+    for _ in range(50):
+        try:
+            path.rmdir()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
 class MemoryCgroup:
     """A memory-limited cgroup that a command joins by a shell prefix (recorded in the step's argv).
 
@@ -431,14 +442,8 @@ class MemoryCgroup:
         return self
 
     def __exit__(self, *exc):
-        if self.path is not None:
-            # The cgroup can only be removed once empty; its page cache is then reparented, not dropped.
-            for _ in range(50):
-                try:
-                    self.path.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+        if self.path is not None:  # its page cache is then reparented, not dropped
+            remove_cgroup(self.path)
         return False
 
     def prefix(self) -> list[str]:
