@@ -25,9 +25,10 @@ SHARE_FORMATS = {f"{how} {name}": ".3g" for how in ("median", "max") for name in
     "busiest over mean rank", "busiest, % of files", "slowest ÷ median rank's wear-down", "median rank's wear-down (s)")}
 # the measure and what it rests on first; the scores' span in one column (both ends as the table printed them); the
 # runs left out are the counted runs less the machines (per_list), not a column of their own
+# (the span in orders of magnitude is the selection's finding: per list the scores column shows both ends)
 LIST_COLUMNS = ["list", "generation", "rs per node", "verdict", "machines", "with nodes", "scores",
-                "list values not the run's", "orders of magnitude", "runs", "flagged runs"]
-LIST_FORMATS = {"orders of magnitude": ".1f", "rs per node": ".2f"}
+                "list values not the run's", "runs", "flagged runs"]
+LIST_FORMATS = {"rs per node": ".2f"}
 
 
 def _score(value: float, digits: int) -> str:

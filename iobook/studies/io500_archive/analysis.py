@@ -140,7 +140,6 @@ def per_list(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[evidence.Correlatio
         rows.append({"list": name, "runs": left["runs"], "machines": left["machines"], "generation": left["generation"],
                      "left out": left["runs"] - left["machines"], "flagged runs": int(flagged(listed).sum()),
                      "lowest score": chosen.listed_score.min(), "highest score": chosen.listed_score.max(),
-                     "orders of magnitude": orders_of_magnitude(chosen.listed_score),
                      "list values not the run's": int(chosen.list_differs.sum()),
                      "machines with nodes": int(chosen.bw_per_node.notna().sum()), "record": rs})
     return pd.DataFrame(rows), records, pd.concat(chosen_each, ignore_index=True) if chosen_each else runs.iloc[:0]

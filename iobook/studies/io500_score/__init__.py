@@ -85,8 +85,6 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
              findings.audit_finding(coverage, flags, agree["runs"])]
     if len(table):
         found.append(findings.sc23_finding(table, elsewhere))
-    if len(mismatches):
-        found.append(findings.mismatch_finding(agree))
     if len(checks):
         found.append(findings.lists_finding(checks))
     if shown:

@@ -14,10 +14,18 @@ CENSUS = evidence.Replicate.CENSUS
 
 
 def main_finding(agree: dict[str, int], census: evidence.Count) -> Finding:
-    """The main result: a census of the runs (every run checked), so counts and no interval."""
+    """The main result: a census of the runs (every run checked), so counts and no interval; with the runs that print
+    no score to compare with and the printed scores reproduced neither way, where there are any (censuses too)."""
+    no_score = evidence.count(k=agree["not_comparable"], n=agree["runs"], of=CENSUS,
+                              quantity="runs with no printed score to compare with")
+    neither = evidence.count(k=agree["neither"], n=agree["comparable"], of=CENSUS,
+                             quantity="printed scores reproduced neither from the summary nor from the logs")
+    rest = "".join([f"; {no_score.k:,} runs print no score" if no_score.k else "",
+                    f"; {neither.k:,} are reproduced neither way" if neither.k else ""])
     return Finding(text=f"{census.k:,} of {census.n:,} printed scores come back within {TOLERANCE:.1%} from the "
-                        f"summary's phases; {agree['from_logs']:,} more from the phase logs.",
-                   target="fig-io500-recomputed", evidence=(census,))
+                        f"summary's phases; {agree['from_logs']:,} more from the phase logs{rest}.",
+                   target="fig-io500-recomputed",
+                   evidence=(census, *(c for c in (no_score, neither) if c.k)))
 
 
 def audit_finding(coverage: pd.DataFrame, flags: pd.DataFrame, runs: int) -> Finding:
@@ -56,20 +64,6 @@ def sc23_finding(sc23: pd.DataFrame, elsewhere: pd.DataFrame) -> Finding:
              "raw value rounded once; the talk prints "
              + ("each of the other" if len(seen) == once.n - once.k else f"{len(seen)} of the other")
              + f" {once.n - once.k} that way in another of its tables.", target="tab-io500-sc23", evidence=(once,))
-
-
-def mismatch_finding(agree: dict[str, int]) -> Finding:
-    """The runs with no printed score to compare with, and the printed scores reproduced neither way (censuses)."""
-    no_score = evidence.count(k=agree["not_comparable"], n=agree["runs"], of=CENSUS,
-                              quantity="runs with no printed score to compare with")
-    neither = evidence.count(k=agree["neither"], n=agree["comparable"], of=CENSUS,
-                             quantity="printed scores reproduced neither from the summary nor from the logs")
-    return Finding(
-        text=f"{no_score.k:,} of the {no_score.n:,} runs have no printed score to compare with "
-             "(the run stopped before its score line, or the script printed 0 for an invalid run); "
-             + (f"{neither.k:,} printed scores are reproduced neither way." if neither.k else
-                "every printed score is reproduced one way or the other."), target="tab-io500-mismatches",
-        evidence=(no_score, neither))
 
 
 def weights_finding(weights: pd.DataFrame, best: str) -> Finding:
