@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, execute_chapter
+from conftest import REPO, SHARED, execute_chapter
 
 from iobook.book import chapters, present
 from iobook.book.report import FIRST_FINDING_WORDS, MAX_FINDING_WORDS
@@ -234,7 +234,7 @@ def test_corpus_copy_is_small():
     assert size < 8 * 2 ** 20
 
 
-SUPPLEMENT = REPO.parent / "shared" / "mlperf-storage-v1.0" / "MLPerf Storage v1.0 Supplementals.txt"
+SUPPLEMENT = SHARED / "mlperf-storage-v1.0" / "MLPerf Storage v1.0 Supplementals.txt"
 
 
 def test_claims_beside_their_files(default_report):
