@@ -236,16 +236,16 @@ def any_db(request, databases):
 
 
 @functools.cache
-def published_report(chapter: str):
-    """A study's report on PUBLISHED_DB with the study's own defaults, computed once per test process: a report is
-    a function of the database and its parameters, and the tests only read it (pagecache's takes ~4 s and 13 of its
-    tests read it)."""
+def chapter_report(chapter: str, db: Path = PUBLISHED_DB):
+    """A study's report on a test database (PUBLISHED_DB unless given) with the study's own defaults, computed once
+    per test process: a report is a function of the database and its parameters, and the tests only read it (page
+    cache's takes ~4 s on data/raw and 13 of its tests read it)."""
     import importlib
 
     from iobook.book import nb
 
     study = importlib.import_module(f"iobook.studies.{chapter}")
-    with nb.setup(PUBLISHED_DB) as con:
+    with nb.setup(db) as con:
         return study.report(con)
 
 

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import DATABASES, REPO, SHARED, execute_chapter, holm, published_report
+from conftest import DATABASES, REPO, SHARED, execute_chapter, holm, chapter_report
 
 from iobook.book import comparison, nb, present
 from iobook.book.report import FIRST_FINDING_WORDS
@@ -235,7 +235,7 @@ def test_local_finding_frames_the_method_on_the_build_machine(databases):
     slide prints (one value per build: no interval)."""
     run = current_run("checksum")
     host = json.loads((RAW / "checksum" / run / "manifest.json").read_text())["host"]
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     method = r.findings[0]
     assert method.text.startswith(f"fio's software sha256 on {host['cores']} contended {host['cpu_model']} vCPUs, "
                                   "not a storage checksum: direct writes at 0.0611×")  # sha256 vs none, direct: the fio JSONs of the run
@@ -279,7 +279,7 @@ def test_checksum_setting_is_counted_on_declustered_raid_lab_systems(databases):
             if re.fullmatch(r"nsdRAIDClientOnlyChecksum\s+yes", line.strip()):
                 sets.add(submission)
     assert raid == sets == {651, 679, 690, 722, 731}
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     count = by_quantity(r, cc.SETTING_QUANTITY)
     assert (count.k, count.n) == (len(sets), len(raid)) == (5, 5)
     assert r.values["settings_not_raid"] == "687"
@@ -310,7 +310,7 @@ def test_other_work_took_most_of_the_cpu_in_every_local_step(databases):
         job = json.loads((RAW / "checksum" / run / f"{step['name']}.fio.json").read_text())["jobs"][0]
         others.append(mpstat_busy_pct(step["name"], run) - (job["usr_cpu"] + job["sys_cpu"]) / cpus)
     assert len(others) == 72 and 80 < min(others) < 82 and 96 < max(others) < 97
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     # the view averages mpstat's per-second samples within the step's duration, mpstat's Average row all of them
     assert (r.values["others_cpu_low_pct"], r.values["others_cpu_high_pct"]) == pytest.approx(
         (min(others), max(others)), abs=0.2)
@@ -331,7 +331,7 @@ def test_buffered_writes_without_a_checksum_against_direct_ones(databases):
         bw[path.name.split("-")[3]].append(json.loads(path.read_text())["jobs"][0]["write"]["bw_bytes"])
     a, b = np.log(bw["direct"]), np.log(bw["buffered"])
     assert (len(a), len(b)) == (6, 6)
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     slower = by_quantity(r, cc.BUFFERED_QUANTITY)
     assert slower.ratio == pytest.approx(np.exp(a.mean() - b.mean())) and round(slower.ratio, 2) == 7.24
     assert (slower.n, slower.n_baseline, str(slower.replicate)) == (6, 6, "round")
@@ -351,7 +351,7 @@ def test_memory_factors_reproduce_within_the_slides_rounding(databases):
         low, high = (mem - 0.5) / ((io + 0.5) / nodes), (mem + 0.5) / ((io - 0.5) / nodes)
         overlaps += low <= factor + 0.05 and high >= factor - 0.05
     assert overlaps == 4
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     count = by_quantity(r, cc.ROUNDING_QUANTITY)
     assert (count.k, count.n) == (4, 4)
 
@@ -372,7 +372,7 @@ def test_the_footnote_is_said_where_the_builds_are_credited_to_the_checksum(data
     assert number == 125 and lines[number - 1].startswith("**These measurements were done originally as part of")
     quote = re.search(r"work on clientside-GNR in the \S+ time frame", lines[number - 1])[0]
     assert "trailerchecksum**" in lines[115]  # seed line 116: the column the footnote belongs to
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     assert (r.values["footnote"], r.values["footnote_line"]) == (quote, number)
     published = next(f for f in r.findings if f.target == "tab-checksum-published")
     assert f"“{quote}”" in published.text and "90 → 125 GB/s read" in published.text
@@ -404,7 +404,7 @@ def test_buffered_direct_ratio_names_the_vm_hosts_page_cache(databases):
         bw[options["direct"]].append(job["write"]["bw_bytes"])
     ratio = np.exp(np.log(bw["1"]).mean() - np.log(bw["0"]).mean())
     assert round(ratio, 2) == 7.24
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     modes = next(f for f in r.findings if f.target == "tab-checksum-modes")
     (record,) = modes.evidence
     assert record.quantity == cc.BUFFERED_QUANTITY and record.ratio == pytest.approx(ratio)
@@ -423,7 +423,7 @@ def test_drift_is_the_kits_drift_check_from_the_end_steps(databases):
               for p in sorted(folder.glob("*-write-none-direct-r[1-6].fio.json"))]
     end = json.loads((folder / "073-write-none-direct-r7.fio.json").read_text())["jobs"][0]["write"]["bw_bytes"]
     assert len(rounds) == 6
-    r = published_report("checksum_cost")
+    r = chapter_report("checksum_cost")
     drift = by_quantity_label(r, comparison.DRIFT_QUANTITY.format(what="bandwidth", baseline="during the run"),
                               "write direct none at the end")
     assert drift.ratio == pytest.approx(end / np.exp(np.log(rounds).mean()))
@@ -473,7 +473,7 @@ def test_every_file_of_the_run_is_counted_read(databases):
     run = current_run("checksum")
     files = [p for p in (RAW / "checksum" / run).iterdir() if p.is_file()]
     assert len(files) == 305
-    link = published_report("checksum_cost").values["files_link"]
+    link = chapter_report("checksum_cost").values["files_link"]
     assert f"({len(files):,} read here)" in link
 
 
@@ -490,7 +490,7 @@ def test_the_hosts_cache_is_named_for_direct_reads_too(databases):
         if labels.get("mode") == "direct" and labels.get("verify") == "none" and labels.get("drift_check") != "end":
             job = json.loads((RAW / "checksum" / run / f"{step['name']}.fio.json").read_text())["jobs"][0]
             mib_s[labels["phase"]].append(job[labels["phase"]]["bw_bytes"] / 2**20)
-    text = published_report("checksum_cost").values["host_cache_text"]
+    text = chapter_report("checksum_cost").values["host_cache_text"]
     assert (f"direct I/O without a checksum ran at {min(mib_s['write']):,.0f}–{max(mib_s['write']):,.0f} MiB/s "
             f"for writes and {min(mib_s['read']):,.0f}–{max(mib_s['read']):,.0f} MiB/s for reads") in text
     assert "takes a direct write into memory and may serve a direct read from it" in text

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATABASES, REPO, execute_chapter, holm, published_report
+from conftest import DATABASES, REPO, execute_chapter, holm, chapter_report
 from scipy import stats as sps
 
 from iobook.book import comparison, nb, present
@@ -396,7 +396,7 @@ def test_short_buffered_reads_of_the_current_run_did_fill_the_cgroup(databases):
     peaks = [max(cgroup_series(run, step, "cache")) for step in reads]
     filled = sum(peak >= data.FULL_SHARE * limit for peak in peaks)
     assert (filled, len(reads)) == (5, 5) and round(max(peaks)) == 1015
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     count = by_quantity(r, analysis.REACHED_QUANTITY.format(run=run))
     assert (count.k, count.n) == (filled, len(reads))
     assert "never filled" not in " ".join(f.text for f in r.findings)
@@ -418,7 +418,7 @@ def test_buffered_writes_leave_dirty_pages_to_the_comparisons_after_them(databas
     limit after 4 of 9 (modes) and 10 of 15 (shared-file), and the steps that began with it by configuration: in the
     modes run always the round's buffered read (4 of 9, no direct read), in the shared-file run 5 of 7 direct
     per-file writes against 1 of 7 direct shared ones."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     (finding,) = [f for f in r.findings if f.target == "tab-pagecache-dirty"]
     runs = r.tables["tab-pagecache-runs"].frame.set_index("experiment").run
     assert {c.quantity for c in finding.evidence} == {analysis.DIRTY_QUANTITY.format(run=runs[experiment]) for
@@ -458,7 +458,7 @@ def test_a_saturated_machine_is_said_to_be_saturated(databases):
     idle = [v for step in ("006-read-buffered-psync-qd1-r1", "019-read-buffered-psync-qd1-r2")
             for v in vmstat_idle(run, step)]
     assert max(idle) <= 1
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     assert r.values["reads_saturated"] is True
     assert "does not explain" not in " ".join(f.text for f in r.findings)
 
@@ -467,7 +467,7 @@ def test_intervals_the_data_cannot_tell_are_not_printed(databases):
     """Issue 27: intervals such as [0.09-31.11] (2 rounds a side, the superseded run of 21 November) and 5-88,339
     MiB/s (its 2 buffered reads) are no result: a record with fewer than evidence.MIN_UNITS a side is undecided,
     says what n would decide it, and no table or finding prints its interval."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     # a side's units: a comparison against a reference (a read's own seconds while it filled, paired) has one side
     few = [c for c in r.evidence if isinstance(c, evidence.Comparison)
            and min(c.n, c.n if c.reference is not None else c.n_baseline) < evidence.MIN_UNITS]
@@ -490,7 +490,7 @@ def test_first_finding_carries_its_record_within_the_word_limit(databases):
     the run's manifest made (facts.decision.rounds)."""
     run = current_run("modes")
     rounds = json.loads((RAW / run / "manifest.json").read_text())["facts"]["decision"]["rounds"]
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     first = r.findings[0]
     assert len([w for w in first.text.split() if re.search(r"\w", w)]) <= FIRST_FINDING_WORDS
     (record,) = first.evidence
@@ -501,7 +501,7 @@ def test_cache_full_against_filling_is_paired_by_read_and_counted_right(database
     """Issue 36: 'filling it in 9 of 9 rounds' was wrong by the chapter's own table: every buffered read of the modes
     run left the cgroup's cache full, 4 of the 9 filled it while they ran (tab-pagecache-fill: the reads with both
     filling and full seconds); the comparison pairs those 4 reads, each with its own seconds while it filled."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     table = r.tables["tab-pagecache-fill"].frame
     modes = table[table.experiment == "modes"]  # the current modes run's reads
     both = modes[modes.filling.notna() & modes.full.notna()]
@@ -518,7 +518,7 @@ def test_a_study_is_sized_only_from_enough_units(databases):
     """Issue 36: 'n a side would decide it' from 2-3 units is noise presented as a plan. The shared-file run's direct
     writers (7 rounds a side, data/raw/pagecache's current shared-file run) are sized; no comparison with fewer than
     evidence.MIN_UNITS_TO_SIZE a side is."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     undecided = [c for c in r.evidence if isinstance(c, evidence.Comparison) and not c.decided and c.sd_log]
     small = [c for c in undecided if min(c.n, c.n if c.reference is not None else c.n_baseline) < evidence.MIN_UNITS_TO_SIZE]
     assert small and all(c.n_to_decide is None for c in small)
@@ -560,7 +560,7 @@ def test_queue_depth_makes_no_decided_difference_to_direct_reads(databases):
     best = max(expected, key=lambda k: np.mean(np.log(reads[k])))
     assert best == ("libaio", 4) and [round(x, 2) for x in expected[best][:3]] == [1.13, 1.04, 1.22]
     assert min(adjusted.values()) > 1 - evidence.CONFIDENCE
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     (finding,) = [f for f in r.findings if f.target == "fig-pagecache-reads"]
     records = {(c.label.split(" at depth ")[0], int(c.label.rsplit(" ", 1)[1])): c for c in finding.evidence}
     assert set(records) == set(expected)
@@ -579,7 +579,7 @@ def test_reads_that_filled_the_cache_are_counted_from_the_cache_they_began_with(
     runs' proc files: a read reached full when its cache's highest sample is at data.FULL_SHARE of the limit or more
     (queue-depth 5 of 5, modes 9 of 9), and filled it during the read when it also began below that (5 of 5, 4 of 9).
     The paired comparison holds the reads with seconds in both states, each against its own first seconds (4 and 4)."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     (finding,) = [f for f in r.findings if f.target == "fig-pagecache-fill"]
     fill = r.tables["tab-pagecache-fill"].frame
     for experiment, (reached, filled, n) in (("queue-depth", (5, 5, 5)), ("modes", (9, 4, 9))):
@@ -625,7 +625,7 @@ def test_headings_over_the_collector_runs_say_what_ran(databases):
         if experiment in ("readahead", "trim"):
             assert manifest["facts"]["loop"]["device"].startswith("/dev/loop")
     assert set(targets.values()) == {("ext4", "/dev/vda")}
-    scope = published_report("pagecache").values["scope_text"]
+    scope = chapter_report("pagecache").values["scope_text"]
     assert f"its files on ext4 on {present.md_escape('/dev/vda')}" in scope
     assert "loop device over an image file" in scope
     assert "No Lustre" in scope
@@ -641,7 +641,7 @@ def test_direct_writes_are_said_to_go_to_the_hosts_cache(databases):
              if s["labels"].get("phase") == "write" and s["labels"].get("mode") == "direct"
              and "drift_check" not in s["labels"]]
     assert len(mib_s) == 9 and min(mib_s) > 900
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     text = r.values["direct_writes_text"]
     assert text.startswith(f"Direct writes ran at {min(mib_s):,.0f}–{max(mib_s):,.0f} MiB/s on the virtual disk "
                            f"{present.md_escape(manifest['target']['device'])}")
@@ -683,7 +683,7 @@ def test_full_over_filling_reproduces_by_the_stated_rule(databases):
     sampler's first whole second with the cache at 95 % of the limit. By that rule, from each current run's bandwidth
     logs and proc files alone, each read's full over filling mean, the geometric mean over the reads with both, and
     the one-sample t test of their logs: the page's ratios and intervals, on 4 reads of each run."""
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     assert "t ≤ f − 4, and **full** when t ≥ f − 1" in r.values["fill_rule"]
     (finding,) = [f for f in r.findings if f.target == "fig-pagecache-fill"]
     for experiment, ratio in (("modes", 4.01), ("queue-depth", 5.26)):
@@ -724,7 +724,7 @@ def test_trim_finding_says_the_whole_step_too(databases):
         buckets = bw_buckets(run, step["name"], direction=1)
         per.setdefault(("whole step", labels["trim"]), []).append(np.mean(list(buckets.values())))
         per.setdefault(("first 5 s", labels["trim"]), []).append(np.mean([v for t, v in buckets.items() if t < 5]))
-    r = published_report("pagecache")
+    r = chapter_report("pagecache")
     (finding,) = [f for f in r.findings if f.target == "fig-pagecache-trim"]
     records = {c.label.removesuffix(" trim"): c for c in finding.evidence}
     for window, (ratio, verdict) in (("first 5 s", ("0.555", "decided")), ("whole step", ("0.735", "undecided"))):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import BUILT_TOOLS, REPO, execute_chapter
+from conftest import BUILT_TOOLS, REPO, chapter_report, execute_chapter
 from scipy import stats as scipy_stats
 
 from iobook.book import build, comparison, present
@@ -71,13 +71,6 @@ def _runs_and_configurations(db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     with store.open_read(db) as con:
         runs = study.get_runs(con)
     return runs, study.get_configurations(runs)
-
-
-@functools.cache
-def report_of(db: Path):
-    """The chapter's report on a database with the registry's parameters, computed once (~8 s on data/raw's)."""
-    with store.open_read(db) as con:
-        return study.report(con)
 
 
 def configurations(db):
@@ -369,7 +362,7 @@ def test_two_collector_runs_are_two_designs_never_pooled(databases):
         assert e["verdict"] == evidence.Verdict.UNDECIDED
     assert libaio.loc["collector run vm-20261125T035437Z", "ratio"] == pytest.approx(1.01, abs=0.01)
     assert libaio.loc["collector run vm-20261123T160557Z", "ratio"] == pytest.approx(1.85, abs=0.01)
-    first, superseded = report_of(databases["default"]).findings[:2]
+    first, superseded = chapter_report("your_runs", Path(databases["default"])).findings[:2]
     assert "1.01×" in first.text and "vm\\-20261125T035437Z" in first.text and "1.85×" not in first.text
     e = libaio.loc["collector run vm-20261123T160557Z"]
     assert superseded.evidence == (e["record"],) and "vm\\-20261123T160557Z" in superseded.text
@@ -396,7 +389,7 @@ def test_a_one_directory_tree_phase_is_never_ranked(databases):
         config = config_of(runs, rel, workload)
         assert bool(ranked[configs["config"] == config].iloc[0]) is expected, workload
     assert not ranked[configs["workload"].str.startswith("Tree ") & configs["depth"].isna()].any()
-    assert not any("Tree " in f.text for f in report_of(databases["default"]).findings)
+    assert not any("Tree " in f.text for f in chapter_report("your_runs", Path(databases["default"])).findings)
     con.close()
 
 
@@ -446,7 +439,7 @@ def test_chapter_executes_on_every_database(databases, tmp_path):
         (tmp_path / name).mkdir()
         outputs = execute_chapter("your_runs", databases[name], tmp_path / name)  # raises on a cell's error
         assert not [o for o in outputs if "Warning: " in o], name
-        r = report_of(databases[name])
+        r = chapter_report("your_runs", Path(databases[name]))
         assert {"read", "tab-runs-labels"} <= {*r.values, *r.tables} and r.findings, name
 
 
@@ -795,7 +788,7 @@ def test_no_interval_on_fewer_than_three_runs_anywhere(databases, sweep):
     row and no chart mark of the chapter shows one: below evidence.MIN_UNITS a side, the runs' range or nothing."""
     db, *_ = sweep
     for path in (databases["default"], databases["built_tools"], db):
-        r = report_of(Path(path))
+        r = chapter_report("your_runs", Path(path))
         assert not intervals_on_too_few(r), path
         for tool, measure in (("fio", "bandwidth (MiB/s)"), ("ior", "bandwidth (MiB/s)"), ("mdtest", "rate (ops/s)")):
             frame = r.tables[f"tab-runs-{tool}"].frame  # the measure in the fixed first column, in view (issue 37)
@@ -845,7 +838,7 @@ def test_sweep_and_curve_panels_are_legible(sweep):
     from iobook.book import charts
 
     db, *_ = sweep
-    r = report_of(Path(db))
+    r = chapter_report("your_runs", Path(db))
     charts._register_font()
     for key in ("fig-runs-sweeps", "fig-runs-curves"):
         spec = charts.wrap_titles(r.figures[key].to_dict())
