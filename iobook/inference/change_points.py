@@ -30,8 +30,8 @@ CHANGE_COLUMNS = ["label", "history", "workload", "measure", "run", "started", "
 
 class RunningSumsL2(rpt.base.BaseCost):
     """ruptures' least-squares cost (CostL2: a segment's sum of squared deviations from its mean) from running
-    sums: one subtraction a segment instead of a pass over it. The permutation test asks for every split of
-    PERMUTATIONS shuffles of every segment (CostL2 took ~8 s of History's ~11 s)."""
+    sums: one subtraction a segment instead of a pass over it. It finds a segment's own best split (split_gain);
+    the shuffles of the permutation test take the same sums for all of them at once (shuffle_gains)."""
     model = "l2_running_sums"
     min_size = 1
 
@@ -60,7 +60,7 @@ def split_gain(x: np.ndarray, cost: rpt.base.BaseCost | None = None) -> tuple[in
 def shuffle_gains(shuffles: np.ndarray) -> np.ndarray:
     """split_gain's gain for each row of `shuffles` (a permutation test's shuffles of one segment), all rows at once
     from the same running sums as RunningSumsL2: History's permutation tests fitted ruptures ~96,000 times, one
-    shuffle a fit (~35 s of its ~55 s). Equal to split_gain's to rounding (tests/test_stats.py)."""
+    shuffle a fit (~35 s of its ~55 s). Equal to split_gain's (tests/test_study_history.py)."""
     centred = shuffles - shuffles.mean(axis=1, keepdims=True)
     zero = np.zeros((len(shuffles), 1))
     sums = np.hstack([zero, np.cumsum(centred, axis=1)])
