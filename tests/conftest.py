@@ -88,14 +88,15 @@ DATABASES = {
 # The book's numbers must not depend on the machine that computes them (issue 37: on another CPU, numpy's vector
 # paths changed last digits, so chart ids and download names). Every kernel the tests start, nbval's run of the
 # published chapters among them, computes with every CPU-dispatched numpy path turned off (what a CPU with only
-# the baseline gets), one DuckDB thread and one BLAS thread, while `make book` wrote the committed chapters with
+# the baseline gets), OpenBLAS's baseline kernel (another CPU's kernel changed a correlation's last bit), one
+# DuckDB thread and one BLAS thread, while `make book` wrote the committed chapters with
 # all of them: nbval comparing the two is the check (tests/test_reproducible.py). Set before xdist starts its
 # workers, which inherit it.
 def baseline_only() -> dict[str, str]:
     import numpy._core._multiarray_umath as numpy_umath
 
     return {"NPY_DISABLE_CPU_FEATURES": " ".join(numpy_umath.__cpu_dispatch__), "OPENBLAS_NUM_THREADS": "1",
-            "IOBOOK_DUCKDB_THREADS": "1"}
+            "OPENBLAS_CORETYPE": "Prescott", "IOBOOK_DUCKDB_THREADS": "1"}
 
 
 def pytest_configure(config):
