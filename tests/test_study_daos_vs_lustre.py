@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, SHARED, execute_chapter
+from conftest import ARCHIVE, BUILT_TOOLS, DATABASES, SHARED, chapter_report, execute_chapter
 
 from iobook.book import comparison
 from iobook.book.report import FIRST_FINDING_WORDS
@@ -669,3 +669,18 @@ def test_each_side_says_what_protection_it_has(databases):
     # the decided comparison (2020, bash script) holds submission-129 on its Lustre side: "mostly unstated"
     first = r.findings[0].text
     assert "single-copy DAOS, Lustre's protection mostly unstated" in first and "without protection" not in first
+
+
+def test_single_copy_wolf_named_wherever_it_is_compared():
+    """The referee's reading of issue 46 (flagged runs as examples): the 10-node comparison and the Wolf-against-
+    Tianhe-2E phases set Intel's Wolf, whose runs the audit flags UNPROTECTED, against Lustre; their findings said
+    "DAOS" and "Intel's Wolf (DAOS)" alone. Wolf's only 10-node run of 2019 keeps one copy:
+    Intel/Wolf/DAOS/2019/submission-11/results/io-500-summary.2019.11.08-12.16.57.txt:44 "--dfs.oclass S1"."""
+    summary = RAW / "Intel" / "Wolf" / "DAOS" / "2019" / "submission-11" / "results" / \
+        "io-500-summary.2019.11.08-12.16.57.txt"
+    assert "--dfs.oclass S1 " in summary.read_text().splitlines()[43]
+    r = chapter_report("daos_vs_lustre")
+    ten = next(f.text for f in r.findings if f.target == "tab-daos-ten-node")
+    wolf = next(f.text for f in r.findings if f.target == "tab-daos-wolf-10")
+    assert "2019 bash script, single-copy DAOS over Lustre per client node" in ten
+    assert "Intel's Wolf (single-copy DAOS, flagged UNPROTECTED)" in wolf

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import papermill
 import pytest
-from conftest import DATABASES, execute_chapter
+from conftest import DATABASES, chapter_report, execute_chapter
 
 from iobook.database import store
 from iobook.inference import evidence, selection
@@ -313,3 +313,27 @@ def test_each_flag_says_how_many_runs_it_could_test(databases):
     flags = r.tables["tab-io500-flags"].frame
     assert not flags["what its files show"].str.contains("(oclass)", regex=False).any()
     assert flags[flags.code == "CHANGED_DURING_RUN"]["what its files show"].str.contains("stop_cont_io500.sh line 5").any()
+
+
+def test_sc23_runs_are_shown_with_their_flag():
+    """The referee's reading of issue 46 (flagged runs as examples): the SC23 table sets IBM's three SC23 runs beside
+    the talk's, and all three keep scripts that change the file system while they run (IBM Tucson/Arches Storage Scale
+    System 3500/IBM Storage Scale/2023/submission-679/results/find_script/track_io500.sh, the same for 690 and 687):
+    the finding and the section name the flag, as the methods page's rule asks."""
+    script = (REPO / "data" / "raw" / "io500" / "IBM Tucson" / "Arches Storage Scale System 3500" / "IBM Storage Scale"
+              / "2023" / "submission-679" / "results" / "find_script" / "track_io500.sh").read_text()
+    assert "mmchconfig" in script and " -i" in script
+    r = chapter_report("io500_score")
+    (finding,) = [f.text for f in r.findings if f.target == "tab-io500-sc23"]
+    assert "all 3 of its runs flagged CHANGED_DURING_RUN" in finding
+    assert ("submission-679, submission-690 and submission-687 are flagged CHANGED_DURING_RUN"
+            in str(r.values["sc23_summary"]))
+
+
+def test_list_values_rule_is_the_one_stated():
+    """A run's value is the list's within 0.1 % or one unit of the list's last decimal (io500_lists.agrees), not "to
+    the list's 2 decimals" as the chapter said: data/reference/io500_site_lists.csv lists submission-182 at
+    8.86 kIOPS, its result_summary.txt prints 8.85483 (8.85 to 2 decimals), and the site's record agrees with it."""
+    template = (REPO / "notebooks" / "io500_score.ipynb").read_text()
+    assert "(to the list's 2 decimals)" not in template
+    assert "within one unit of the list's last decimal or 0.1 %" in template

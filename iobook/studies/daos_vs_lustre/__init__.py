@@ -173,7 +173,10 @@ def report(con, *, families: list[str] = (), years: list[int] = ()) -> Report:
         tables["tab-daos-phases-above"] = Table(frame=seeds.phases_above(seeds.tianhe_phases(con, lustre_id),
                                                                          seeds.LUSTRE_LABEL))
     if wolf10 is not None:
-        found.append(findings.wolf_ten_finding(wolf10, wolf10_year))
+        wolf_keys = pair_runs[(pair_runs.system == nodes.WOLF["system"]) & (pair_runs.year == wolf10_year)
+                              & (pair_runs.client_nodes == nodes.TEN_NODES)].run_key
+        found.append(findings.wolf_ten_finding(wolf10, wolf10_year,
+                                               set(runs[runs.run_key.isin(wolf_keys)].data_protection)))
         values["wolf10_year"] = wolf10_year
         tables["tab-daos-wolf-10"] = present.said_once(wolf10, RATIO_FORMATS)
     lists = findings.lists_finding([historic, sc19_list])

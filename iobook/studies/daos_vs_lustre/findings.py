@@ -61,6 +61,8 @@ def clients_text(logged: pd.DataFrame, daos_clients: int) -> str:
 
 # What each DAOS design keeps, in a finding's few words (the table's note says it in full)
 DAOS_KEEPS = {UNPROTECTED: f"single-copy {FIRST}", PROTECTED: f"replicated or erasure-coded {FIRST}"}
+# the validity audit's code for a DAOS run whose object classes keep one copy (view io500_run_flags)
+UNPROTECTED_FLAG = "UNPROTECTED"
 
 
 def first_finding(balance_years: pd.DataFrame) -> Finding:
@@ -115,9 +117,13 @@ def ten_node_finding(ten_years: pd.DataFrame) -> Finding:
     table's legend says why one without a verdict has none."""
     designs = {(row.year, row.generation) for row in ten_years.itertuples()}
     shared = f", {ten_years.year.iloc[0]} {ten_years.generation.iloc[0]}" if len(designs) == 1 else ""
-    labelled = [((f"{row.year} {row.generation} " if not shared else "") + row.measure.split()[0], row.record)
-                for row in ten_years.itertuples()]
-    return Finding(text=f"On {TEN_NODES} client nodes{shared}, {FIRST} over {SECOND} per client node: "
+    # what FIRST's side keeps is named where it is set against SECOND (single-copy runs are flagged UNPROTECTED)
+    keeps = {DAOS_KEEPS.get(p, FIRST) for p in ten_years.protection}
+    first = keeps.pop() if len(keeps) == 1 else FIRST
+    labelled = [((f"{row.year} {row.generation} " if not shared else "")
+                 + (f"{DAOS_KEEPS.get(row.protection, FIRST)} " if first == FIRST else "")
+                 + row.measure.split()[0], row.record) for row in ten_years.itertuples()]
+    return Finding(text=f"On {TEN_NODES} client nodes{shared}, {first} over {SECOND} per client node: "
                    f"{evidence.phrases(labelled)}.", target="tab-daos-ten-node", evidence=tuple(ten_years.record))
 
 
@@ -138,11 +144,15 @@ def same_servers_abstract(md: evidence.Comparison, bw: evidence.Comparison) -> F
                    "interval).", target="tab-daos-same-servers", evidence=(md, bw))
 
 
-def wolf_ten_finding(wolf10: pd.DataFrame, year: int) -> Finding:
-    """In how many phases Wolf is above Tianhe-2E per client node on 10 client nodes, over every pair of runs."""
+def wolf_ten_finding(wolf10: pd.DataFrame, year: int, protection: set[str]) -> Finding:
+    """In how many phases Wolf is above Tianhe-2E per client node on 10 client nodes, over every pair of runs;
+    `protection`: the data protection of the Wolf runs compared (analysis.protection_design), named with the audit's
+    flag when they keep one copy."""
     above = evidence.count(int((wolf10["lowest ratio"] > 1).sum()), len(wolf10), of=Replicate.CENSUS,
                            quantity="phases where Wolf is above Tianhe-2E per client node in every pair of runs")
-    return Finding(text=f"On {TEN_NODES} client nodes in {year}, Intel's Wolf (DAOS) is above Tianhe-2E (Lustre) per "
+    wolf = (f"{DAOS_KEEPS[UNPROTECTED]}, flagged {UNPROTECTED_FLAG}" if protection == {UNPROTECTED} else
+            DAOS_KEEPS[PROTECTED] if protection == {PROTECTED} else FIRST)
+    return Finding(text=f"On {TEN_NODES} client nodes in {year}, Intel's Wolf ({wolf}) is above Tianhe-2E (Lustre) per "
                    f"client node in **{above.k} of {above.n} phases** over all {int(wolf10.pairs.iloc[0])} pairs of "
                    "runs (one Wolf run: a range, not an interval).", target="tab-daos-wolf-10", evidence=(above,))
 

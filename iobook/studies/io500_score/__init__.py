@@ -83,8 +83,11 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     checks = analysis.list_checks(con)
     found = [findings.main_finding(agree, analysis.census(agree)),
              findings.audit_finding(coverage, flags, agree["runs"])]
+    # a run's flags, its codes joined: the SC23 runs are shown with theirs (the methods page's rule)
+    flagged = flags.groupby("run_key").code.agg(lambda c: ", ".join(sorted(set(c)))).to_dict()
     if len(table):
-        found.append(findings.sc23_finding(table, elsewhere))
+        found.append(findings.sc23_finding(table, elsewhere,
+                                           findings.flagged_text(flagged, list(sc23_runs.values()))))
     if len(checks):
         found.append(findings.lists_finding(checks))
     if shown:
@@ -109,7 +112,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "sc23_source": f"{table.source.iloc[0]} (data/published/{SC23_TABLE}.csv)" if len(table) else "",
             "files_links": Html("".join(present.files_link(analysis.get_sources(con, [key]).path, key)
                                         for key in featured)),
-            **findings.summaries(mismatches, copies, table, sc23_runs, elsewhere)},
+            **findings.summaries(mismatches, copies, table, sc23_runs, elsewhere, flagged)},
         figures={"fig-io500-recomputed": charts.chart_recomputed_vs_reported(runs, agree),
                  **({"fig-io500-phases": charts.chart_phases(phases)} if shown else {})},
         tables=_tables(con, mismatches=mismatches, weights=weights, phases=phases, shown=shown, featured=featured,

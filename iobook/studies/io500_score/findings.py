@@ -53,14 +53,27 @@ def bounds_text(best: pd.Series, limits: list[evidence.Count]) -> str:
     return text + "."
 
 
-def sc23_finding(sc23: pd.DataFrame, elsewhere: pd.DataFrame) -> Finding:
+def flagged_text(flagged: dict[str, str], runs: list[str]) -> str:
+    """How the audit's flags of `runs` (`flagged`: run_key -> its codes) read where the runs are shown, e.g. "all 3 of
+    its runs flagged CHANGED_DURING_RUN" (empty when none is flagged): a flagged run is shown only with its flag."""
+    codes = dict.fromkeys(flagged[key] for key in runs if key in flagged)
+    hit = [key for key in runs if key in flagged]
+    if not hit:
+        return ""
+    which = (f"all {len(runs)} of its runs" if len(hit) == len(runs) else
+             f"{present.md_escape(', '.join(hit))} of its runs")
+    return f"{which} flagged {' and '.join(codes)}"
+
+
+def sc23_finding(sc23: pd.DataFrame, elsewhere: pd.DataFrame, flags: str = "") -> Finding:
     """How many cells of seed 000's SC23 table are the raw value rounded once, and where the talk prints the
-    others so."""
+    others so; `flags`: flagged_text of its runs."""
     once = evidence.count(k=int(sc23.same.sum()), n=len(sc23), of=CENSUS,
                           quantity="SC23 cells equal to the raw value rounded once")
     seen = elsewhere[elsewhere["elsewhere equals rounded once"]]
     return Finding(
-        text=f"IBM's SC23 table {{cite:p}}`lewars2023` from the raw logs: {once.k} of its {once.n} cells equal the "
+        text="IBM's SC23 table {cite:p}`lewars2023` from the raw logs" + (f" ({flags})" if flags else "")
+             + f": {once.k} of its {once.n} cells equal the "
              "raw value rounded once; the talk prints "
              + ("each of the other" if len(seen) == once.n - once.k else f"{len(seen)} of the other")
              + f" {once.n - once.k} that way in another of its tables.", target="tab-io500-sc23", evidence=(once,))
@@ -99,11 +112,19 @@ def copies_text(copies: pd.DataFrame) -> str:
 
 
 def summaries(mismatches: pd.DataFrame, copies: pd.DataFrame, sc23: pd.DataFrame, sc23_runs: dict[str, str],
-              elsewhere: pd.DataFrame) -> dict[str, Prose]:
+              elsewhere: pd.DataFrame, flagged: dict[str, str]) -> dict[str, Prose]:
     """The chapter's sentences whose wording depends on the data (MyST): the mismatches (`mismatches` the runs
     counted, `copies` the copies left out), and seed 000's SC23 table against the raw logs (its runs present or
-    not, its differing cells and what the talk prints for them elsewhere)."""
+    not, with the audit's flags (`flagged`: run_key -> its codes), its differing cells and what the talk prints for
+    them elsewhere)."""
     runs = ", ".join(f"{label}: {key}" for label, key in sc23_runs.items())
+    hit = {key: flagged[key] for key in sc23_runs.values() if key in flagged}
+    names = list(hit)
+    listed = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1] if names else ""
+    codes = " and ".join(dict.fromkeys(hit.values()))
+    flag_sentence = (f" {listed} {'are' if len(names) > 1 else 'is'} flagged {codes} "
+                     "by the validity audit ({ref}`io500-flags`): the table checks the talk's numbers against the "
+                     "runs' own files, not that the runs followed the IO500's rules." if hit else "")
     seen = elsewhere[elsewhere["elsewhere equals rounded once"]] if len(elsewhere) else elsewhere
     twice = int((elsewhere["raw rounded twice"] == elsewhere.value_published).sum()) if len(elsewhere) else 0
     where = "; ".join(f"{row.row} of {row.column}: {row.value_published:,.1f} in this table, {row.elsewhere:,.1f} "
@@ -117,7 +138,8 @@ def summaries(mismatches: pd.DataFrame, copies: pd.DataFrame, sc23: pd.DataFrame
         "sc23_summary": (
             "Seed 000's slide 'IO500 submissions from IBM for SC23' {cite:p}`lewars2023` prints the phases and "
             f"totals of IBM's three SC23 submissions ({runs}). Each cell below is the published value / the raw "
-            "value; the phases come from each run's summary, the totals are recomputed from them." if len(sc23) else
+            "value; the phases come from each run's summary, the totals are recomputed from them." + flag_sentence
+            if len(sc23) else
             f"IBM's three SC23 submissions ({', '.join(sc23_runs.values())}) are not all in this database, so seed "
             "000's table {cite:p}`lewars2023` cannot be set against raw logs here."),
         "sc23_differ": (
