@@ -167,3 +167,18 @@ def test_a_run_copied_out_of_the_layout_keeps_its_list(tmp_path, tucson_results)
     ingest([tucson_results], db, progress=False)
     report = io500_archive.report(duckdb.connect(str(db), read_only=True))
     assert report.findings[0].text == "No valid run of ISC21, SC21, ISC22, SC22 is in the data; its runs are of SC23."
+
+
+@pytest.mark.slow
+def test_the_table_prints_each_rs_as_the_findings_do(databases):
+    """On data/raw's 22 machines ior-easy-read against ior-hard-write is rs 0.70525 (Spearman of the scores their
+    result.txt files print, recomputed apart from the book): the finding's range says 0.71-0.96, and the table had
+    rounded the value twice (to 0.705, then to 0.70), so its lowest bandwidth rs was not the finding's."""
+    con = duckdb.connect(str(databases["default"]), read_only=True)
+    report = io500_archive.report(con)
+    con.close()
+    table = report.tables["tab-archive-correlations"]
+    row = table.frame.set_index("pair").loc["ior-easy-read · ior-hard-write"]
+    assert row.value == pytest.approx(0.70525, abs=5e-6)
+    shown = format(row.value, table.formats["value"])
+    assert shown == "0.71" and f"rs {shown}–0.96" in report.findings[0].text

@@ -22,6 +22,10 @@ IO500_MEASURES = {"score": ("IO500 score", "score"), "bw_gib_s": ("IO500 bandwid
 MAX_HISTORY_PANELS = 12
 # An IO500 system is shown over time from this many archive submissions (a run submitted again counted once)
 IO500_MIN_SUBMISSIONS = 3
+# An IO500 system is searched for change points within one score rule and one benchmark generation (the bash script,
+# the C app): the methods page never pools generations, and Janelia's "change" at submission-461 set C-app runs
+# against a side holding bash-script ones (issue 46)
+IO500_HISTORY = ["system", "score_rule", "generation"]
 IO500_COLUMNS = ["system", "score_rule", "submission", "started", "score", "bw_gib_s", "md_kiops", "runs", "generation",
                  "io500_version", "procs", "valid", "run_keys", "release", "client_nodes", "api", "protection",
                  "changed_during_run"]
@@ -147,18 +151,18 @@ def said(changed: dict[str, str]) -> dict[str, str]:
 
 
 def io500_changes(submissions: pd.DataFrame) -> tuple[pd.DataFrame, list]:
-    """Per system and score rule with at least MIN_RUNS submissions, and per measure (IO500_MEASURES): its change
-    points (change_points on the submissions in time order, each one run: their runs' geometric mean), the
-    submissions either side compared, decided by evidence.decide."""
+    """Per system, score rule and benchmark generation (IO500_HISTORY) with at least MIN_RUNS submissions, and per
+    measure (IO500_MEASURES): its change points (change_points on the submissions in time order, each one run: their
+    runs' geometric mean), the submissions either side compared, decided by evidence.decide."""
     def search(permutations: int) -> tuple[list[dict], list]:
         rows, comparisons = [], []
         for column, (quantity, unit) in IO500_MEASURES.items():
-            for (system, rule), h in submissions.groupby(["system", "score_rule"], sort=False):
+            for (system, rule, generation), h in submissions.groupby(IO500_HISTORY, sort=False, dropna=False):
                 h = h.reset_index(drop=True).assign(run=lambda d: d.index + 1)
                 found, records = segment_changes(h, column, quantity, unit, family=f"change points: {quantity}",
                                                  permutations=permutations)
                 known = h[h[column] > 0].reset_index(drop=True)
-                rows += [{"system": system, "score rule": rule, "measure": quantity, "nth": row["run"],
+                rows += [{"system": f"{system} ({generation})", "score rule": rule, "measure": quantity, "nth": row["run"],
                           "submission": f"submission-{known.submission[row['at']]}", "started": row["started"],
                           "permutation p": row["permutation p"], "submissions before": row["runs before"],
                           "submissions after": row["runs after"],

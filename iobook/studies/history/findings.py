@@ -11,6 +11,7 @@ from ...book import comparison, present
 from ...book.report import Finding
 from ...inference import evidence
 from ...inference.change_points import MIN_RUNS
+from .analysis import IO500_HISTORY
 
 QUIET_NAMED = 6  # labels of the histories without a change point named in the finding; the table lists each
 
@@ -106,12 +107,14 @@ def io500_findings(submissions: pd.DataFrame, changes: pd.DataFrame, decided: li
     """The IO500 histories' finding: the largest change point (decided first), every measure that changed at the same
     submission said in one sentence (evidence.phrases), and which setup fields the submissions compared state
     differently (their values are the table's); without a change point, how many systems were shown and searched."""
-    sizes = submissions.groupby(["system", "score_rule"]).size()
+    sizes = submissions.groupby(IO500_HISTORY, dropna=False).size()
     searched = evidence.count(int((sizes >= MIN_RUNS).sum()), len(sizes), of=evidence.Replicate.CENSUS,
-                              quantity=f"IO500 systems with {MIN_RUNS} or more submissions, enough to search")
+                              quantity=f"IO500 systems' histories of one benchmark generation with {MIN_RUNS} or more "
+                                       "submissions, enough to search")
     if changes.empty:
-        return [Finding(text=f"IO500: {searched.k:,} of {searched.n:,} systems with archive submissions have the "
-                             f"{MIN_RUNS} a search needs; no change point found.", target="fig-history-io500",
+        return [Finding(text=f"IO500: {searched.k:,} of {searched.n:,} histories of a system's archive submissions "
+                             f"of one benchmark generation have the {MIN_RUNS} a search needs (generations are "
+                             "never pooled); no change point found.", target="fig-history-io500",
                         evidence=(searched,))]
     row, c = largest_first(changes, decided)[0]
     same = [(r, d) for (_, r), d in zip(changes.iterrows(), decided)

@@ -169,13 +169,13 @@ def passes_paper_rule(records: list[evidence.Correlation], q) -> int:
 
 
 def correlation_table(records: list[evidence.Correlation], paper_q) -> pd.DataFrame:
-    """One row per correlation as shown: its pair, value with its interval (withheld where too few machines),
+    """One row per correlation as shown: its pair, value with its interval (withheld where too few machines; unrounded:
+    the table's format rounds once, as the findings do, where rounding to 3 digits first printed 0.70525 as 0.70),
     machines, Holm p, verdict, the paper's rule's q (`paper_q`: paper_rule_q of the family, in the records' order),
     method and what it correlates (x and y: the pair's two names, for the chart)."""
     shown = [evidence.as_shown(r) for r in records]
-    return pd.DataFrame({"pair": [f"{r.x} · {r.y}" for r in shown], "value": [round(r.value, 3) for r in shown],
-                         "low": [None if r.low is None else round(r.low, 3) for r in shown],
-                         "high": [None if r.high is None else round(r.high, 3) for r in shown],
+    return pd.DataFrame({"pair": [f"{r.x} · {r.y}" for r in shown], "value": [r.value for r in shown],
+                         "low": [r.low for r in shown], "high": [r.high for r in shown],
                          "machines": [r.n for r in shown], "Holm p": [r.p_adjusted for r in shown],
                          "verdict": [str(r.verdict) for r in shown], PAPER_Q: list(paper_q),
                          "method": [r.method for r in shown],
