@@ -184,6 +184,8 @@ SELECT * FROM dlio_summary_runs WHERE organisation <> '';
 --                        (Submission_guidelines.md 3: "The 5 runs must be done on the same machine(s)").
 --   rate_above_links     mb_per_s x 2^20 / 10^6 > links_mb_per_s (DLIO's MB in the links' 10^6 bytes): the run read
 --                        faster than its clients' links, as its system's description states them, can carry.
+--   log_disagrees_with_summary  the run's dlio.log prints a value its summary.json does not hold, beyond the log's
+--                        printed rounding (view dlio_logs, agrees_with_summary): one of the two is not the run's.
 CREATE OR REPLACE VIEW mlperf_run_flags AS
 -- mlperf_runs computed once for the audit's ten reads of it (expanded nine times it ran out of a chapter's memory)
 WITH run AS MATERIALIZED (SELECT * FROM mlperf_runs),
@@ -228,4 +230,7 @@ UNION ALL
 SELECT path, 'rate_above_links',
        format('{:.0f} MB/s (10^6 bytes) above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s * 1.048576,
               links_mb_per_s, hosts, client_link_gbps)
-FROM run WHERE mb_per_s * 1.048576 > links_mb_per_s;
+FROM run WHERE mb_per_s * 1.048576 > links_mb_per_s
+UNION ALL
+SELECT r.path, 'log_disagrees_with_summary', format('{}: {}', l.path, l.disagreements)
+FROM run r JOIN dlio_logs l ON l.summary_source_id = r.source_id WHERE NOT l.agrees_with_summary;
