@@ -308,5 +308,6 @@ def dlio_logs_sentence(logs: dict) -> str:
     if logs["blocks"]:
         text += (f" A block's AU in the log is rank 0's alone (view `dlio_log_blocks`), which summary.json does not "
                  f"hold: over the {evidence.plural(logs['blocks'], 'block')} it lies up to "
-                 f"{evidence.number(logs['max_au_gap'])} points from summary.json's AU of its epoch, the mean over every rank.")
+                 f"{evidence.number(logs['max_au_gap'])} points from summary.json's AU of its epoch, the mean over "
+                 "every rank.")
     return text
