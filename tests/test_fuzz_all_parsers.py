@@ -63,6 +63,7 @@ SEEDS = {
     "dlio-summary": MLPERF_RUN / "summary.json",
     "dlio-per-epoch-stats": MLPERF_RUN / "per_epoch_stats.json",
     "dlio-config": MLPERF_RUN / "configs" / "config.yaml",
+    "dlio-log": RAW / "dlio" / "vm-20261202T063549Z" / "r1" / "dlio.log",
     "hydra-overrides": MLPERF_RUN / "configs" / "overrides.yaml",
     "mlperf-storage-report": MLPERF_RUN.parents[1] / "mlperf_storage_report.json",
     "mlperf-storage-system": (FIX / "mlperf" / "Closed" / "DDN" / "systems"

@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, SHARED
@@ -282,3 +283,33 @@ def test_a_result_run_on_another_client_is_flagged(tmp_path):
             flagged = con.execute("SELECT count(DISTINCT path) FROM mlperf_run_flags WHERE code = 'clients_differ'"
                                   ).fetchone()[0]
         assert flagged == (0 if hostname == doc["hostname"] else 5), hostname
+
+
+def test_the_data_drives_each_description_states(tmp_path):
+    """Three descriptions of data/raw/mlperf: drives as a storage-system component (DDN), per node of a type whose
+    hosts the description lists (Hammerspace) and on the benchmark's own host with a peak read written with its unit
+    (Micron)."""
+    closed = REPO / "data" / "raw" / "mlperf" / "Closed"
+    for org, name in (("DDN", "AI400X2T_24x14TiB_nvme_8xNDR200_18clients"),
+                      ("Hammerspace", "Hammerspace_unet3d_5Client_H100"),
+                      ("Micron", "Micron_9550_Gen5_Performance_NVMe")):
+        (tmp_path / org / "systems").mkdir(parents=True)
+        shutil.copy(closed / org / "systems" / f"{name}.json", tmp_path / org / "systems")
+    ingest([tmp_path], tmp_path / "db.duckdb", progress=False)
+    with duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT * FROM mlperf_systems ORDER BY organisation").df().set_index("organisation")
+    # DDN's storage_system.hardware_components: "component_name": "drives", "count": 24, "model": "EPM5970-15360GB"
+    # (its line 211); its nodes' drives hold the OS; no peak bandwidth of a data drive
+    ddn = rows.loc["DDN"]
+    assert (ddn.data_drives_stated, ddn.data_drives_total, ddn.data_drive_models) == (24, 24, "EPM5970-15360GB")
+    assert ddn.data_drives_source == "storage_system.hardware_components" and pd.isna(ddn.drive_read_peak_stated)
+    # Hammerspace: node type "Storage", 12 drives "Holds MLPerf Data" (line 192) with 22 hosts listed of that type,
+    # node type "Anvil", 1 "Metadata" drive with 2 hosts listed; peaks 500 and 1000 without a unit, read as none
+    hammerspace = rows.loc["Hammerspace"]
+    assert (hammerspace.data_drives_stated, hammerspace.data_drives_total) == (12 + 1, 12 * 22 + 1 * 2)
+    assert hammerspace.storage_hosts_listed == 22 + 2 and pd.isna(hammerspace.drive_read_peak_mb_per_s)
+    assert set(hammerspace.drive_read_peak_stated.split("; ")) == {"500", "1000"}
+    # Micron: its only node type "Localhost" holds 1 drive "Device Under Test", "peak_bandwidth": "10000 MB/s" (line 33)
+    micron = rows.loc["Micron"]
+    assert (micron.data_drives_total, micron.drive_read_peak_mb_per_s, micron.drives_read_mb_per_s) == (1, 10000, 10000)
+    assert micron.data_drives_source == "nodes: Localhost drives"

@@ -87,26 +87,27 @@ FIRST_LINE_FORMATS = ("ior-csv-summary", "ior-rank-csv", "mdtest-rank-csv", "pfi
 
 def all_formats() -> tuple[Format, ...]:
     """Every known format, most specific first (the first whose detect() says yes wins)."""
-    from . import (combined, dlio_config, dlio_epochs, dlio_summary, fio_error, fio_json, fio_log, fio_terse, fio_text,
-                   gpfs, hydra_overrides, io500_bash, io500_ini, io500_sc17, io500_summary, io500_system, io500_verify,
-                   ior_csv, ior_json, ior_text, mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
+    from . import (combined, dlio_config, dlio_epochs, dlio_log, dlio_summary, fio_error, fio_json, fio_log, fio_terse,
+                   fio_text, gpfs, hydra_overrides, io500_bash, io500_ini, io500_sc17, io500_summary, io500_system,
+                   io500_verify, ior_csv, ior_json, ior_text, mdtest, mdworkbench, mlperf_report, mlperf_system,
+                   monitor, pfind)
 
     formats = (io500_ini.FORMATS + io500_summary.FORMATS + io500_bash.FORMATS + io500_sc17.FORMATS
                + io500_system.FORMATS + io500_verify.FORMATS + gpfs.FORMATS + combined.FORMATS + ior_json.FORMATS
                + ior_text.FORMATS + ior_csv.FORMATS + mdtest.FORMATS + mdworkbench.FORMATS + fio_json.FORMATS
                + fio_terse.FORMATS + fio_text.FORMATS + fio_log.FORMATS + fio_error.FORMATS + monitor.FORMATS
-               + pfind.FORMATS + dlio_summary.FORMATS + dlio_epochs.FORMATS + dlio_config.FORMATS
+               + pfind.FORMATS + dlio_summary.FORMATS + dlio_epochs.FORMATS + dlio_config.FORMATS + dlio_log.FORMATS
                + hydra_overrides.FORMATS + mlperf_report.FORMATS + mlperf_system.FORMATS)
     return tuple(sorted(formats, key=lambda f: f.name not in FIRST_LINE_FORMATS))  # stable: the rest keep their order
 
 
 def all_records() -> tuple[type, ...]:
-    from . import (dlio_config, dlio_epochs, dlio_summary, fio_records, gpfs, hydra_overrides, io500, ior_records,
-                   mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
+    from . import (dlio_config, dlio_epochs, dlio_log, dlio_summary, fio_records, gpfs, hydra_overrides, io500,
+                   ior_records, mdtest, mdworkbench, mlperf_report, mlperf_system, monitor, pfind)
 
     return (io500.RECORDS + gpfs.RECORDS + ior_records.RECORDS + mdtest.RECORDS + mdworkbench.RECORDS
             + fio_records.RECORDS + monitor.RECORDS + pfind.RECORDS + dlio_summary.RECORDS + dlio_epochs.RECORDS
-            + dlio_config.RECORDS + hydra_overrides.RECORDS + mlperf_report.RECORDS + mlperf_system.RECORDS)
+            + dlio_config.RECORDS + dlio_log.RECORDS + hydra_overrides.RECORDS + mlperf_report.RECORDS + mlperf_system.RECORDS)
 
 
 def line_starting(pattern: re.Pattern, text: str) -> bool:

@@ -14,8 +14,17 @@
 -- One row per system description: what its clients are and how fast their links are. Clients are the benchmark
 -- hosts of a node type named '...client...' (every v1.0 description names them so), or of the description's
 -- only node type (Micron's 'Localhost'). client_link_gbps: the sum of bitrate x count of a client node type's NIC
--- ports (the fastest client type when there are several). data_drives_stated: drives of the storage system's
--- components and of the non-client node types, where the description states them, but those it says hold the OS.
+-- ports (the fastest client type when there are several). Data drives: the drives of the storage system's
+-- components and of the non-client node types (of the only node type, where the benchmark ran on the storage host:
+-- Micron's 'Localhost'), where the description states them, but those it says hold the OS. data_drives_stated: their
+-- counts summed as written (a node type's count is per node of it); data_drives_total: the drives of the system, a
+-- node type's count times the hosts the description lists of that type (NULL where a node type with data drives
+-- lists none: how many such nodes there are is not stated); data_drive_models, data_drives_source (where the
+-- description states them: storage_system.hardware_components or a node type's drives) as written.
+-- drive_read_peak_stated: the peak read bandwidths the description writes for its data drives, as written;
+-- drive_read_peak_mb_per_s: one drive's where the value carries its unit (MB/s, GB/s: 10^6, 10^9 bytes) and every
+-- data drive states one alike; a bare number is not read (the template asks GiB/s, which its values do not fit:
+-- Hammerspace writes 500 for one SSD). drives_read_mb_per_s: data_drives_total x that peak, the drives' bound.
 CREATE OR REPLACE VIEW mlperf_systems AS
 WITH described AS (
     SELECT source_id, path,
@@ -27,9 +36,33 @@ WITH described AS (
            n.dram_mib, n.dram_gb, n.accelerators_stated,
            lower(n.node_type_name) LIKE '%client%'
                OR count(*) OVER (PARTITION BY n.source_id) = 1 AS is_client,
+           count(*) OVER (PARTITION BY n.source_id) = 1 AS is_only,
+           (SELECT count(*) FROM raw_mlperf_system_hosts h
+            WHERE h.source_id = n.source_id AND lower(h.node_type_name) = lower(n.node_type_name)) AS hosts_listed,
            (SELECT sum(p.bitrate_gbps * p.count) FROM raw_mlperf_system_ports p
             WHERE p.source_id = n.source_id AND p.node_index = n.node_index) AS link_gbps
     FROM raw_mlperf_system_nodes n
+), data_drives AS (
+    SELECT k.source_id, k.model, k.count, k.read_peak_bandwidth,
+           CASE WHEN k.node_index IS NULL THEN k.count WHEN c.hosts_listed > 0 THEN k.count * c.hosts_listed END
+               AS total,
+           CASE WHEN k.node_index IS NULL THEN 'storage_system.hardware_components'
+                ELSE 'nodes: ' || c.node_type_name || ' drives' END AS stated_in,
+           TRY_CAST(regexp_extract(k.read_peak_bandwidth, '^\s*([0-9]+(?:\.[0-9]+)?)\s*[MG]B/s\s*$', 1) AS DOUBLE)
+               * CASE regexp_extract(k.read_peak_bandwidth, '([MG])B/s\s*$', 1) WHEN 'G' THEN 1000 ELSE 1 END
+               AS read_peak_mb_per_s
+    FROM raw_mlperf_system_drives k LEFT JOIN nodes c ON c.source_id = k.source_id AND c.node_index = k.node_index
+    WHERE (NOT coalesce(c.is_client, false) OR c.is_only)
+      AND NOT coalesce(regexp_matches(k.purpose, '(?i)\bos\b'), false)
+), drives AS (
+    SELECT source_id, sum(count) AS data_drives_stated,
+           CASE WHEN count(*) = count(total) THEN sum(total) END AS data_drives_total,
+           string_agg(DISTINCT model, '; ') AS data_drive_models,
+           string_agg(DISTINCT stated_in, '; ') AS data_drives_source,
+           string_agg(DISTINCT read_peak_bandwidth, '; ') AS drive_read_peak_stated,
+           CASE WHEN count(*) = count(read_peak_mb_per_s) AND min(read_peak_mb_per_s) = max(read_peak_mb_per_s)
+                THEN min(read_peak_mb_per_s) END AS drive_read_peak_mb_per_s
+    FROM data_drives GROUP BY source_id
 )
 SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
        y.vendor_name, y.solution_name, y.solution_type,
@@ -51,12 +84,11 @@ SELECT d.source_id AS system_source_id, d.path, d.organisation, d.system,
        (SELECT count(*) FROM raw_mlperf_system_hosts h JOIN nodes c
             ON c.source_id = h.source_id AND lower(c.node_type_name) = lower(h.node_type_name) AND NOT c.is_client
         WHERE h.source_id = d.source_id) AS storage_hosts_listed,
-       (SELECT sum(k.count) FROM raw_mlperf_system_drives k LEFT JOIN nodes c
-            ON c.source_id = k.source_id AND c.node_index = k.node_index
-        WHERE k.source_id = d.source_id AND NOT coalesce(c.is_client, false)
-          AND NOT coalesce(regexp_matches(k.purpose, '(?i)\bos\b'), false)) AS data_drives_stated,
+       k.data_drives_stated, k.data_drives_total, k.data_drive_models, k.data_drives_source, k.drive_read_peak_stated,
+       k.drive_read_peak_mb_per_s, k.data_drives_total * k.drive_read_peak_mb_per_s AS drives_read_mb_per_s,
        y.usable_capacity_gib, y.raw_capacity_gib
-FROM described d JOIN raw_mlperf_systems y USING (source_id);
+FROM described d JOIN raw_mlperf_systems y USING (source_id)
+LEFT JOIN drives k USING (source_id);
 
 -- One row per DLIO run (summary.json), an MLPerf Storage submission's or your own. workload: the config's model, else the first of unet3d|resnet50|resnet|cosmoflow
 -- in the folders under results/ (workload_source 'config' or 'folder'); accelerator: the type in the workload
@@ -184,6 +216,8 @@ SELECT * FROM dlio_summary_runs WHERE organisation <> '';
 --                        (Submission_guidelines.md 3: "The 5 runs must be done on the same machine(s)").
 --   rate_above_links     mb_per_s x 2^20 / 10^6 > links_mb_per_s (DLIO's MB in the links' 10^6 bytes): the run read
 --                        faster than its clients' links, as its system's description states them, can carry.
+--   log_disagrees_with_summary  the run's dlio.log prints a value its summary.json does not hold, beyond the log's
+--                        printed rounding (view dlio_logs, agrees_with_summary): one of the two is not the run's.
 CREATE OR REPLACE VIEW mlperf_run_flags AS
 -- mlperf_runs computed once for the audit's ten reads of it (expanded nine times it ran out of a chapter's memory)
 WITH run AS MATERIALIZED (SELECT * FROM mlperf_runs),
@@ -228,4 +262,7 @@ UNION ALL
 SELECT path, 'rate_above_links',
        format('{:.0f} MB/s (10^6 bytes) above the {:.0f} MB/s of {} hosts x {} Gbit/s', mb_per_s * 1.048576,
               links_mb_per_s, hosts, client_link_gbps)
-FROM run WHERE mb_per_s * 1.048576 > links_mb_per_s;
+FROM run WHERE mb_per_s * 1.048576 > links_mb_per_s
+UNION ALL
+SELECT r.path, 'log_disagrees_with_summary', format('{}: {}', l.path, l.disagreements)
+FROM run r JOIN dlio_logs l ON l.summary_source_id = r.source_id WHERE NOT l.agrees_with_summary;

@@ -117,7 +117,8 @@ VIEW_ROWS = {
                    "set, host memory (and the memory the 5x check uses, with its source), the clients' links",
     "mlperf_run_flags": "finding of the MLPerf Storage validity audit on a run: code (AU below or within one point "
                         "of its minimum, data set below 5x memory, no memory reported, potential caching, not five "
-                        "runs, settings that differ, clients that differ, rate above links), what its files show",
+                        "runs, settings that differ, clients that differ, rate above links, a log that disagrees "
+                        "with its summary.json), what its files show",
     "dlio_summary_runs": "DLIO run (one summary.json): an MLPerf Storage submission's (in a result tree "
                          "<organisation>/results/<system>/: mlperf_runs) or your own (dlio_runs), the columns of "
                          "mlperf_runs",
@@ -125,6 +126,12 @@ VIEW_ROWS = {
                  "scripts/collect_dlio.py or DLIO run by hand): workload, simulated accelerators, hosts, the data set "
                  "and DLIO's I/O parameters, AU, samples/s, MB/s and MB/s per accelerator (DLIO's MB = 2^20 bytes); "
                  "what Your runs, History and iobook check read",
+    "dlio_logs": "DLIO's own log (dlio.log): training or data generation, finished, data generated or unfinished "
+                 "(a training log with no summary.json beside it: a failed run, with how far it got), processes, data "
+                 "per host, hosts' memory, the averaged metrics it prints ([METRIC] lines, four decimals) and whether "
+                 "they agree with the summary.json beside it",
+    "dlio_log_blocks": "training block a DLIO log states: steps and seconds, rank 0's AU and samples/s (times the "
+                       "ranks), which summary.json does not hold, and its epoch's steps expected and completed",
 }
 
 

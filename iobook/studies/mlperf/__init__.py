@@ -72,6 +72,7 @@ def report(con, *, link_example: str = "", claim_example: str = "") -> Report:
                 "claims": len(said), "claims_compared": len(claimed), "has_claims_compared": bool(claimed),
                 "claims_units_text": Prose(findings.claims_units_text(claimed)),
                 "claim_text": Prose(findings.claim_sentence(claims.example(said, beside, every_result, claim_example))),
+                "drives_text": Prose(findings.drives_text(systems, names)),
                 **findings.summaries(runs, unread, wrong)},
         figures={"fig-mlperf-au": charts.chart_au_margin(runs, au["within"]),
                  **({"fig-mlperf-links": charts.chart_links(runs, limits[1])} if limits[0].k else {}),

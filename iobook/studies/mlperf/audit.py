@@ -34,6 +34,8 @@ CODES = {
                        f"{RULES_TEXT} 3, a benchmark result: \"The 5 runs must be done on the same machine(s)\""),
     "rate_above_links": ("a run reading faster than its hosts' links as its system's description states them",
                          "this book's bound: data that did not cross the network, IO500 issue 88"),
+    "log_disagrees_with_summary": ("the run's dlio.log prints a metric its summary.json does not hold, beyond the "
+                                   "log's four printed decimals", "DLIO's dlio.log and summary.json"),
 }
 
 

@@ -189,3 +189,43 @@ def claim_sentence(example: dict | None) -> str:
         text += (f", {rate * MIB / links:.1%} of the {links / 1e9:,.0f} GB/s of links its "
                  f"{example['hosts']:,} client hosts' description states")
     return text + "."
+
+
+def drives_text(systems: pd.DataFrame, names: dict[tuple[str, str], str]) -> str:
+    """What the descriptions state of their storage (view mlperf_systems, queries/systems.sql): data drives, storage
+    hosts, how many accelerators a run simulates per drive and per storage host, and the drives' read bound where a
+    drive's peak is written with its unit, against the system's fastest run; a peak written without its unit is
+    named and not read."""
+    if systems.empty:
+        return ""
+    n = len(systems)
+    stated, total = systems.data_drives_stated.notna(), systems.data_drives_total.notna()
+    hosts = systems.storage_hosts_listed > 0
+    text = (f"Of the {evidence.plural(n, 'description')}, {stated.sum():,} state their data drives "
+            f"({systems.data_drive_models.notna().sum():,} with a model) and {total.sum():,} also list the nodes "
+            f"that hold them, so the system's drives can be counted; {hosts.sum():,} list storage hosts.")
+    per_drive = (systems.accelerators / systems.data_drives_total).dropna()
+    per_host = (systems.accelerators / systems.storage_hosts_listed.where(hosts)).dropna()
+    if len(per_drive):
+        text += (f" Their runs simulate {evidence.number(per_drive.min())} to {evidence.number(per_drive.max())} "
+                 "accelerators per drive")
+        text += (f" and {evidence.number(per_host.min())} to {evidence.number(per_host.max())} per storage host."
+                 if len(per_host) else ".")
+    unit = systems.drives_read_mb_per_s.notna()
+    bound = systems[unit & systems.best_mb_per_s.notna()]
+    if len(bound):
+        share = bound.best_mb_per_s / bound.drives_read_mb_per_s
+        top = bound.loc[share.idxmax()]
+        text += (f" {evidence.plural(int(unit.sum()), 'description')} write a data drive's peak read with its unit: "
+                 f"the fastest run of {present.md_escape(names.get((top.organisation, top.system), top.system))} "
+                 f"read {evidence.number(top.best_mb_per_s)} MB/s, {share.max():.0%} of its drives' "
+                 f"{evidence.number(top.drives_read_mb_per_s)} MB/s.")
+    bare = systems[systems.drive_read_peak_stated.notna() & systems.drive_read_peak_mb_per_s.isna()]
+    if len(bare):
+        values = sorted({v for stated in bare.drive_read_peak_stated for v in stated.split("; ")},
+                        key=lambda v: (len(v), v))  # numbers as written, smallest first
+        text += (f" {evidence.plural(len(bare), 'description')} write a drive's peak read without its unit "
+                 f"({', '.join(values)}), read as no bound: the template's GiB/s would have one SSD read hundreds "
+                 "of GiB/s.")
+    return text + (" No other description states a drive's bandwidth, and no drive datasheet is cited here: the "
+                   "other drives bound no run.")

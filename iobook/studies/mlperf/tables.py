@@ -40,12 +40,23 @@ def results(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
 
 
 def systems(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
-    """Each readable system description: its clients, a client's links, the drives it states and the runs naming
-    it."""
+    """Each readable system description: its clients, a client's links, the storage hosts it lists, the data drives
+    it states (as written, and the system's where it lists the nodes that hold them), the most accelerators one of its
+    runs simulates per client, drive and storage host, the drives' read bound where a drive's peak is written with its
+    unit, and the runs naming it."""
+    storage = frame.storage_hosts_listed.where(frame.storage_hosts_listed > 0)
     shown = pd.DataFrame({"system": _named(frame, names), "clients": frame.clients,
-                          "links a client (Gbit/s)": frame.client_link_gbps, "drives stated": frame.data_drives_stated,
-                          "runs": frame.runs})
-    return Table(frame=shown, formats={"links a client (Gbit/s)": ",.0f", "drives stated": ",.0f"})
+                          "links a client (Gbit/s)": frame.client_link_gbps, "storage hosts": storage,
+                          "drives stated": frame.data_drives_stated, "drives in all": frame.data_drives_total,
+                          "accelerators": frame.accelerators,
+                          "per client": frame.accelerators / frame.clients.where(frame.clients > 0),
+                          "per drive": frame.accelerators / frame.data_drives_total,
+                          "per storage host": frame.accelerators / storage,
+                          "drives' read (MB/s)": frame.drives_read_mb_per_s, "runs": frame.runs})
+    counts = ["links a client (Gbit/s)", "storage hosts", "drives stated", "drives in all", "accelerators",
+              "drives' read (MB/s)"]
+    return Table(frame=shown, formats={**{c: ",.0f" for c in counts},
+                                       **{c: ".3g" for c in ("per client", "per drive", "per storage host")}})
 
 
 def workloads(frame: pd.DataFrame) -> Table:

@@ -35,8 +35,8 @@ from .analysis import (DESIGN_RULE, RANK_RULE, SWEEP_FAMILY, decide_together, ge
                        sweep_effects, tree_directories)
 from .compared import KNEE_SHARE, choose_baseline, label_comparisons, labels_sharing
 from .parameters import TAIL_PERCENTILES, TOOL_NAMES, binary_size, size_bytes
-from .runs import (MANIFEST_CONDITION_KEYS, STATUS_FILE, UNSTATED_PARAMETERS, get_failed_phases, get_fio, get_ior,
-                   get_mdtest, get_runs, get_setups, mdtest_options)
+from .runs import (MANIFEST_CONDITION_KEYS, STATUS_FILE, UNSTATED_PARAMETERS, get_dlio_logs, get_failed_phases, get_fio,
+                   get_ior, get_mdtest, get_runs, get_setups, mdtest_options)
 from .tables import configuration_table
 
 __all__ = ["KNEE_SHARE", "MANIFEST_CONDITION_KEYS", "STATUS_FILE", "SWEEP_FAMILY", "TAIL_PERCENTILES",
@@ -70,6 +70,7 @@ def report(con, *, baseline_label: str = "") -> Report:
                     "rank-rule": Prose(md_escape(RANK_RULE)), "design-rule": Prose(md_escape(DESIGN_RULE)),
                     "read": Prose(findings.read_sentence(runs, configs)),
                     "failed": Prose(findings.failed_sentence(failed)), "has-failed": bool(len(failed)),
+                    "dlio-logs": Prose(findings.dlio_logs_sentence(get_dlio_logs(con))),
                     "label-notes": Prose(findings.label_notes(label_files, label_notes, baseline_note)),
                     "baseline": Prose(f"**{md_escape(baseline)}**" if baseline else ""),
                     "has-sweeps": bool(len(sweeps)), "has-comparisons": bool(len(labels)),

@@ -285,5 +285,29 @@ def failed_sentence(failed: pd.DataFrame) -> str:
     n, files = len(failed), failed["file"].nunique()
     return (f"{n:,} {'/'.join(sorted(set(failed['tool'])))} phase{'' if n == 1 else 's'} in {files:,} "
             f"file{'' if files == 1 else 's'} say they failed (mdtest: a warning or error naming the operation; "
-            "fio: the error its output states for the job): a failed phase is no run and its printed rate is not "
-            "read; each is listed below with its file, the line and the message.")
+            "fio: the error its output states for the job; dlio: a run's log with no summary.json beside it, which "
+            "DLIO writes last): a failed phase is no run and its printed rate is not read; each is listed below with "
+            "its file, the line and the message.")
+
+
+def dlio_logs_sentence(logs: dict) -> str:
+    """What DLIO's own logs add to the DLIO runs' summary.json, for the page (MyST): whether the metrics they print
+    agree with it, and rank 0's AU per block, which it does not hold."""
+    if not logs["runs"]:
+        return ""
+    if not logs["logged"]:
+        return "No DLIO run here has DLIO's log (`dlio.log`) with its averaged metrics beside its summary.json."
+    agree, logged = logs["agree"], logs["logged"]
+    runs = evidence.plural(logs["runs"], "DLIO run")
+    text = ((f"All {runs}" if logged == logs["runs"] else f"{logged:,} of the {runs}")
+            + " here have DLIO's log (`dlio.log`) beside their summary.json; in "
+            + f"{'all ' if agree == logged else ''}{agree:,} the averaged metrics it prints "
+            "(AU, samples/s, MB/s and their stdevs, the accelerators and DLIO's AU verdict) agree with the summary to "
+            "the four decimals printed" + ("" if agree == logged else
+                                          " (the others: view `dlio_logs`, column `disagreements`)") + ".")
+    if logs["blocks"]:
+        text += (f" A block's AU in the log is rank 0's alone (view `dlio_log_blocks`), which summary.json does not "
+                 f"hold: over the {evidence.plural(logs['blocks'], 'block')} it lies up to "
+                 f"{evidence.number(logs['max_au_gap'])} points from summary.json's AU of its epoch, the mean over "
+                 "every rank.")
+    return text

@@ -142,10 +142,11 @@ def get_dlio(con) -> pd.DataFrame:
 
 def get_failed_phases(con) -> pd.DataFrame:
     """The phases whose log says they failed (queries/failed_phases.sql): an mdtest phase that printed that its
-    operations failed (mdtest_results.failed) and a fio job whose output states an error (fio_jobs.error, an errno).
-    No run: each is listed with the file as readers see it, the phase (fio: the job and its rw), the line of the
-    first such message (mdtest) and the reason (mdtest's message, with how many more the phase printed; fio's errno
-    and its name)."""
+    operations failed (mdtest_results.failed), a fio job whose output states an error (fio_jobs.error, an errno) and
+    a DLIO run whose log has no summary.json beside it (dlio_logs.status 'unfinished'). No run: each is listed with
+    the file as readers see it, the phase (fio: the job and its rw; dlio: training or data generation), the line of
+    the first such message (mdtest; dlio: the log's last) and the reason (mdtest's message, with how many more the
+    phase printed; fio's errno and its name; how far the DLIO run got)."""
     df = store.frame(con, __package__, "failed_phases")
     df["file"] = store.reader_paths(con, df["file"])
     more = df["failure_lines"].fillna(1) - 1
@@ -153,6 +154,15 @@ def get_failed_phases(con) -> pd.DataFrame:
                     f + (f" (and {int(n):,} more such line{'' if n == 1 else 's'})" if n else "")
                     for e, f, n in zip(df["errno"], df["failure"], more)]
     return df[FAILED_COLUMNS]
+
+
+def get_dlio_logs(con) -> dict:
+    """DLIO's logs beside the DLIO runs of your own (queries/dlio_logs.sql): the runs, those whose log printed its
+    averaged metrics, those whose metrics agree with summary.json, the blocks the logs state and how far a block's AU
+    (rank 0's) lies from summary.json's AU of its epoch (every rank's), in points."""
+    df = store.frame(con, __package__, "dlio_logs")
+    counts = {key: int(df[key].fillna(0).iloc[0]) for key in ("runs", "logged", "agree", "blocks")}
+    return {**counts, "max_au_gap": None if df["max_au_gap"].isna().iloc[0] else float(df["max_au_gap"].iloc[0])}
 
 
 def get_runs(con) -> pd.DataFrame:
