@@ -86,17 +86,14 @@ DATABASES = {
 
 
 # The book's numbers must not depend on the machine that computes them (issue 37: on another CPU, numpy's vector
-# paths changed last digits, so chart ids and download names). Every kernel the tests start, nbval's run of the
-# published chapters among them, computes with every CPU-dispatched numpy path turned off (what a CPU with only
-# the baseline gets), OpenBLAS's baseline kernel (another CPU's kernel changed a correlation's last bit), one
-# DuckDB thread and one BLAS thread, while `make book` wrote the committed chapters with
-# all of them: nbval comparing the two is the check (tests/test_reproducible.py). Set before xdist starts its
-# workers, which inherit it.
+# paths and OpenBLAS's kernel changed last digits, so chart ids and download names). A chapter's kernel computes on
+# every CPU's baseline (iobook.book.kernel); the tests' own process and every kernel they start do too, and with one
+# DuckDB thread where `make book` wrote the committed chapters with two: nbval comparing the two is the check
+# (tests/test_reproducible.py). Set before xdist starts its workers, which inherit it.
 def baseline_only() -> dict[str, str]:
-    import numpy._core._multiarray_umath as numpy_umath
+    from iobook.book import kernel
 
-    return {"NPY_DISABLE_CPU_FEATURES": " ".join(numpy_umath.__cpu_dispatch__), "OPENBLAS_NUM_THREADS": "1",
-            "OPENBLAS_CORETYPE": "Prescott", "IOBOOK_DUCKDB_THREADS": "1"}
+    return {**kernel.baseline_environment(), "IOBOOK_DUCKDB_THREADS": "1"}
 
 
 def pytest_configure(config):
@@ -261,12 +258,11 @@ def execute_chapter(name: str, db: Path, folder: Path, *, kernel: bool = False, 
     anonymised)."""
     if kernel:
         import nbformat
-        import papermill
+
+        from iobook.book import kernel as chapter_kernel
 
         out = folder / f"{name}.ipynb"
-        papermill.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(out),
-                                   parameters={"db_path": str(db), **parameters}, cwd=str(folder),
-                                   kernel_name="python3", progress_bar=False)
+        chapter_kernel.execute(REPO / "notebooks" / f"{name}.ipynb", out, {"db_path": str(db), **parameters}, folder)
         return ["\n".join([*map(str, o.get("data", {}).values()), o.get("text", "")])
                 for cell in nbformat.read(out, 4).cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     import contextlib

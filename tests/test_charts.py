@@ -191,12 +191,3 @@ def test_database_ids_no_mark_reads_stay_out_of_the_chart(tmp_path, monkeypatch)
         x="value:Q", color="run_id:N").to_dict())
     assert all("run_id" in row for rows in read["datasets"].values() for row in rows)
 
-
-def test_a_download_is_the_same_file_whichever_blas_kernel_computed_it(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    # The IO500 archive's SC18 Spearman rho on data/raw (its correlations download), as numpy computed it with
-    # OpenBLAS's Haswell kernel and with its baseline one (OPENBLAS_CORETYPE=Prescott) on a 2-core AMD EPYC: the
-    # last bit differed, and so did the download's name, which nbval compares (the committed chapters of another
-    # CPU failed nbval here)
-    haswell, baseline = (pd.DataFrame({"list": ["SC18"], "rs": [rs]}) for rs in (0.7472527472527474, 0.7472527472527473))
-    assert charts.download(haswell, "rows") == charts.download(baseline, "rows")

@@ -7,8 +7,8 @@ gets), DuckDB with one thread instead of two and BLAS with one (conftest.baselin
 published chapters compares such an execution with the committed one, which `make book` made with all of them; on
 a fresh clone (CI) nbval's database is ingested at once, where the committed chapters' grew file by file. Here:
 that the kernels get those settings, and the evidence model's bits without the vector paths. OpenBLAS picks its
-kernel by CPU too: the tests' kernels take its baseline one, and downloads keep 12 significant digits
-(charts.DOWNLOAD_FLOAT_FORMAT), so a correlation's last bit names no file."""
+kernel by CPU too, and a bw log's slope (np.polyfit) and a Spearman rho changed with it: a chapter's own kernel
+computes on every CPU's baseline (iobook.book.kernel)."""
 import json
 import os
 import subprocess
@@ -62,3 +62,25 @@ def test_kernels_the_tests_start_compute_on_the_baseline_only():
                             "if on and k in numpy._core._multiarray_umath.__cpu_dispatch__))"],
                            cwd=REPO, check=True, capture_output=True, text=True).stdout.strip().split(maxsplit=3)
     assert shown == ["1", "1", "Prescott", "[]"]
+
+
+@pytest.mark.slow
+def test_a_chapters_kernel_computes_on_every_cpus_baseline(tmp_path, monkeypatch):
+    # `make book` wrote History's and the IO500 archive's chapters on an AMD EPYC (OpenBLAS's Haswell kernel,
+    # numpy's AVX2 paths); nbval's baseline run of them gave other last bits for a bw log's slope (np.polyfit,
+    # pagecache read-buffered-ra1024 run 9: 4.45301455326 against ...327 at 12 digits) and a Spearman rho, so other
+    # download names and chart ids. The kernel a chapter runs in now computes on the same paths on every CPU.
+    import nbformat
+
+    from iobook.book import kernel
+
+    for name in baseline_only():  # what the test run set for itself must not be what the kernel shows
+        monkeypatch.delenv(name, raising=False)
+    template = tmp_path / "probe.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os, numpy\nprint(os.environ['OPENBLAS_CORETYPE'], os.environ['OPENBLAS_NUM_THREADS'], "
+        "sorted(k for k, on in numpy._core._multiarray_umath.__cpu_features__.items() "
+        "if on and k in numpy._core._multiarray_umath.__cpu_dispatch__))")]), template)
+    kernel.execute(template, tmp_path / "out.ipynb", {}, tmp_path)
+    (cell,) = nbformat.read(tmp_path / "out.ipynb", 4).cells
+    assert cell.outputs[0].text.split(maxsplit=2) == ["Prescott", "1", "[]\n"]

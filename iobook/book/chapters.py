@@ -2,8 +2,8 @@
 
 The registry is the one list of chapters: `_toc.yml`, the README's chapter table and the landing page's
 chapter list are generated from it (`python -m iobook registry`). A chapter `<name>` has its template at
-`notebooks/<name>.ipynb`, its executed copy at `book/<name>.ipynb` and its queries in
-`iobook/studies/<name>.py`.
+`notebooks/<name>.ipynb`, its executed copy at `book/<name>.ipynb` and its study, the package
+`iobook/studies/<name>/`.
 
 The executed chapters of data/raw are the published book: they are committed, and `make test` executes them
 again and compares (nbval). A chapter re-executes only when its inputs changed: its template, its parameters,
@@ -27,9 +27,7 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -368,7 +366,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     import papermill  # ~2 s to import (nbformat's validators): not for commands that only ingest
 
     from . import anonymize as anonymize_module
-    from . import downloads
+    from . import downloads, kernel
 
     registry = load_registry(config)
     chapters = [c for c in registry if not only or c.name in only]
@@ -411,9 +409,7 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
         started = time.perf_counter()
         running = out_dir / f".{chapter.name}.running.ipynb"  # the published chapter stays until this one is whole
         try:
-            with _ipc_kernel() as km:
-                papermill.execute_notebook(str(chapter.template), str(running), parameters=parameters,
-                                           cwd=str(out_dir), kernel_name="python3", progress_bar=False, km=km)
+            kernel.execute(chapter.template, running, parameters, out_dir)
         except papermill.PapermillExecutionError as e:
             reports = REPORTS if out_dir == REPO_ROOT / "book" else out_dir.parent / "reports"
             reports.mkdir(parents=True, exist_ok=True)
@@ -443,21 +439,6 @@ def run_chapters(db_path: Path, config: Path = REGISTRY, only: list[str] | None 
     # downloads of earlier outputs (and with --anonymize the originals the kernels wrote)
     downloads.prune_downloads([out_dir / c.output.name for c in registry], out_dir)
     return summary
-
-
-@contextmanager
-def _ipc_kernel():
-    """A kernel manager whose kernel talks over Unix sockets in a private folder: over TCP (the default),
-    ipykernel warns on every chapter that its traffic is unencrypted."""
-    from jupyter_client.manager import KernelManager
-
-    with tempfile.TemporaryDirectory(prefix="iobook-kernel-") as folder:
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel"))
-        try:
-            yield km
-        finally:  # papermill leaves a kernel it did not start running: shut it down before its sockets go
-            if km.has_kernel:
-                km.shutdown_kernel(now=True)
 
 
 def format_summary(summary: list[dict]) -> str:

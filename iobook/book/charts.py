@@ -70,16 +70,12 @@ def svg_with_tooltips(svg: str) -> str:
 # static files, which Sphinx copies to the site; chapter pages sit one folder below the site's root.
 DOWNLOADS = Path("_static") / "downloads"
 DOWNLOADS_HREF = "../_static/downloads"
-# A download's numbers to 12 significant digits: a value computed through BLAS (a correlation, a fitted slope) differs
-# in its last bits with the CPU kernel OpenBLAS picks, and the download's name, which nbval compares, with it. No
-# measurement of a log carries more digits.
-DOWNLOAD_FLOAT_FORMAT = "%.12g"
 
 
 def download(frame: pd.DataFrame, label: str) -> str:
     """Write `frame` as CSV under a name made from its content (the same data, the same file: stable for
     nbval and for caches) and return an HTML link to it."""
-    text = frame.to_csv(index=False, float_format=DOWNLOAD_FLOAT_FORMAT)
+    text = frame.to_csv(index=False)
     name = f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv"
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     if not (DOWNLOADS / name).exists():
