@@ -39,24 +39,40 @@ def results(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
     return Table(frame=shown, formats={"MiB/s": ",.0f", "of links (%)": ".1f"})
 
 
-def systems(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
-    """Each readable system description: its clients, a client's links, the storage hosts it lists, the data drives
-    it states (as written, and the system's where it lists the nodes that hold them), the most accelerators one of its
-    runs simulates per client, drive and storage host, the drives' read bound where a drive's peak is written with its
-    unit, and the runs naming it."""
-    storage = frame.storage_hosts_listed.where(frame.storage_hosts_listed > 0)
+def system_clients(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Each readable system description's client side: its clients, a client's links, the most accelerators one of
+    its runs simulates and those per client, and the runs naming it (its storage side is system_storage's: one table
+    of both did not fit the page)."""
     shown = pd.DataFrame({"system": _named(frame, names), "clients": frame.clients,
-                          "links a client (Gbit/s)": frame.client_link_gbps, "storage hosts": storage,
-                          "drives stated": frame.data_drives_stated, "drives in all": frame.data_drives_total,
-                          "accelerators": frame.accelerators,
+                          "links a client (Gbit/s)": frame.client_link_gbps, "accelerators": frame.accelerators,
                           "per client": frame.accelerators / frame.clients.where(frame.clients > 0),
-                          "per drive": frame.accelerators / frame.data_drives_total,
+                          "runs": frame.runs})
+    return Table(frame=shown, formats={"links a client (Gbit/s)": ",.0f", "accelerators": ",.0f", "per client": ".3g"})
+
+
+def system_storage(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> Table:
+    """Each readable system description's storage side: the storage hosts it lists, the data drives it states (as
+    written, and the system's where it lists the nodes that hold them), the most accelerators one of its runs
+    simulates per drive and storage host, and the drives' read bound where a drive's peak is written with its unit."""
+    storage = frame.storage_hosts_listed.where(frame.storage_hosts_listed > 0)
+    shown = pd.DataFrame({"system": _named(frame, names), "storage hosts": storage,
+                          "data drives": [_drives(stated, total) for stated, total
+                                          in zip(frame.data_drives_stated, frame.data_drives_total)],
+                          "accelerators per drive": frame.accelerators / frame.data_drives_total,
                           "per storage host": frame.accelerators / storage,
-                          "drives' read (MB/s)": frame.drives_read_mb_per_s, "runs": frame.runs})
-    counts = ["links a client (Gbit/s)", "storage hosts", "drives stated", "drives in all", "accelerators",
-              "drives' read (MB/s)"]
-    return Table(frame=shown, formats={**{c: ",.0f" for c in counts},
-                                       **{c: ".3g" for c in ("per client", "per drive", "per storage host")}})
+                          "drives' read (MB/s)": frame.drives_read_mb_per_s})
+    return Table(frame=shown, formats={"storage hosts": ",.0f", "drives' read (MB/s)": ",.0f",
+                                       **{c: ".3g" for c in ("accelerators per drive", "per storage host")}})
+
+
+def _drives(stated: float, total: float) -> str | None:
+    """The data drives as a description states them, with the system's in brackets where it lists the nodes holding
+    them and they differ (Hammerspace: 13 a storage node, 74 in all)."""
+    if pd.isna(stated):
+        return None  # the table shows a missing value as every table does
+    if pd.isna(total) or total == stated:
+        return f"{stated:,.0f}"
+    return f"{stated:,.0f} ({total:,.0f})"
 
 
 def workloads(frame: pd.DataFrame) -> Table:
