@@ -3,6 +3,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import BUILT_TOOLS, DATABASES, REPO, SHARED, execute_chapter
 
@@ -185,6 +186,15 @@ def test_setup_fields_are_a_census_of_the_runs_stating_them(databases):
     assert fields.loc["changed_during_run", "IO500 runs stating it"] == 6
     assert fields.loc["protection", "IO500 runs stating it"] == 30  # the DAOS runs naming object classes
     assert finding.startswith(f"Of the {runs:,} IO500 runs, ") and "30 their data protection" in finding
+    # a run's list from the IO500 site's record where it holds the run's submission (data/reference/
+    # io500_site_lists.csv's ids against the runs' submission folders), and submission-689, a copy of 548's run
+    # (issue 46), takes 548's; the rest inferred from the archive's year and the run's start
+    site = set(pd.read_csv(REPO / "data" / "reference" / "io500_site_lists.csv").id)
+    with store.open_read(databases["default"]) as con:
+        submissions = [s for (s,) in con.execute("SELECT submission FROM io500_runs WHERE counted").fetchall()]
+    recorded = sum(s in site for s in submissions) + 1
+    listed = fields.loc["list", "IO500 runs stating it"]
+    assert fields.loc["list", "from (runs)"] == f"IO500 site record: {recorded}; inferred: {listed - recorded}"
 
 
 def test_the_chapter_names_the_database_it_read(databases, tmp_path):

@@ -74,10 +74,10 @@ def get_result_logs(con) -> dict[str, int]:
 
 def get_setup_fields(con) -> pd.DataFrame:
     """Each setup field (iobook.database.setups.FIELDS, in its order) with what it is, the IO500 runs stating it and the
-    kinds of source that do: a census."""
+    kinds of source that do, each with its runs: a census."""
     stated = store.frame(con, __package__, "setup_fields_stated").set_index("field")
     return pd.DataFrame([{"field": field, "what": what, "IO500 runs stating it": int(stated.runs.get(field, 0)),
-                          "from": stated.sources.get(field, "–")} for field, what in setups.FIELDS.items()])
+                          "from (runs)": stated.sources.get(field, "–")} for field, what in setups.FIELDS.items()])
 
 
 def get_labels(con) -> pd.DataFrame:

@@ -28,7 +28,7 @@ VIEW_ROWS = {
                   "run_key names it in chapter parameters",
     "setups": "IO500 run: its setup, a column a field (machine, release, API, data protection, client nodes, what "
               "changed during it, ...), from its own files, then setup.yml, then data/reference (iobook/database/setups.py)",
-    "setup_fields_stated": "setup field: how many IO500 runs state it and the kinds of source that say so",
+    "setup_fields_stated": "setup field: how many IO500 runs state it and the kinds of source that say so, with their runs",
     "io500_run_limits": "limit an IO500 run's setup states, in GiB/s: client links, server links or drives, each "
                         "count x rate as stated",
     "io500_run_bounds": "bandwidth phase of an IO500 run against the least limit its setup states: GiB/s, limit, "
