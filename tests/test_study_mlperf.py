@@ -272,3 +272,20 @@ def test_the_ddn_claim_beside_its_run_and_links(default_report):
     assert "near\\-full saturation of the DDN AI400X2T appliance" in text and "(110 GB\\/s)" in text
     assert f"measured {mean / 1000:,.1f} GB/s" in text and f"{mean * DLIO_MB / 1e9:,.1f} GB/s of 10^9 bytes" in text
     assert f"{mean * DLIO_MB / (18 * 100e9 / 8):.1%} of the 225 GB/s of links its 18 client hosts" in text
+
+
+def test_a_run_above_its_drives_stated_peak_is_said_to_be(default_report):
+    # Micron's 9550 description states its one data drive's peak read as "10000 MB/s" (systems/
+    # Micron_9550_Gen5_Performance_NVMe.json, line 33); its fastest run, resnet50/a100/runs/run5, prints
+    # train_io_mean_MB_per_second 10510.04 in DLIO's MB (2^20 bytes): 11,021 MB/s of 10^6 bytes, above that peak
+    micron = CLOSED / "Micron"
+    stated = json.loads((micron / "systems" / "Micron_9550_Gen5_Performance_NVMe.json").read_text())
+    (drive,) = [d for node in stated["nodes"] for d in node.get("drives", [])
+                if d.get("performance", {}).get("read_bandwidth", {}).get("peak_bandwidth")]
+    peak = float(drive["performance"]["read_bandwidth"]["peak_bandwidth"].removesuffix(" MB/s"))
+    best = max(json.loads(p.read_text())["metric"]["train_io_mean_MB_per_second"]
+               for p in (micron / "results" / "Micron_9550_Gen5_Performance_NVMe").rglob("summary.json")) * 2**20 / 1e6
+    assert peak == 10_000 and round(best) == 11_021
+    text = str(default_report.values["drives_text"])
+    assert (f"read {best:,.0f} MB/s (10^6 bytes, the drives' unit), {best / peak:.0%} of its drives' {peak:,.0f} MB/s: "
+            "above the peak its description states") in text

@@ -218,8 +218,10 @@ def drives_text(systems: pd.DataFrame, names: dict[tuple[str, str], str]) -> str
         top = bound.loc[share.idxmax()]
         text += (f" {evidence.plural(int(unit.sum()), 'description')} write a data drive's peak read with its unit: "
                  f"the fastest run of {present.md_escape(names.get((top.organisation, top.system), top.system))} "
-                 f"read {evidence.number(top.best_mb_per_s)} MB/s, {share.max():.0%} of its drives' "
-                 f"{evidence.number(top.drives_read_mb_per_s)} MB/s.")
+                 f"read {evidence.number(top.best_mb_per_s)} MB/s (10^6 bytes, the drives' unit), {share.max():.0%} "
+                 f"of its drives' {evidence.number(top.drives_read_mb_per_s)} MB/s"
+                 + (": above the peak its description states, so that figure is not the drives' most or part of "
+                    "the reads came from the host's memory." if share.max() > 1 else "."))
     bare = systems[systems.drive_read_peak_stated.notna() & systems.drive_read_peak_mb_per_s.isna()]
     if len(bare):
         values = sorted({v for stated in bare.drive_read_peak_stated for v in stated.split("; ")},
