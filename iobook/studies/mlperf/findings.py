@@ -34,9 +34,9 @@ def memory_finding(memory: dict[str, evidence.Count]) -> Finding:
         memory[k] for k in ("below_5x", "no_memory", "sum_whole", "below_5x_described", "caching"))
     return Finding(
         text=f"{evidence.phrase(below)} runs read a data set under {MEMORY_FACTOR}x the memory DLIO measured on their "
-             f"hosts; {none.k:,} list hosts at 0 GB, yet in {evidence.phrase(whole)} runs the list sums to the hosts "
-             f"times one host's memory, none missing; against the DRAM the descriptions state, {described.k:,} of "
-             f"{described.n:,}; {caching.k:,} carry DLIO's potential_caching.",
+             f"hosts ({described.k:,} of {described.n:,} against the DRAM the descriptions state); {caching.k:,} carry "
+             f"DLIO's potential_caching. The {none.k:,} runs listing hosts at 0 GB lose no memory: in "
+             f"{evidence.phrase(whole)} runs the list sums to the hosts times one host's memory.",
         target="tab-mlperf-audit", evidence=(below, none, whole, described, caching))
 
 
