@@ -865,3 +865,20 @@ def test_single_runs_are_not_tested_against_up_to_figures(databases):
     assert len(shares) == 10  # 651, 679, 690 (ESS 3500) and 722, 731 (6000), read and write each
     said = " ".join(f.text for f in r.findings[:2])
     assert "\"up to\"" in said and "cannot test" in said
+
+
+def test_the_line_rate_finding_says_whose_clients_the_talks_links_are(databases):
+    # seed 000 states the clients' links on its slide for the ISC23 submission (data/published/
+    # seed000_ess3500_io500_clients.csv, Tucson: "One HDR200-Infiniband connection per client", seed line 271); the
+    # finding bounds submission-679 (SC23) by them, which is sound only as 679 ran on that cluster: the setups
+    # view gives 679 the machine of 651, Tucson's ISC23 submission
+    slide = published.load("seed000_ess3500_io500_clients").query("row == 'Tucson'").source.iloc[0]
+    assert slide.endswith("io500 submission for ISC23:")
+    with store.open_read(databases["default"]) as con:
+        setup = dict(con.execute("SELECT run_key, machine FROM setups WHERE run_key IN "
+                                 "('submission-651', 'submission-679')").fetchall())
+        listed = con.execute("SELECT list FROM setups WHERE run_key = 'submission-651'").fetchone()[0]
+    assert listed == "ISC23" and setup["submission-651"] == setup["submission-679"]
+    (text,) = [f.text for f in default_report(databases).findings if "Gb/s each" in f.text]
+    assert text.startswith("submission-679's 10 clients (1 link of 200 Gb/s each, the talk's figure for Tucson's "
+                           "ISC23 cluster)")
