@@ -11,7 +11,7 @@ from conftest import DATABASES, chapter_report, execute_chapter
 from iobook.database import store
 from iobook.inference import evidence, selection
 from iobook.studies import io500_score as study
-from iobook.studies.io500_score import analysis, sc23
+from iobook.studies.io500_score import analysis, ports, sc23
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO / "data" / "raw" / "io500"
@@ -313,6 +313,77 @@ def test_each_flag_says_how_many_runs_it_could_test(databases):
     flags = r.tables["tab-io500-flags"].frame
     assert not flags["what its files show"].str.contains("(oclass)", regex=False).any()
     assert flags[flags.code == "CHANGED_DURING_RUN"]["what its files show"].str.contains("stop_cont_io500.sh line 5").any()
+
+
+LRZ_671 = RAW / "LRZ/SuperMUC-NG-Phase2-10/DAOS/2023/submission-671/results/2023.05.14-20.12.14"
+# The runs above one client port, as test_the_census_counts_what_the_views_give computes them from the views on
+# data/raw: LRZ's three SuperMUC-NG Phase 2 runs on their servers' InfiniBand HDR, NVIDIA's DGX-2H and CSIRO's
+# bracewell of 2019 (HDR, 200 Gbit/s the fastest port), Aurora's four DAOS runs of 2023 (NDR, 400)
+ABOVE_ONE_PORT = {"submission-22", "submission-57", "submission-668", "submission-669", "submission-671",
+                  "submission-688", "submission-694", "submission-695", "submission-696"}
+
+
+@pytest.mark.slow
+def test_lrz_671_moves_more_per_client_node_than_one_port(databases):
+    """Issue 46: LRZ 671 reaches 43.5 GiB/s per client node, 373 Gbit/s, above one HDR port: counted in the census
+    (not flagged: its files name no port, and its nodes may have several)."""
+    # result_summary.txt line 2: "[RESULT]       ior-easy-write      434.744345 GiB/s"
+    line = (LRZ_671 / "result_summary.txt").read_text().splitlines()[1]
+    gib_s = float(re.search(r"ior-easy-write\s+([\d.]+) GiB/s", line)[1])
+    # system-information.txt line 22: io500_info_client_nodes="10"; line 36: io500_info_ds_network="InfiniBand HDR"
+    info = (LRZ_671 / "system-information.txt").read_text().splitlines()
+    nodes = int(re.fullmatch(r'io500_info_client_nodes="(\d+)"', info[21])[1])
+    assert info[35] == 'io500_info_ds_network="InfiniBand HDR"'
+    gbit_s = gib_s * 2**30 * 8 / 1e9 / nodes
+    assert gib_s / nodes == pytest.approx(43.47, abs=0.01) and gbit_s == pytest.approx(373.44, abs=0.01)
+    with store.open_read(databases["default"]) as con:
+        census = ports.port_census(con)
+        r = study.report(con)
+    row = census[(census.run_key == "submission-671") & (census.phase == "ior-easy-write")].iloc[0]
+    assert row.node_gbit_s == pytest.approx(gbit_s) and row.port_gbit_s == 200 and row.above
+    # its command line (result.txt line 12, exe): -C, -e and -a DFS, DAOS's user-space library
+    assert row.path == "DFS API" and row.reordered and row.fsync
+    table = r.tables["tab-io500-ports"].frame.set_index("run")
+    assert table.loc["submission-671", "writes above, Gbit/s a node"] == "ior-easy 373, ior-hard 233"
+    assert table.loc["submission-671", "one port, Gbit/s"] == "200: its servers' InfiniBand HDR"
+    # submission-22's bash log, io-500-summary.2019.11.11-19.43.30.txt line 92: its easy read with --posix.odirect
+    read = census[(census.run_key == "submission-22") & (census.phase == "ior-easy-read")].iloc[0]
+    assert read.above and read.path == "POSIX, O_DIRECT" and read.reordered
+    # a census, not a flag: the chapter keeps its 6 findings and no run is flagged for it (ABOVE_CLIENT_LINK
+    # tests only runs that name their ports)
+    flags = r.tables["tab-io500-flags"].frame
+    assert len(r.findings) == 6 and "ABOVE_CLIENT_LINK" not in set(flags.code)
+
+
+@pytest.mark.slow
+def test_the_census_counts_what_the_views_give(databases):
+    """The census recomputed apart: the runs (each counted once) with client nodes (view setups) and a bandwidth
+    phase (io500_run_phases), one port at the client links' rate stated, else the servers' network's, else the
+    fastest of fastest_client_links.csv from the year the run started; the finding's counts and the table's runs."""
+    import csv
+
+    from iobook.database import reference
+
+    with reference.path("fastest_client_links.csv").open() as f:
+        eras = sorted((int(row["from"][:4]), float(row["gbit_s"])) for row in csv.DictReader(f))
+    with store.open_read(databases["default"]) as con:
+        rows = con.execute(
+            "SELECT r.run_key, coalesce(TRY_CAST(left(r.started, 4) AS INTEGER), r.year), s.client_nodes, "
+            "s.client_link_gbit_s, s.server_link_gbit_s, max(p.value) FROM io500_runs r JOIN setups s USING (run_id) "
+            "JOIN io500_run_phases p USING (run_id) WHERE r.counted AND s.client_nodes > 0 AND p.unit = 'GiB/s' "
+            "AND p.value > 0 GROUP BY ALL").fetchall()
+        r = study.report(con)
+    above = set()
+    for key, year, nodes, client, server, best in rows:
+        port = client or server or max(rate for start, rate in eras if start <= year)
+        if best * 2**30 * 8 / 1e9 / nodes > port:
+            above.add(key)
+    (audit,) = [f for f in r.findings if f.target == "tab-io500-audit"]
+    census = audit.evidence[len(analysis.FLAG_NEEDS) + 1]
+    assert (census.k, census.n) == (len(above), len(rows)) == (len(ABOVE_ONE_PORT), 117)
+    assert set(r.tables["tab-io500-ports"].frame.run) == above == ABOVE_ONE_PORT
+    assert f"Not flagged: {census.k} of {census.n} runs need more per client node than one port" in audit.text
+    assert r.values["port_runs"] == census.k and r.values["port_tested"] == census.n
 
 
 def test_sc23_runs_are_shown_with_their_flag():

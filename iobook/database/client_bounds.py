@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import re
 from functools import cache
+from typing import NamedTuple
 
 from . import reference
 from .networks import NETWORK_RATES_CSV
@@ -55,11 +56,36 @@ def client_ports(rows: list[tuple]) -> dict[int, tuple[int, str]]:
     return {run_id: (ports, where) for run_id, (ports, where, _) in out.items()}
 
 
+class Port(NamedTuple):
+    """The rate of one client port (Gbit/s), what it is in a few words (a table's cell) and its source in full."""
+    gbit_s: float
+    label: str
+    why: str
+
+
+def port_rate(fields: dict[str, tuple[str, str]], started: str | None, year: int | None) -> Port | None:
+    """One client port's rate from a run's setup fields (value, source): the client links' rate its files state,
+    else its data servers' network's (the fabric the data crosses), else the fastest client port of its date
+    (fastest_link); None where none is known. The census of runs above one port (the IO500 score chapter) reads it
+    for every run, `bound` for the runs whose files name their ports."""
+    if "client_link_gbit_s" in fields:
+        rate, why = fields["client_link_gbit_s"]
+        return Port(float(rate), "its client link, stated", why)
+    if "server_link_gbit_s" in fields and "server_network" in fields:
+        network, where = fields["server_network"]
+        return Port(float(fields["server_link_gbit_s"][0]), f"its servers' {network}",
+                    f"a link of its data servers' network ({where} '{network}', {NETWORK_RATES_CSV.name})")
+    if row := fastest_link(started, year):
+        return Port(float(row["gbit_s"]), f"{row['network']}, fastest from {row['from'][:4]}",
+                    f"{row['network']}, the fastest client port from {row['from']} ({FASTEST_CLIENT_LINKS_CSV.name})")
+    return None
+
+
 def bound(fields: dict[str, tuple[str, str]], ports: tuple[int, str] | None, started: str | None,
           year: int | None) -> tuple[str, str] | None:
     """(Gbit/s, how) one client node's links move at most, from a run's setup fields (value, source) and its
     verbsPorts; None where the files state both the links and their rate (the ABOVE_LINKS flag reads those), name no
-    ports, or no rate is known."""
+    ports, or no rate is known (port_rate)."""
     if "client_links" in fields and "client_link_gbit_s" in fields:
         return None
     if ports is not None:
@@ -69,15 +95,6 @@ def bound(fields: dict[str, tuple[str, str]], ports: tuple[int, str] | None, sta
         how = f"{fields['client_links'][0]} link{'' if count == 1 else 's'} a client ({fields['client_links'][1]})"
     else:
         return None
-    if "client_link_gbit_s" in fields:
-        rate, why = float(fields["client_link_gbit_s"][0]), fields["client_link_gbit_s"][1]
-    elif "server_link_gbit_s" in fields and "server_network" in fields:
-        network, where = fields["server_network"]
-        rate, why = float(fields["server_link_gbit_s"][0]), (f"a link of its data servers' network ({where} "
-                                                             f"'{network}', {NETWORK_RATES_CSV.name})")
-    elif row := fastest_link(started, year):
-        rate, why = float(row["gbit_s"]), (f"{row['network']}, the fastest client port from {row['from']} "
-                                           f"({FASTEST_CLIENT_LINKS_CSV.name})")
-    else:
+    if (port := port_rate(fields, started, year)) is None:
         return None
-    return f"{count * rate:g}", f"{how} x {rate:g} Gbit/s, {why}"
+    return f"{count * port.gbit_s:g}", f"{how} x {port.gbit_s:g} Gbit/s, {port.why}"

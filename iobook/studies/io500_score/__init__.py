@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...book import present
 from ...book.report import Html, Prose, Report, Table
 from ...inference import selection
-from . import analysis, charts, findings, sc23
+from . import analysis, charts, findings, ports, sc23
 from .analysis import release_label, release_text
 from .sc23 import SC23_RUNS, SC23_TABLE
 
@@ -24,7 +24,7 @@ BOUNDS_COLUMNS = {"run_key": "run", "gib_s": "GiB/s", "bound_gib_s": "limit GiB/
 
 
 def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhere, flags, coverage,
-            bounds, checks) -> dict:
+            census, bounds, checks) -> dict:
     """The chapter's tables (the SC23 ones only when its runs are all held; the weights and phases only when a run
     has a score)."""
     tables = {
@@ -46,6 +46,7 @@ def _tables(con, *, mismatches, weights, phases, shown, featured, table, elsewhe
     tables["tab-io500-audit"] = Table(frame=coverage.assign(source=[
         sources.get(code, "each run's own, in the table of flags" if code in set(flags.code) else "–")
         for code in coverage.flag]))
+    tables["tab-io500-ports"] = Table(frame=ports.census_table(census))
     tables["tab-io500-flags"] = Table(frame=analysis.flags_table(flags))
     if len(checks):
         tables["tab-io500-lists"] = Table(frame=analysis.list_check_table(checks))
@@ -80,9 +81,10 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
     featured = sorted(set(shown) | (set(sc23_runs.values()) if len(table) else set()))
     best_shares, limits = analysis.bounds_records(bounds, agree["runs"])
     coverage = analysis.flag_coverage(con, flags)
+    census = ports.port_census(con)
     checks = analysis.list_checks(con)
     found = [findings.main_finding(agree, analysis.census(agree)),
-             findings.audit_finding(coverage, flags, agree["runs"])]
+             findings.audit_finding(coverage, flags, agree["runs"], census)]
     # a run's flags, its codes joined: the SC23 runs are shown with theirs (the methods page's rule)
     flagged = flags.groupby("run_key").code.agg(lambda c: ", ".join(sorted(set(c)))).to_dict()
     if len(table):
@@ -103,6 +105,8 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
             "widest": widest, "has_mismatches": len(mismatches) > 0, "has_sc23": len(table) > 0,
             "has_flags": len(flags) > 0, "has_lists": len(checks) > 0, "list_submissions": len(checks),
             "list_differ": int((checks.reason != "AGREES").sum()), "flagged_runs": int(flags.run_key.nunique()),
+            "port_runs": int(census[census.above].run_id.nunique()), "port_tested": int(census.run_id.nunique()),
+            "has_port_runs": bool(census.above.any()), "port_paths": Prose(ports.paths_text(ports.census_records(census))),
             "has_bounds": len(bounds) > 0, "bounded_runs": int(bounds.run_key.nunique()),
             "bounds_text": findings.bounds_text(best_shares, limits),
             "phase_rule": Prose(("chosen in the parameters (`phase_runs`)" if phase_runs else "the three highest "
@@ -116,7 +120,7 @@ def report(con, *, phase_runs: list[str] = (), sc23_runs: dict[str, str] = SC23_
         figures={"fig-io500-recomputed": charts.chart_recomputed_vs_reported(runs, agree),
                  **({"fig-io500-phases": charts.chart_phases(phases)} if shown else {})},
         tables=_tables(con, mismatches=mismatches, weights=weights, phases=phases, shown=shown, featured=featured,
-                       table=table, elsewhere=elsewhere, flags=flags, coverage=coverage, bounds=bounds,
-                       checks=checks),
+                       table=table, elsewhere=elsewhere, flags=flags, coverage=coverage, census=census,
+                       bounds=bounds, checks=checks),
         findings=found, evidence=[f for finding in found for f in finding.evidence],
         abstract=[f for f in found if f.target == "tab-io500-sc23"])

@@ -8,6 +8,7 @@ from ...book import present
 from ...book.report import Finding, Prose
 from ...inference import evidence
 from ...inference.bounds import REACHES_LIMIT
+from . import ports
 from .analysis import TOLERANCE
 
 CENSUS = evidence.Replicate.CENSUS
@@ -28,17 +29,19 @@ def main_finding(agree: dict[str, int], census: evidence.Count) -> Finding:
                    evidence=(census, *(c for c in (no_score, neither) if c.k)))
 
 
-def audit_finding(coverage: pd.DataFrame, flags: pd.DataFrame, runs: int) -> Finding:
+def audit_finding(coverage: pd.DataFrame, flags: pd.DataFrame, runs: int, census: pd.DataFrame) -> Finding:
     """How many runs the validity audit flags, and each flag's count out of the runs it could test (`coverage`:
-    analysis.flag_coverage), flagged ones first: a flag tests only the runs whose files state what it reads."""
+    analysis.flag_coverage), flagged ones first: a flag tests only the runs whose files state what it reads. Then the
+    census of runs above one client port (`census`: ports.port_census), which flags none."""
     flagged = evidence.count(k=flags.run_key.nunique(), n=runs, of=CENSUS, quantity="runs the validity audit flags")
     each = [evidence.count(k=row["runs flagged"], n=row["runs it can test"], of=CENSUS,
                            quantity=f"runs {row.flag} flags of those it can test")
             for _, row in coverage.sort_values(["runs flagged", "runs it can test"], ascending=False).iterrows()]
     parts = ", ".join(f"{c.quantity.split()[1]} {c.k:,} of {c.n:,}" for c in each)
+    above = ports.census_records(census)
     return Finding(text=f"The validity audit flags {flagged.k:,} of the {flagged.n:,} runs; each flag tests only the "
-                        f"runs whose files state what it reads: {parts}.", target="tab-io500-audit",
-                   evidence=(flagged, *each))
+                        f"runs whose files state what it reads: {parts}." + ports.census_text(above),
+                   target="tab-io500-audit", evidence=(flagged, *each, *above))
 
 
 def bounds_text(best: pd.Series, limits: list[evidence.Count]) -> str:
