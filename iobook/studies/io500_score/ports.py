@@ -62,8 +62,11 @@ def census_text(records: tuple[evidence.Count, ...]) -> str:
     """The audit finding's clause on the census (`records`: census_records): how many runs it tests and finds above
     one port."""
     runs = records[0]
-    return (f" Not flagged: {runs.k:,} of {runs.n:,} runs need more per client node than one port "
-            "({numref}`tab-io500-ports`).")
+    if not runs.n:
+        return ""
+    # the table is shown only with a run above one port (the notebook's only-if:has_port_runs): no link to it else
+    link = " ({numref}`tab-io500-ports`)" if runs.k else ""
+    return f" Not flagged: {runs.k:,} of {runs.n:,} runs need more per client node than one port{link}."
 
 
 def paths_text(records: tuple[evidence.Count, ...]) -> str:
