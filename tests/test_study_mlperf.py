@@ -18,7 +18,14 @@ from iobook.studies import mlperf as study
 from iobook.studies.mlperf import analysis
 
 CLOSED = REPO / "data" / "raw" / "mlperf" / "Closed"
-AU_MINIMUM = {"unet3d": 90, "resnet50": 90, "cosmoflow": 70}  # mlcommons/storage v1.0 Submission_guidelines.md
+# mlcommons/storage Submission_guidelines.md at be18c3e5 (the v1.0 round's timeline), 2.1 Table 1 "Minimum AU%":
+# "3D U-Net ... 90%", "ResNet-50 ... 90%", "CosmoFlow ... 70%"
+AU_MINIMUM = {"unet3d": 90, "resnet50": 90, "cosmoflow": 70}
+# v1.0's reportgen (mlcommons/storage report.py at 16b959b2): "REQUIRED_BENCHMARK_RUNS = 5"
+REQUIRED_BENCHMARK_RUNS = 5
+# v1.0's benchmark.sh (mlcommons/storage_results_v1.0 at 1c5efa73, Closed/YanRongTech/code/benchmark_code_v1.0/):
+# "HOST_MEMORY_MULTIPLIER=5"
+HOST_MEMORY_MULTIPLIER = 5
 DLIO_MB = 2 ** 20  # dlio_benchmark utils/statscounter.py: samples/s x record_length / 1024 / 1024
 DDN = "DDN/AI400X2T_24x14TiB_nvme_8xNDR200_18clients/unet3d-a100/runs"
 DDN_SYSTEM = CLOSED / "DDN/systems/AI400X2T_24x14TiB_nvme_8xNDR200_18clients.json"
@@ -40,8 +47,11 @@ def corpus() -> list[dict]:
     for path in sorted(CLOSED.rglob("summary.json")):
         doc = json.loads(path.read_text())
         config = yaml.safe_load((path.parent / "configs/config.yaml").read_text())["workload"]
-        runs.append({"path": path, "doc": doc, "model": config["model"],
-                     "record_length": config["dataset"]["record_length"]})
+        runs.append({"path": path, "doc": doc, "model": config["model"], "au": config["metric"]["au"],
+                     "record_length": config["dataset"]["record_length"],
+                     # a result is the folder of its run folders (run1, run_1, run-1, cosmoflow_a100_run_1)
+                     "result": re.match(r"(?i)^(.*)/[^/]*run[-_]?\d+/", str(path.relative_to(CLOSED))).group(1),
+                     "overrides": (path.parent / "configs/overrides.yaml").read_text()})
     return runs
 
 
@@ -88,7 +98,7 @@ def test_counts_come_from_the_files(default_report, corpus):
     assert v["reports"] == len(list(CLOSED.rglob("mlperf_storage_report.json"))) == 115
     # issue 48's counts, from each summary.json's metric and host lists
     assert v["within_one_point"] == sum(m <= a < m + 1 for a, m in au) == 165
-    assert v["below_5x"] == sum(d < 5 * m for d, m in zip(data_set, memory)) == 145
+    assert v["below_5x"] == sum(d < HOST_MEMORY_MULTIPLIER * m for d, m in zip(data_set, memory)) == 145
     assert v["no_memory"] == sum(0 in r["doc"]["host_memory_GB"] for r in corpus) == 120
     assert v["caching"] == sum(any(c > 0 for c in r["doc"]["potential_caching"]) for r in corpus) == 55
     assert v["epoch_below"] == sum(a >= m and min(r["doc"]["metric"]["train_au_percentage"]) < m
@@ -104,6 +114,55 @@ def test_counts_come_from_the_files(default_report, corpus):
                  if (dram := client_dram_gib(r["path"])) is not None]
     assert (v["below_5x_described"], v["described_memory_runs"]) == (
         sum(d < 5 * m for d, m in described), len(described)) == (25, 365)
+
+
+def audited(report, code: str) -> int:
+    """The runs the chapter's audit table says a code flags."""
+    table = report.tables["tab-mlperf-audit"].frame
+    (runs,) = table.loc[table.code == code, [c for c in table.columns if c.startswith("runs")][0]]
+    return runs
+
+
+def test_au_minimum_is_v1s_and_every_run_meets_it(default_report, corpus):
+    """v1.0's minimum (Table 1) is what every run's own config asked of DLIO (metric.au 0.9, 0.7), every summary.json
+    says train_au_meet_expectation "success" (v1.0's reportgen rejects "fail"), and no run's AU is under it."""
+    assert {(r["model"], round(100 * r["au"])) for r in corpus} == set(AU_MINIMUM.items())
+    assert {r["doc"]["metric"]["train_au_meet_expectation"] for r in corpus} == {"success"}
+    below = sum(r["doc"]["metric"]["train_au_mean_percentage"] < AU_MINIMUM[r["model"]] for r in corpus)
+    assert audited(default_report, "au_below_minimum") == below == 0
+
+
+def test_every_result_has_v1s_five_runs_of_one_setting(default_report, corpus):
+    """v1.0's reportgen (report.py at 16b959b2) wants REQUIRED_BENCHMARK_RUNS runs per result and rejects runs that
+    differ in model or accelerator (overrides.yaml's workload=<model>_<accelerator>), accelerators, training files or
+    samples per file (summary.json): recomputed from the files, no result breaks either, as the audit says."""
+    results: dict[str, list[dict]] = {}
+    for r in corpus:
+        results.setdefault(r["result"], []).append(r)
+    assert sum(len(runs) != REQUIRED_BENCHMARK_RUNS for runs in results.values()) == 0
+    assert {json.loads(p.read_text())["overall"]["num_benchmark_runs"]
+            for p in CLOSED.rglob("mlperf_storage_report.json")} == {REQUIRED_BENCHMARK_RUNS}
+    checked = [[(re.search(r"workload=(\S+)", r["overrides"]).group(1), r["doc"]["num_accelerators"],
+                 r["doc"]["num_files_train"], r["doc"]["num_samples_per_file"]) for r in runs]
+               for runs in results.values()]
+    assert sum(len(set(c)) > 1 for c in checked) == 0
+    assert audited(default_report, "not_five_runs") == audited(default_report, "settings_differ") == 0
+
+
+def test_data_set_under_5x_memory_by_v1s_rule(default_report, corpus):
+    """v1.0's 5x check takes the memory the submitter states (benchmark.sh datasize --client-host-memory-in-gb, which
+    no run file records): each system description's client DRAM x hosts, else the memory the run's summary.json
+    lists (sum of host_memory_GB); the data set is data_size_per_host_GB x num_hosts (both GB of 2^30 bytes)."""
+    memory = []
+    for r in corpus:
+        dram = client_dram_gib(r["path"])
+        memory.append(r["doc"]["num_hosts"] * dram if dram is not None else sum(r["doc"]["host_memory_GB"]))
+    data_set = [r["doc"]["data_size_per_host_GB"] * r["doc"]["num_hosts"] for r in corpus]
+    below = sum(d < HOST_MEMORY_MULTIPLIER * m for d, m in zip(data_set, memory))
+    # 25 of the 365 described runs and 110 of the 210 others, against 145 by the memory DLIO measured
+    assert audited(default_report, "data_set_below_5x_memory") == default_report.values["below_5x_v1"] == below == 135
+    measured = sum(d < HOST_MEMORY_MULTIPLIER * sum(r["doc"]["host_memory_GB"]) for d, r in zip(data_set, corpus))
+    assert audited(default_report, "data_set_below_5x_measured") == measured == 145
 
 
 def test_dlio_mb_is_two_to_the_twentieth_bytes(default_report, corpus):

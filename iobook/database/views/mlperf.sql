@@ -94,14 +94,20 @@ LEFT JOIN drives k USING (source_id);
 -- in the folders under results/ (workload_source 'config' or 'folder'); accelerator: the type in the workload
 -- overrides.yaml chose ('unet3d_a100' -> 'a100'; config.yaml does not hold it), else a100|h100 in the folders
 -- (accelerator_source 'overrides' or 'folder'). au_min_pct: the workload's AU minimum by the v1.0 rules
--- (unet3d and resnet50 90 %, cosmoflow 70 %; mlcommons/storage v1.0 Submission_guidelines.md); au_min_config_pct:
--- the one the run's config asked of DLIO (metric.au). started/ended: DLIO's times, the host's local time (no zone).
+-- (unet3d and resnet50 90 %, cosmoflow 70 %: Table 1 "Minimum AU%" of mlcommons/storage Submission_guidelines.md
+-- at be18c3e5, the stored copy with the v1.0 round's timeline; v1.0's workload configs say it as metric.au 0.90 and
+-- 0.70); au_min_config_pct: the one the run's config asked of DLIO (metric.au). started/ended: DLIO's times, the
+-- host's local time (no zone).
 -- data_set_gb: data_size_per_host_GB x hosts; hosts_memory_gb: the sum of host_memory_GB over the hosts DLIO lists
 -- (in every v1.0 run it equals hosts x host_mem_total_gb: a host listed with 0 GB is one whose memory DLIO counted
 -- under another host's index, not memory missing from the sum); host_mem_total_gb: MemTotal of the host that wrote
 -- summary.json (its host_meminfo, /proc/meminfo's kB = 2^10 bytes); described_memory_gb: hosts x a client's DRAM as
--- the system's description states it. client_memory_gb: the memory the 5x check uses, client_memory_source where
--- it comes from: the summary.json's sum, or where that lists none (no host, or every host 0 GB), the description's.
+-- the system's description states it. client_memory_gb: the memory the v1.0 5x check uses, client_memory_source
+-- where it comes from. v1.0 sized the data set from the memory the submitter gave (benchmark.sh datasize
+-- --client-host-memory-in-gb, "Memory available in the client where benchmark is run"; it measured none), which no
+-- run file records: the submitter's statement of a client's memory is its system's description, so the check takes
+-- described_memory_gb, and where no description read states it the memory DLIO measured (the summary.json's sum:
+-- what v2.0's mlpstorage datasize uses when given none, rules.py calculate_training_data_size).
 -- links_mb_per_s: the run's hosts x its system's client_link_gbps, in MB/s (1 Gbit/s = 125 MB/s); null where no
 -- description of the system was read. system_match: 'name' (systems/<system>.json) or 'only description' (the
 -- organisation's one description, where none has the system's name: simplyblock's results hold no system folder).
@@ -168,9 +174,10 @@ SELECT n.source_id, n.path, n.result_path, n.organisation, n.system,
        n.data_size_per_host_gb, n.data_size_per_host_gb * n.num_hosts AS data_set_gb,
        h.hosts_memory_gb, h.hosts_reporting_no_memory, h.hosts_potential_caching,
        n.mem_total_kb / 1048576 AS host_mem_total_gb, n.num_hosts * y.client_dram_gib AS described_memory_gb,
-       coalesce(nullif(h.hosts_memory_gb, 0), n.num_hosts * y.client_dram_gib) AS client_memory_gb,
-       CASE WHEN nullif(h.hosts_memory_gb, 0) IS NOT NULL THEN 'summary.json host_memory_GB'
-            WHEN y.client_dram_gib IS NOT NULL THEN 'system description DRAM x hosts' END AS client_memory_source,
+       coalesce(n.num_hosts * y.client_dram_gib, nullif(h.hosts_memory_gb, 0)) AS client_memory_gb,
+       CASE WHEN y.client_dram_gib IS NOT NULL THEN 'system description DRAM x hosts'
+            WHEN nullif(h.hosts_memory_gb, 0) IS NOT NULL THEN 'summary.json host_memory_GB' END
+           AS client_memory_source,
        n.cpu_model, n.mem_total_kb, h.host_cpu_counts,
        y.system_source_id, y.system_match, y.client_link_gbps,
        n.num_hosts * y.client_link_gbps * 125 AS links_mb_per_s,
@@ -194,37 +201,49 @@ LEFT JOIN systems y USING (source_id);
 CREATE OR REPLACE VIEW mlperf_runs AS
 SELECT * FROM dlio_summary_runs WHERE organisation <> '';
 
--- The validity audit: one row per run and finding. Codes, their rules and sources:
---   au_below_minimum     au_mean_pct < au_min_pct: the run fails (unet3d and resnet50 90 %, cosmoflow 70 %;
---                        mlcommons/storage v1.0 Submission_guidelines.md, DLIO's train_au_meet_expectation).
+-- The validity audit: one row per run and finding. Codes, their rules and sources (the v1.0 texts: RULES_V1 =
+-- mlcommons/storage Submission_guidelines.md at be18c3e5, the earliest stored copy, its timeline the v1.0 round's
+-- ("Aug 21, 2024 | Submissions due") under a V2.0 heading, v1.0's own tagged copy not being stored; REPORTGEN_V1 =
+-- mlcommons/storage report.py at 16b959b2, the reportgen whose keys the v1.0 mlperf_storage_report.json files carry;
+-- BENCHMARK_V1 = benchmark.sh of v1.0 as submitted in mlcommons/storage_results_v1.0 at 1c5efa73,
+-- Closed/YanRongTech/code/benchmark_code_v1.0/benchmark.sh; iobook/studies/mlperf/audit.py quotes each):
+--   au_below_minimum     au_mean_pct < au_min_pct: the run fails (unet3d and resnet50 90 %, cosmoflow 70 %: RULES_V1
+--                        2.1 Table 1 "Minimum AU%" and 4 "the AU should be equal to or greater than the minimum
+--                        value"; REPORTGEN_V1 rejects a run whose train_au_meet_expectation is "fail").
 --   au_within_one_point  au_min_pct <= au_mean_pct < au_min_pct + 1: passes by less than one point (this book's
 --                        margin: AU is met while the storage barely keeps up, mlcommons/storage issue #464).
---   data_set_below_5x_memory  data_set_gb < 5 x client_memory_gb: the rules ask a data set of at least 5x the
---                        sum of the clients' memory so that it cannot be cached (Submission_guidelines.md 6.6
---                        Caching; mlpstorage/rules.py calculate_training_data_size); v1.0 let submitters declare the
---                        memory, this compares the memory DLIO measured (client_memory_source says which).
+--   data_set_below_5x_memory  data_set_gb < 5 x client_memory_gb, v1.0's rule: "the dataset size must be at least
+--                        5x larger than the sum of memory across all of the MLPerf Storage nodes" (RULES_V1 6.6),
+--                        sized from the memory the submitter gave (BENCHMARK_V1 datasize, HOST_MEMORY_MULTIPLIER=5,
+--                        --client-host-memory-in-gb): here the memory the system's description states, else the
+--                        memory DLIO measured (client_memory_source says which).
+--   data_set_below_5x_measured  data_set_gb < 5 x hosts_memory_gb, the memory DLIO measured on the hosts: v2.0's
+--                        rule applied to v1.0 results (mlpstorage rules.py calculate_training_data_size at 2319cad5
+--                        collects "Total Memory" from /proc/meminfo where it is given none; v1.0 measured none).
 --   host_reports_no_memory    a host with host_memory_GB 0 in summary.json (DLIO's list; the sum still holds the
 --                        memory of every host where it equals hosts x host_mem_total_gb).
 --   potential_caching    a host with potential_caching above 0 (DLIO's own check of the data set against the
 --                        host's memory).
---   not_five_runs        a result (the folder of its run folders) with other than 5 runs (Submission_guidelines.md:
---                        five runs per result).
+--   not_five_runs        a result (the folder of its run folders) with other than 5 runs (REPORTGEN_V1
+--                        REQUIRED_BENCHMARK_RUNS = 5; RULES_V1 3: "A benchmark result is the mean of 5 run results").
 --   settings_differ      a result whose runs differ in mlperf_runs.settings (the workload, accelerators, hosts and
---                        DLIO's I/O parameters): its runs are not repetitions of one configuration.
+--                        DLIO's I/O parameters): its runs are not repetitions of one configuration (REPORTGEN_V1
+--                        rejects runs that differ in model, accelerator, accelerators, training files or samples
+--                        per file; the other settings are this book's).
 --   clients_differ       a result whose runs name other clients: the host that wrote summary.json, its CPU model,
---                        the CPU counts DLIO lists per host, or the hosts' memory more than 1 % apart
---                        (Submission_guidelines.md 3: "The 5 runs must be done on the same machine(s)").
+--                        the CPU counts DLIO lists per host, or the memory DLIO measured more than 1 % apart
+--                        (RULES_V1 3: "The 5 runs must be done on the same machine(s)"; REPORTGEN_V1 checks none).
 --   rate_above_links     mb_per_s x 2^20 / 10^6 > links_mb_per_s (DLIO's MB in the links' 10^6 bytes): the run read
 --                        faster than its clients' links, as its system's description states them, can carry.
 --   log_disagrees_with_summary  the run's dlio.log prints a value its summary.json does not hold, beyond the log's
 --                        printed rounding (view dlio_logs, agrees_with_summary): one of the two is not the run's.
 CREATE OR REPLACE VIEW mlperf_run_flags AS
--- mlperf_runs computed once for the audit's ten reads of it (expanded nine times it ran out of a chapter's memory)
+-- mlperf_runs computed once for the audit's eleven reads of it (expanded nine times it ran out of a chapter's memory)
 WITH run AS MATERIALIZED (SELECT * FROM mlperf_runs),
 results AS (
     SELECT result_path, count(*) AS runs, count(DISTINCT settings) AS settings,
            count(DISTINCT CAST(struct_pack(hostname, cpu_model, host_cpu_counts) AS VARCHAR)) AS clients,
-           max(client_memory_gb) / min(client_memory_gb) - 1 AS memory_spread
+           max(nullif(hosts_memory_gb, 0)) / min(nullif(hosts_memory_gb, 0)) - 1 AS memory_spread
     FROM run GROUP BY result_path
 )
 SELECT path, 'au_below_minimum' AS code,
@@ -240,6 +259,10 @@ SELECT path, 'data_set_below_5x_memory',
        format('data set {:.1f} GB < 5 x {:.1f} GB of the {} hosts ({})', data_set_gb, client_memory_gb, hosts,
               client_memory_source)
 FROM run WHERE data_set_gb < 5 * client_memory_gb
+UNION ALL
+SELECT path, 'data_set_below_5x_measured',
+       format('data set {:.1f} GB < 5 x {:.1f} GB DLIO measured on the {} hosts', data_set_gb, hosts_memory_gb, hosts)
+FROM run WHERE data_set_gb < 5 * hosts_memory_gb
 UNION ALL
 SELECT path, 'host_reports_no_memory', format('{} of {} hosts report 0 GB of memory', hosts_reporting_no_memory, hosts)
 FROM run WHERE hosts_reporting_no_memory > 0

@@ -65,14 +65,16 @@ def au_records(runs: pd.DataFrame, flags: pd.DataFrame) -> dict[str, evidence.Co
 
 
 def memory_records(runs: pd.DataFrame, flags: pd.DataFrame) -> dict[str, evidence.Count]:
-    """The caching checks: data sets under 5x the memory DLIO measured; the runs listing hosts that report 0 GB; the
-    runs whose listed memory sums to hosts x the MemTotal of the host that wrote summary.json (a 0 GB host is then
-    counted under another's index, not missing); the data sets under 5x the DRAM the system descriptions state, of
-    the runs whose description states it; DLIO's potential_caching."""
+    """The caching checks: data sets under 5x the memory DLIO measured (v2.0's rule); under 5x the memory v1.0's rule
+    takes (the description's, else the measured); the runs listing hosts that report 0 GB; the runs whose listed
+    memory sums to hosts x the MemTotal of the host that wrote summary.json (a 0 GB host is then counted under
+    another's index, not missing); the data sets under 5x the DRAM the system descriptions state, of the runs whose
+    description states it; DLIO's potential_caching."""
     whole = runs.hosts * runs.host_mem_total_gb
     summed = (runs.hosts_memory_gb - whole).abs() <= SAME_MEMORY * whole
     described = runs[runs.described_memory_gb.notna()]
-    return {"below_5x": audit.census(flags, "data_set_below_5x_memory", len(runs)),
+    return {"below_5x": audit.census(flags, "data_set_below_5x_measured", len(runs)),
+            "below_5x_v1": audit.census(flags, "data_set_below_5x_memory", len(runs)),
             "no_memory": audit.census(flags, "host_reports_no_memory", len(runs)),
             "sum_whole": evidence.count(
                 k=int(summed.sum()), n=len(runs), of=evidence.Replicate.CENSUS,
