@@ -41,11 +41,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from iobook.database import repeated_runs  # noqa: E402
 from iobook.database import store  # noqa: E402
 from iobook.database.ingest import ingest  # noqa: E402
-from iobook.inference import evidence, stats
-from iobook.database import repeated_runs  # noqa: E402
 from iobook.inference import change_points  # noqa: E402
+from iobook.inference import evidence, stats
 
 # (source, committed folder, workload prefix, measure column)
 SOURCES = [("fio randread", "data/examples/history/steady", "randread4k:", "bw_bytes_s"),

@@ -4,8 +4,8 @@ notebooks/README.md and data/reference/README.md name is in the checkout, the Ma
 import re
 
 import pytest
-
 from conftest import REPO
+
 from iobook.cli.main import main
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "notebooks" / "README.md",

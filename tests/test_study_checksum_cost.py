@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import DATABASES, REPO, SHARED, execute_chapter, holm, chapter_report
+from conftest import DATABASES, REPO, SHARED, chapter_report, execute_chapter, holm
 
 from iobook.book import comparison, nb, present
 from iobook.book.report import FIRST_FINDING_WORDS

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATABASES, REPO, execute_chapter, holm, chapter_report
+from conftest import DATABASES, REPO, chapter_report, execute_chapter, holm
 from scipy import stats as sps
 
 from iobook.book import comparison, nb, present

@@ -26,6 +26,7 @@ HOW_TO_ADD = ("Make some on any Linux machine with fio: `python3 scripts/collect
               "root; `--help` for its options) writes a run folder under `data/raw/checksum/`; then "
               '`make book DATA="data/raw your/runs"` ingests it and rebuilds this chapter.')
 MAX_FINDINGS = 6  # the page check's most
+__all__ = ["ROUNDING_QUANTITY", "SETTING_QUANTITY", "get_runs", "report", "verify_order"]  # beside what report uses
 RUNS_COLUMNS = {"run_folder": "run", "cpu_model": "CPU", "cores": "cores", "memory_gib": "memory (GiB)",
                 "kernel": "kernel", "target_filesystem": "file system", "load_avg_1m": "load (1 min)"}
 COSTS_COLUMNS = {"run_id": "run", "phase": "phase", "mode": "mode", "verify": "checksum", "repetitions": "rounds",

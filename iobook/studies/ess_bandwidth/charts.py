@@ -8,7 +8,6 @@ import pandas as pd
 from ...book import present
 from .runs import PHASE_ORDER, WHOLE
 
-
 # between a legend's two columns: its labels are measured in the chart's font and drawn wider in a browser's
 # sans-serif ("Storage Scale System 6000" ran into the next swatch)
 LEGEND_GAP = 32

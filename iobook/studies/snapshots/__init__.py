@@ -29,6 +29,8 @@ from .seed import (SUMMARY_ROWS, configuration_wide, get_seed_configuration, get
 from .writes import (COMMIT_INTERVAL, FREED_BY, MIB, SINCE_COMMIT, compare_cow_latency, get_cow_growth,
                      get_cow_space_check, get_cow_writes, get_recovery, get_recovery_summary, get_space, unsized)
 
+__all__ = ["OPERATIONS", "SUMMARY_ROWS", "rate_quantity", "report", "seed_clients", "seed_wide", "stage_label",
+           "stage_order"]  # beside what report uses
 HOW_TO_ADD = ("Collect a run with `sudo python3 scripts/collect_snapshots.py` (root, fio, btrfs-progs), then "
               "`python -m iobook book --data data/raw` (the run is written under data/raw/snapshots/).")
 # The findings' order (at most six: the page check). The outcome leads (issue 36): the metadata comparisons' k of n
