@@ -246,6 +246,9 @@ def test_configurations_are_interleaved_in_the_seeded_order(checksum_run):
 
 
 @pytest.mark.slow
+# an 8 MiB buffered step can run at the same bandwidth each round (three equal values on a side): scipy then warns
+# of precision lost in its moments, which is the data being identical, not lost (iobook.inference.stats.ratio_row ignores it so)
+@pytest.mark.filterwarnings("ignore:Precision loss occurred in moment calculation:RuntimeWarning")
 def test_the_stopping_rule_reads_the_runs_own_files_as_the_book_would(checksum_run):
     # The collector's stdlib Welch interval of the log ratio, after the last round, is scipy's on the bandwidths
     # fio wrote (read back here from the run's own files), and its verdict follows the recorded rule.
