@@ -682,7 +682,8 @@ def test_full_over_filling_reproduces_by_the_stated_rule(databases):
     states the rule (fill_rule): a second [t, t + 1) is filling when t <= f - 4 and full when t >= f - 1, f the
     sampler's first whole second with the cache at 95 % of the limit. By that rule, from each current run's bandwidth
     logs and proc files alone, each read's full over filling mean, the geometric mean over the reads with both, and
-    the one-sample t test of their logs: the page's ratios and intervals, on 4 reads of each run."""
+    the one-sample t test of their logs: the page's ratios and intervals, on 4 reads of each run, and the median full
+    seconds of those reads."""
     r = chapter_report("pagecache")
     assert "t ≤ f − 4, and **full** when t ≥ f − 1" in r.values["fill_rule"]
     (finding,) = [f for f in r.findings if f.target == "fig-pagecache-fill"]
@@ -690,7 +691,7 @@ def test_full_over_filling_reproduces_by_the_stated_rule(databases):
         run = current_run(experiment)
         manifest = json.loads((RAW / run / "manifest.json").read_text())
         limit = manifest["facts"]["cgroup"]["memory_limit_bytes"] / 2**20
-        ratios = []
+        ratios, full_seconds = [], []
         for step in manifest["steps"]:
             labels = step["labels"]
             if labels.get("mode") != "buffered" or labels.get("phase") != "read" or "drift_check" in labels:
@@ -701,13 +702,18 @@ def test_full_over_filling_reproduces_by_the_stated_rule(databases):
             full = [v for t, v in buckets.items() if f is not None and t >= f - 1]
             if filling and full:
                 ratios.append(np.mean(full) / np.mean(filling))
+                full_seconds.append(len(full))
         logs = np.log(ratios)
         test = sps.ttest_1samp(logs, 0.0)
         low, high = np.exp(test.confidence_interval(0.95))
         (record,) = [c for c in finding.evidence if c.family == f"{run}: cache"]
         assert len(ratios) == record.n == 4 and round(np.exp(logs.mean()), 2) == ratio
         assert (record.ratio, record.low, record.high) == pytest.approx((np.exp(logs.mean()), low, high))
-        assert f"{present.md_escape(experiment)} run {ratio}×" in finding.text
+        # and what each ratio rests on (referee reading): the median full seconds of the reads paired, 1 a read in the
+        # queue-depth run (the last second of a 5 s read), which the finding did not say
+        seconds = np.median(full_seconds)
+        assert f"{present.md_escape(experiment)} run (median {seconds:.0f} full s a read) {ratio}×" in finding.text
+    assert "queue\\-depth run (median 1 full s a read) 5.26×" in finding.text
 
 
 def test_trim_finding_says_the_whole_step_too(databases):
@@ -735,3 +741,4 @@ def test_trim_finding_says_the_whole_step_too(databases):
         assert f"{np.exp(a.mean() - b.mean()):.3g}" == ratio and str(record.verdict) == verdict
         assert f"{window} {ratio}× (95% interval {low:.3g}–{high:.3g}" in finding.text
     assert "(each: 4 rounds vs 4)" in finding.text
+

@@ -76,7 +76,7 @@ def _fill(fill, fill_steps, fill_rows, bucket_ms) -> tuple[dict, dict, dict, lis
     """§ 1b: the same buffered read with the cgroup's cache filling or full, per run, paired by read."""
     counts = analysis.fill_counts(fill_steps)
     idle_max = float(fill_steps.idle_pct.max())
-    said = findings.fill_finding(fill_rows)
+    said = findings.fill_finding(fill_rows, fill_steps)
     values = {"fill_text": findings.fill_text(fill_rows, counts, fill_steps, idle_max),
               "fill_rule": findings.fill_rule_text(bucket_ms),
               "free_min_gib": float(fill_steps.free_gib.min()), "reads_idle_max_pct": idle_max,

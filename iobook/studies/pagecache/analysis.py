@@ -224,6 +224,17 @@ def compare_end_baseline(during: pd.DataFrame, end: pd.DataFrame) -> pd.DataFram
     return out.assign(experiment=out.experiment.fillna(DEFAULT_EXPERIMENT))
 
 
+def paired_reads(steps: pd.DataFrame) -> pd.DataFrame:
+    """The buffered reads with seconds both while the cgroup's cache filled and once it was full: compare_fill's pairs."""
+    return steps[steps.full_mib_s.notna() & steps.filling_mib_s.notna()]
+
+
+def median_seconds(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per run, the median seconds its paired reads (paired_reads) spent filling the cgroup's cache and full: what a
+    run's ratio rests on (one full second in a read of five is thin ground)."""
+    return paired_reads(steps).groupby("run_id")[["filling_buckets", "full_buckets"]].median()
+
+
 def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
     """Per run (each collector run its own experiment, never pooled), buffered read bandwidth once the cgroup's cache
     was full over while it was filling, paired by read: each read that had seconds in both states gives one ratio of
@@ -232,7 +243,7 @@ def compare_fill(steps: pd.DataFrame) -> pd.DataFrame:
     seconds are always its first: both sides of a pair are the same read."""
     rows = []
     for run_id, part in steps.groupby("run_id", sort=True) if len(steps) else ():
-        paired = part[part.full_mib_s.notna() & part.filling_mib_s.notna()]
+        paired = paired_reads(part)
         if not len(paired):
             continue
         record = evidence.compare_to_reference(

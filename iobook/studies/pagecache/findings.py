@@ -9,6 +9,7 @@ from ...book import comparison, present
 from ...book.report import Finding, Prose
 from ...inference import evidence
 from ...inference.evidence import Replicate
+from . import analysis
 from .analysis import DIRTY_LEFT_SHARE
 from .data import FULL_SHARE, SAMPLER_LEAD_S
 
@@ -46,12 +47,15 @@ def direct_writes_text(steps: pd.DataFrame, device: str) -> Prose:
                  "reads; the runs hold no record of the host's cache mode")
 
 
-def fill_finding(compared: pd.DataFrame) -> Finding:
-    """Buffered reads once the cgroup's cache was full over while it filled, paired by read, per run; the caveat that
-    changes what it means (filling is always a read's first seconds) stays, the rest is fill_text's."""
-    ratios = evidence.phrases([(f"{present.md_escape(r.experiment)} run", r.record) for r in compared.itertuples()])
-    return Finding(text=f"Buffered reads ran faster once fio's cgroup cache was full than in their own first seconds, "
-                        f"while it filled: {ratios}; those seconds are also fio's start-up",
+def fill_finding(compared: pd.DataFrame, steps: pd.DataFrame) -> Finding:
+    """Buffered reads once the cgroup's cache was full over while it filled, paired by read, per run with the median
+    full seconds a read its ratio rests on (one, in a read of five seconds, is thin ground); the caveat that changes
+    what it means (filling is always a read's first seconds) stays, the rest is fill_text's."""
+    full = analysis.median_seconds(steps).full_buckets
+    ratios = evidence.phrases([(f"{present.md_escape(r.experiment)} run (median {full[r.run_id]:.0f} full s a read)",
+                                r.record) for r in compared.itertuples()])
+    return Finding(text=f"Buffered reads ran faster once fio's cgroup cache was full than while it filled, in their "
+                        f"first seconds: {ratios}; those seconds are also fio's start-up",
                    target="fig-pagecache-fill", evidence=tuple(compared.record))
 
 
@@ -72,7 +76,7 @@ def fill_text(compared: pd.DataFrame, counts: dict, steps: pd.DataFrame, idle_ma
     """What stands behind the paired ratios, run by run: how many reads reached full, how many filled it while they
     ran, how many of those are paired and on how many seconds; then the two confounds (a read's first seconds, a
     saturated machine), which leave load neither excluded nor measured."""
-    seconds = steps.groupby("run_id")[["filling_buckets", "full_buckets"]].median()
+    seconds = analysis.median_seconds(steps)
     per_run = "; ".join(
         f"{present.md_escape(r.experiment)} run: {evidence.phrase(counts[r.run_id][0])} reached full and "
         f"{evidence.phrase(counts[r.run_id][1])} filled it while they ran; {r.record.n} of them have seconds in both "
