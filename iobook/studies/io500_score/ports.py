@@ -7,6 +7,7 @@ a write that fsyncs at close (-e) crossed the network within its time, whatever 
 another node wrote (-C) through DAOS's user-space library (-a DFS) or O_DIRECT passes no client page cache."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...database import client_bounds, store
@@ -37,8 +38,9 @@ def port_census(con) -> pd.DataFrame:
     phases["port_gbit_s"] = phases.run_id.map(lambda r: ports[r].gbit_s)
     phases["port"] = phases.run_id.map(lambda r: ports[r].label)
     phases["above"] = phases.node_gbit_s > phases.port_gbit_s
-    phases["path"] = [NOT_STATED if pd.isna(dfs) else next((name for flag, name in PATHS.items() if row[flag]), BUFFERED)
-                      for dfs, (_, row) in zip(phases.dfs, phases.iterrows())]
+    stated = phases.dfs.notna()  # a phase without a command line (both flags unknown)
+    flags = [stated & phases[flag].astype("boolean") for flag in PATHS]
+    phases["path"] = np.select([~stated, *flags], [NOT_STATED, *PATHS.values()], BUFFERED)
     return phases.reset_index(drop=True)
 
 

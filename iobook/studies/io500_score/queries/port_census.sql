@@ -1,6 +1,6 @@
 -- The bandwidth phases of each run (counted once) whose setup states its client nodes, with what one client node
 -- moved (GiB/s x 2^30 x 8 / 1e9 over the client nodes: Gbit/s) and the date a port's rate is looked up by
--- (analysis.port_census: the census of runs above one client port, not a flag). Each phase's IOR command line as the
+-- (ports.port_census: the census of runs above one client port, not a flag). Each phase's IOR command line as the
 -- run's files print it (the C app's result.txt `exe`; the bash script's `[Exec]` line of the same phase: its
 -- ior_easy/ior_hard folder and -w/-r) says how its data moved: -a DFS (DAOS's user-space library),
 -- --posix.odirect or -B (O_DIRECT), -C (each task reads what a task of another node wrote), -e (fsync at close,

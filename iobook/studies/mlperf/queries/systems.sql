@@ -6,10 +6,9 @@
 SELECT y.organisation, y.system, y.clients, y.client_cores, y.client_dram_mib, y.client_link_gbps,
        y.storage_hosts_listed, y.data_drives_stated, y.data_drives_total, y.data_drive_models, y.data_drives_source,
        y.drive_read_peak_stated, y.drive_read_peak_mb_per_s, y.drives_read_mb_per_s, y.usable_capacity_gib,
-       y.solution_type,
-       (SELECT count(*) FROM mlperf_runs r WHERE r.system_source_id = y.system_source_id) AS runs,
-       (SELECT max(r.accelerators) FROM mlperf_runs r WHERE r.system_source_id = y.system_source_id) AS accelerators,
-       (SELECT max(r.mb_per_s) * 1.048576 FROM mlperf_runs r WHERE r.system_source_id = y.system_source_id)
-           AS best_mb_per_s
+       y.solution_type, coalesce(r.runs, 0) AS runs, r.accelerators, r.best_mb_per_s
 FROM mlperf_systems y
+LEFT JOIN (SELECT system_source_id, count(*) AS runs, max(accelerators) AS accelerators,
+                  max(mb_per_s) * 1.048576 AS best_mb_per_s
+           FROM mlperf_runs GROUP BY system_source_id) r USING (system_source_id)
 ORDER BY y.organisation, y.system
